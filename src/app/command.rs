@@ -1,0 +1,496 @@
+//! The command language. Every key resolves to a command string in this grammar, the
+//! `:` line takes the same text, and the session file logs it, so a command's
+//! canonical text (`Display`) parses back to the same command.
+//!
+//! Grammar: `NAME [ARG ...]`; arguments are words or double-quoted strings (`\"` and
+//! `\\` escape). Node paths are `/`-separated names from a root (`\/` escapes a slash
+//! inside a name) with an optional `#k` to pick the k-th of same-named siblings.
+
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    // Cursor movement (logged only with --log-nav).
+    Down(usize),
+    Up(usize),
+    PageDown,
+    PageUp,
+    HalfPageDown,
+    HalfPageUp,
+    Top,
+    Bottom,
+    Parent,
+    NextSibling,
+    PrevSibling,
+    /// Moves the cursor to a node (by path).
+    Select(String),
+    // Folding: a missing path means the node under the cursor.
+    Toggle(Option<String>),
+    Expand(Option<String>),
+    Collapse(Option<String>),
+    /// Collapse if open, otherwise go to the parent (h / Left).
+    CollapseOrParent,
+    ExpandChildren(Option<String>),
+    CollapseChildren(Option<String>),
+    ExpandAll(Option<String>),
+    CollapseAll(Option<String>),
+    /// Follow the heaviest child repeatedly from a node.
+    HotPath(Option<String>),
+    Search(String),
+    SearchNext,
+    SearchPrev,
+    /// `sort next` cycles; otherwise a metric name (or `name`, `data`) and a direction.
+    Sort(SortSpec),
+    Metric(MetricChoice),
+    Metric2(MetricChoice),
+    PickMetric,
+    /// Opens the input line: `prompt search` (/) or `prompt command` (:).
+    Prompt(PromptKind),
+    Help,
+    Quit,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    Search,
+    Command,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum MetricChoice {
+    Next,
+    Named(String),
+    Off,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SortSpec {
+    Next,
+    By { key: String, descending: bool },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParseError {
+    /// Byte offset of the offending token in the command text.
+    pub pos: usize,
+    pub len: usize,
+    pub msg: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "column {}: {}", self.pos + 1, self.msg)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Token {
+    pub text: String,
+    pub pos: usize,
+    pub len: usize,
+    pub quoted: bool,
+}
+
+pub fn tokenize(s: &str) -> Result<Vec<Token>, ParseError> {
+    let mut out = Vec::new();
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        if b[i] == b'"' {
+            i += 1;
+            let mut text = String::new();
+            let mut closed = false;
+            let mut chars = s[i..].char_indices();
+            while let Some((off, c)) = chars.next() {
+                match c {
+                    '"' => {
+                        i += off + 1;
+                        closed = true;
+                        break;
+                    }
+                    '\\' => match chars.next() {
+                        Some((_, e)) => text.push(e),
+                        None => break,
+                    },
+                    c => text.push(c),
+                }
+            }
+            if !closed {
+                return Err(ParseError {
+                    pos: start,
+                    len: s.len() - start,
+                    msg: "unterminated string".into(),
+                });
+            }
+            out.push(Token {
+                text,
+                pos: start,
+                len: i - start,
+                quoted: true,
+            });
+        } else {
+            while i < b.len() && !b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            out.push(Token {
+                text: s[start..i].to_string(),
+                pos: start,
+                len: i - start,
+                quoted: false,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Quotes an argument when it would not survive tokenizing as a bare word.
+pub fn quote(arg: &str) -> String {
+    if !arg.is_empty() && !arg.contains(|c: char| c.is_whitespace() || c == '"' || c == '\\') {
+        arg.to_string()
+    } else {
+        let mut s = String::from("\"");
+        for c in arg.chars() {
+            if c == '"' || c == '\\' {
+                s.push('\\');
+            }
+            s.push(c);
+        }
+        s.push('"');
+        s
+    }
+}
+
+/// Command names with a one-line description, for help and completion.
+pub const COMMANDS: &[(&str, &str)] = &[
+    ("down", "move the cursor down [N rows]"),
+    ("up", "move the cursor up [N rows]"),
+    ("page-down", "move one page down"),
+    ("page-up", "move one page up"),
+    ("half-page-down", "move half a page down"),
+    ("half-page-up", "move half a page up"),
+    ("top", "go to the first row"),
+    ("bottom", "go to the last row"),
+    ("parent", "go to the parent node"),
+    ("next-sibling", "go to the next sibling"),
+    ("prev-sibling", "go to the previous sibling"),
+    ("select", "move the cursor to PATH"),
+    ("toggle", "open or close a fold [PATH]"),
+    ("expand", "open a fold [PATH]"),
+    ("collapse", "close a fold [PATH]"),
+    ("collapse-or-parent", "close the fold, or go to the parent when closed"),
+    ("expand-children", "open a node and its children [PATH]"),
+    ("collapse-children", "close the children of a node [PATH]"),
+    ("expand-all", "open a whole subtree [PATH]"),
+    ("collapse-all", "close a whole subtree [PATH]"),
+    ("hot-path", "follow the heaviest child repeatedly [PATH]"),
+    ("search", "find nodes whose name contains TEXT"),
+    ("search-next", "go to the next match"),
+    ("search-prev", "go to the previous match"),
+    ("sort", "sort siblings: next | METRIC|name|data [asc|desc]"),
+    ("metric", "primary metric: next | NAME"),
+    ("metric2", "second metric: next | NAME | off"),
+    ("pick-metric", "choose the primary metric from a list"),
+    ("prompt", "open the input line: search | command"),
+    ("help", "show the keys and their commands"),
+    ("quit", "leave grove"),
+];
+
+impl Command {
+    /// True for commands that change what is shown (logged to the session file).
+    pub fn changes_view(&self) -> bool {
+        !matches!(
+            self,
+            Command::Down(_)
+                | Command::Up(_)
+                | Command::PageDown
+                | Command::PageUp
+                | Command::HalfPageDown
+                | Command::HalfPageUp
+                | Command::Top
+                | Command::Bottom
+                | Command::Parent
+                | Command::NextSibling
+                | Command::PrevSibling
+                | Command::Select(_)
+                | Command::SearchNext
+                | Command::SearchPrev
+                | Command::Help
+                | Command::PickMetric
+                | Command::Prompt(_)
+                | Command::Quit
+        )
+    }
+
+    pub fn parse(text: &str) -> Result<Command, ParseError> {
+        let toks = tokenize(text)?;
+        let Some(head) = toks.first() else {
+            return Err(ParseError {
+                pos: 0,
+                len: 0,
+                msg: "empty command".into(),
+            });
+        };
+        let args = &toks[1..];
+        let end = text.len();
+        let too_many = |t: &Token| ParseError {
+            pos: t.pos,
+            len: t.len,
+            msg: format!("unexpected argument {:?}", t.text),
+        };
+        let no_args = |c: Command| -> Result<Command, ParseError> {
+            match args.first() {
+                Some(t) => Err(too_many(t)),
+                None => Ok(c),
+            }
+        };
+        let opt_path = |f: fn(Option<String>) -> Command| -> Result<Command, ParseError> {
+            match args {
+                [] => Ok(f(None)),
+                [p] => Ok(f(Some(p.text.clone()))),
+                [_, t, ..] => Err(too_many(t)),
+            }
+        };
+        let count = || -> Result<usize, ParseError> {
+            match args {
+                [] => Ok(1),
+                [n] => n.text.parse::<usize>().map_err(|_| ParseError {
+                    pos: n.pos,
+                    len: n.len,
+                    msg: "expected a row count".into(),
+                }),
+                [_, t, ..] => Err(too_many(t)),
+            }
+        };
+        let rest = |what: &str| -> Result<String, ParseError> {
+            match args.first() {
+                None => Err(ParseError {
+                    pos: end,
+                    len: 0,
+                    msg: format!("expected {what}"),
+                }),
+                Some(first) => Ok(if args.len() == 1 {
+                    first.text.clone()
+                } else {
+                    text[first.pos..].trim_end().to_string()
+                }),
+            }
+        };
+        let metric_choice = |allow_off: bool| -> Result<MetricChoice, ParseError> {
+            let m = rest("a metric name or 'next'")?;
+            Ok(match m.as_str() {
+                "next" if !args[0].quoted => MetricChoice::Next,
+                "off" if allow_off && !args[0].quoted => MetricChoice::Off,
+                _ => MetricChoice::Named(m),
+            })
+        };
+        match head.text.as_str() {
+            "down" | "j" => Ok(Command::Down(count()?)),
+            "up" | "k" => Ok(Command::Up(count()?)),
+            "page-down" => no_args(Command::PageDown),
+            "page-up" => no_args(Command::PageUp),
+            "half-page-down" => no_args(Command::HalfPageDown),
+            "half-page-up" => no_args(Command::HalfPageUp),
+            "top" => no_args(Command::Top),
+            "bottom" => no_args(Command::Bottom),
+            "parent" => no_args(Command::Parent),
+            "next-sibling" => no_args(Command::NextSibling),
+            "prev-sibling" => no_args(Command::PrevSibling),
+            "select" => Ok(Command::Select(rest("a node path")?)),
+            "toggle" => opt_path(Command::Toggle),
+            "expand" => opt_path(Command::Expand),
+            "collapse" => opt_path(Command::Collapse),
+            "collapse-or-parent" => no_args(Command::CollapseOrParent),
+            "expand-children" => opt_path(Command::ExpandChildren),
+            "collapse-children" => opt_path(Command::CollapseChildren),
+            "expand-all" => opt_path(Command::ExpandAll),
+            "collapse-all" => opt_path(Command::CollapseAll),
+            "hot-path" => opt_path(Command::HotPath),
+            "search" => Ok(Command::Search(rest("a text to search for")?)),
+            "search-next" => no_args(Command::SearchNext),
+            "search-prev" => no_args(Command::SearchPrev),
+            "sort" => match args {
+                [] => Err(ParseError {
+                    pos: end,
+                    len: 0,
+                    msg: "expected 'next' or a sort key".into(),
+                }),
+                [t] if t.text == "next" && !t.quoted => Ok(Command::Sort(SortSpec::Next)),
+                _ => {
+                    let (key_toks, descending) = match args.last() {
+                        Some(t) if !t.quoted && (t.text == "asc" || t.text == "desc") => {
+                            (&args[..args.len() - 1], t.text == "desc")
+                        }
+                        _ => (args, true),
+                    };
+                    let Some(first) = key_toks.first() else {
+                        return Err(ParseError {
+                            pos: args[0].pos,
+                            len: args[0].len,
+                            msg: "expected a sort key before the direction".into(),
+                        });
+                    };
+                    let key = if key_toks.len() == 1 {
+                        first.text.clone()
+                    } else {
+                        let last = key_toks.last().unwrap();
+                        text[first.pos..last.pos + last.len].to_string()
+                    };
+                    let descending = if key == "name" || key == "data" {
+                        matches!(args.last(), Some(t) if t.text == "desc")
+                    } else {
+                        descending
+                    };
+                    Ok(Command::Sort(SortSpec::By { key, descending }))
+                }
+            },
+            "metric" => Ok(Command::Metric(metric_choice(false)?)),
+            "metric2" => Ok(Command::Metric2(metric_choice(true)?)),
+            "pick-metric" => no_args(Command::PickMetric),
+            "prompt" => match args {
+                [t] if t.text == "search" => Ok(Command::Prompt(PromptKind::Search)),
+                [t] if t.text == "command" => Ok(Command::Prompt(PromptKind::Command)),
+                [t, ..] => Err(ParseError {
+                    pos: t.pos,
+                    len: t.len,
+                    msg: "expected 'search' or 'command'".into(),
+                }),
+                [] => Err(ParseError {
+                    pos: end,
+                    len: 0,
+                    msg: "expected 'search' or 'command'".into(),
+                }),
+            },
+            "help" => no_args(Command::Help),
+            "quit" | "q" => no_args(Command::Quit),
+            other => Err(ParseError {
+                pos: head.pos,
+                len: head.len,
+                msg: format!("unknown command {other:?}"),
+            }),
+        }
+    }
+}
+
+fn opt(f: &mut fmt::Formatter<'_>, name: &str, p: &Option<String>) -> fmt::Result {
+    match p {
+        Some(p) => write!(f, "{name} {}", quote(p)),
+        None => f.write_str(name),
+    }
+}
+
+impl fmt::Display for Command {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Command::Down(1) => f.write_str("down"),
+            Command::Down(n) => write!(f, "down {n}"),
+            Command::Up(1) => f.write_str("up"),
+            Command::Up(n) => write!(f, "up {n}"),
+            Command::PageDown => f.write_str("page-down"),
+            Command::PageUp => f.write_str("page-up"),
+            Command::HalfPageDown => f.write_str("half-page-down"),
+            Command::HalfPageUp => f.write_str("half-page-up"),
+            Command::Top => f.write_str("top"),
+            Command::Bottom => f.write_str("bottom"),
+            Command::Parent => f.write_str("parent"),
+            Command::NextSibling => f.write_str("next-sibling"),
+            Command::PrevSibling => f.write_str("prev-sibling"),
+            Command::Select(p) => write!(f, "select {}", quote(p)),
+            Command::Toggle(p) => opt(f, "toggle", p),
+            Command::Expand(p) => opt(f, "expand", p),
+            Command::Collapse(p) => opt(f, "collapse", p),
+            Command::CollapseOrParent => f.write_str("collapse-or-parent"),
+            Command::ExpandChildren(p) => opt(f, "expand-children", p),
+            Command::CollapseChildren(p) => opt(f, "collapse-children", p),
+            Command::ExpandAll(p) => opt(f, "expand-all", p),
+            Command::CollapseAll(p) => opt(f, "collapse-all", p),
+            Command::HotPath(p) => opt(f, "hot-path", p),
+            Command::Search(t) => write!(f, "search {}", quote(t)),
+            Command::SearchNext => f.write_str("search-next"),
+            Command::SearchPrev => f.write_str("search-prev"),
+            Command::Sort(SortSpec::Next) => f.write_str("sort next"),
+            Command::Sort(SortSpec::By { key, descending }) => write!(
+                f,
+                "sort {} {}",
+                quote(key),
+                if *descending { "desc" } else { "asc" }
+            ),
+            Command::Metric(m) | Command::Metric2(m) => {
+                let name = if matches!(self, Command::Metric(_)) {
+                    "metric"
+                } else {
+                    "metric2"
+                };
+                match m {
+                    MetricChoice::Next => write!(f, "{name} next"),
+                    MetricChoice::Off => write!(f, "{name} off"),
+                    MetricChoice::Named(n) => write!(f, "{name} {}", quote(n)),
+                }
+            }
+            Command::PickMetric => f.write_str("pick-metric"),
+            Command::Prompt(PromptKind::Search) => f.write_str("prompt search"),
+            Command::Prompt(PromptKind::Command) => f.write_str("prompt command"),
+            Command::Help => f.write_str("help"),
+            Command::Quit => f.write_str("quit"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_text_round_trips() {
+        for text in [
+            "down",
+            "down 5",
+            "expand",
+            "expand \"thread 1 (python)/ProfilerStep#2\"",
+            "search attn",
+            "search \"a \\\"b\\\"\"",
+            "sort next",
+            "sort \"time (inc)\" desc",
+            "sort name asc",
+            "metric gpu_time",
+            "metric2 off",
+            "hot-path",
+            "quit",
+        ] {
+            let c = Command::parse(text).unwrap();
+            assert_eq!(c.to_string(), text, "{c:?}");
+            assert_eq!(Command::parse(&c.to_string()).unwrap(), c);
+        }
+    }
+
+    #[test]
+    fn bare_words_join() {
+        assert_eq!(
+            Command::parse("sort time (inc)").unwrap(),
+            Command::Sort(SortSpec::By {
+                key: "time (inc)".into(),
+                descending: true
+            })
+        );
+        assert_eq!(
+            Command::parse("metric time (inc)").unwrap(),
+            Command::Metric(MetricChoice::Named("time (inc)".into()))
+        );
+    }
+
+    #[test]
+    fn errors_point_at_tokens() {
+        let e = Command::parse("  frobnicate x").unwrap_err();
+        assert_eq!((e.pos, e.len), (2, 10));
+        let e = Command::parse("down x").unwrap_err();
+        assert_eq!(e.pos, 5);
+        let e = Command::parse("search \"open").unwrap_err();
+        assert_eq!(e.pos, 7);
+        let e = Command::parse("quit now").unwrap_err();
+        assert_eq!(e.pos, 5);
+    }
+}

@@ -1,0 +1,174 @@
+//! Keymaps: TOML files binding keys to command strings, layered default -> user file
+//! (XDG config dir) -> `--keymap FILE`. Unknown commands, bad keys and a key bound
+//! twice in one file are load errors.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::command::Command;
+use super::keys::Key;
+
+pub const DEFAULT: &str = include_str!("../../keymaps/default.toml");
+
+#[derive(Debug, Clone)]
+pub struct Binding {
+    pub keys: Vec<Key>,
+    pub run: String,
+    pub desc: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Keymap {
+    map: HashMap<Key, usize>,
+    /// Bindings in file order (the help overlay lists them so).
+    pub bindings: Vec<Binding>,
+}
+
+impl Keymap {
+    pub fn default_map() -> Keymap {
+        let mut k = Keymap::default();
+        k.merge_text(DEFAULT, "keymaps/default.toml")
+            .expect("the default keymap is valid");
+        k
+    }
+
+    /// Default, then the user's file when present, then an explicit file.
+    pub fn load(explicit: Option<&Path>) -> Result<Keymap, String> {
+        let mut k = Keymap::default_map();
+        if let Some(user) = user_keymap_path() {
+            if user.exists() {
+                k.merge_file(&user)?;
+            }
+        }
+        if let Some(p) = explicit {
+            k.merge_file(p)?;
+        }
+        Ok(k)
+    }
+
+    pub fn merge_file(&mut self, path: &Path) -> Result<(), String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        self.merge_text(&text, &path.display().to_string())
+    }
+
+    pub fn merge_text(&mut self, text: &str, origin: &str) -> Result<(), String> {
+        let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            format!("{origin}: {}", e.to_string().lines().next().unwrap_or("invalid TOML"))
+        })?;
+        let Some(list) = doc.get("normal") else {
+            return Ok(());
+        };
+        let list = list
+            .as_array()
+            .ok_or_else(|| format!("{origin}: [[normal]] must be a list of bindings"))?;
+        let mut seen: HashMap<Key, usize> = HashMap::new();
+        for (i, b) in list.iter().enumerate() {
+            let at = format!("{origin}: binding {}", i + 1);
+            let t = b.as_table().ok_or_else(|| format!("{at}: not a table"))?;
+            let run = t
+                .get("run")
+                .and_then(|v| v.as_str())
+                .ok_or_else(|| format!("{at}: missing run = \"command\""))?
+                .to_string();
+            if run != "no-op" {
+                Command::parse(&run).map_err(|e| format!("{at}: run = {run:?}: {e}"))?;
+            }
+            let on: Vec<String> = match t.get("on") {
+                Some(toml::Value::String(s)) => vec![s.clone()],
+                Some(toml::Value::Array(a)) => a
+                    .iter()
+                    .map(|v| v.as_str().map(|s| s.to_string()))
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| format!("{at}: on must be key strings"))?,
+                _ => return Err(format!("{at}: missing on = [\"key\", ...]")),
+            };
+            let keys = on
+                .iter()
+                .map(|s| Key::parse(s).map_err(|e| format!("{at}: {e}")))
+                .collect::<Result<Vec<_>, _>>()?;
+            for k in &keys {
+                if let Some(prev) = seen.insert(*k, i) {
+                    return Err(format!(
+                        "{at}: key {k} is already bound by binding {} of this file",
+                        prev + 1
+                    ));
+                }
+            }
+            let desc = t
+                .get("desc")
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string();
+            // A later file replaces earlier bindings of the same keys.
+            for k in &keys {
+                if let Some(&old) = self.map.get(k) {
+                    self.bindings[old].keys.retain(|x| x != k);
+                }
+            }
+            if run == "no-op" {
+                for k in &keys {
+                    self.map.remove(k);
+                }
+                continue;
+            }
+            let idx = self.bindings.len();
+            for k in &keys {
+                self.map.insert(*k, idx);
+            }
+            self.bindings.push(Binding { keys, run, desc });
+        }
+        self.bindings.retain(|b| !b.keys.is_empty());
+        self.map.clear();
+        for (i, b) in self.bindings.iter().enumerate() {
+            for k in &b.keys {
+                self.map.insert(*k, i);
+            }
+        }
+        Ok(())
+    }
+
+    pub fn lookup(&self, key: &Key) -> Option<&str> {
+        self.map.get(key).map(|&i| self.bindings[i].run.as_str())
+    }
+}
+
+pub fn user_keymap_path() -> Option<PathBuf> {
+    config_dir().map(|d| d.join("grove").join("keymap.toml"))
+}
+
+pub fn config_dir() -> Option<PathBuf> {
+    match std::env::var_os("XDG_CONFIG_HOME") {
+        Some(d) if !d.is_empty() => Some(PathBuf::from(d)),
+        _ => std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_and_overrides() {
+        let mut k = Keymap::default_map();
+        assert_eq!(k.lookup(&Key::char('j')), Some("down"));
+        assert_eq!(k.lookup(&Key::parse("<C-d>").unwrap()), Some("half-page-down"));
+        k.merge_text("[[normal]]\non = [\"j\"]\nrun = \"up\"\n[[normal]]\non=\"q\"\nrun=\"no-op\"", "user")
+            .unwrap();
+        assert_eq!(k.lookup(&Key::char('j')), Some("up"));
+        assert_eq!(k.lookup(&Key::char('q')), None);
+        assert_eq!(k.lookup(&Key::char('k')), Some("up"));
+        assert_eq!(k.lookup(&Key::parse("<Down>").unwrap()), Some("down"));
+    }
+
+    #[test]
+    fn load_errors() {
+        let mut k = Keymap::default_map();
+        let e = k.merge_text("[[normal]]\non=[\"x\"]\nrun=\"frobnicate\"", "f").unwrap_err();
+        assert!(e.contains("unknown command"), "{e}");
+        let e = k
+            .merge_text("[[normal]]\non=[\"x\"]\nrun=\"up\"\n[[normal]]\non=[\"x\"]\nrun=\"down\"", "f")
+            .unwrap_err();
+        assert!(e.contains("already bound"), "{e}");
+        assert!(k.merge_text("[[normal]]\non=[\"<Nope>\"]\nrun=\"up\"", "f").is_err());
+    }
+}

@@ -1,0 +1,101 @@
+//! Command-line interface: the TUI by default, and headless twins of the views.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "grove",
+    version,
+    about = "A terminal explorer for performance profiles and traces",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    /// Profile or trace to open (format detected from content; .gz by magic bytes).
+    /// Without a file, grove opens a demo profile embedded in the binary.
+    pub file: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub look: Look,
+
+    /// Keymap file layered over the defaults and the user's keymap.
+    #[arg(long, value_name = "FILE")]
+    pub keymap: Option<PathBuf>,
+
+    /// Run a command at start (repeatable), e.g. --cmd "hot-path".
+    #[arg(long = "cmd", value_name = "COMMAND")]
+    pub cmds: Vec<String>,
+
+    /// Do not wrap frames in synchronized-output escapes.
+    #[arg(long)]
+    pub no_sync: bool,
+
+    #[command(subcommand)]
+    pub command: Option<Sub>,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct Look {
+    /// Theme name (default, light, mono) or a theme TOML file.
+    #[arg(long, global = true, value_name = "NAME|FILE")]
+    pub theme: Option<String>,
+
+    /// Colour depth; auto detects (truecolor only when COLORTERM says so).
+    #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
+
+    /// Use ASCII instead of box-drawing glyphs (automatic when the locale is not UTF-8).
+    #[arg(long, global = true)]
+    pub ascii: bool,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Never,
+    #[value(name = "16")]
+    C16,
+    #[value(name = "256")]
+    C256,
+    Truecolor,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TreeFormat {
+    /// Hatchet's tree() layout with its legend.
+    Text,
+    /// grove's JSON schema (docs/formats.md).
+    Json,
+    /// Hatchet literal JSON (GraphFrame.from_literal loads it).
+    Hatchet,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Sub {
+    /// Print the calling context tree.
+    Tree {
+        file: PathBuf,
+        /// Metric column(s), comma-separated (default: the profile's default metric).
+        #[arg(long, value_name = "NAME[,NAME...]")]
+        metric: Option<String>,
+        /// Print nodes down to this depth (roots are depth 0).
+        #[arg(long)]
+        depth: Option<usize>,
+        #[arg(long, value_enum, default_value_t = TreeFormat::Text)]
+        format: TreeFormat,
+        /// Decimals of text values.
+        #[arg(long, default_value_t = 3)]
+        precision: usize,
+        /// Leave out the legend after the text tree.
+        #[arg(long)]
+        no_legend: bool,
+        /// Print full names instead of shortening those over 39 characters.
+        #[arg(long)]
+        expand_names: bool,
+        /// Run commands first (sort, expand, ...), as in the TUI.
+        #[arg(long = "cmd", value_name = "COMMAND")]
+        cmds: Vec<String>,
+    },
+    /// Print the detected format, counts and metrics of a file.
+    Info { file: PathBuf },
+}

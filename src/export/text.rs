@@ -1,0 +1,137 @@
+//! Hatchet's `tree()` text layout:
+//! `{indent}{value} [{value2} ...] {name}` with `├─ │  └─` guides, roots unguided,
+//! children in data order, names over 39 characters shortened, then a legend.
+
+use std::fmt::Write;
+
+use crate::model::{Cct, MetricTable, PreOrder};
+use crate::ui::glyphs::Glyphs;
+use crate::ui::heat::HeatScale;
+
+pub struct TextOptions<'a> {
+    pub metrics: &'a [String],
+    pub precision: usize,
+    pub depth: Option<usize>,
+    pub legend: bool,
+    /// ANSI colours for the first metric (Hatchet colours only on a terminal).
+    pub color: bool,
+    pub expand_names: bool,
+    pub glyphs: Glyphs,
+}
+
+const HATCHET_ANSI: [u8; 6] = [196, 208, 220, 46, 34, 22];
+
+/// Hatchet shortens long names to their first and last 18 characters.
+pub fn shorten_name(name: &str, expand: bool) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    if expand || chars.len() <= 39 {
+        return name.to_string();
+    }
+    let head: String = chars[..18].iter().collect();
+    let tail: String = chars[chars.len() - 18..].iter().collect();
+    format!("{head}...{tail}")
+}
+
+pub fn format_value(v: f64, precision: usize) -> String {
+    if v.is_nan() {
+        "nan".to_string()
+    } else {
+        format!("{v:.precision$}")
+    }
+}
+
+pub fn render(cct: &Cct, metrics: &MetricTable, po: &PreOrder, opt: &TextOptions) -> String {
+    let mut out = String::new();
+    let cols: Vec<&[f64]> = opt
+        .metrics
+        .iter()
+        .map(|m| metrics.values(m).unwrap_or(&[]))
+        .collect();
+    let scale = cols
+        .first()
+        .map(|c| HeatScale::from_values(c.iter().copied()))
+        .unwrap_or_default();
+    let g = &opt.glyphs;
+    // prefix[d] = the guide text contributed by the ancestor at depth d.
+    let mut prefix: Vec<&str> = Vec::new();
+    let positions = super::visible_positions(po, opt.depth);
+    for &p in &positions {
+        let pi = p as usize;
+        let depth = po.depth[pi] as usize;
+        let node = po.node[pi];
+        let last = is_last_child(po, p, opt.depth);
+        prefix.truncate(depth.saturating_sub(1));
+        let mut line = String::new();
+        for s in &prefix {
+            line.push_str(s);
+        }
+        if depth > 0 {
+            line.push_str(if last { g.tree_last } else { g.tree_branch });
+            prefix.push(if last { g.tree_space } else { g.tree_pipe });
+        }
+        for (i, col) in cols.iter().enumerate() {
+            let v = col.get(node as usize).copied().unwrap_or(f64::NAN);
+            let text = format_value(v, opt.precision);
+            if i == 0 && opt.color {
+                match scale.bin(v) {
+                    Some(b) => {
+                        let _ = write!(line, "\x1b[38;5;{}m{text}\x1b[0m", HATCHET_ANSI[b]);
+                    }
+                    None => {
+                        let _ = write!(line, "\x1b[34m{text}\x1b[0m");
+                    }
+                }
+            } else if i > 0 && opt.color {
+                let _ = write!(line, "\x1b[2m{text}\x1b[0m");
+            } else {
+                line.push_str(&text);
+            }
+            line.push(' ');
+        }
+        line.push_str(&shorten_name(cct.name(node), opt.expand_names));
+        out.push_str(&line);
+        out.push('\n');
+    }
+    if opt.legend {
+        if let Some(m) = opt.metrics.first() {
+            out.push('\n');
+            out.push_str(&legend(m, &scale, opt.precision, opt.color, g));
+        }
+    }
+    out
+}
+
+fn is_last_child(po: &PreOrder, p: u32, _depth: Option<usize>) -> bool {
+    let parent = po.parent[p as usize];
+    let end = if parent == crate::model::NO_NODE {
+        return true;
+    } else {
+        po.end[parent as usize]
+    };
+    po.end[p as usize] >= end
+}
+
+/// Hatchet's legend: the metric's range, then the six bins from the top down.
+pub fn legend(metric: &str, scale: &HeatScale, precision: usize, color: bool, g: &Glyphs) -> String {
+    let mut s = String::new();
+    if color {
+        s.push_str("\x1b[4mLegend\x1b[0m");
+    } else {
+        s.push_str("Legend");
+    }
+    let _ = writeln!(
+        s,
+        " (Metric: {metric} Min: {} Max: {})",
+        format_value(scale.min, 2.max(precision.min(2))),
+        format_value(scale.max, 2.max(precision.min(2)))
+    );
+    for (b, (lo, hi)) in scale.ranges().iter().enumerate() {
+        let block = if color {
+            format!("\x1b[38;5;{}m{}\x1b[0m", HATCHET_ANSI[b], g.block)
+        } else {
+            g.block.to_string()
+        };
+        let _ = writeln!(s, "{block} {lo:.2} - {hi:.2}");
+    }
+    s
+}

@@ -1,0 +1,10 @@
+//! grove: a terminal explorer for performance profiles and traces.
+
+pub mod app;
+pub mod cli;
+pub mod export;
+pub mod json;
+pub mod model;
+pub mod readers;
+pub mod tui;
+pub mod ui;

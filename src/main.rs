@@ -1,0 +1,222 @@
+use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use grove::app::command::{Command, SortSpec};
+use grove::app::keymap::Keymap;
+use grove::app::App;
+use grove::cli::{Cli, ColorArg, Look, Sub, TreeFormat};
+use grove::export;
+use grove::model::{EventKind, Profile};
+use grove::readers;
+use grove::ui::glyphs::Glyphs;
+use grove::ui::theme::{ColorDepth, Theme};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("grove: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn load(path: Option<&std::path::Path>) -> Result<Profile, String> {
+    match path {
+        Some(p) => readers::load_path(p).map_err(|e| e.to_string()),
+        None => Ok(readers::load_demo()),
+    }
+}
+
+fn depth_of(look: &Look) -> ColorDepth {
+    match look.color {
+        ColorArg::Auto => ColorDepth::detect(),
+        ColorArg::Never => ColorDepth::Never,
+        ColorArg::C16 => ColorDepth::Ansi16,
+        ColorArg::C256 => ColorDepth::Ansi256,
+        ColorArg::Truecolor => ColorDepth::TrueColor,
+    }
+}
+
+fn theme_of(look: &Look) -> Result<Theme, String> {
+    let depth = depth_of(look);
+    let name = match (&look.theme, depth) {
+        (Some(t), _) => t.clone(),
+        (None, ColorDepth::Never) => "mono".to_string(),
+        (None, _) => "default".to_string(),
+    };
+    Theme::load(&name, depth).map_err(|e| e.to_string())
+}
+
+fn glyphs_of(look: &Look) -> Glyphs {
+    Glyphs::pick(look.ascii || !Glyphs::locale_is_utf8())
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        Some(Sub::Info { file }) => {
+            let p = load(Some(&file))?;
+            print!("{}", info_text(&p));
+            Ok(())
+        }
+        Some(Sub::Tree {
+            file,
+            metric,
+            depth,
+            format,
+            precision,
+            no_legend,
+            expand_names,
+            cmds,
+        }) => {
+            let p = load(Some(&file))?;
+            let mut app = App::new(p, Keymap::default_map());
+            // Hatchet prints children in data order; --cmd may re-sort.
+            app.update(Command::Sort(SortSpec::By {
+                key: "data".into(),
+                descending: false,
+            }))?;
+            for c in &cmds {
+                app.run(c)?;
+            }
+            let metrics: Vec<String> = match metric {
+                Some(m) => m.split(',').map(|s| s.trim().to_string()).collect(),
+                None => vec![app.profile.default_metric.clone()],
+            };
+            for m in &metrics {
+                if !app.profile.metrics.has(m) {
+                    return Err(format!(
+                        "{}: unknown metric {m:?} (metrics: {})",
+                        file.display(),
+                        app.profile.metrics.names().join(", ")
+                    ));
+                }
+            }
+            let po = &app.tree.po;
+            let positions = export::visible_positions(po, depth);
+            let stdout = io::stdout();
+            let mut out = io::BufWriter::new(stdout.lock());
+            let res = match format {
+                TreeFormat::Text => {
+                    let color = io::stdout().is_terminal() && depth_of(&cli.look) != ColorDepth::Never;
+                    let opts = export::text::TextOptions {
+                        metrics: &metrics,
+                        precision,
+                        depth,
+                        legend: !no_legend,
+                        color,
+                        expand_names,
+                        glyphs: glyphs_of(&cli.look),
+                    };
+                    out.write_all(export::text::render(&app.profile.cct, &app.profile.metrics, po, &opts).as_bytes())
+                }
+                TreeFormat::Json => export::json::write(&mut out, &app.profile, po, &positions),
+                TreeFormat::Hatchet => {
+                    let keep: std::collections::HashSet<u32> =
+                        positions.iter().map(|&p| po.node[p as usize]).collect();
+                    let roots: Vec<u32> = po
+                        .root_positions()
+                        .map(|r| po.node[r as usize])
+                        .collect();
+                    let kids = |n: u32| -> Vec<u32> {
+                        po.child_positions(po.pos[n as usize])
+                            .map(|c| po.node[c as usize])
+                            .filter(|c| keep.contains(c))
+                            .collect()
+                    };
+                    readers::hatchet::write(&mut out, &app.profile.cct, &app.profile.metrics, &roots, &kids)
+                }
+            };
+            match res.and_then(|_| out.flush()) {
+                Ok(()) => Ok(()),
+                // A closed pipe (`grove tree x | head`) is not an error.
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+        None => {
+            let theme = theme_of(&cli.look)?;
+            let glyphs = glyphs_of(&cli.look);
+            let keymap = Keymap::load(cli.keymap.as_deref())?;
+            // Load and validate before touching the terminal, so errors print normally.
+            let p = load(cli.file.as_deref())?;
+            let mut app = App::new(p, keymap);
+            for c in &cli.cmds {
+                app.run(c)?;
+            }
+            if !io::stdout().is_terminal() {
+                return Err("the TUI needs a terminal; use `grove tree FILE` for text output".into());
+            }
+            let opts = grove::tui::Options {
+                sync_output: !cli.no_sync,
+            };
+            grove::tui::run(&mut app, &theme, &glyphs, &opts).map_err(|e| {
+                grove::tui::emergency_restore();
+                e.to_string()
+            })
+        }
+    }
+}
+
+fn info_text(p: &Profile) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let src = &p.source;
+    let _ = writeln!(s, "file:     {}", src.path.as_ref().map(|x| x.display().to_string()).unwrap_or("demo".into()));
+    let _ = writeln!(
+        s,
+        "format:   {}{} ({})",
+        src.format.label(),
+        if src.gzip { ", gzip" } else { "" },
+        p.dialect
+    );
+    let _ = writeln!(s, "size:     {} bytes", src.size);
+    let _ = writeln!(s, "nodes:    {}", p.cct.len());
+    let _ = writeln!(s, "roots:    {}", p.cct.roots.len());
+    if let Some(ev) = &p.events {
+        let gpu: Vec<usize> = (0..ev.len()).filter(|&i| ev.kind[i].is_gpu_activity()).collect();
+        let streams: std::collections::BTreeSet<(i64, i64)> =
+            gpu.iter().map(|&i| (ev.device[i], ev.stream[i])).collect();
+        let devices: std::collections::BTreeSet<i64> = streams.iter().map(|x| x.0).collect();
+        let threads: std::collections::BTreeSet<(u32, u32)> = (0..ev.len())
+            .filter(|&i| matches!(ev.kind[i], EventKind::Cpu | EventKind::Runtime))
+            .map(|i| (ev.pid[i], ev.tid[i]))
+            .collect();
+        let count = |k: EventKind| ev.kind.iter().filter(|&&x| x == k).count();
+        let gpu_ns: i64 = gpu.iter().map(|&i| ev.dur[i]).sum();
+        let _ = writeln!(s, "events:   {}", ev.len());
+        let _ = writeln!(
+            s,
+            "          cpu {} · runtime {} · kernel {} · memcpy {} · memset {} · instant {}",
+            count(EventKind::Cpu),
+            count(EventKind::Runtime),
+            count(EventKind::Kernel),
+            count(EventKind::Memcpy),
+            count(EventKind::Memset),
+            count(EventKind::Instant)
+        );
+        let _ = writeln!(s, "gpu time: {gpu_ns} ns");
+        let _ = writeln!(s, "ranks:    {}", if p.meta_value("rank").is_some() { 1 } else { 0 }.max(1));
+        let _ = writeln!(s, "devices:  {}", devices.len());
+        let _ = writeln!(s, "streams:  {}", streams.len());
+        let _ = writeln!(s, "threads:  {}", threads.len());
+    }
+    let _ = writeln!(s, "metrics:");
+    for m in p.metrics.names() {
+        let u = p.metrics.unit(&m);
+        let _ = writeln!(s, "  {m}{}", if u.is_empty() { String::new() } else { format!(" [{u}]") });
+    }
+    if !p.meta.is_empty() {
+        let _ = writeln!(s, "metadata:");
+        for (k, v) in &p.meta {
+            let _ = writeln!(s, "  {k}: {v}");
+        }
+    }
+    for w in &p.warnings {
+        let _ = writeln!(s, "warning:  {w}");
+    }
+    s
+}

@@ -1,0 +1,164 @@
+//! The columnar event table of a trace: one Vec per field, names interned, times in ns.
+
+use super::intern::Interner;
+
+/// What an event is, after mapping both Kineto dialects and generic Chrome traces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum EventKind {
+    /// A CPU-side slice: cpu_op, user_annotation, python_function, or any generic slice.
+    Cpu = 0,
+    /// A host runtime/driver call that may launch GPU work (cuda_runtime, cuda_driver, ...).
+    Runtime = 1,
+    Kernel = 2,
+    Memcpy = 3,
+    Memset = 4,
+    /// GPU-lane rows that are not activities (gpu_user_annotation).
+    GpuAnnotation = 5,
+    /// cuda_sync and cuda_event rows.
+    Sync = 6,
+    Instant = 7,
+    /// Whole-trace spans (cat `Trace`): they cover everything and would dilute percentages.
+    Span = 8,
+}
+
+impl EventKind {
+    pub fn is_gpu_activity(self) -> bool {
+        matches!(self, EventKind::Kernel | EventKind::Memcpy | EventKind::Memset)
+    }
+
+    pub fn on_gpu_lane(self) -> bool {
+        self.is_gpu_activity() || self == EventKind::GpuAnnotation
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            EventKind::Cpu => "cpu",
+            EventKind::Runtime => "runtime",
+            EventKind::Kernel => "kernel",
+            EventKind::Memcpy => "memcpy",
+            EventKind::Memset => "memset",
+            EventKind::GpuAnnotation => "gpu_annotation",
+            EventKind::Sync => "sync",
+            EventKind::Instant => "instant",
+            EventKind::Span => "span",
+        }
+    }
+
+    /// Maps a Chrome `cat` (either Kineto dialect) to a kind; `None` means "generic slice".
+    pub fn from_category(cat: &str) -> Option<EventKind> {
+        // Categories may be comma-separated lists; the first recognised one wins.
+        for c in cat.split(',') {
+            let k = match c.trim() {
+                "cpu_op" | "Operator" | "user_annotation" | "python_function" | "hpu_op" => {
+                    EventKind::Cpu
+                }
+                "cuda_runtime" | "cuda_driver" | "Runtime" | "mtia_runtime" | "xpu_runtime"
+                | "xpu_driver" | "privateuse1_runtime" | "privateuse1_driver" | "glow_runtime" => {
+                    EventKind::Runtime
+                }
+                "kernel" | "Kernel" => EventKind::Kernel,
+                "gpu_memcpy" | "Memcpy" => EventKind::Memcpy,
+                "gpu_memset" | "Memset" => EventKind::Memset,
+                "gpu_user_annotation" => EventKind::GpuAnnotation,
+                "cuda_sync" | "cuda_event" => EventKind::Sync,
+                "Trace" => EventKind::Span,
+                _ => continue,
+            };
+            return Some(k);
+        }
+        None
+    }
+}
+
+pub const NONE_I64: i64 = i64::MIN;
+pub const NONE_U32: u32 = u32::MAX;
+
+/// Complete events (X, matched B/E, instants) in file order.
+#[derive(Debug, Default)]
+pub struct EventTable {
+    pub strings: Interner,
+    pub name: Vec<u32>,
+    pub cat: Vec<u32>,
+    pub kind: Vec<EventKind>,
+    pub ts: Vec<i64>,
+    pub dur: Vec<i64>,
+    /// Interned textual pid and tid (string and numeric forms unify: `"12"` == `12`).
+    pub pid: Vec<u32>,
+    pub tid: Vec<u32>,
+    /// GPU device and stream for GPU-lane rows (NONE_I64 otherwise).
+    pub device: Vec<i64>,
+    pub stream: Vec<i64>,
+    pub correlation: Vec<i64>,
+    pub external_id: Vec<i64>,
+    /// Index into `args_text` (raw JSON of `args`) for GPU rows, NONE_U32 otherwise.
+    pub args: Vec<u32>,
+    pub args_text: Vec<Box<str>>,
+    /// Position of the event's start in the file: the tie-break among equal slices
+    /// (a B/E pair is pushed when its E arrives, but orders by its B).
+    pub seq: Vec<u32>,
+}
+
+impl EventTable {
+    pub fn len(&self) -> usize {
+        self.name.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn push(
+        &mut self,
+        name: u32,
+        cat: u32,
+        kind: EventKind,
+        ts: i64,
+        dur: i64,
+        pid: u32,
+        tid: u32,
+    ) -> usize {
+        self.name.push(name);
+        self.cat.push(cat);
+        self.kind.push(kind);
+        self.ts.push(ts);
+        self.dur.push(dur);
+        self.pid.push(pid);
+        self.tid.push(tid);
+        self.device.push(NONE_I64);
+        self.stream.push(NONE_I64);
+        self.correlation.push(NONE_I64);
+        self.external_id.push(NONE_I64);
+        self.args.push(NONE_U32);
+        self.seq.push(self.name.len() as u32 - 1);
+        self.len() - 1
+    }
+
+    pub fn name_of(&self, i: usize) -> &str {
+        self.strings.resolve(self.name[i])
+    }
+
+    pub fn args_of(&self, i: usize) -> Option<&str> {
+        match self.args[i] {
+            NONE_U32 => None,
+            a => Some(&self.args_text[a as usize]),
+        }
+    }
+
+    pub fn shift_time(&mut self, by: i64) {
+        for t in &mut self.ts {
+            *t += by;
+        }
+    }
+}
+
+/// Counter samples (`ph: C`): each args key is one series.
+#[derive(Debug, Default)]
+pub struct CounterTable {
+    pub name: Vec<u32>,
+    pub series: Vec<u32>,
+    pub pid: Vec<u32>,
+    pub ts: Vec<i64>,
+    pub value: Vec<f64>,
+}

@@ -1,0 +1,46 @@
+//! String interning: trace names repeat millions of times, so events store u32 ids.
+
+use std::collections::HashMap;
+
+#[derive(Debug, Default, Clone)]
+pub struct Interner {
+    map: HashMap<Box<str>, u32>,
+    strings: Vec<Box<str>>,
+}
+
+impl Interner {
+    pub fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.map.get(s) {
+            return id;
+        }
+        let id = self.strings.len() as u32;
+        let b: Box<str> = s.into();
+        self.strings.push(b.clone());
+        self.map.insert(b, id);
+        id
+    }
+
+    /// Interns raw bytes, replacing invalid UTF-8.
+    pub fn intern_bytes(&mut self, b: &[u8]) -> u32 {
+        match std::str::from_utf8(b) {
+            Ok(s) => self.intern(s),
+            Err(_) => self.intern(&String::from_utf8_lossy(b)),
+        }
+    }
+
+    pub fn get(&self, s: &str) -> Option<u32> {
+        self.map.get(s).copied()
+    }
+
+    pub fn resolve(&self, id: u32) -> &str {
+        &self.strings[id as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.strings.is_empty()
+    }
+}

@@ -1,0 +1,69 @@
+//! One model for every input format: a CCT, its metric table and, for traces, events.
+
+pub mod cct;
+pub mod events;
+pub mod intern;
+pub mod metrics;
+
+pub use cct::{Cct, Frame, PreOrder, NO_NODE};
+pub use events::{CounterTable, EventKind, EventTable};
+pub use metrics::MetricTable;
+
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Chrome Trace Event JSON, including the PyTorch/Kineto dialects.
+    ChromeTrace,
+    HatchetLiteral,
+    Folded,
+    Demo,
+}
+
+impl Format {
+    pub fn label(self) -> &'static str {
+        match self {
+            Format::ChromeTrace => "Chrome Trace Event JSON",
+            Format::HatchetLiteral => "Hatchet literal JSON",
+            Format::Folded => "folded stacks",
+            Format::Demo => "demo (Kineto trace)",
+        }
+    }
+}
+
+/// Where a profile came from.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub path: Option<PathBuf>,
+    pub format: Format,
+    /// Size of the file on disk (compressed size for .gz).
+    pub size: u64,
+    pub gzip: bool,
+    /// A short name for titles: the file name or "demo".
+    pub label: String,
+}
+
+#[derive(Debug)]
+pub struct Profile {
+    pub source: Source,
+    /// The dialect or producer when recognisable (e.g. "Kineto (2021 dialect)").
+    pub dialect: String,
+    pub cct: Cct,
+    pub metrics: MetricTable,
+    pub events: Option<EventTable>,
+    pub counters: Option<CounterTable>,
+    /// Run metadata: key/value pairs in file order.
+    pub meta: Vec<(String, String)>,
+    pub warnings: Vec<String>,
+    /// The metric shown first (Hatchet's default_metric).
+    pub default_metric: String,
+}
+
+impl Profile {
+    pub fn meta_value(&self, key: &str) -> Option<&str> {
+        self.meta
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}

@@ -1,0 +1,712 @@
+//! Chrome Trace Event JSON, with both PyTorch/Kineto dialects, read in one streaming pass
+//! into the event table. The CCT is built afterwards (see `trace_cct`).
+//!
+//! Leniency follows Perfetto's JSON importer: trailing commas, an array without its
+//! final `]`, numeric strings for ts/dur/pid/tid. Raw control characters in strings are
+//! kept (Perfetto rejects them; PyTorch writes them), with a warning.
+
+use std::collections::HashMap;
+use std::io::Read;
+
+use crate::json::{parse_decimal_scaled, JsonError, JsonReader, Kind};
+use crate::model::events::{CounterTable, EventKind, EventTable, NONE_I64};
+
+/// The result of the streaming pass.
+#[derive(Debug, Default)]
+pub struct ChromeTrace {
+    pub events: EventTable,
+    pub counters: CounterTable,
+    pub meta: Vec<(String, String)>,
+    pub warnings: Vec<String>,
+    /// (pid, tid) -> thread_name; pid -> process_name / process_labels (interned keys).
+    pub thread_names: HashMap<(u32, u32), String>,
+    pub process_names: HashMap<u32, String>,
+    pub process_labels: HashMap<u32, String>,
+    /// ac2g flows: id -> (pid, tid, ts) of the start; (pid, tid, ts) of an end -> id.
+    pub flow_starts: HashMap<i64, (u32, u32, i64)>,
+    pub flow_ends: HashMap<(u32, u32, i64), i64>,
+    pub kineto: bool,
+    pub old_dialect: bool,
+    pub array_form: bool,
+    pub rank: Option<i64>,
+    pub devices: Vec<serde_json::Value>,
+}
+
+#[derive(Default)]
+struct RawEvent {
+    name: Vec<u8>,
+    cat: Vec<u8>,
+    ph: u8,
+    ts: Option<Vec<u8>>,
+    dur: Option<Vec<u8>>,
+    pid: Vec<u8>,
+    tid: Vec<u8>,
+    id: Option<Vec<u8>>,
+    scope: u8,
+    bp_e: bool,
+    args: Vec<u8>,
+    has_args: bool,
+    // Selected args, extracted while streaming.
+    correlation: Option<Vec<u8>>,
+    external_id: Option<Vec<u8>>,
+    device: Option<Vec<u8>>,
+    stream: Option<Vec<u8>>,
+}
+
+impl RawEvent {
+    fn clear(&mut self) {
+        self.name.clear();
+        self.cat.clear();
+        self.ph = 0;
+        self.ts = None;
+        self.dur = None;
+        self.pid.clear();
+        self.tid.clear();
+        self.id = None;
+        self.scope = 0;
+        self.bp_e = false;
+        self.args.clear();
+        self.has_args = false;
+        self.correlation = None;
+        self.external_id = None;
+        self.device = None;
+        self.stream = None;
+    }
+}
+
+struct OpenB {
+    ev: RawEventSummary,
+    seq: u32,
+}
+
+struct RawEventSummary {
+    name: u32,
+    cat: u32,
+    kind: EventKind,
+    ts: i64,
+    pid: u32,
+    tid: u32,
+}
+
+#[derive(Default)]
+struct Stats {
+    dropped_bad_time: u64,
+    unknown_phase: u64,
+    unmatched_end: u64,
+    unclosed_begin: u64,
+    negative_dur: u64,
+}
+
+struct Parser {
+    out: ChromeTrace,
+    key: Vec<u8>,
+    val: Vec<u8>,
+    raw: RawEvent,
+    open: HashMap<(u32, u32), Vec<OpenB>>,
+    stats: Stats,
+    seq: u32,
+    max_ts: i64,
+}
+
+fn int_of(text: &[u8]) -> Option<i64> {
+    parse_decimal_scaled(text, 0)
+}
+
+/// `"stream 7"` / `"stream 7 "` / `"7"` -> 7.
+fn stream_number(tid: &str) -> Option<i64> {
+    let t = tid.trim();
+    let t = t.strip_prefix("stream").unwrap_or(t).trim();
+    let t = t.split_whitespace().next().unwrap_or(t);
+    t.parse().ok()
+}
+
+/// Kineto's stream-sync rows sit on `stream + 1000000` (kineto PR #1356).
+const STREAM_SYNC_OFFSET: i64 = 1_000_000;
+
+pub fn parse<R: Read>(src: R) -> Result<ChromeTrace, JsonError> {
+    let mut r = JsonReader::new(src);
+    r.skip_bom();
+    let mut p = Parser {
+        out: ChromeTrace::default(),
+        key: Vec::new(),
+        val: Vec::new(),
+        raw: RawEvent::default(),
+        open: HashMap::new(),
+        stats: Stats::default(),
+        seq: 0,
+        max_ts: i64::MIN,
+    };
+    let mut base_ns: Option<i64> = None;
+    match r.peek_kind()? {
+        Kind::Array => {
+            p.out.array_form = true;
+            if let Err(e) = p.events(&mut r) {
+                if !e.eof {
+                    return Err(e);
+                }
+                p.out
+                    .warnings
+                    .push(format!("the event array ends without ']' ({e}); loaded the complete events before it"));
+            }
+        }
+        Kind::Object => {
+            r.begin_object()?;
+            let mut first = true;
+            let mut saw_events = false;
+            loop {
+                let mut key = std::mem::take(&mut p.key);
+                let more = match r.next_key(first, &mut key) {
+                    Ok(m) => m,
+                    Err(e) if e.eof && saw_events => {
+                        p.out.warnings.push(format!("the trace object is incomplete ({e})"));
+                        break;
+                    }
+                    Err(e) => return Err(e),
+                };
+                first = false;
+                if !more {
+                    break;
+                }
+                match &key[..] {
+                    b"traceEvents" => {
+                        saw_events = true;
+                        if let Err(e) = p.events(&mut r) {
+                            if !e.eof {
+                                return Err(e);
+                            }
+                            p.out.warnings.push(format!(
+                                "traceEvents ends early ({e}); loaded the complete events before it"
+                            ));
+                            p.key = key;
+                            break;
+                        }
+                    }
+                    b"baseTimeNanoseconds" => {
+                        r.read_scalar(&mut p.val)?;
+                        base_ns = int_of(&p.val);
+                        p.out.kineto = true;
+                    }
+                    b"distributedInfo" => {
+                        let v = r.read_value()?;
+                        if let Some(obj) = v.as_object() {
+                            for (k, x) in obj {
+                                if !x.is_object() && !x.is_array() {
+                                    p.out.meta.push((format!("distributedInfo.{k}"), scalar_text(x)));
+                                }
+                            }
+                            p.out.rank = obj.get("rank").and_then(|x| x.as_i64());
+                        }
+                    }
+                    b"deviceProperties" => {
+                        let v = r.read_value()?;
+                        if let Some(a) = v.as_array() {
+                            p.out.devices = a.clone();
+                        }
+                        p.out.kineto = true;
+                    }
+                    b"schemaVersion" => {
+                        p.out.kineto = true;
+                        let v = r.read_value()?;
+                        p.out.meta.push(("schemaVersion".into(), scalar_text(&v)));
+                    }
+                    _ => {
+                        let k = String::from_utf8_lossy(&key).into_owned();
+                        match r.peek_kind()? {
+                            Kind::Object | Kind::Array => r.skip_value()?,
+                            _ => {
+                                let v = r.read_value()?;
+                                p.out.meta.push((k, scalar_text(&v)));
+                            }
+                        }
+                    }
+                }
+                p.key = key;
+            }
+            if !saw_events {
+                return Err(r.error("not a Chrome trace: the object has no \"traceEvents\""));
+            }
+        }
+        _ => return Err(r.error("not a Chrome trace: expected '[' or '{'")),
+    }
+    p.finish(base_ns, r.repairs);
+    Ok(p.out)
+}
+
+fn scalar_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+impl Parser {
+    fn events<R: Read>(&mut self, r: &mut JsonReader<R>) -> Result<(), JsonError> {
+        r.begin_array()?;
+        let mut first = true;
+        while r.next_element(first)? {
+            first = false;
+            if r.peek_kind()? != Kind::Object {
+                r.skip_value()?;
+                continue;
+            }
+            self.read_event(r)?;
+            self.seq += 1;
+            self.handle_event(r);
+        }
+        Ok(())
+    }
+
+    fn read_event<R: Read>(&mut self, r: &mut JsonReader<R>) -> Result<(), JsonError> {
+        let ev = &mut self.raw;
+        ev.clear();
+        r.begin_object()?;
+        let mut first = true;
+        while r.next_key(first, &mut self.key)? {
+            first = false;
+            match &self.key[..] {
+                b"name" => {
+                    r.read_scalar(&mut ev.name)?;
+                }
+                b"cat" => {
+                    r.read_scalar(&mut ev.cat)?;
+                }
+                b"ph" => {
+                    r.read_scalar(&mut self.val)?;
+                    ev.ph = self.val.first().copied().unwrap_or(0);
+                }
+                b"ts" => {
+                    let mut v = Vec::new();
+                    r.read_scalar(&mut v)?;
+                    ev.ts = Some(v);
+                }
+                b"dur" => {
+                    let mut v = Vec::new();
+                    r.read_scalar(&mut v)?;
+                    ev.dur = Some(v);
+                }
+                b"pid" => {
+                    r.read_scalar(&mut ev.pid)?;
+                }
+                b"tid" => {
+                    r.read_scalar(&mut ev.tid)?;
+                }
+                b"id" => {
+                    let mut v = Vec::new();
+                    r.read_scalar(&mut v)?;
+                    ev.id = Some(v);
+                }
+                b"s" => {
+                    r.read_scalar(&mut self.val)?;
+                    ev.scope = self.val.first().copied().unwrap_or(0);
+                }
+                b"bp" => {
+                    r.read_scalar(&mut self.val)?;
+                    ev.bp_e = self.val == b"e";
+                }
+                b"args" if r.peek_kind()? == Kind::Object => {
+                    ev.has_args = true;
+                    r.start_capture(std::mem::take(&mut ev.args));
+                    let res = read_args(r, ev, &mut self.val);
+                    ev.args = r.end_capture();
+                    res?;
+                }
+                _ => r.skip_value()?,
+            }
+        }
+        Ok(())
+    }
+
+    fn handle_event<R: Read>(&mut self, r: &JsonReader<R>) {
+        let _ = r;
+        let ph = self.raw.ph;
+        match ph {
+            b'X' | b'B' | b'E' | b'i' | b'I' => self.slice_event(ph),
+            b'M' => self.metadata_event(),
+            b'C' => self.counter_event(),
+            b's' | b't' | b'f' => self.flow_event(),
+            0 => {} // `{}` elements and events without ph are skipped, as Perfetto does
+            _ => self.stats.unknown_phase += 1,
+        }
+    }
+
+    fn time_of(&mut self, text: &Option<Vec<u8>>) -> Option<i64> {
+        text.as_ref().and_then(|t| parse_decimal_scaled(t, 3))
+    }
+
+    fn slice_event(&mut self, ph: u8) {
+        let Some(ts) = self.time_of(&self.raw.ts.clone()) else {
+            self.stats.dropped_bad_time += 1;
+            return;
+        };
+        let t = &mut self.out.events;
+        let pid = t.strings.intern_bytes(&self.raw.pid);
+        let tid = t.strings.intern_bytes(&self.raw.tid);
+        let ev = &self.raw;
+        let cat_text = String::from_utf8_lossy(&ev.cat);
+        let kind = match ph {
+            b'i' | b'I' => EventKind::Instant,
+            _ => match EventKind::from_category(&cat_text) {
+                Some(k) => {
+                    if matches!(&*cat_text, "Operator" | "Runtime" | "Kernel" | "Memcpy" | "Memset") {
+                        self.out.old_dialect = true;
+                    }
+                    k
+                }
+                None => EventKind::Cpu,
+            },
+        };
+        let cat = t.strings.intern(normalized_category(&cat_text));
+        match ph {
+            b'B' => {
+                let name = t.strings.intern_bytes(&ev.name);
+                self.open.entry((pid, tid)).or_default().push(OpenB {
+                    ev: RawEventSummary {
+                        name,
+                        cat,
+                        kind,
+                        ts,
+                        pid,
+                        tid,
+                    },
+                    seq: self.seq,
+                });
+                self.max_ts = self.max_ts.max(ts);
+                return;
+            }
+            b'E' => {
+                // E closes the innermost open B of its thread, whatever its name (Perfetto).
+                let Some(b) = self.open.get_mut(&(pid, tid)).and_then(|s| s.pop()) else {
+                    self.stats.unmatched_end += 1;
+                    return;
+                };
+                let dur = (ts - b.ev.ts).max(0);
+                let i = t.push(b.ev.name, b.ev.cat, b.ev.kind, b.ev.ts, dur, b.ev.pid, b.ev.tid);
+                t.seq[i] = b.seq;
+                self.max_ts = self.max_ts.max(ts);
+                return;
+            }
+            _ => {}
+        }
+        let dur = if ph == b'X' {
+            match self.raw.dur.clone() {
+                Some(d) => match parse_decimal_scaled(&d, 3) {
+                    Some(d) if d >= 0 => d,
+                    Some(_) => {
+                        self.stats.negative_dur += 1;
+                        return;
+                    }
+                    None => {
+                        self.stats.dropped_bad_time += 1;
+                        return;
+                    }
+                },
+                // Perfetto drops complete events without a duration.
+                None => {
+                    self.stats.dropped_bad_time += 1;
+                    return;
+                }
+            }
+        } else {
+            0
+        };
+        let ev = &self.raw;
+        let t = &mut self.out.events;
+        let name = t.strings.intern_bytes(&ev.name);
+        let i = t.push(name, cat, kind, ts, dur, pid, tid);
+        t.seq[i] = self.seq;
+        self.max_ts = self.max_ts.max(ts + dur);
+        if let Some(c) = ev.correlation.as_deref().and_then(int_of) {
+            t.correlation[i] = c;
+        }
+        if let Some(x) = ev.external_id.as_deref().and_then(int_of) {
+            t.external_id[i] = x;
+        }
+        if kind.on_gpu_lane() || kind == EventKind::Sync {
+            let pid_text = String::from_utf8_lossy(&ev.pid);
+            let tid_text = String::from_utf8_lossy(&ev.tid);
+            // Kineto puts GPU rows on pid = device; sync rows may sit on CPU threads.
+            let pid_device = || {
+                kind.on_gpu_lane()
+                    .then(|| pid_text.trim().parse().ok())
+                    .flatten()
+            };
+            t.device[i] = ev
+                .device
+                .as_deref()
+                .and_then(int_of)
+                .or_else(pid_device)
+                .unwrap_or(NONE_I64);
+            let mut stream = ev
+                .stream
+                .as_deref()
+                .and_then(int_of)
+                .or_else(|| stream_number(&tid_text))
+                .unwrap_or(NONE_I64);
+            if kind == EventKind::Sync && stream >= STREAM_SYNC_OFFSET {
+                stream -= STREAM_SYNC_OFFSET;
+            }
+            t.stream[i] = stream;
+            if ev.has_args && kind != EventKind::Sync {
+                t.args[i] = t.args_text.len() as u32;
+                t.args_text
+                    .push(String::from_utf8_lossy(&ev.args).into_owned().into_boxed_str());
+            }
+        }
+    }
+
+    fn metadata_event(&mut self) {
+        let ev = &self.raw;
+        let t = &mut self.out.events;
+        let pid = t.strings.intern_bytes(&ev.pid);
+        let tid = t.strings.intern_bytes(&ev.tid);
+        let args: serde_json::Value = serde_json::from_slice(&ev.args).unwrap_or_default();
+        let text = |k: &str| args.get(k).map(scalar_text);
+        match &ev.name[..] {
+            b"thread_name" => {
+                if let Some(n) = text("name") {
+                    self.out.thread_names.insert((pid, tid), n.trim().to_string());
+                }
+            }
+            b"process_name" => {
+                if let Some(n) = text("name") {
+                    self.out.process_names.insert(pid, n.trim().to_string());
+                }
+            }
+            b"process_labels" => {
+                if let Some(n) = text("labels") {
+                    self.out.process_labels.insert(pid, n.trim().to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn counter_event(&mut self) {
+        let Some(ts) = self.time_of(&self.raw.ts.clone()) else {
+            self.stats.dropped_bad_time += 1;
+            return;
+        };
+        let ev = &self.raw;
+        let args: serde_json::Value = serde_json::from_slice(&ev.args).unwrap_or_default();
+        let Some(obj) = args.as_object() else { return };
+        let t = &mut self.out.events;
+        let name = t.strings.intern_bytes(&ev.name);
+        let pid = t.strings.intern_bytes(&ev.pid);
+        for (k, v) in obj {
+            let value = match v {
+                serde_json::Value::Number(n) => n.as_f64(),
+                serde_json::Value::String(s) => s.trim().parse().ok(),
+                _ => None,
+            };
+            if let Some(value) = value {
+                let c = &mut self.out.counters;
+                c.name.push(name);
+                c.series.push(t.strings.intern(k));
+                c.pid.push(pid);
+                c.ts.push(ts);
+                c.value.push(value);
+            }
+        }
+    }
+
+    fn flow_event(&mut self) {
+        let ev = &self.raw;
+        let cat = &ev.cat[..];
+        let is_launch_flow = cat == b"ac2g"
+            || cat == b"async_cpu_to_gpu"
+            || cat == b"async_gpu"
+            || (cat == b"async" && ev.name == b"launch");
+        if !is_launch_flow {
+            return;
+        }
+        let (Some(id), Some(ts)) = (
+            ev.id.as_deref().and_then(int_of),
+            ev.ts.as_deref().and_then(|t| parse_decimal_scaled(t, 3)),
+        ) else {
+            return;
+        };
+        let t = &mut self.out.events;
+        let pid = t.strings.intern_bytes(&ev.pid);
+        let tid = t.strings.intern_bytes(&ev.tid);
+        if ev.ph == b's' {
+            self.out.flow_starts.insert(id, (pid, tid, ts));
+        } else if ev.ph == b'f' {
+            self.out.flow_ends.insert((pid, tid, ts), id);
+        }
+    }
+
+    fn finish(&mut self, base_ns: Option<i64>, repairs: crate::json::Repairs) {
+        // Close what never ended at the end of the trace (Perfetto leaves them open).
+        let end = self.max_ts;
+        let mut open: Vec<OpenB> = self.open.drain().flat_map(|(_, v)| v).collect();
+        open.sort_by_key(|b| b.seq);
+        for b in open {
+            self.stats.unclosed_begin += 1;
+            let t = &mut self.out.events;
+            let i = t.push(
+                b.ev.name,
+                b.ev.cat,
+                b.ev.kind,
+                b.ev.ts,
+                (end - b.ev.ts).max(0),
+                b.ev.pid,
+                b.ev.tid,
+            );
+            t.seq[i] = b.seq;
+        }
+        if let Some(base) = base_ns {
+            self.out.events.shift_time(base);
+            for t in &mut self.out.counters.ts {
+                *t += base;
+            }
+            for v in self.out.flow_starts.values_mut() {
+                v.2 += base;
+            }
+            self.out.flow_ends = std::mem::take(&mut self.out.flow_ends)
+                .into_iter()
+                .map(|((p, t, ts), id)| ((p, t, ts + base), id))
+                .collect();
+            self.out
+                .meta
+                .push(("baseTimeNanoseconds".into(), base.to_string()));
+        }
+        let s = &self.stats;
+        let w = &mut self.out.warnings;
+        if repairs.control_chars > 0 {
+            w.push(format!(
+                "{} raw control character(s) inside strings (invalid JSON) were kept",
+                repairs.control_chars
+            ));
+        }
+        if repairs.trailing_commas > 0 {
+            w.push(format!("{} trailing comma(s) ignored", repairs.trailing_commas));
+        }
+        if s.dropped_bad_time > 0 {
+            w.push(format!(
+                "{} event(s) dropped: ts or dur is missing or not a number",
+                s.dropped_bad_time
+            ));
+        }
+        if s.negative_dur > 0 {
+            w.push(format!("{} event(s) dropped: negative dur", s.negative_dur));
+        }
+        if s.unmatched_end > 0 {
+            w.push(format!("{} E event(s) without a matching B ignored", s.unmatched_end));
+        }
+        if s.unclosed_begin > 0 {
+            w.push(format!(
+                "{} B event(s) never ended; closed at the end of the trace",
+                s.unclosed_begin
+            ));
+        }
+        if s.unknown_phase > 0 {
+            w.push(format!(
+                "{} event(s) with phases grove does not use were skipped",
+                s.unknown_phase
+            ));
+        }
+    }
+}
+
+/// Maps both Kineto dialects to the current category names.
+fn normalized_category(cat: &str) -> &str {
+    match cat {
+        "Operator" => "cpu_op",
+        "Runtime" => "cuda_runtime",
+        "Kernel" => "kernel",
+        "Memcpy" => "gpu_memcpy",
+        "Memset" => "gpu_memset",
+        other => other,
+    }
+}
+
+fn read_args<R: Read>(
+    r: &mut JsonReader<R>,
+    ev: &mut RawEvent,
+    key: &mut Vec<u8>,
+) -> Result<(), JsonError> {
+    r.begin_object()?;
+    let mut first = true;
+    while r.next_key(first, key)? {
+        first = false;
+        let slot = match &key[..] {
+            b"correlation" => &mut ev.correlation,
+            b"External id" | b"external id" => &mut ev.external_id,
+            b"device" => &mut ev.device,
+            b"stream" => &mut ev.stream,
+            _ => {
+                r.skip_value()?;
+                continue;
+            }
+        };
+        let mut v = Vec::new();
+        match r.read_scalar(&mut v)? {
+            Kind::Num | Kind::Str => *slot = Some(v),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_numbers() {
+        assert_eq!(stream_number("stream 7 "), Some(7));
+        assert_eq!(stream_number("stream 7"), Some(7));
+        assert_eq!(stream_number("12"), Some(12));
+        assert_eq!(stream_number("main"), None);
+    }
+
+    #[test]
+    fn phases_and_times() {
+        let text = r#"{"traceEvents":[
+            {"ph":"B","name":"a","pid":1,"tid":"1","ts":"10.5"},
+            {"ph":"X","name":"b","pid":"1","tid":1,"ts":11,"dur":2.25},
+            {"ph":"E","pid":1,"tid":1,"ts":20},
+            {"ph":"C","name":"mem","pid":1,"ts":12,"args":{"used":5,"free":"7"}},
+            {"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"main "}},
+            {"ph":"X","name":"bad","pid":1,"tid":1,"ts":"100a","dur":1},
+            {}
+        ],"baseTimeNanoseconds":1000}"#;
+        let t = parse(text.as_bytes()).unwrap();
+        let e = &t.events;
+        assert_eq!(e.len(), 2);
+        assert_eq!(e.name_of(0), "b");
+        assert_eq!((e.ts[0], e.dur[0]), (12000, 2250));
+        assert_eq!(e.name_of(1), "a");
+        assert_eq!((e.ts[1], e.dur[1]), (11500, 9500));
+        assert_eq!(e.seq[1], 0);
+        assert_eq!(e.pid[0], e.pid[1]);
+        assert_eq!(t.counters.value, vec![5.0, 7.0]);
+        assert_eq!(t.thread_names.values().next().unwrap(), "main");
+        assert!(t.warnings.iter().any(|w| w.contains("not a number")));
+    }
+
+    #[test]
+    fn kineto_gpu_fields() {
+        let text = r#"[
+          {"ph":"X","cat":"Kernel","name":"k","pid":0,"tid":"stream 7","ts":5,"dur":1,
+           "args":{"device":0,"stream":7,"correlation":42,"external id":3,"grid":[1,2,3]}},
+          {"ph":"X","cat":"cuda_sync","name":"Stream Sync","pid":0,"tid":1000007,"ts":6,"dur":1,
+           "args":{"device":0,"correlation":9}}
+        "#;
+        let t = parse(text.as_bytes()).unwrap();
+        let e = &t.events;
+        assert_eq!(e.kind[0], EventKind::Kernel);
+        assert_eq!((e.device[0], e.stream[0], e.correlation[0], e.external_id[0]), (0, 7, 42, 3));
+        assert!(e.args_of(0).unwrap().contains("\"grid\""));
+        assert_eq!(e.stream[1], 7);
+        assert!(t.old_dialect);
+        assert!(t.warnings[0].contains("without ']'"));
+    }
+
+    #[test]
+    fn syntax_error_has_position() {
+        let e = parse(&b"[{\"ph\":\"X\",\n \"ts\": ]"[..]).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(!e.eof);
+    }
+}

@@ -1,0 +1,126 @@
+//! Folded stacks (`a;b;c 123`), as written by stackcollapse-*.pl, inferno and
+//! `to_flamegraph`: one sample count per call path, merged into a CCT by path.
+
+use std::io::BufRead;
+
+use crate::model::{Cct, MetricTable};
+
+pub struct Folded {
+    pub cct: Cct,
+    pub metrics: MetricTable,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug)]
+pub struct FoldedError {
+    pub line: u64,
+    pub msg: String,
+}
+
+/// Splits `stack count` at the last run of whitespace; the count may be fractional.
+pub fn split_line(line: &str) -> Option<(&str, f64)> {
+    let line = line.trim_end();
+    let cut = line.rfind(|c: char| c.is_whitespace())?;
+    let count: f64 = line[cut + 1..].parse().ok()?;
+    let stack = line[..cut].trim_end();
+    if stack.is_empty() || !count.is_finite() {
+        return None;
+    }
+    Some((stack, count))
+}
+
+pub fn read<R: BufRead>(src: R) -> Result<Folded, FoldedError> {
+    let mut cct = Cct::default();
+    let mut samples: Vec<f64> = Vec::new();
+    let mut invalid = 0u64;
+    let mut first_invalid = 0u64;
+    let mut valid = 0u64;
+    for (i, line) in src.split(b'\n').enumerate() {
+        let line = line.map_err(|e| FoldedError {
+            line: i as u64 + 1,
+            msg: e.to_string(),
+        })?;
+        let line = String::from_utf8_lossy(&line);
+        let line = line.trim_end_matches(['\r', '\n']);
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let Some((stack, count)) = split_line(line) else {
+            invalid += 1;
+            if first_invalid == 0 {
+                first_invalid = i as u64 + 1;
+            }
+            continue;
+        };
+        valid += 1;
+        let mut node = None;
+        for frame in stack.split(';') {
+            node = Some(cct.child(node, frame, "function"));
+        }
+        if let Some(n) = node {
+            if samples.len() < cct.len() {
+                samples.resize(cct.len(), 0.0);
+            }
+            samples[n as usize] += count;
+        }
+    }
+    if valid == 0 {
+        return Err(FoldedError {
+            line: first_invalid.max(1),
+            msg: "no line of the form 'frame;frame;... COUNT'".into(),
+        });
+    }
+    samples.resize(cct.len(), 0.0);
+    let mut metrics = MetricTable::new(cct.len());
+    metrics.set("samples", "samples", samples);
+    metrics.derive_inclusive(&cct, &["samples"]);
+    let mut warnings = Vec::new();
+    if invalid > 0 {
+        warnings.push(format!(
+            "{invalid} line(s) are not 'stack count' and were skipped (first at line {first_invalid})"
+        ));
+    }
+    Ok(Folded {
+        cct,
+        metrics,
+        warnings,
+    })
+}
+
+/// Writes the tree as folded stacks: one line per node with exclusive samples.
+pub fn write<W: std::io::Write>(
+    out: &mut W,
+    cct: &Cct,
+    exclusive: &[f64],
+    nodes: impl Iterator<Item = u32>,
+) -> std::io::Result<()> {
+    for n in nodes {
+        let v = exclusive[n as usize];
+        if !(v.is_finite() && v > 0.0) {
+            continue;
+        }
+        let path: Vec<&str> = cct.path(n).iter().map(|&p| cct.name(p)).collect();
+        if v.fract() == 0.0 {
+            writeln!(out, "{} {}", path.join(";"), v as i64)?;
+        } else {
+            writeln!(out, "{} {}", path.join(";"), v)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_paths() {
+        let text = "main;a;b 3\r\nmain;a 2\n# comment\nmain;c 1\ngarbage\n";
+        let f = read(text.as_bytes()).unwrap();
+        assert_eq!(f.cct.len(), 4);
+        assert_eq!(f.metrics.values("samples (inc)").unwrap()[0], 6.0);
+        assert_eq!(f.warnings.len(), 1);
+        assert!(read(&b"nothing here\n"[..]).is_err());
+    }
+}

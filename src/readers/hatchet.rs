@@ -1,0 +1,314 @@
+//! Hatchet literal JSON: a list of root nodes `{frame, metrics, children}`, read by
+//! `GraphFrame.from_literal` and written by `to_literal`. Read and written iteratively,
+//! because real CCTs are thousands of levels deep.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+
+use crate::json::{parse_decimal_scaled, JsonError, JsonReader, Kind};
+use crate::model::metrics::{base_of_inclusive, inclusive_name};
+use crate::model::{Cct, Frame, MetricTable};
+
+pub struct Literal {
+    pub cct: Cct,
+    pub metrics: MetricTable,
+    pub default_metric: String,
+    pub warnings: Vec<String>,
+}
+
+enum Ctx {
+    List { parent: Option<u32>, first: bool },
+    Node { node: u32, first: bool, name: Option<String> },
+}
+
+pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
+    let mut r = JsonReader::new(src);
+    r.skip_bom();
+    let mut cct = Cct::default();
+    let mut keys: Vec<String> = Vec::new();
+    let mut key_ids: HashMap<String, usize> = HashMap::new();
+    let mut values: Vec<Vec<(usize, f64)>> = Vec::new();
+    let mut key = Vec::new();
+    let mut text = Vec::new();
+    let mut warnings = Vec::new();
+    let mut nid_metric = false;
+
+    if r.peek_kind()? != Kind::Array {
+        return Err(r.error("a Hatchet literal is a JSON list of root nodes"));
+    }
+    r.begin_array()?;
+    let mut stack = vec![Ctx::List {
+        parent: None,
+        first: true,
+    }];
+    while let Some(top) = stack.last_mut() {
+        match top {
+            Ctx::List { parent, first } => {
+                let parent = *parent;
+                if !r.next_element(*first)? {
+                    stack.pop();
+                    continue;
+                }
+                *first = false;
+                if r.peek_kind()? != Kind::Object {
+                    return Err(r.error("a node must be a JSON object"));
+                }
+                r.begin_object()?;
+                let node = cct.add_node(parent, Frame::new("", "None"));
+                values.push(Vec::new());
+                stack.push(Ctx::Node {
+                    node,
+                    first: true,
+                    name: None,
+                });
+            }
+            Ctx::Node { node, first, name } => {
+                let node = *node;
+                if !r.next_key(*first, &mut key)? {
+                    let fallback = name.take();
+                    let f = cct.frame_mut(node);
+                    if f.name.is_empty() {
+                        f.name = fallback.unwrap_or_default().into();
+                    }
+                    stack.pop();
+                    continue;
+                }
+                *first = false;
+                match &key[..] {
+                    b"name" => {
+                        r.read_scalar(&mut text)?;
+                        *name = Some(String::from_utf8_lossy(&text).into_owned());
+                    }
+                    b"frame" => read_frame(&mut r, cct.frame_mut(node), &mut key, &mut text)?,
+                    b"metrics" => {
+                        r.begin_object()?;
+                        let mut f = true;
+                        while r.next_key(f, &mut key)? {
+                            f = false;
+                            let k = String::from_utf8_lossy(&key).into_owned();
+                            let kind = r.read_scalar(&mut text)?;
+                            if k == "_hatchet_nid" {
+                                nid_metric = true;
+                                continue;
+                            }
+                            let v = match kind {
+                                Kind::Num | Kind::Str => number(&text),
+                                _ => f64::NAN,
+                            };
+                            let id = *key_ids.entry(k.clone()).or_insert_with(|| {
+                                keys.push(k);
+                                keys.len() - 1
+                            });
+                            values[node as usize].push((id, v));
+                        }
+                    }
+                    b"children" => {
+                        if r.peek_kind()? == Kind::Array {
+                            r.begin_array()?;
+                            stack.push(Ctx::List {
+                                parent: Some(node),
+                                first: true,
+                            });
+                        } else {
+                            r.skip_value()?;
+                        }
+                    }
+                    _ => r.skip_value()?,
+                }
+            }
+        }
+    }
+    if !r.at_eof() {
+        return Err(r.error("unexpected data after the list of roots"));
+    }
+    let rows = cct.len();
+    let mut metrics = MetricTable::new(rows);
+    for (id, k) in keys.iter().enumerate() {
+        let mut col = vec![f64::NAN; rows];
+        for (row, vals) in values.iter().enumerate() {
+            if let Some(&(_, v)) = vals.iter().find(|(i, _)| *i == id) {
+                col[row] = v;
+            }
+        }
+        metrics.set(k, "", col);
+    }
+    // Exclusive metrics without an inclusive partner get one, as Hatchet computes it.
+    let missing: Vec<String> = keys
+        .iter()
+        .filter(|k| base_of_inclusive(k).is_none() && !keys.contains(&inclusive_name(k)))
+        .cloned()
+        .collect();
+    let refs: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+    metrics.derive_inclusive(&cct, &refs);
+    if nid_metric {
+        warnings.push("_hatchet_nid values were read as node identities, not metrics".into());
+    }
+    let default_metric = if keys.iter().any(|k| k == "time") {
+        "time".to_string()
+    } else {
+        keys.iter()
+            .find(|k| base_of_inclusive(k).is_none())
+            .or(keys.first())
+            .cloned()
+            .unwrap_or_default()
+    };
+    Ok(Literal {
+        cct,
+        metrics,
+        default_metric,
+        warnings,
+    })
+}
+
+fn number(text: &[u8]) -> f64 {
+    std::str::from_utf8(text)
+        .ok()
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .or_else(|| parse_decimal_scaled(text, 0).map(|v| v as f64))
+        .unwrap_or(f64::NAN)
+}
+
+fn read_frame<R: Read>(
+    r: &mut JsonReader<R>,
+    frame: &mut Frame,
+    key: &mut Vec<u8>,
+    text: &mut Vec<u8>,
+) -> Result<(), JsonError> {
+    if r.peek_kind()? != Kind::Object {
+        return r.skip_value();
+    }
+    r.begin_object()?;
+    let mut first = true;
+    while r.next_key(first, key)? {
+        first = false;
+        let k = String::from_utf8_lossy(key).into_owned();
+        let kind = r.read_scalar(text)?;
+        let v = match kind {
+            Kind::Str | Kind::Num => String::from_utf8_lossy(text).into_owned(),
+            Kind::True => "true".into(),
+            Kind::False => "false".into(),
+            _ => continue,
+        };
+        match k.as_str() {
+            "name" => frame.name = v.into(),
+            "type" => frame.kind = v.into(),
+            _ => frame.set_attr(&k, &v),
+        }
+    }
+    Ok(())
+}
+
+/// Writes the tree as a Hatchet literal that `GraphFrame.from_literal` loads: every
+/// node has `frame.name` and `frame.type`, one metric key set, finite numbers only.
+/// `keep` limits the nodes written (children of a dropped node are dropped too).
+pub fn write<W: Write>(
+    out: &mut W,
+    cct: &Cct,
+    metrics: &MetricTable,
+    roots: &[u32],
+    children: &dyn Fn(u32) -> Vec<u32>,
+) -> std::io::Result<()> {
+    let cols: Vec<(String, &[f64])> = metrics
+        .names()
+        .into_iter()
+        .filter_map(|n| metrics.values(&n).map(|v| (n, v)))
+        .collect();
+    let node_json = |n: u32| -> String {
+        let f = cct.frame(n);
+        let mut frame = serde_json::Map::new();
+        frame.insert("name".into(), f.name.to_string().into());
+        frame.insert("type".into(), f.kind.to_string().into());
+        for (k, v) in &f.attrs {
+            frame.insert(k.to_string(), v.to_string().into());
+        }
+        let mut m = serde_json::Map::new();
+        for (name, vals) in &cols {
+            let v = vals[n as usize];
+            let v = if v.is_finite() { v } else { 0.0 };
+            m.insert(name.clone(), serde_json::json!(v));
+        }
+        format!(
+            "{{\"name\":{},\"frame\":{},\"metrics\":{}",
+            serde_json::Value::String(f.name.to_string()),
+            serde_json::Value::Object(frame),
+            serde_json::Value::Object(m)
+        )
+    };
+    out.write_all(b"[")?;
+    // Stack of remaining sibling lists.
+    let mut stack: Vec<(Vec<u32>, usize)> = vec![(roots.to_vec(), 0)];
+    loop {
+        let Some((list, i)) = stack.last_mut() else {
+            break;
+        };
+        if *i >= list.len() {
+            stack.pop();
+            if stack.is_empty() {
+                break;
+            }
+            out.write_all(b"]}")?;
+            continue;
+        }
+        let n = list[*i];
+        if *i > 0 {
+            out.write_all(b",")?;
+        }
+        *i += 1;
+        out.write_all(node_json(n).as_bytes())?;
+        let kids = children(n);
+        if kids.is_empty() {
+            out.write_all(b"}")?;
+        } else {
+            out.write_all(b",\"children\":[")?;
+            stack.push((kids, 0));
+        }
+    }
+    out.write_all(b"]\n")?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = r#"[
+      {"frame": {"name": "main", "type": "function"}, "metrics": {"time": 1.0, "time (inc)": 6.0, "_hatchet_nid": 0},
+       "children": [
+         {"frame": {"name": "a", "type": "function", "file": "a.c"}, "metrics": {"time (inc)": 5.0, "time": 5.0}}
+       ]},
+      {"name": "second", "frame": {"type": "loop"}, "metrics": {"time": 2, "time (inc)": 2}}
+    ]"#;
+
+    #[test]
+    fn read_literal() {
+        let l = read(SAMPLE.as_bytes()).unwrap();
+        assert_eq!(l.cct.len(), 3);
+        assert_eq!(l.cct.roots.len(), 2);
+        assert_eq!(l.cct.name(2), "second");
+        assert_eq!(l.cct.frame(2).kind.as_ref(), "loop");
+        assert_eq!(l.cct.frame(1).attr("file"), Some("a.c"));
+        assert_eq!(l.metrics.values("time").unwrap(), &[1.0, 5.0, 2.0]);
+        assert_eq!(l.metrics.values("time (inc)").unwrap(), &[6.0, 5.0, 2.0]);
+        assert_eq!(l.default_metric, "time");
+    }
+
+    #[test]
+    fn write_then_read_back() {
+        let l = read(SAMPLE.as_bytes()).unwrap();
+        let mut buf = Vec::new();
+        let kids = |n: u32| l.cct.children(n).to_vec();
+        write(&mut buf, &l.cct, &l.metrics, &l.cct.root_ids(), &kids).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&buf).unwrap();
+        assert_eq!(v[0]["children"][0]["frame"]["file"], "a.c");
+        let back = read(&buf[..]).unwrap();
+        assert_eq!(back.cct.len(), 3);
+        assert_eq!(back.metrics.values("time (inc)").unwrap(), &[6.0, 5.0, 2.0]);
+    }
+
+    #[test]
+    fn errors_have_positions() {
+        let e = read(&b"[{\"frame\": {\"name\": \"x\"}, \"children\": [}]"[..]).unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(e.column > 30);
+    }
+}

@@ -1,0 +1,230 @@
+//! Format detection and the readers. Every reader produces the same `Profile`.
+
+pub mod chrome;
+pub mod folded;
+pub mod hatchet;
+pub mod trace_cct;
+
+use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use crate::model::{Format, Profile, Source};
+
+#[derive(Debug)]
+pub struct LoadError {
+    pub path: String,
+    pub msg: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.msg)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// What the first bytes say the content is.
+fn sniff(head: &[u8]) -> Option<Format> {
+    let text = head.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(head);
+    let start = text.iter().position(|b| !b.is_ascii_whitespace())?;
+    let text = &text[start..];
+    let find = |pat: &[u8]| text.windows(pat.len()).position(|w| w == pat);
+    match text[0] {
+        b'{' => Some(Format::ChromeTrace),
+        b'[' => {
+            // A list of nodes with frames is a Hatchet literal; a list of events a trace.
+            let frame = find(b"\"frame\"");
+            let ph = find(b"\"ph\"");
+            match (frame, ph) {
+                (Some(f), Some(p)) if f < p => Some(Format::HatchetLiteral),
+                (Some(_), None) => Some(Format::HatchetLiteral),
+                _ => Some(Format::ChromeTrace),
+            }
+        }
+        _ => {
+            let line = text.split(|&b| b == b'\n').find(|l| {
+                let t = String::from_utf8_lossy(l);
+                !t.trim().is_empty() && !t.trim_start().starts_with('#')
+            })?;
+            folded::split_line(&String::from_utf8_lossy(line)).map(|_| Format::Folded)
+        }
+    }
+}
+
+/// Decodes UTF-16 text (by BOM) into UTF-8; other input passes through.
+fn utf16_to_utf8(mut r: impl Read) -> std::io::Result<Box<dyn BufRead>> {
+    let mut all = Vec::new();
+    r.read_to_end(&mut all)?;
+    let le = all.starts_with(&[0xFF, 0xFE]);
+    let units: Vec<u16> = all[2..]
+        .chunks_exact(2)
+        .map(|c| {
+            if le {
+                u16::from_le_bytes([c[0], c[1]])
+            } else {
+                u16::from_be_bytes([c[0], c[1]])
+            }
+        })
+        .collect();
+    let s = String::from_utf16_lossy(&units);
+    Ok(Box::new(std::io::Cursor::new(s.into_bytes())))
+}
+
+pub fn load_path(path: &Path) -> Result<Profile, LoadError> {
+    let err = |msg: String| LoadError {
+        path: path.display().to_string(),
+        msg,
+    };
+    let file = File::open(path).map_err(|e| err(e.to_string()))?;
+    let meta = file.metadata().map_err(|e| err(e.to_string()))?;
+    if meta.is_dir() {
+        return Err(err("is a directory, not a profile file".into()));
+    }
+    let label = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    load_reader(
+        Box::new(file),
+        Some(path.to_path_buf()),
+        meta.len(),
+        &label,
+    )
+    .map_err(|msg| err(msg))
+}
+
+/// Loads from any byte source; errors are one line, without the path.
+pub fn load_reader(
+    src: Box<dyn Read>,
+    path: Option<PathBuf>,
+    size: u64,
+    label: &str,
+) -> Result<Profile, String> {
+    let mut raw = BufReader::with_capacity(64 * 1024, src);
+    let head = raw.fill_buf().map_err(|e| e.to_string())?;
+    let gzip = head.starts_with(&GZIP_MAGIC);
+    let mut input: Box<dyn BufRead> = if gzip {
+        Box::new(BufReader::with_capacity(
+            256 * 1024,
+            flate2::bufread::MultiGzDecoder::new(raw),
+        ))
+    } else {
+        Box::new(raw)
+    };
+    let head = input.fill_buf().map_err(|e| format!("cannot read: {e}"))?;
+    if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
+        input = utf16_to_utf8(input).map_err(|e| e.to_string())?;
+    }
+    let head = input.fill_buf().map_err(|e| format!("cannot read: {e}"))?;
+    if head.is_empty() {
+        return Err("the file is empty".into());
+    }
+    let format = sniff(head).ok_or_else(|| {
+        "unrecognised format (grove reads Chrome/Kineto trace JSON, Hatchet literal JSON and folded stacks)"
+            .to_string()
+    })?;
+    let source = Source {
+        path,
+        format,
+        size,
+        gzip,
+        label: label.to_string(),
+    };
+    read_format(format, input, source)
+}
+
+fn read_format(format: Format, input: Box<dyn BufRead>, source: Source) -> Result<Profile, String> {
+    match format {
+        Format::ChromeTrace | Format::Demo => {
+            let tr = chrome::parse(input).map_err(|e| e.to_string())?;
+            let tree = trace_cct::build(&tr);
+            let dialect = if tr.old_dialect {
+                "PyTorch profiler (Kineto, 2021 dialect)"
+            } else if tr.kineto {
+                "PyTorch profiler (Kineto)"
+            } else {
+                "Chrome Trace Event"
+            };
+            let mut meta = tr.meta;
+            meta.insert(0, ("form".into(), if tr.array_form { "array" } else { "object" }.into()));
+            if tr.kineto || tr.old_dialect {
+                meta.push(("rank".into(), tr.rank.unwrap_or(0).to_string()));
+            }
+            for d in &tr.devices {
+                if let (Some(id), Some(name)) = (d.get("id"), d.get("name")) {
+                    meta.push((format!("device {id}"), name.as_str().unwrap_or("").to_string()));
+                }
+            }
+            let mut warnings = tr.warnings;
+            warnings.extend(tree.warnings);
+            Ok(Profile {
+                source,
+                dialect: dialect.into(),
+                cct: tree.cct,
+                metrics: tree.metrics,
+                events: Some(tr.events),
+                counters: Some(tr.counters),
+                meta,
+                warnings,
+                default_metric: "time".into(),
+            })
+        }
+        Format::HatchetLiteral => {
+            let l = hatchet::read(input).map_err(|e| e.to_string())?;
+            Ok(Profile {
+                source,
+                dialect: "Hatchet literal".into(),
+                cct: l.cct,
+                metrics: l.metrics,
+                events: None,
+                counters: None,
+                meta: Vec::new(),
+                warnings: l.warnings,
+                default_metric: l.default_metric,
+            })
+        }
+        Format::Folded => {
+            let f = folded::read(input).map_err(|e| format!("line {}: {}", e.line, e.msg))?;
+            Ok(Profile {
+                source,
+                dialect: "folded stacks".into(),
+                cct: f.cct,
+                metrics: f.metrics,
+                events: None,
+                counters: None,
+                meta: Vec::new(),
+                warnings: f.warnings,
+                default_metric: "samples".into(),
+            })
+        }
+    }
+}
+
+/// The demo profile: a generated Kineto-like trace embedded in the binary.
+pub fn load_demo() -> Profile {
+    const DEMO: &[u8] = include_bytes!("../../testdata/demo.trace.json.gz");
+    let mut p = load_reader(Box::new(DEMO), None, DEMO.len() as u64, "demo")
+        .expect("the embedded demo profile loads");
+    p.source.format = Format::Demo;
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffing() {
+        assert_eq!(sniff(b"  {\"traceEvents\":[]}"), Some(Format::ChromeTrace));
+        assert_eq!(sniff(b"[{\"ph\":\"X\"}]"), Some(Format::ChromeTrace));
+        assert_eq!(sniff(b"[{\"frame\":{\"name\":\"a\"}}]"), Some(Format::HatchetLiteral));
+        assert_eq!(sniff(b"[{\"name\":\"a\",\"frame\":{},\"ph\":1}]"), Some(Format::HatchetLiteral));
+        assert_eq!(sniff(b"a;b;c 12\n"), Some(Format::Folded));
+        assert_eq!(sniff(b"hello world\n"), None);
+    }
+}

@@ -1,0 +1,271 @@
+//! Builds the CCT of a trace from its event table.
+//!
+//! CPU slices nest by time containment per (pid, tid). Sorted by start; at equal starts
+//! the longer slice is the parent; remaining ties keep file order. While sweeping, an
+//! open slice is closed when the next one starts at or after its end, with one
+//! exception: zero-duration slices at the same instant nest (later inside earlier).
+//! So a zero-duration slice at the start of a longer one nests inside it, and one at
+//! its exact end is a sibling — Perfetto's rules (HTA nests the latter; see
+//! docs/formats.md). A slice that starts inside an open one but ends after it is placed
+//! beside it, under the nearest open slice that contains it.
+//!
+//! GPU activities hang under the runtime call that launched them (same `correlation`,
+//! else the ac2g flow); activities whose launch is not in the file go under one
+//! `<unattributed> stream N` root per stream, so nothing is lost.
+
+use std::collections::HashMap;
+
+use super::chrome::ChromeTrace;
+use crate::model::events::{EventKind, EventTable, NONE_I64};
+use crate::model::{Cct, MetricTable, NO_NODE};
+
+pub struct TraceTree {
+    pub cct: Cct,
+    pub metrics: MetricTable,
+    /// The CCT node of each event (NO_NODE for events outside the tree).
+    pub node_of_event: Vec<u32>,
+    pub warnings: Vec<String>,
+}
+
+fn lane_label(tr: &ChromeTrace, pid: u32, tid: u32) -> String {
+    let s = &tr.events.strings;
+    if let Some(n) = tr.thread_names.get(&(pid, tid)) {
+        if !n.is_empty() {
+            return n.clone();
+        }
+    }
+    let (p, t) = (s.resolve(pid), s.resolve(tid));
+    match tr.process_names.get(&pid) {
+        Some(pn) if !pn.is_empty() => format!("{pn} thread {t}"),
+        _ if p.is_empty() && t.is_empty() => "<global>".to_string(),
+        _ => format!("pid {p} thread {t}"),
+    }
+}
+
+pub fn build(tr: &ChromeTrace) -> TraceTree {
+    let ev = &tr.events;
+    let n = ev.len();
+    let mut cct = Cct::default();
+    let mut node_of_event = vec![NO_NODE; n];
+    let mut time = Vec::<f64>::new();
+    let mut gpu = Vec::<f64>::new();
+    let mut count = Vec::<f64>::new();
+    let mut warnings = Vec::new();
+    let grow = |v: &mut Vec<f64>, len: usize| {
+        if v.len() < len {
+            v.resize(len, 0.0);
+        }
+    };
+
+    // CPU lanes in order of first appearance.
+    let mut lanes: Vec<(u32, u32)> = Vec::new();
+    let mut lane_events: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
+    for i in 0..n {
+        if in_cpu_tree(ev, i) {
+            let key = (ev.pid[i], ev.tid[i]);
+            lane_events
+                .entry(key)
+                .or_insert_with(|| {
+                    lanes.push(key);
+                    Vec::new()
+                })
+                .push(i as u32);
+        }
+    }
+    let mut overlaps = 0u64;
+    for key in &lanes {
+        let mut idx = lane_events.remove(key).unwrap_or_default();
+        idx.sort_by(|&a, &b| {
+            let (a, b) = (a as usize, b as usize);
+            ev.ts[a]
+                .cmp(&ev.ts[b])
+                .then(ev.dur[b].cmp(&ev.dur[a]))
+                .then(ev.seq[a].cmp(&ev.seq[b]))
+        });
+        let root = cct.child(None, &lane_label(tr, key.0, key.1), "thread");
+        grow(&mut time, cct.len());
+        grow(&mut gpu, cct.len());
+        grow(&mut count, cct.len());
+        count[root as usize] = 1.0;
+        // Open slices: (event, end, node, children's summed duration).
+        let mut stack: Vec<(usize, i64, u32, i64)> = Vec::new();
+        let close = |s: (usize, i64, u32, i64), time: &mut Vec<f64>| {
+            let (e, _, node, child) = s;
+            time[node as usize] += (ev.dur[e] - child).max(0) as f64;
+        };
+        for &i in &idx {
+            let i = i as usize;
+            let (ts, end) = (ev.ts[i], ev.ts[i] + ev.dur[i]);
+            while let Some(&top) = stack.last() {
+                let (te, tend) = (top.0, top.1);
+                let ended = tend < ts || (tend == ts && ev.dur[te] > 0);
+                if ended {
+                    close(stack.pop().unwrap(), &mut time);
+                } else {
+                    break;
+                }
+            }
+            // Improper nesting: place the slice under the nearest open one containing it.
+            let mut parent_at = stack.len();
+            while parent_at > 0 && stack[parent_at - 1].1 < end {
+                parent_at -= 1;
+            }
+            if parent_at < stack.len() {
+                overlaps += 1;
+            }
+            let parent_node = if parent_at == 0 {
+                root
+            } else {
+                stack[parent_at - 1].2
+            };
+            if parent_at > 0 {
+                stack[parent_at - 1].3 += ev.dur[i];
+            }
+            let kind = ev.strings.resolve(ev.cat[i]);
+            let kind = if kind.is_empty() { "function" } else { kind };
+            let node = cct.child(Some(parent_node), ev.name_of(i), kind);
+            grow(&mut time, cct.len());
+            grow(&mut gpu, cct.len());
+            grow(&mut count, cct.len());
+            count[node as usize] += 1.0;
+            node_of_event[i] = node;
+            if parent_at == stack.len() {
+                stack.push((i, end, node, 0));
+            } else {
+                // It cannot enclose later slices that the open ones do not; account for it now.
+                time[node as usize] += ev.dur[i] as f64;
+            }
+        }
+        while let Some(s) = stack.pop() {
+            close(s, &mut time);
+        }
+    }
+    if overlaps > 0 {
+        warnings.push(format!(
+            "{overlaps} CPU slice(s) overlap a slice they start in without nesting; placed beside it"
+        ));
+    }
+
+    // Launch links: correlation first, ac2g flows as the fallback.
+    let mut by_corr: HashMap<i64, usize> = HashMap::new();
+    let mut by_start: HashMap<(u32, u32, i64), usize> = HashMap::new();
+    for i in 0..n {
+        if ev.kind[i] == EventKind::Runtime && node_of_event[i] != NO_NODE {
+            if ev.correlation[i] != NONE_I64 {
+                by_corr.entry(ev.correlation[i]).or_insert(i);
+            }
+            by_start.entry((ev.pid[i], ev.tid[i], ev.ts[i])).or_insert(i);
+        }
+    }
+    let launch_of = |i: usize| -> Option<usize> {
+        if ev.correlation[i] != NONE_I64 {
+            if let Some(&r) = by_corr.get(&ev.correlation[i]) {
+                return Some(r);
+            }
+        }
+        let id = tr.flow_ends.get(&(ev.pid[i], ev.tid[i], ev.ts[i]))?;
+        let start = tr.flow_starts.get(id)?;
+        by_start.get(start).copied()
+    };
+    let devices: std::collections::BTreeSet<i64> = (0..n)
+        .filter(|&i| ev.kind[i].is_gpu_activity())
+        .map(|i| ev.device[i])
+        .collect();
+    let mut unattributed = 0u64;
+    for i in 0..n {
+        let k = ev.kind[i];
+        if !k.is_gpu_activity() {
+            continue;
+        }
+        let parent = match launch_of(i) {
+            Some(r) => node_of_event[r],
+            None => {
+                unattributed += 1;
+                let stream = match ev.stream[i] {
+                    NONE_I64 => "?".to_string(),
+                    s => s.to_string(),
+                };
+                let label = if devices.len() > 1 {
+                    format!("<unattributed> GPU {} stream {stream}", ev.device[i])
+                } else {
+                    format!("<unattributed> stream {stream}")
+                };
+                let r = cct.child(None, &label, "stream");
+                grow(&mut count, cct.len());
+                count[r as usize] = 1.0;
+                r
+            }
+        };
+        let kind = ev.strings.resolve(ev.cat[i]);
+        let node = cct.child(Some(parent), ev.name_of(i), kind);
+        grow(&mut time, cct.len());
+        grow(&mut gpu, cct.len());
+        grow(&mut count, cct.len());
+        if count[node as usize] == 0.0 {
+            set_gpu_attrs(&mut cct, node, ev, i);
+        }
+        count[node as usize] += 1.0;
+        gpu[node as usize] += ev.dur[i] as f64;
+        node_of_event[i] = node;
+    }
+    if unattributed > 0 {
+        warnings.push(format!(
+            "{unattributed} GPU activit(ies) have no launch in the file; shown under <unattributed> roots"
+        ));
+    }
+    let len = cct.len();
+    grow(&mut time, len);
+    grow(&mut gpu, len);
+    grow(&mut count, len);
+    let mut metrics = MetricTable::new(len);
+    metrics.set("time", "ns", time);
+    metrics.set("gpu_time", "ns", gpu);
+    metrics.derive_inclusive(&cct, &["time", "gpu_time"]);
+    metrics.set("count", "", count);
+    TraceTree {
+        cct,
+        metrics,
+        node_of_event,
+        warnings,
+    }
+}
+
+fn in_cpu_tree(ev: &EventTable, i: usize) -> bool {
+    match ev.kind[i] {
+        EventKind::Cpu | EventKind::Runtime => true,
+        // Sync rows on a GPU stream lane stay out; host-side waits are CPU slices.
+        EventKind::Sync => {
+            ev.device[i] == NONE_I64
+                || ev.strings.resolve(ev.pid[i]).trim() != ev.device[i].to_string()
+        }
+        _ => false,
+    }
+}
+
+/// Copies the launch configuration of a GPU activity onto its node (first instance).
+fn set_gpu_attrs(cct: &mut Cct, node: u32, ev: &EventTable, i: usize) {
+    let f = cct.frame_mut(node);
+    if ev.device[i] != NONE_I64 {
+        f.set_attr("device", &ev.device[i].to_string());
+    }
+    if ev.stream[i] != NONE_I64 {
+        f.set_attr("stream", &ev.stream[i].to_string());
+    }
+    let Some(args) = ev.args_of(i) else { return };
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(args) else {
+        return;
+    };
+    for (k, v) in map {
+        if matches!(
+            k.as_str(),
+            "device" | "stream" | "correlation" | "External id" | "external id" | "context"
+        ) {
+            continue;
+        }
+        let text = match v {
+            serde_json::Value::String(s) => s,
+            other => other.to_string(),
+        };
+        f.set_attr(&k, &text);
+    }
+}

@@ -1,0 +1,101 @@
+//! The terminal: raw mode and the alternate screen around an event loop that renders at
+//! most once per batch of input, with synchronized output so frames never tear. The
+//! terminal is restored on every exit path, panics included.
+
+use std::io::{self, Write};
+use std::time::Duration;
+
+use ratatui::crossterm::event::{self, Event, KeyEventKind};
+use ratatui::crossterm::{execute, terminal};
+use ratatui::DefaultTerminal;
+
+use crate::app::keys::Key;
+use crate::app::App;
+use crate::ui::glyphs::Glyphs;
+use crate::ui::layout::tree_rows;
+use crate::ui::theme::Theme;
+
+const BEGIN_SYNC: &[u8] = b"\x1b[?2026h";
+const END_SYNC: &[u8] = b"\x1b[?2026l";
+
+/// Ends synchronized output even when drawing fails.
+struct SyncGuard(bool);
+
+impl SyncGuard {
+    fn begin(enabled: bool) -> SyncGuard {
+        if enabled {
+            let _ = io::stdout().write_all(BEGIN_SYNC);
+        }
+        SyncGuard(enabled)
+    }
+}
+
+impl Drop for SyncGuard {
+    fn drop(&mut self) {
+        if self.0 {
+            let mut out = io::stdout();
+            let _ = out.write_all(END_SYNC);
+            let _ = out.flush();
+        }
+    }
+}
+
+pub struct Options {
+    pub sync_output: bool,
+}
+
+pub fn run(app: &mut App, theme: &Theme, glyphs: &Glyphs, opts: &Options) -> io::Result<()> {
+    // ratatui::init installs a panic hook that restores the terminal before the report.
+    let mut terminal = ratatui::try_init()?;
+    let result = event_loop(&mut terminal, app, theme, glyphs, opts);
+    ratatui::try_restore()?;
+    result
+}
+
+fn event_loop(
+    terminal: &mut DefaultTerminal,
+    app: &mut App,
+    theme: &Theme,
+    glyphs: &Glyphs,
+    opts: &Options,
+) -> io::Result<()> {
+    let size = terminal.size()?;
+    app.page = tree_rows(size.width, size.height);
+    let mut dirty = true;
+    while !app.quit {
+        if dirty {
+            let _sync = SyncGuard::begin(opts.sync_output);
+            terminal.draw(|f| crate::ui::draw(f, app, theme, glyphs))?;
+            dirty = false;
+        }
+        // Block for the next event, then drain whatever else is queued: one render
+        // per batch, however fast keys arrive (held keys over a slow link).
+        let mut ev = Some(event::read()?);
+        while let Some(e) = ev.take() {
+            match e {
+                Event::Key(k) if k.kind != KeyEventKind::Release => {
+                    app.on_key(Key::from_event(k));
+                    dirty = true;
+                }
+                Event::Resize(w, h) => {
+                    app.page = tree_rows(w, h);
+                    dirty = true;
+                }
+                _ => {}
+            }
+            if app.quit {
+                break;
+            }
+            if event::poll(Duration::ZERO)? {
+                ev = Some(event::read()?);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Leaves raw mode if something failed before the normal restore (defensive).
+pub fn emergency_restore() {
+    let _ = terminal::disable_raw_mode();
+    let _ = execute!(io::stdout(), terminal::LeaveAlternateScreen);
+}

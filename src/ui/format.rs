@@ -1,0 +1,86 @@
+//! Human-readable metric values: times with units, counts, percentages.
+
+/// Formats a value of a metric with the given unit into at most ~9 characters.
+pub fn value(v: f64, unit: &str, micro: &str) -> String {
+    if v.is_nan() {
+        return "-".into();
+    }
+    match unit {
+        "ns" => duration_ns(v, micro),
+        "s" | "sec" => duration_ns(v * 1e9, micro),
+        _ => number(v),
+    }
+}
+
+pub fn duration_ns(ns: f64, micro: &str) -> String {
+    let a = ns.abs();
+    let (v, u) = if a >= 1e9 {
+        (ns / 1e9, "s")
+    } else if a >= 1e6 {
+        (ns / 1e6, "ms")
+    } else if a >= 1e3 {
+        (ns / 1e3, micro)
+    } else {
+        return format!("{} ns", ns.round() as i64);
+    };
+    format!("{} {u}", sig3(v))
+}
+
+/// Three significant digits, without exponent.
+fn sig3(v: f64) -> String {
+    let a = v.abs();
+    if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+pub fn number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        let i = v as i64;
+        if i.abs() >= 10_000_000 {
+            return format!("{:.3e}", v);
+        }
+        return i.to_string();
+    }
+    let a = v.abs();
+    if a >= 1e7 || (a > 0.0 && a < 1e-3) {
+        format!("{v:.3e}")
+    } else if a >= 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+pub fn percent(part: f64, total: f64) -> String {
+    if !part.is_finite() || total <= 0.0 {
+        return "-".into();
+    }
+    let p = part / total * 100.0;
+    if p >= 99.95 {
+        "100%".into()
+    } else {
+        format!("{p:.1}%")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units() {
+        assert_eq!(value(1_500_000.0, "ns", "µs"), "1.50 ms");
+        assert_eq!(value(999.0, "ns", "us"), "999 ns");
+        assert_eq!(value(12_345.0, "ns", "us"), "12.3 us");
+        assert_eq!(value(2.0, "s", "us"), "2.00 s");
+        assert_eq!(value(42.0, "", "us"), "42");
+        assert_eq!(value(0.5, "", "us"), "0.500");
+        assert_eq!(value(f64::NAN, "", "us"), "-");
+        assert_eq!(percent(1.0, 3.0), "33.3%");
+    }
+}

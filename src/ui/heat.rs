@@ -1,0 +1,81 @@
+//! Hatchet's six fixed heat bins: p = (v - min) / (max - min); bin 0 is the hottest
+//! (p > 0.9), bin 5 the coolest (p >= 0). Negative p has no bin.
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HeatScale {
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Default for HeatScale {
+    fn default() -> Self {
+        HeatScale { min: 0.0, max: 0.0 }
+    }
+}
+
+pub const BINS: usize = 6;
+const THRESHOLDS: [f64; 5] = [0.9, 0.7, 0.5, 0.3, 0.1];
+
+impl HeatScale {
+    /// Min and max over the finite values.
+    pub fn from_values(values: impl Iterator<Item = f64>) -> HeatScale {
+        let mut min = f64::INFINITY;
+        let mut max = f64::NEG_INFINITY;
+        for v in values.filter(|v| v.is_finite()) {
+            min = min.min(v);
+            max = max.max(v);
+        }
+        if min > max {
+            HeatScale::default()
+        } else {
+            HeatScale { min, max }
+        }
+    }
+
+    /// 0 = hottest .. 5 = coolest; None for NaN or below the minimum.
+    pub fn bin(&self, v: f64) -> Option<usize> {
+        if !v.is_finite() {
+            return None;
+        }
+        let range = self.max - self.min;
+        let p = if range > 0.0 {
+            (v - self.min) / range
+        } else {
+            0.0
+        };
+        if p < 0.0 {
+            return None;
+        }
+        Some(THRESHOLDS.iter().position(|&t| p > t).unwrap_or(BINS - 1))
+    }
+
+    /// Value ranges of the bins, hottest first (the legend's lines).
+    pub fn ranges(&self) -> [(f64, f64); BINS] {
+        let r = self.max - self.min;
+        let at = |f: f64| self.min + f * r;
+        [
+            (at(0.9), self.max),
+            (at(0.7), at(0.9)),
+            (at(0.5), at(0.7)),
+            (at(0.3), at(0.5)),
+            (at(0.1), at(0.3)),
+            (self.min, at(0.1)),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hatchet_bins() {
+        let s = HeatScale::from_values([0.0, 15.0, f64::NAN].into_iter());
+        assert_eq!(s.bin(15.0), Some(0));
+        assert_eq!(s.bin(13.5), Some(1)); // p = 0.9 is not > 0.9
+        assert_eq!(s.bin(0.0), Some(5));
+        assert_eq!(s.bin(-1.0), None);
+        assert_eq!(s.ranges()[0], (13.5, 15.0));
+        assert_eq!(s.ranges()[5], (0.0, 1.5));
+    }
+}

@@ -1,0 +1,93 @@
+//! Overlays: the help list generated from the keymap, and the metric picker.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::widgets::{Block, Borders, Clear, StatefulWidget, Widget};
+use tui_tree_widget::{Tree, TreeItem, TreeState};
+
+use super::glyphs::Glyphs;
+use super::theme::Theme;
+use crate::app::App;
+
+fn popup(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+/// One line per binding: keys, the command they run, and what it does.
+pub fn help_lines(app: &App) -> Vec<(String, String, String)> {
+    app.keymap
+        .bindings
+        .iter()
+        .map(|b| {
+            let keys: Vec<String> = b.keys.iter().map(|k| k.to_string()).collect();
+            (keys.join(" "), b.run.clone(), b.desc.clone())
+        })
+        .collect()
+}
+
+pub fn render_help(app: &App, theme: &Theme, scroll: usize, area: Rect, buf: &mut Buffer) {
+    let r = popup(area, 78, area.height.saturating_sub(2).max(6));
+    Clear.render(r, buf);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" keys → commands (j/k scroll, any other key closes) ")
+        .style(theme.style("ui.popup"))
+        .border_style(theme.style("ui.border"));
+    let inner = block.inner(r);
+    block.render(r, buf);
+    let lines = help_lines(app);
+    let key_w = lines.iter().map(|l| l.0.chars().count()).max().unwrap_or(4).min(22);
+    let cmd_w = lines.iter().map(|l| l.1.chars().count()).max().unwrap_or(4).min(22);
+    let scroll = scroll.min(lines.len().saturating_sub(inner.height as usize));
+    for (i, (k, c, d)) in lines.iter().skip(scroll).take(inner.height as usize).enumerate() {
+        let y = inner.y + i as u16;
+        let w = inner.width as usize;
+        buf.set_stringn(inner.x, y, format!("{k:<key_w$}"), w, theme.style("ui.help.key"));
+        let x = inner.x + key_w as u16 + 1;
+        let left = inner.right().saturating_sub(x) as usize;
+        buf.set_stringn(x, y, format!(":{c:<cmd_w$} {d}"), left, theme.style("ui.popup"));
+    }
+}
+
+/// The metric picker: a small tree (metric -> its columns) drawn with tui-tree-widget.
+pub fn render_picker(app: &App, theme: &Theme, g: &Glyphs, selected: usize, area: Rect, buf: &mut Buffer) {
+    let names = app.profile.metrics.base_metrics();
+    let m = &app.profile.metrics;
+    let items: Vec<TreeItem<'_, usize>> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let unit = m.unit(n);
+            let label = if unit.is_empty() {
+                n.clone()
+            } else {
+                format!("{n} [{unit}]")
+            };
+            TreeItem::new_leaf(i, label)
+        })
+        .collect();
+    let h = (items.len() as u16 + 2).clamp(3, area.height);
+    let r = popup(area, 40, h);
+    Clear.render(r, buf);
+    let Ok(tree) = Tree::new(&items) else { return };
+    let tree = tree
+        .block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title(" metric (Enter picks, Esc closes) ")
+                .border_style(theme.style("ui.border")),
+        )
+        .style(theme.style("ui.popup"))
+        .highlight_style(theme.style("ui.selection"))
+        .highlight_symbol(if g.ascii { "> " } else { "▶ " });
+    let mut state = TreeState::default();
+    state.select(vec![selected]);
+    StatefulWidget::render(tree, r, buf, &mut state);
+}

@@ -1,0 +1,201 @@
+//! The screen: header, breadcrumb, the tree (with a details pane when wide enough),
+//! the heat legend and the status line; overlays on top.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::Frame;
+
+use super::format;
+use super::glyphs::Glyphs;
+use super::help;
+use super::theme::Theme;
+use super::tree_view;
+use crate::app::command::PromptKind;
+use crate::app::{App, Level, Mode};
+
+/// Widths at which the details pane appears beside the tree.
+const DETAILS_MIN_WIDTH: u16 = 100;
+
+/// Rows the tree pane gets for a terminal of this size (the paging unit).
+pub fn tree_rows(width: u16, height: u16) -> usize {
+    let _ = width;
+    // header, breadcrumb, column header, legend, status
+    height.saturating_sub(5) as usize
+}
+
+pub fn draw(f: &mut Frame, app: &App, theme: &Theme, g: &Glyphs) {
+    let area = f.area();
+    render(app, theme, g, area, f.buffer_mut());
+}
+
+pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer) {
+    if area.height < 4 || area.width < 20 {
+        buf.set_stringn(area.x, area.y, "grove: window too small", area.width as usize, Style::default());
+        return;
+    }
+    buf.set_style(area, theme.style("ui.text"));
+    let row = |y: u16| Rect::new(area.x, area.y + y, area.width, 1);
+    header(app, theme, row(0), buf);
+    breadcrumb(app, theme, g, row(1), buf);
+    let main = Rect::new(area.x, area.y + 2, area.width, area.height - 4);
+    if area.width >= DETAILS_MIN_WIDTH {
+        let dw = (area.width * 35 / 100).clamp(30, 60);
+        let tree_area = Rect::new(main.x, main.y, main.width - dw, main.height);
+        let det = Rect::new(main.x + main.width - dw, main.y, dw, main.height);
+        tree_view::render(app, theme, g, tree_area, buf);
+        details(app, theme, g, det, buf);
+    } else {
+        tree_view::render(app, theme, g, main, buf);
+    }
+    legend(app, theme, g, row(area.height - 2), buf);
+    status(app, theme, row(area.height - 1), buf);
+    match &app.mode {
+        Mode::Help { scroll } => help::render_help(app, theme, *scroll, area, buf),
+        Mode::MetricPicker { selected } => help::render_picker(app, theme, g, *selected, area, buf),
+        _ => {}
+    }
+}
+
+fn header(app: &App, theme: &Theme, r: Rect, buf: &mut Buffer) {
+    let st = theme.style("ui.header");
+    buf.set_style(r, st);
+    let p = &app.profile;
+    let m2 = app.metric2.as_deref().unwrap_or("off");
+    let text = format!(
+        " grove  {} · {} · {} nodes · metric {} · 2nd {} · sort {}",
+        p.source.label,
+        p.dialect,
+        p.cct.len(),
+        app.metric,
+        m2,
+        app.sort_label()
+    );
+    buf.set_stringn(r.x, r.y, " grove", r.width as usize, st.patch(theme.style("ui.title")));
+    buf.set_stringn(r.x + 6, r.y, &text[6..], r.width.saturating_sub(6) as usize, st);
+}
+
+fn breadcrumb(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
+    let Some(n) = app.tree.selected() else { return };
+    let cct = &app.profile.cct;
+    let names: Vec<&str> = cct.path(n).iter().map(|&p| cct.name(p)).collect();
+    let mut text = names.join(g.crumb_sep);
+    let w = r.width as usize;
+    let len = text.chars().count();
+    if len > w.saturating_sub(1) {
+        // Keep the end of the path: the selected node matters most.
+        let skip = len - w.saturating_sub(2);
+        text = format!("{}{}", g.ellipsis, text.chars().skip(skip + 1).collect::<String>());
+    }
+    buf.set_stringn(r.x + 1, r.y, text, w.saturating_sub(1), theme.style("ui.breadcrumb"));
+}
+
+fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
+    let border = theme.style("ui.border");
+    for y in r.y..r.bottom() {
+        buf.set_stringn(r.x, y, if g.ascii { "|" } else { "│" }, 1, border);
+    }
+    let Some(n) = app.tree.selected() else { return };
+    let x = r.x + 2;
+    let w = r.width.saturating_sub(3) as usize;
+    let mut lines: Vec<(String, Style)> = Vec::new();
+    let cct = &app.profile.cct;
+    let f = cct.frame(n);
+    let title = theme.style("ui.title");
+    let dim = theme.style("ui.dim");
+    let text = theme.style("ui.text");
+    // Wrap the name: kernel names are long and this is where the full name is shown.
+    let chars: Vec<char> = f.name.chars().collect();
+    for chunk in chars.chunks(w.max(1)).take(4) {
+        lines.push((chunk.iter().collect(), title));
+    }
+    lines.push((format!("type  {}", f.kind), dim));
+    lines.push((String::new(), text));
+    let m = &app.profile.metrics;
+    for name in m.names() {
+        let v = m.get(&name, n);
+        let mut s = format!("{:<15} {:>10}", clip(&name, 15), format::value(v, m.unit(&name), g.micro));
+        if name == app.inclusive_column() {
+            s.push_str(&format!(" {:>6}", format::percent(v, app.total)));
+        }
+        lines.push((s, text));
+    }
+    if !f.attrs.is_empty() {
+        lines.push((String::new(), text));
+        for (k, v) in &f.attrs {
+            lines.push((format!("{} {}", clip(k, 15), v), dim));
+        }
+    }
+    for (i, (s, st)) in lines.iter().enumerate().take(r.height as usize) {
+        buf.set_stringn(x, r.y + i as u16, s, w, *st);
+    }
+}
+
+fn clip(s: &str, w: usize) -> String {
+    if s.chars().count() <= w {
+        s.to_string()
+    } else {
+        s.chars().take(w).collect()
+    }
+}
+
+fn legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
+    let col = app.inclusive_column();
+    let unit = app.profile.metrics.unit(&col).to_string();
+    let mut x = r.x + 1;
+    let label = format!("{col}: ");
+    buf.set_stringn(x, r.y, &label, r.width as usize, theme.style("ui.dim"));
+    x += label.chars().count() as u16;
+    for (b, (lo, hi)) in app.heat.ranges().iter().enumerate() {
+        if x >= r.right() {
+            break;
+        }
+        let glyph = if theme.heat_glyphs { g.density[5 - b] } else { g.block };
+        let glyph = if glyph == " " { "_" } else { glyph };
+        let text = format!(
+            "{glyph} {}-{}  ",
+            format::value(*lo, &unit, g.micro),
+            format::value(*hi, &unit, g.micro)
+        );
+        let left = r.right().saturating_sub(x) as usize;
+        buf.set_stringn(x, r.y, &text, left, theme.heat(b));
+        x += text.chars().count() as u16;
+    }
+}
+
+fn status(app: &App, theme: &Theme, r: Rect, buf: &mut Buffer) {
+    let base = theme.style("ui.status");
+    buf.set_style(r, base);
+    if let Mode::Prompt { kind, input, .. } = &app.mode {
+        let lead = if *kind == PromptKind::Search { "/" } else { ":" };
+        buf.set_stringn(r.x, r.y, format!("{lead}{input}█"), r.width as usize, base);
+        return;
+    }
+    let pos = format!(
+        " {}/{} ",
+        (app.tree.cursor + 1).min(app.tree.visible.len()),
+        app.tree.visible.len()
+    );
+    let pos_w = pos.chars().count() as u16;
+    let avail = r.width.saturating_sub(pos_w) as usize;
+    match &app.message {
+        Some(m) => {
+            let st = match m.level {
+                Level::Error => theme.style("ui.status.error"),
+                Level::Warning => theme.style("ui.status.warning"),
+                Level::Info => base,
+            };
+            buf.set_stringn(r.x, r.y, format!(" {}", m.text), avail, st);
+        }
+        None => {
+            buf.set_stringn(
+                r.x,
+                r.y,
+                " ?:help  /:search  s:sort  m:metric  H:hot path  q:quit",
+                avail,
+                base,
+            );
+        }
+    }
+    buf.set_stringn(r.right().saturating_sub(pos_w), r.y, pos, pos_w as usize, base);
+}

@@ -1,0 +1,11 @@
+//! Views: pure functions from the application state and a theme to a frame.
+
+pub mod format;
+pub mod glyphs;
+pub mod heat;
+pub mod help;
+pub mod layout;
+pub mod theme;
+pub mod tree_view;
+
+pub use layout::draw;

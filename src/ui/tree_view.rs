@@ -1,0 +1,208 @@
+//! The CCT table: right-aligned metric columns, then the indented name. Only the rows
+//! on screen are visited, so a frame costs O(rows on screen) whatever the tree's size.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+
+use super::format;
+use super::glyphs::Glyphs;
+use super::theme::Theme;
+use crate::app::App;
+
+pub struct Column {
+    pub title: String,
+    pub width: u16,
+    pub values: Vec<f64>,
+    pub kind: ColumnKind,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ColumnKind {
+    /// The primary inclusive metric: heat-coloured.
+    Heat,
+    Value,
+    Percent,
+}
+
+/// The columns shown, left to right, for the rows in view.
+fn columns(app: &App, rows: &[u32], narrow: bool) -> Vec<Column> {
+    let m = &app.profile.metrics;
+    let inc = app.inclusive_column();
+    let mut cols = Vec::new();
+    let pick = |name: &str| -> Vec<f64> {
+        let v = m.values(name).unwrap_or(&[]);
+        rows.iter()
+            .map(|&n| v.get(n as usize).copied().unwrap_or(f64::NAN))
+            .collect()
+    };
+    cols.push(Column {
+        title: inc.clone(),
+        width: 10,
+        values: pick(&inc),
+        kind: ColumnKind::Heat,
+    });
+    if narrow {
+        return cols;
+    }
+    if inc != app.metric {
+        cols.push(Column {
+            title: app.metric.clone(),
+            width: 10,
+            values: pick(&app.metric),
+            kind: ColumnKind::Value,
+        });
+    }
+    cols.push(Column {
+        title: "%".into(),
+        width: 6,
+        values: pick(&inc),
+        kind: ColumnKind::Percent,
+    });
+    if m.has("count") && app.metric != "count" {
+        cols.push(Column {
+            title: "count".into(),
+            width: 7,
+            values: pick("count"),
+            kind: ColumnKind::Value,
+        });
+    }
+    if let Some(m2) = &app.metric2 {
+        let c = m.inclusive_of(m2);
+        cols.push(Column {
+            title: c.clone(),
+            width: 10,
+            values: pick(&c),
+            kind: ColumnKind::Value,
+        });
+    }
+    cols
+}
+
+fn unit_of<'a>(app: &'a App, title: &str) -> &'a str {
+    app.profile.metrics.unit(title)
+}
+
+pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer) {
+    if area.height < 2 || area.width < 10 {
+        return;
+    }
+    let tree = &app.tree;
+    let body = Rect {
+        y: area.y + 1,
+        height: area.height - 1,
+        ..area
+    };
+    let start = tree.offset.min(tree.visible.len());
+    let end = (start + body.height as usize).min(tree.visible.len());
+    let rows: Vec<u32> = tree.visible[start..end]
+        .iter()
+        .map(|&p| tree.po.node[p as usize])
+        .collect();
+    let narrow = area.width < 60;
+    let cols = columns(app, &rows, narrow);
+    let heat_glyph_w: u16 = if theme.heat_glyphs { 2 } else { 0 };
+
+    // Header row.
+    let header = theme.style("ui.column.header");
+    let mut x = area.x;
+    for c in &cols {
+        let w = c.width + if c.kind == ColumnKind::Heat { heat_glyph_w } else { 0 };
+        let title = clip_left(&c.title, w as usize - 1);
+        buf.set_stringn(x, area.y, format!("{title:>w$}", w = w as usize - 1), w as usize, header);
+        x += w;
+    }
+    let name_x = x + 1;
+    if name_x < area.right() {
+        buf.set_stringn(name_x, area.y, "name", (area.right() - name_x) as usize, header);
+    }
+
+    let matches: Option<&Vec<u32>> = app.search.as_ref().map(|s| &s.matches);
+    let text = theme.style("ui.text");
+    let guide = theme.style("ui.tree.guide");
+    let selected = tree.cursor.checked_sub(start);
+    for (i, &node) in rows.iter().enumerate() {
+        let y = body.y + i as u16;
+        let is_sel = selected == Some(i);
+        let row_style = if is_sel {
+            text.patch(theme.style("ui.selection"))
+        } else {
+            text
+        };
+        buf.set_style(Rect::new(area.x, y, area.width, 1), row_style);
+        let mut x = area.x;
+        for c in &cols {
+            let v = c.values[i];
+            let (s, style) = match c.kind {
+                ColumnKind::Percent => (format::percent(v, app.total), Style::default()),
+                ColumnKind::Heat => {
+                    let bin = app.heat.bin(v);
+                    let st = bin.map(|b| theme.heat(b)).unwrap_or_default();
+                    (format::value(v, unit_of(app, &c.title), g.micro), st)
+                }
+                ColumnKind::Value => (
+                    format::value(v, unit_of(app, &c.title), g.micro),
+                    theme.style("ui.dim"),
+                ),
+            };
+            if c.kind == ColumnKind::Heat && theme.heat_glyphs {
+                let glyph = app
+                    .heat
+                    .bin(v)
+                    .map(|b| g.density[5 - b])
+                    .unwrap_or(" ");
+                buf.set_stringn(x, y, glyph, 1, row_style.patch(style));
+                x += heat_glyph_w;
+            }
+            let w = c.width as usize - 1;
+            buf.set_stringn(x, y, format!("{s:>w$}"), w, row_style.patch(style));
+            x += c.width;
+        }
+        // Name cell: guides, fold glyph, name.
+        let pos = tree.po.pos[node as usize] as usize;
+        let depth = tree.po.depth[pos] as usize;
+        let avail = area.right().saturating_sub(name_x) as usize;
+        if avail == 0 {
+            continue;
+        }
+        let max_indent = avail / 2;
+        let indent = (depth * 2).min(max_indent);
+        let mut nx = name_x;
+        if indent > 0 {
+            let guides: String = (0..indent / 2).map(|_| if g.ascii { "| " } else { "│ " }).collect();
+            buf.set_stringn(nx, y, &guides, indent, row_style.patch(guide));
+            nx += indent as u16;
+        }
+        let has_kids = tree.po.has_children(pos as u32);
+        let fold = if !has_kids {
+            g.leaf
+        } else if tree.is_open(node) {
+            g.open
+        } else {
+            g.closed
+        };
+        let left = area.right().saturating_sub(nx) as usize;
+        buf.set_stringn(nx, y, fold, left, row_style.patch(guide));
+        nx += 2;
+        let left = area.right().saturating_sub(nx) as usize;
+        let name = app.profile.cct.name(node);
+        let mut name_style = row_style;
+        if name.starts_with("<unattributed>") {
+            name_style = name_style.patch(theme.style("ui.unattributed"));
+        }
+        if matches.is_some_and(|m| m.binary_search(&node).is_ok()) {
+            name_style = name_style.patch(theme.style("ui.match"));
+        }
+        buf.set_stringn(nx, y, name, left, name_style);
+    }
+}
+
+/// Keeps the end of a long column title (units and "(inc)" matter most).
+fn clip_left(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    if n <= w {
+        s.to_string()
+    } else {
+        s.chars().skip(n - w).collect()
+    }
+}
