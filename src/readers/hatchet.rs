@@ -9,6 +9,7 @@ use crate::json::{parse_decimal_scaled, JsonError, JsonReader, Kind};
 use crate::model::metrics::{base_of_inclusive, inclusive_name};
 use crate::model::{Cct, Frame, MetricTable};
 
+#[derive(Debug)]
 pub struct Literal {
     pub cct: Cct,
     pub metrics: MetricTable,

@@ -34,9 +34,11 @@ fn sniff(head: &[u8]) -> Option<Format> {
     let start = text.iter().position(|b| !b.is_ascii_whitespace())?;
     let text = &text[start..];
     let find = |pat: &[u8]| text.windows(pat.len()).position(|w| w == pat);
+    let second = text[1..].iter().find(|b| !b.is_ascii_whitespace()).copied();
     match text[0] {
         b'{' => Some(Format::ChromeTrace),
-        b'[' => {
+        // `[Unknown];main 12` is a folded line, not JSON.
+        b'[' if matches!(second, Some(b'{' | b']') | None) => {
             // A list of nodes with frames is a Hatchet literal; a list of events a trace.
             let frame = find(b"\"frame\"");
             let ph = find(b"\"ph\"");
@@ -47,11 +49,13 @@ fn sniff(head: &[u8]) -> Option<Format> {
             }
         }
         _ => {
-            let line = text.split(|&b| b == b'\n').find(|l| {
-                let t = String::from_utf8_lossy(l);
-                !t.trim().is_empty() && !t.trim_start().starts_with('#')
-            })?;
-            folded::split_line(&String::from_utf8_lossy(line)).map(|_| Format::Folded)
+            // Folded when one of the first lines is `stack count` (comments may lead).
+            text.split(|&b| b == b'\n')
+                .map(String::from_utf8_lossy)
+                .filter(|t| !t.trim().is_empty() && !t.trim_start().starts_with('#'))
+                .take(8)
+                .any(|t| folded::split_line(&t).is_some())
+                .then_some(Format::Folded)
         }
     }
 }
@@ -152,7 +156,7 @@ fn read_format(format: Format, input: Box<dyn BufRead>, source: Source) -> Resul
             };
             let mut meta = tr.meta;
             meta.insert(0, ("form".into(), if tr.array_form { "array" } else { "object" }.into()));
-            if tr.kineto || tr.old_dialect {
+            if tr.kineto || tr.old_dialect || tr.rank.is_some() {
                 meta.push(("rank".into(), tr.rank.unwrap_or(0).to_string()));
             }
             for d in &tr.devices {
@@ -225,6 +229,7 @@ mod tests {
         assert_eq!(sniff(b"[{\"frame\":{\"name\":\"a\"}}]"), Some(Format::HatchetLiteral));
         assert_eq!(sniff(b"[{\"name\":\"a\",\"frame\":{},\"ph\":1}]"), Some(Format::HatchetLiteral));
         assert_eq!(sniff(b"a;b;c 12\n"), Some(Format::Folded));
+        assert_eq!(sniff(b"[Unknown];main 12\n"), Some(Format::Folded));
         assert_eq!(sniff(b"hello world\n"), None);
     }
 }

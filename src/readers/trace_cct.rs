@@ -1,12 +1,12 @@
 //! Builds the CCT of a trace from its event table.
 //!
 //! CPU slices nest by time containment per (pid, tid). Sorted by start; at equal starts
-//! the longer slice is the parent; remaining ties keep file order. While sweeping, an
-//! open slice is closed when the next one starts at or after its end, with one
-//! exception: zero-duration slices at the same instant nest (later inside earlier).
-//! So a zero-duration slice at the start of a longer one nests inside it, and one at
-//! its exact end is a sibling — Perfetto's rules (HTA nests the latter; see
-//! docs/formats.md). A slice that starts inside an open one but ends after it is placed
+//! the longer X slice is the parent, while slices from B/E pairs keep file order; other
+//! ties keep file order. While sweeping, an open slice is closed when the next one
+//! starts at or after its end, except that zero-duration slices at the same instant
+//! nest (later inside earlier). So a zero-duration slice at the start of a longer X
+//! nests inside it, and one at its exact end is a sibling — Perfetto's rules (HTA nests
+//! the latter; see docs/formats.md). A slice that starts inside an open one but ends after it is placed
 //! beside it, under the nearest open slice that contains it.
 //!
 //! GPU activities hang under the runtime call that launched them (same `correlation`,
@@ -77,10 +77,14 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         let mut idx = lane_events.remove(key).unwrap_or_default();
         idx.sort_by(|&a, &b| {
             let (a, b) = (a as usize, b as usize);
-            ev.ts[a]
-                .cmp(&ev.ts[b])
-                .then(ev.dur[b].cmp(&ev.dur[a]))
-                .then(ev.seq[a].cmp(&ev.seq[b]))
+            let by_time = ev.ts[a].cmp(&ev.ts[b]);
+            if ev.begin_end[a] || ev.begin_end[b] {
+                by_time.then(ev.seq[a].cmp(&ev.seq[b]))
+            } else {
+                by_time
+                    .then(ev.dur[b].cmp(&ev.dur[a]))
+                    .then(ev.seq[a].cmp(&ev.seq[b]))
+            }
         });
         let root = cct.child(None, &lane_label(tr, key.0, key.1), "thread");
         grow(&mut time, cct.len());
@@ -98,7 +102,7 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
             let (ts, end) = (ev.ts[i], ev.ts[i] + ev.dur[i]);
             while let Some(&top) = stack.last() {
                 let (te, tend) = (top.0, top.1);
-                let ended = tend < ts || (tend == ts && ev.dur[te] > 0);
+                let ended = tend < ts || (tend == ts && (ev.dur[te] > 0 || ev.dur[i] > 0));
                 if ended {
                     close(stack.pop().unwrap(), &mut time);
                 } else {
