@@ -101,7 +101,8 @@ fn run(cli: Cli) -> Result<(), String> {
             let mut out = io::BufWriter::new(stdout.lock());
             let res = match format {
                 TreeFormat::Text => {
-                    let color = io::stdout().is_terminal() && depth_of(&cli.look) != ColorDepth::Never;
+                    let color =
+                        io::stdout().is_terminal() && depth_of(&cli.look) != ColorDepth::Never;
                     let opts = export::text::TextOptions {
                         metrics: &metrics,
                         precision,
@@ -111,23 +112,30 @@ fn run(cli: Cli) -> Result<(), String> {
                         expand_names,
                         glyphs: glyphs_of(&cli.look),
                     };
-                    out.write_all(export::text::render(&app.profile.cct, &app.profile.metrics, po, &opts).as_bytes())
+                    out.write_all(
+                        export::text::render(&app.profile.cct, &app.profile.metrics, po, &opts)
+                            .as_bytes(),
+                    )
                 }
                 TreeFormat::Json => export::json::write(&mut out, &app.profile, po, &positions),
                 TreeFormat::Hatchet => {
                     let keep: std::collections::HashSet<u32> =
                         positions.iter().map(|&p| po.node[p as usize]).collect();
-                    let roots: Vec<u32> = po
-                        .root_positions()
-                        .map(|r| po.node[r as usize])
-                        .collect();
+                    let roots: Vec<u32> =
+                        po.root_positions().map(|r| po.node[r as usize]).collect();
                     let kids = |n: u32| -> Vec<u32> {
                         po.child_positions(po.pos[n as usize])
                             .map(|c| po.node[c as usize])
                             .filter(|c| keep.contains(c))
                             .collect()
                     };
-                    readers::hatchet::write(&mut out, &app.profile.cct, &app.profile.metrics, &roots, &kids)
+                    readers::hatchet::write(
+                        &mut out,
+                        &app.profile.cct,
+                        &app.profile.metrics,
+                        &roots,
+                        &kids,
+                    )
                 }
             };
             match res.and_then(|_| out.flush()) {
@@ -148,7 +156,9 @@ fn run(cli: Cli) -> Result<(), String> {
                 app.run(c)?;
             }
             if !io::stdout().is_terminal() {
-                return Err("the TUI needs a terminal; use `grove tree FILE` for text output".into());
+                return Err(
+                    "the TUI needs a terminal; use `grove tree FILE` for text output".into(),
+                );
             }
             let opts = grove::tui::Options {
                 sync_output: !cli.no_sync,
@@ -165,7 +175,14 @@ fn info_text(p: &Profile) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let src = &p.source;
-    let _ = writeln!(s, "file:     {}", src.path.as_ref().map(|x| x.display().to_string()).unwrap_or("demo".into()));
+    let _ = writeln!(
+        s,
+        "file:     {}",
+        src.path
+            .as_ref()
+            .map(|x| x.display().to_string())
+            .unwrap_or("demo".into())
+    );
     let _ = writeln!(
         s,
         "format:   {}{} ({})",
@@ -177,7 +194,9 @@ fn info_text(p: &Profile) -> String {
     let _ = writeln!(s, "nodes:    {}", p.cct.len());
     let _ = writeln!(s, "roots:    {}", p.cct.roots.len());
     if let Some(ev) = &p.events {
-        let gpu: Vec<usize> = (0..ev.len()).filter(|&i| ev.kind[i].is_gpu_activity()).collect();
+        let gpu: Vec<usize> = (0..ev.len())
+            .filter(|&i| ev.kind[i].is_gpu_activity())
+            .collect();
         let streams: std::collections::BTreeSet<(i64, i64)> =
             gpu.iter().map(|&i| (ev.device[i], ev.stream[i])).collect();
         let devices: std::collections::BTreeSet<i64> = streams.iter().map(|x| x.0).collect();
@@ -199,7 +218,11 @@ fn info_text(p: &Profile) -> String {
             count(EventKind::Instant)
         );
         let _ = writeln!(s, "gpu time: {gpu_ns} ns");
-        let _ = writeln!(s, "ranks:    {}", if p.meta_value("rank").is_some() { 1 } else { 0 }.max(1));
+        let _ = writeln!(
+            s,
+            "ranks:    {}",
+            if p.meta_value("rank").is_some() { 1 } else { 0 }.max(1)
+        );
         let _ = writeln!(s, "devices:  {}", devices.len());
         let _ = writeln!(s, "streams:  {}", streams.len());
         let _ = writeln!(s, "threads:  {}", threads.len());
@@ -207,7 +230,15 @@ fn info_text(p: &Profile) -> String {
     let _ = writeln!(s, "metrics:");
     for m in p.metrics.names() {
         let u = p.metrics.unit(&m);
-        let _ = writeln!(s, "  {m}{}", if u.is_empty() { String::new() } else { format!(" [{u}]") });
+        let _ = writeln!(
+            s,
+            "  {m}{}",
+            if u.is_empty() {
+                String::new()
+            } else {
+                format!(" [{u}]")
+            }
+        );
     }
     if !p.meta.is_empty() {
         let _ = writeln!(s, "metadata:");

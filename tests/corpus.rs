@@ -24,7 +24,12 @@ fn oracle() -> serde_json::Value {
 
 fn root_sum(p: &Profile, col: &str) -> f64 {
     let v = p.metrics.values(col).unwrap();
-    p.cct.root_ids().iter().map(|&r| v[r as usize]).filter(|x| x.is_finite()).sum()
+    p.cct
+        .root_ids()
+        .iter()
+        .map(|&r| v[r as usize])
+        .filter(|x| x.is_finite())
+        .sum()
 }
 
 fn int(v: &serde_json::Value) -> i64 {
@@ -44,12 +49,22 @@ fn chrome_traces_match_the_oracle() {
         let ev = p.events.as_ref().unwrap();
         assert!(p.cct.check(), "{path}");
         // GPU activities: count and exact nanoseconds.
-        let gpu: Vec<usize> = (0..ev.len()).filter(|&i| ev.kind[i].is_gpu_activity()).collect();
+        let gpu: Vec<usize> = (0..ev.len())
+            .filter(|&i| ev.kind[i].is_gpu_activity())
+            .collect();
         let gpu_ns: i64 = gpu.iter().map(|&i| ev.dur[i]).sum();
-        assert_eq!(gpu.len() as i64, int(&want["gpu"]["count"]), "{path}: GPU activities");
+        assert_eq!(
+            gpu.len() as i64,
+            int(&want["gpu"]["count"]),
+            "{path}: GPU activities"
+        );
         assert_eq!(gpu_ns, int(&want["gpu"]["ns"]), "{path}: GPU ns");
         // Nothing is lost: the roots' gpu_time (inc) is all GPU time in the file.
-        assert_eq!(root_sum(&p, "gpu_time (inc)") as i64, gpu_ns, "{path}: gpu_time over roots");
+        assert_eq!(
+            root_sum(&p, "gpu_time (inc)") as i64,
+            gpu_ns,
+            "{path}: gpu_time over roots"
+        );
         // Every valid slice is in the table: X events, B/E pairs, B events never closed.
         let slices = ev.kind.iter().filter(|&&k| k != EventKind::Instant).count() as i64;
         let be = &want["be"];
@@ -66,14 +81,24 @@ fn chrome_traces_match_the_oracle() {
             .map(|&r| p.metrics.get("gpu_time (inc)", r))
             .sum();
         let unlinked = int(&want["launch"]["unlinked"]["ns"]) as f64;
-        assert!(unattributed <= unlinked, "{path}: unattributed {unattributed} > {unlinked}");
+        assert!(
+            unattributed <= unlinked,
+            "{path}: unattributed {unattributed} > {unlinked}"
+        );
         if let Some(r) = want.get("rank").and_then(|r| r.as_i64()) {
-            assert_eq!(p.meta_value("rank"), Some(r.to_string().as_str()), "{path}: rank");
+            assert_eq!(
+                p.meta_value("rank"),
+                Some(r.to_string().as_str()),
+                "{path}: rank"
+            );
         }
         // Wall time is never negative, and inclusive covers exclusive.
         let t = p.metrics.values("time").unwrap();
         let ti = p.metrics.values("time (inc)").unwrap();
-        assert!(t.iter().zip(ti).all(|(a, b)| *a >= 0.0 && b >= a), "{path}: time");
+        assert!(
+            t.iter().zip(ti).all(|(a, b)| *a >= 0.0 && b >= a),
+            "{path}: time"
+        );
         checked += 1;
     }
     assert!(checked >= 100, "only {checked} traces checked");
@@ -86,7 +111,11 @@ fn hatchet_literals_match_the_oracle() {
     for (path, want) in o["hatchet_literal"].as_object().unwrap() {
         let p = load_path(&dir.join(path)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(p.cct.len() as i64, int(&want["nodes"]), "{path}: nodes");
-        assert_eq!(p.cct.roots.len() as i64, int(&want["roots"]), "{path}: roots");
+        assert_eq!(
+            p.cct.roots.len() as i64,
+            int(&want["roots"]),
+            "{path}: roots"
+        );
         let roots = p.cct.root_ids();
         for (i, metrics) in want["root_metrics"].as_array().unwrap().iter().enumerate() {
             for (k, v) in metrics.as_object().unwrap() {
@@ -95,7 +124,10 @@ fn hatchet_literals_match_the_oracle() {
                 }
                 let got = p.metrics.get(k, roots[i]);
                 let v = v.as_f64().unwrap();
-                assert!((got - v).abs() <= 1e-9 * v.abs().max(1.0), "{path}: root {i} {k}: {got} != {v}");
+                assert!(
+                    (got - v).abs() <= 1e-9 * v.abs().max(1.0),
+                    "{path}: root {i} {k}: {got} != {v}"
+                );
             }
         }
     }
@@ -110,10 +142,22 @@ fn folded_stacks_match_the_oracle() {
             continue;
         }
         let p = load_path(&dir.join(path)).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(p.cct.len() as i64, int(&want["distinct_paths"]), "{path}: nodes");
+        assert_eq!(
+            p.cct.len() as i64,
+            int(&want["distinct_paths"]),
+            "{path}: nodes"
+        );
         let samples = root_sum(&p, "samples (inc)");
-        assert_eq!(samples, want["samples"].as_f64().unwrap(), "{path}: samples");
-        assert_eq!(p.warnings.is_empty(), int(&want["invalid"]) == 0, "{path}: warnings");
+        assert_eq!(
+            samples,
+            want["samples"].as_f64().unwrap(),
+            "{path}: samples"
+        );
+        assert_eq!(
+            p.warnings.is_empty(),
+            int(&want["invalid"]) == 0,
+            "{path}: warnings"
+        );
     }
 }
 
@@ -132,11 +176,17 @@ fn equal_timestamp_nesting_follows_perfetto() {
         }
         let json = PathBuf::from(path.to_string_lossy().replace(".expected.txt", ".json"));
         let p = load_path(&json).unwrap();
-        for line in text.lines().skip_while(|l| !l.starts_with("\"name\"")).skip(1) {
+        for line in text
+            .lines()
+            .skip_while(|l| !l.starts_with("\"name\""))
+            .skip(1)
+        {
             let (name, depth) = line.trim().rsplit_once(',').unwrap();
             let name = name.trim_matches('"');
             let depth: usize = depth.parse().unwrap();
-            let node = (0..p.cct.len() as u32).find(|&n| p.cct.name(n) == name).unwrap();
+            let node = (0..p.cct.len() as u32)
+                .find(|&n| p.cct.name(n) == name)
+                .unwrap();
             assert_eq!(p.cct.depth(node), depth + 1, "{}: {name}", json.display());
         }
         checked += 1;
@@ -148,11 +198,26 @@ fn equal_timestamp_nesting_follows_perfetto() {
 fn lenient_inputs_load_with_warnings() {
     let Some(dir) = corpus() else { return };
     let t = dir.join("speedscope/sample/profiles/trace-event");
-    for f in ["simple-partial.json", "simple-partial-whitespace.json", "simple-partial-trailing-comma.json"] {
+    for f in [
+        "simple-partial.json",
+        "simple-partial-whitespace.json",
+        "simple-partial-trailing-comma.json",
+    ] {
         let p = load_path(&t.join(f)).unwrap();
-        assert!(p.warnings.iter().any(|w| w.contains("without ']'") || w.contains("comma")), "{f}: {:?}", p.warnings);
+        assert!(
+            p.warnings
+                .iter()
+                .any(|w| w.contains("without ']'") || w.contains("comma")),
+            "{f}: {:?}",
+            p.warnings
+        );
         assert!(p.cct.len() > 1, "{f}");
     }
-    let p = load_path(&dir.join("perfetto/inline_json/parser/json/test_json_pid_tid_zero.json")).unwrap();
-    assert!(p.warnings.iter().any(|w| w.contains("control character")), "{:?}", p.warnings);
+    let p = load_path(&dir.join("perfetto/inline_json/parser/json/test_json_pid_tid_zero.json"))
+        .unwrap();
+    assert!(
+        p.warnings.iter().any(|w| w.contains("control character")),
+        "{:?}",
+        p.warnings
+    );
 }

@@ -182,7 +182,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("toggle", "open or close a fold [PATH]"),
     ("expand", "open a fold [PATH]"),
     ("collapse", "close a fold [PATH]"),
-    ("collapse-or-parent", "close the fold, or go to the parent when closed"),
+    (
+        "collapse-or-parent",
+        "close the fold, or go to the parent when closed",
+    ),
     ("expand-children", "open a node and its children [PATH]"),
     ("collapse-children", "close the children of a node [PATH]"),
     ("expand-all", "open a whole subtree [PATH]"),

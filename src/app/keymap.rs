@@ -53,7 +53,10 @@ impl Keymap {
 
     pub fn merge_text(&mut self, text: &str, origin: &str) -> Result<(), String> {
         let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            format!("{origin}: {}", e.to_string().lines().next().unwrap_or("invalid TOML"))
+            format!(
+                "{origin}: {}",
+                e.to_string().lines().next().unwrap_or("invalid TOML")
+            )
         })?;
         let Some(list) = doc.get("normal") else {
             return Ok(());
@@ -151,9 +154,15 @@ mod tests {
     fn default_and_overrides() {
         let mut k = Keymap::default_map();
         assert_eq!(k.lookup(&Key::char('j')), Some("down"));
-        assert_eq!(k.lookup(&Key::parse("<C-d>").unwrap()), Some("half-page-down"));
-        k.merge_text("[[normal]]\non = [\"j\"]\nrun = \"up\"\n[[normal]]\non=\"q\"\nrun=\"no-op\"", "user")
-            .unwrap();
+        assert_eq!(
+            k.lookup(&Key::parse("<C-d>").unwrap()),
+            Some("half-page-down")
+        );
+        k.merge_text(
+            "[[normal]]\non = [\"j\"]\nrun = \"up\"\n[[normal]]\non=\"q\"\nrun=\"no-op\"",
+            "user",
+        )
+        .unwrap();
         assert_eq!(k.lookup(&Key::char('j')), Some("up"));
         assert_eq!(k.lookup(&Key::char('q')), None);
         assert_eq!(k.lookup(&Key::char('k')), Some("up"));
@@ -163,12 +172,19 @@ mod tests {
     #[test]
     fn load_errors() {
         let mut k = Keymap::default_map();
-        let e = k.merge_text("[[normal]]\non=[\"x\"]\nrun=\"frobnicate\"", "f").unwrap_err();
+        let e = k
+            .merge_text("[[normal]]\non=[\"x\"]\nrun=\"frobnicate\"", "f")
+            .unwrap_err();
         assert!(e.contains("unknown command"), "{e}");
         let e = k
-            .merge_text("[[normal]]\non=[\"x\"]\nrun=\"up\"\n[[normal]]\non=[\"x\"]\nrun=\"down\"", "f")
+            .merge_text(
+                "[[normal]]\non=[\"x\"]\nrun=\"up\"\n[[normal]]\non=[\"x\"]\nrun=\"down\"",
+                "f",
+            )
             .unwrap_err();
         assert!(e.contains("already bound"), "{e}");
-        assert!(k.merge_text("[[normal]]\non=[\"<Nope>\"]\nrun=\"up\"", "f").is_err());
+        assert!(k
+            .merge_text("[[normal]]\non=[\"<Nope>\"]\nrun=\"up\"", "f")
+            .is_err());
     }
 }

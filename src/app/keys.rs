@@ -176,7 +176,14 @@ mod tests {
 
     #[test]
     fn notation() {
-        assert_eq!(Key::parse("<C-d>").unwrap(), Key { code: KeyCode::Char('d'), ctrl: true, alt: false });
+        assert_eq!(
+            Key::parse("<C-d>").unwrap(),
+            Key {
+                code: KeyCode::Char('d'),
+                ctrl: true,
+                alt: false
+            }
+        );
         assert_eq!(Key::parse("C-d").unwrap(), Key::parse("<C-d>").unwrap());
         assert_eq!(Key::parse("ret").unwrap().code, KeyCode::Enter);
         assert_eq!(Key::parse("<PageUp>").unwrap().code, KeyCode::PageUp);

@@ -19,8 +19,13 @@ use tree_state::TreeState;
 #[derive(Debug, Clone, PartialEq)]
 pub enum SortKey {
     /// By a metric column.
-    Metric { column: String, descending: bool },
-    Name { descending: bool },
+    Metric {
+        column: String,
+        descending: bool,
+    },
+    Name {
+        descending: bool,
+    },
     /// File (data) order, as Hatchet prints.
     Data,
 }
@@ -236,7 +241,10 @@ impl App {
     fn target(&self, path: &Option<String>) -> Result<u32, String> {
         match path {
             Some(p) => paths::resolve(&self.profile.cct, p),
-            None => self.tree.selected().ok_or_else(|| "the tree is empty".into()),
+            None => self
+                .tree
+                .selected()
+                .ok_or_else(|| "the tree is empty".into()),
         }
     }
 
@@ -688,15 +696,16 @@ impl App {
                 }
                 return;
             }
-            KeyCode::Backspace => {
-                if input.pop().is_none() {
-                    self.mode = Mode::Normal;
-                    return;
-                }
+            KeyCode::Backspace if input.pop().is_none() => {
+                self.mode = Mode::Normal;
+                return;
             }
+            KeyCode::Backspace => {}
             KeyCode::Char('u') if key.ctrl => input.clear(),
             KeyCode::Up if kind == PromptKind::Command && !self.history.is_empty() => {
-                let i = history_pos.map(|i| i.saturating_sub(1)).unwrap_or(self.history.len() - 1);
+                let i = history_pos
+                    .map(|i| i.saturating_sub(1))
+                    .unwrap_or(self.history.len() - 1);
                 history_pos = Some(i);
                 *input = self.history[i].clone();
             }
@@ -711,18 +720,16 @@ impl App {
                     }
                 }
             }
-            KeyCode::Tab if kind == PromptKind::Command => {
-                if !input.contains(' ') {
-                    let cands: Vec<&str> = command::COMMANDS
-                        .iter()
-                        .map(|(n, _)| *n)
-                        .filter(|n| n.starts_with(input.as_str()))
-                        .collect();
-                    if cands.len() == 1 {
-                        *input = format!("{} ", cands[0]);
-                    } else if !cands.is_empty() {
-                        self.info(cands.join("  "));
-                    }
+            KeyCode::Tab if kind == PromptKind::Command && !input.contains(' ') => {
+                let cands: Vec<&str> = command::COMMANDS
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .filter(|n| n.starts_with(input.as_str()))
+                    .collect();
+                if cands.len() == 1 {
+                    *input = format!("{} ", cands[0]);
+                } else if !cands.is_empty() {
+                    self.info(cands.join("  "));
                 }
             }
             KeyCode::Char(c) if !key.ctrl => input.push(c),

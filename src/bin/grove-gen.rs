@@ -86,11 +86,8 @@ const CBID_LAUNCH_KERNEL_EXC: u32 = 430;
 fn cbid_starts_flow(cbid: u32) -> bool {
     matches!(
         cbid,
-        CBID_LAUNCH_KERNEL
-            | CBID_LAUNCH_KERNEL_EXC
-            | CBID_STREAM_SYNC
-            | CBID_STREAM_WAIT_EVENT
-            | 31..=53
+        CBID_LAUNCH_KERNEL | CBID_LAUNCH_KERNEL_EXC | CBID_STREAM_SYNC | CBID_STREAM_WAIT_EVENT | 31
+            ..=53
     )
 }
 
@@ -119,7 +116,15 @@ const fn kern(
     smem: u64,
     ns: u64,
 ) -> Kernel {
-    Kernel { name, grid, block, regs, smem, ns, pdl: false }
+    Kernel {
+        name,
+        grid,
+        block,
+        regs,
+        smem,
+        ns,
+        pdl: false,
+    }
 }
 
 const fn pdl(k: Kernel) -> Kernel {
@@ -131,11 +136,32 @@ const GEMM_TN_128: &str = "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128
 const GEMM_NN_256: &str = "sm90_xmma_gemm_f16f16_f16f32_f32_nn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas";
 const GEMM_NT_128: &str = "sm90_xmma_gemm_f16f16_f16f32_f32_nt_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_on_kernel__5x_cublas";
 
-const K_GEMM_QKV: Kernel = pdl(kern(GEMM_TN_256, [24, 64, 1], [384, 1, 1], 168, 197_632, 340_000));
+const K_GEMM_QKV: Kernel = pdl(kern(
+    GEMM_TN_256,
+    [24, 64, 1],
+    [384, 1, 1],
+    168,
+    197_632,
+    340_000,
+));
 const K_GEMM_OUT: Kernel = kern(GEMM_TN_128, [16, 64, 1], [256, 1, 1], 168, 131_072, 118_000);
-const K_GEMM_FC1: Kernel = pdl(kern(GEMM_TN_256, [32, 64, 1], [384, 1, 1], 168, 197_632, 460_000));
+const K_GEMM_FC1: Kernel = pdl(kern(
+    GEMM_TN_256,
+    [32, 64, 1],
+    [384, 1, 1],
+    168,
+    197_632,
+    460_000,
+));
 const K_GEMM_FC2: Kernel = kern(GEMM_TN_256, [8, 64, 1], [384, 1, 1], 168, 197_632, 455_000);
-const K_GEMM_LM_HEAD: Kernel = kern(GEMM_TN_256, [125, 64, 1], [384, 1, 1], 168, 197_632, 1_790_000);
+const K_GEMM_LM_HEAD: Kernel = kern(
+    GEMM_TN_256,
+    [125, 64, 1],
+    [384, 1, 1],
+    168,
+    197_632,
+    1_790_000,
+);
 const K_GEMM_DGRAD: Kernel = kern(GEMM_NN_256, [16, 64, 1], [384, 1, 1], 168, 197_632, 0);
 const K_GEMM_WGRAD: Kernel = kern(GEMM_NT_128, [48, 16, 1], [256, 1, 1], 166, 131_072, 0);
 const K_SPLITK_REDUCE: Kernel = kern("void cublasLt::splitKreduce_kernel<32, 16, int, float, __half, float, __half, true, false, false>(cublasLt::cublasSplitKParams<float>, float const*, __half const*, __half*, float const*, float const*, __half const*, __half const*, __half*, void*, long, float*, int*)", [96, 8, 1], [32, 16, 1], 32, 0, 14_000);
@@ -155,12 +181,10 @@ const K_LN_FWD: Kernel = kern("void at::native::(anonymous namespace)::vectorize
 const K_LN_BWD_INPUT: Kernel = kern("void at::native::(anonymous namespace)::layer_norm_grad_input_kernel_vectorized<c10::Half, float>(c10::Half const*, c10::Half const*, float const*, float const*, c10::Half const*, c10::Half*, int)", [8192, 1, 1], [128, 1, 1], 38, 0, 41_000);
 const K_LN_BWD_GAMMA: Kernel = kern("void at::native::(anonymous namespace)::GammaBetaBackwardCUDAKernel<c10::Half, float>(long, long, c10::Half const*, c10::Half const*, float const*, float const*, c10::Half*, c10::Half*)", [64, 1, 1], [32, 16, 1], 64, 4_352, 29_000);
 const K_ADD_HALF: Kernel = kern("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::Half>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<c10::Half>, at::detail::Array<char*, 3>)", [16384, 1, 1], [128, 1, 1], 26, 0, 35_000);
-const K_ADD_F32: Kernel = kern("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)", [16384, 1, 1], [128, 1, 1], 24, 0, 0);
+const K_ADD_F32: Kernel = kern("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)", [1, 1, 1], [128, 1, 1], 24, 0, 1_600);
 const K_GELU: Kernel = kern("void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::Half)#1}, at::detail::Array<char*, 2> >(int, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::Half)#1}, at::detail::Array<char*, 2>)", [65536, 1, 1], [128, 1, 1], 32, 0, 91_000);
 const K_GELU_BWD: Kernel = kern("void at::native::vectorized_elementwise_kernel<4, at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::Half, c10::Half)#1}, at::detail::Array<char*, 3> >(int, at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::Half, c10::Half)#1}, at::detail::Array<char*, 3>)", [65536, 1, 1], [128, 1, 1], 40, 0, 133_000);
 const K_COPY_HALF: Kernel = kern("void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(c10::Half)#1}>(at::TensorIteratorBase&, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(c10::Half)#1} const&)::{lambda(int)#1}>(int, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(c10::Half)#1}>(at::TensorIteratorBase&, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(c10::Half)#1} const&)::{lambda(int)#1})", [32768, 1, 1], [128, 1, 1], 28, 0, 38_000);
-const K_CAST_TO_HALF: Kernel = kern("void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#10}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2>, TrivialOffsetCalculator<1, unsigned int>, TrivialOffsetCalculator<1, unsigned int>, at::native::memory::LoadWithCast<1>, at::native::memory::StoreWithCast<1> >(int, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#10}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2>, TrivialOffsetCalculator<1, unsigned int>, TrivialOffsetCalculator<1, unsigned int>, at::native::memory::LoadWithCast<1>, at::native::memory::StoreWithCast<1>)", [16384, 1, 1], [128, 1, 1], 30, 0, 0);
-const K_CAST_TO_FLOAT: Kernel = kern("void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#10}::operator()() const::{lambda(c10::Half)#1}, at::detail::Array<char*, 2>, TrivialOffsetCalculator<1, unsigned int>, TrivialOffsetCalculator<1, unsigned int>, at::native::memory::LoadWithCast<1>, at::native::memory::StoreWithCast<1> >(int, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#10}::operator()() const::{lambda(c10::Half)#1}, at::detail::Array<char*, 2>, TrivialOffsetCalculator<1, unsigned int>, TrivialOffsetCalculator<1, unsigned int>, at::native::memory::LoadWithCast<1>, at::native::memory::StoreWithCast<1>)", [16384, 1, 1], [128, 1, 1], 30, 0, 0);
 const K_REDUCE_SUM: Kernel = kern("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<c10::Half, at::native::func_wrapper_t<c10::Half, at::native::sum_functor<c10::Half, float, c10::Half>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, c10::Half, 4, 4> >(at::native::ReduceOp<c10::Half, at::native::func_wrapper_t<c10::Half, at::native::sum_functor<c10::Half, float, c10::Half>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, c10::Half, 4, 4>)", [16, 64, 1], [32, 16, 1], 40, 16, 19_000);
 const K_CAT: Kernel = kern("void at::native::(anonymous namespace)::CatArrayBatchedCopy_aligned16_contig<at::native::(anonymous namespace)::OpaqueType<2u>, unsigned int, 3, 64, 64>(at::native::(anonymous namespace)::OpaqueType<2u>*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<at::native::(anonymous namespace)::OpaqueType<2u>, unsigned int, 64, 64>, at::native::(anonymous namespace)::TensorSizeStride<unsigned int, 4u>, int, unsigned int)", [1584, 1, 3], [512, 1, 1], 32, 0, 98_000);
 const K_CAT_SMALL: Kernel = kern("void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous namespace)::OpaqueType<4u>, unsigned int, 1, 128, 1>(at::native::(anonymous namespace)::OpaqueType<4u>*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<at::native::(anonymous namespace)::OpaqueType<4u>, unsigned int, 128, 1>, at::native::(anonymous namespace)::TensorSizeStride<unsigned int, 4u>, int, unsigned int)", [1, 1, 1], [512, 1, 1], 32, 0, 2_900);
@@ -174,7 +198,14 @@ const K_DIV_F32: Kernel = kern("void at::native::vectorized_elementwise_kernel<4
 const K_CLAMP: Kernel = kern("void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::clamp_max_scalar_kernel_impl(at::TensorIteratorBase&, c10::Scalar)::{lambda()#1}::operator()() const::{lambda()#8}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, at::native::(anonymous namespace)::clamp_max_scalar_kernel_impl(at::TensorIteratorBase&, c10::Scalar)::{lambda()#1}::operator()() const::{lambda()#8}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2>)", [1, 1, 1], [128, 1, 1], 18, 0, 1_600);
 const K_FOREACH_MUL: Kernel = kern("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::BinaryOpScalarTensorFunctor<float, 1, 1, 0>, std::multiplies<float>, float const*>(at::native::(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::BinaryOpScalarTensorFunctor<float, 1, 1, 0>, std::multiplies<float>, float const*)", [320, 1, 1], [512, 1, 1], 30, 0, 0);
 const K_FUSED_ADAMW: Kernel = kern("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::FusedOptimizerTensorListMetadata<4>, at::native::(anonymous namespace)::FusedAdamMathFunctor<float, 4, (at::native::ADAM_MODE)1, false>, float*, double, double, double, double, double, bool, float*, float*>(at::native::(anonymous namespace)::FusedOptimizerTensorListMetadata<4>, at::native::(anonymous namespace)::FusedAdamMathFunctor<float, 4, (at::native::ADAM_MODE)1, false>, float*, double, double, double, double, double, bool, float*, float*)", [320, 1, 1], [512, 1, 1], 72, 0, 0);
-const K_NCCL_ALLREDUCE: Kernel = kern("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", [24, 1, 1], [640, 1, 1], 96, 8_704, 0);
+const K_NCCL_ALLREDUCE: Kernel = kern(
+    "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+    [24, 1, 1],
+    [640, 1, 1],
+    96,
+    8_704,
+    0,
+);
 
 const GPU_NAME: &str = "NVIDIA H100 80GB HBM3";
 
@@ -270,13 +301,10 @@ fn json_list<T: fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
 /// The record_shapes args PyTorch attaches to an op. `ty == "Scalar"` means a
 /// scalar argument (no dims, concrete value recorded).
 fn shapes(args: &[(&[u64], &str)]) -> String {
-    let concrete = json_list(args.iter().map(|(_, ty)| {
-        if *ty == "Scalar" {
-            "\"1\""
-        } else {
-            "\"\""
-        }
-    }));
+    let concrete = json_list(
+        args.iter()
+            .map(|(_, ty)| if *ty == "Scalar" { "\"1\"" } else { "\"\"" }),
+    );
     let types = json_list(args.iter().map(|(_, ty)| format!("\"{ty}\"")));
     let strides = json_list(args.iter().map(|(d, _)| json_list(strides(d))));
     let dims = json_list(args.iter().map(|(d, _)| json_list(d.iter())));
@@ -388,8 +416,33 @@ struct Stats {
     steps: u64,
 }
 
+/// The output file, optionally gzip-compressed.
+enum Sink {
+    Plain(BufWriter<File>),
+    Gz(GzEncoder<BufWriter<File>>),
+}
+
+impl Sink {
+    fn write_all(&mut self, b: &[u8]) -> io::Result<()> {
+        match self {
+            Sink::Plain(w) => w.write_all(b),
+            Sink::Gz(w) => w.write_all(b),
+        }
+    }
+
+    /// Flush everything, ending the gzip stream, so that errors surface here
+    /// rather than being swallowed by Drop.
+    fn finish(self) -> io::Result<()> {
+        let mut inner = match self {
+            Sink::Plain(w) => w,
+            Sink::Gz(w) => w.finish()?,
+        };
+        inner.flush()
+    }
+}
+
 struct Out {
-    w: Box<dyn Write>,
+    w: Sink,
     /// Text of the events being formatted; flushed to `w` in large chunks.
     buf: String,
     flushed: u64,
@@ -423,8 +476,7 @@ impl Out {
         name: &str,
         pid: u64,
         tid: u64,
-        ts: u64,
-        dur: u64,
+        (ts, dur): (u64, u64),
         args: &str,
     ) {
         self.stats.events += 1;
@@ -567,15 +619,19 @@ enum Node {
     Embedding,
     LayerNorm,
     /// Weight gradient of a linear layer (dgrad, wgrad, optional bias sum).
-    Linear { fwd: Kernel, bias: bool },
-    /// The fp32 -> fp16 cast autocast applies to a weight.
-    WeightCast { numel: u64 },
+    Linear {
+        fwd: Kernel,
+        bias: bool,
+        fin: u64,
+        fout: u64,
+    },
     Gelu,
     Add,
     View,
+    Permute,
     Transpose,
     Clone,
-    Split,
+    Unbind,
     Flash,
     Bmm,
     Softmax,
@@ -583,9 +639,13 @@ enum Node {
     LogSoftmax,
     NllLoss,
     /// Activation moved from device `from` to the node's device.
-    ToDevice { from: usize },
+    ToDevice {
+        from: usize,
+    },
     /// All parameters of one DDP bucket have their gradients.
-    BucketReady { params: u64 },
+    BucketReady {
+        params: u64,
+    },
 }
 
 impl Node {
@@ -595,13 +655,14 @@ impl Node {
             Node::LayerNorm => "NativeLayerNormBackward0",
             Node::Linear { bias: true, .. } => "AddmmBackward0",
             Node::Linear { bias: false, .. } => "MmBackward0",
-            Node::WeightCast { .. } | Node::ToDevice { .. } => "ToCopyBackward0",
+            Node::ToDevice { .. } => "ToCopyBackward0",
             Node::Gelu => "GeluBackward0",
             Node::Add => "AddBackward0",
             Node::View => "ViewBackward0",
+            Node::Permute => "PermuteBackward0",
             Node::Transpose => "TransposeBackward0",
             Node::Clone => "CloneBackward0",
-            Node::Split => "SplitWithSizesBackward0",
+            Node::Unbind => "UnbindBackward0",
             Node::Flash => "ScaledDotProductFlashAttentionBackward0",
             Node::Bmm => "BmmBackward0",
             Node::Softmax => "SoftmaxBackward0",
@@ -651,6 +712,8 @@ struct Gen {
     launches: u64,
     trace_start: u64,
     first_step: u64,
+    /// Device the forward pass is currently running on.
+    cur_dev: usize,
 }
 
 impl Gen {
@@ -706,6 +769,8 @@ impl Gen {
         // which is what readers parsing doubles have to cope with.
         let trace_start = 38 * DAY_NS + rng.below(20 * DAY_NS);
         let next_corr = 20_000 + rng.below(80_000);
+        // Autograd sequence numbers keep counting across the whole run.
+        let next_seq = 10_000 + rng.below(500_000);
         let n_threads = tids.len();
         Gen {
             cfg,
@@ -726,11 +791,14 @@ impl Gen {
             node_gpus,
             next_ext: 1,
             next_corr,
-            next_seq: 100 + 0,
+            next_seq,
             next_flow: 1,
             launches: 0,
             trace_start,
+            // torch.profiler.schedule(wait=1, warmup=1, active=N) records
+            // from the third step on.
             first_step: 2,
+            cur_dev: 0,
         }
     }
 
@@ -793,7 +861,13 @@ impl Gen {
 
     /// Forward op that creates an autograd node: it gets a sequence number
     /// and starts a fwdbwd flow that the backward op will end.
-    fn op_fwd(&mut self, name: &'static str, args: &[(&[u64], &str)], node: Node, tape: &mut Vec<TapeEntry>) -> usize {
+    fn op_fwd(
+        &mut self,
+        name: &'static str,
+        args: &[(&[u64], &str)],
+        node: Node,
+        tape: &mut Vec<TapeEntry>,
+    ) -> usize {
         if self.cfg.forward_only {
             return self.op_sh(name, args);
         }
@@ -801,11 +875,19 @@ impl Gen {
         self.next_seq += 1;
         let flow = self.next_flow;
         self.next_flow += 1;
-        let extra = format!("{}, \"Sequence number\": {seq}, \"Fwd thread id\": 0", shapes(args));
+        let extra = format!(
+            "{}, \"Sequence number\": {seq}, \"Fwd thread id\": 0",
+            shapes(args)
+        );
         let idx = self.open(Cat::CpuOp, name, extra);
         self.cpu[idx].flow = Some((flow, true));
         let dev = self.cur_dev;
-        tape.push(TapeEntry { node, dev, seq, flow });
+        tape.push(TapeEntry {
+            node,
+            dev,
+            seq,
+            flow,
+        });
         idx
     }
 
@@ -828,7 +910,11 @@ impl Gen {
     /// `zero_p` (cheap view/alloc ops measured below the clock's resolution).
     fn leaf(&mut self, name: &'static str, extra: String, lo: u64, hi: u64, zero_p: f64) {
         let ts = self.start_ts();
-        let dur = if self.rng.chance(zero_p) { 0 } else { self.rng.range(lo, hi) };
+        let dur = if self.rng.chance(zero_p) {
+            0
+        } else {
+            self.rng.range(lo, hi)
+        };
         let th = self.th;
         let ext = self.next_ext;
         self.next_ext += 1;
@@ -881,7 +967,11 @@ impl Gen {
     fn corr(&mut self) -> u64 {
         // Runtime calls Kineto filters out (cudaGetDevice, cudaGetLastError...)
         // consume correlation ids too, so the ids in the file have gaps.
-        self.next_corr += if self.rng.chance(0.3) { self.rng.range(2, 4) } else { 1 };
+        self.next_corr += if self.rng.chance(0.3) {
+            self.rng.range(2, 4)
+        } else {
+            1
+        };
         self.next_corr
     }
 
@@ -891,7 +981,15 @@ impl Gen {
         let corr = self.corr();
         let ext = self.linked_ext();
         let th = self.th;
-        self.rt.push(RtEv { name, cbid, thread: th, ts, dur, ext, corr });
+        self.rt.push(RtEv {
+            name,
+            cbid,
+            thread: th,
+            ts,
+            dur,
+            ext,
+            corr,
+        });
         self.cursor[th] = ts + dur;
         self.thread_used[th] = true;
         (ts, corr)
@@ -932,7 +1030,15 @@ impl Gen {
     /// Schedule `dur` ns of work on a stream for a launch issued at `launch`;
     /// it cannot start before `dep` (cross-stream dependencies). Returns the
     /// start time.
-    fn schedule(&mut self, dev: usize, s: usize, launch: u64, dur: u64, dep: u64, allow_overlap: bool) -> u64 {
+    fn schedule(
+        &mut self,
+        dev: usize,
+        s: usize,
+        launch: u64,
+        dur: u64,
+        dep: u64,
+        allow_overlap: bool,
+    ) -> u64 {
         // The GPU sees the launch a few µs after the runtime call begins.
         let earliest = (launch + self.rng.range(2_500, 6_500)).max(dep);
         let st = &self.devs[dev].streams[s];
@@ -969,7 +1075,15 @@ impl Gen {
         self.launch_coll(k, dev, role, ns, 0, None);
     }
 
-    fn launch_coll(&mut self, k: Kernel, dev: usize, role: Role, ns: u64, dep: u64, coll: Option<String>) {
+    fn launch_coll(
+        &mut self,
+        k: Kernel,
+        dev: usize,
+        role: Role,
+        ns: u64,
+        dep: u64,
+        coll: Option<String>,
+    ) {
         let (name, cbid, cost) = if k.pdl {
             let c = self.launch_cost(3_000, 8_000);
             ("cudaLaunchKernelExC", CBID_LAUNCH_KERNEL_EXC, c)
@@ -980,6 +1094,13 @@ impl Gen {
         let (ts, corr) = self.runtime(name, cbid, cost);
         let ext = self.linked_ext();
         let s = self.stream_index(dev, role);
+        // Work sent to a side stream consumes results of the compute stream
+        // (PyTorch makes it wait on an event).
+        let dep = if s != 0 {
+            dep.max(self.devs[dev].streams[0].free_at)
+        } else {
+            dep
+        };
         let dur = self.kernel_ns(&k, ns);
         let start = self.schedule(dev, s, ts, dur, dep, k.pdl);
         self.gpu.push(GpuEv {
@@ -998,7 +1119,15 @@ impl Gen {
 
     /// cudaMemcpyAsync + the copy. `bw` is the effective bandwidth in bytes
     /// per µs (i.e. MB/s); copies also pay a fixed ~1.5 µs.
-    fn memcpy(&mut self, name: &'static str, dev: usize, role: Role, bytes: u64, bw: u64, dep: u64) {
+    fn memcpy(
+        &mut self,
+        name: &'static str,
+        dev: usize,
+        role: Role,
+        bytes: u64,
+        bw: u64,
+        dep: u64,
+    ) {
         let cost = self.launch_cost(4_000, 11_000);
         let (ts, corr) = self.runtime("cudaMemcpyAsync", CBID_MEMCPY_ASYNC, cost);
         let ext = self.linked_ext();
@@ -1044,23 +1173,27 @@ impl Gen {
     /// cudaStreamSynchronize: blocks the CPU until the stream drains.
     fn stream_sync(&mut self, dev: usize, role: Role) {
         let s = self.stream_index(dev, role);
-        let ts = self.start_ts();
         let free_at = self.devs[dev].streams[s].free_at;
+        // The duration depends on where the call lands, so place it first.
+        let ts = self.start_ts();
         let dur = if free_at > ts {
             free_at - ts + self.rng.range(1_500, 4_000)
         } else {
             self.rng.range(1_200, 3_000)
         };
-        // start_ts already placed us; runtime() would add another gap.
-        self.cursor[self.th] = ts;
-        self.fresh[self.th] = true;
-        let th = self.th;
-        let _ = th;
-        self.fresh[self.th] = false;
         let corr = self.corr();
         let ext = self.linked_ext();
-        self.rt.push(RtEv { name: "cudaStreamSynchronize", cbid: CBID_STREAM_SYNC, thread: self.th, ts, dur, ext, corr });
-        self.cursor[self.th] = ts + dur;
+        let th = self.th;
+        self.rt.push(RtEv {
+            name: "cudaStreamSynchronize",
+            cbid: CBID_STREAM_SYNC,
+            thread: th,
+            ts,
+            dur,
+            ext,
+            corr,
+        });
+        self.cursor[th] = ts + dur;
     }
 
     /// cudaEventRecord + cudaStreamWaitEvent: `waiter` will not start new work
@@ -1093,7 +1226,7 @@ impl Gen {
     /// these activities have a correlation id and no runtime event.
     fn prelude(&mut self) {
         let t = self.trace_start + self.rng.range(3_000, 15_000);
-        let mut corr = self.next_corr - self.rng.range(8, 20);
+        let mut corr = self.next_corr - self.rng.range(30, 60);
         let s = 0;
         self.devs[0].streams[s].free_at = t;
         let tail: [(Option<Kernel>, u64); 3] = [
@@ -1105,12 +1238,27 @@ impl Gen {
             let start = self.devs[0].streams[s].free_at + self.rng.range(700, 1_500);
             let (kind, dur, bytes) = match k {
                 Some(k) => (GpuKind::Kernel(k), self.rng.jitter(size, 5), 0),
-                None => (GpuKind::Memset, self.rng.jitter(1_200 + size / 2_500, 5), size),
+                None => (
+                    GpuKind::Memset,
+                    self.rng.jitter(1_200 + size / 2_500, 5),
+                    size,
+                ),
             };
             corr += self.rng.range(1, 3);
             self.devs[0].streams[s].free_at = start + dur;
             self.devs[0].streams[s].used = true;
-            self.gpu.push(GpuEv { kind, dev: 0, stream: s, ts: start, dur, ext: 0, corr, bytes, coll: None, unattributed: true });
+            self.gpu.push(GpuEv {
+                kind,
+                dev: 0,
+                stream: s,
+                ts: start,
+                dur,
+                ext: 0,
+                corr,
+                bytes,
+                coll: None,
+                unattributed: true,
+            });
         }
         // Profiler start-up before the first step begins on the CPU.
         self.cursor[0] = self.trace_start + self.rng.range(900_000, 2_400_000);
@@ -1143,7 +1291,11 @@ impl Gen {
         self.flush_step(&name, step_ext)?;
         self.out.stats.steps += 1;
         // The next step opens right after (profiler.step() between them).
-        let gap = if self.rng.chance(0.3) { 0 } else { self.rng.range(2_000, 40_000) };
+        let gap = if self.rng.chance(0.3) {
+            0
+        } else {
+            self.rng.range(2_000, 40_000)
+        };
         self.advance(gap);
         Ok(())
     }
@@ -1167,11 +1319,43 @@ impl Gen {
         self.close();
         // Host-to-device copies of input ids and labels on the copy stream.
         for _ in 0..2 {
-            self.op_sh("aten::to", &[(&[BATCH, SEQ], "long int"), (&[], "Scalar"), (&[], ""), (&[], ""), (&[], "Scalar")]);
-            self.op_sh("aten::_to_copy", &[(&[BATCH, SEQ], "long int"), (&[], "Scalar"), (&[], ""), (&[], ""), (&[], "Scalar")]);
+            self.op_sh(
+                "aten::to",
+                &[
+                    (&[BATCH, SEQ], "long int"),
+                    (&[], "Scalar"),
+                    (&[], ""),
+                    (&[], ""),
+                    (&[], "Scalar"),
+                ],
+            );
+            self.op_sh(
+                "aten::_to_copy",
+                &[
+                    (&[BATCH, SEQ], "long int"),
+                    (&[], "Scalar"),
+                    (&[], ""),
+                    (&[], ""),
+                    (&[], "Scalar"),
+                ],
+            );
             self.empty("aten::empty_strided");
-            self.op_sh("aten::copy_", &[(&[BATCH, SEQ], "long int"), (&[BATCH, SEQ], "long int"), (&[], "Scalar")]);
-            self.memcpy("Memcpy HtoD (Pinned -> Device)", 0, Role::Copy, TOKENS * 8, 22_000, 0);
+            self.op_sh(
+                "aten::copy_",
+                &[
+                    (&[BATCH, SEQ], "long int"),
+                    (&[BATCH, SEQ], "long int"),
+                    (&[], "Scalar"),
+                ],
+            );
+            self.memcpy(
+                "Memcpy HtoD (Pinned -> Device)",
+                0,
+                Role::Copy,
+                TOKENS * 8,
+                22_000,
+                0,
+            );
             self.close();
             self.close();
             self.close();
@@ -1183,18 +1367,12 @@ impl Gen {
         }
     }
 
+    /// zero_grad(set_to_none=True), PyTorch's default: gradients are just
+    /// dropped, so the annotation has no children and launches nothing.
     fn zero_grad(&mut self) {
         self.ua("Optimizer.zero_grad#AdamW.zero_grad");
-        for dev in 0..self.cfg.devices {
-            let layers = (0..self.cfg.layers).filter(|&l| self.dev_of_layer(l) == dev).count() as u64;
-            // One flat gradient buffer per device, zeroed in a few chunks.
-            let chunks = self.rng.range(1, 3);
-            for _ in 0..chunks {
-                self.op_sh("aten::zero_", &[(&[layers * LAYER_PARAMS / chunks], "float")]);
-                self.memset(dev, Role::Compute, layers * LAYER_PARAMS * 4 / chunks);
-                self.close();
-            }
-        }
+        let c = self.rng.range(20_000, 90_000);
+        self.advance(c);
         self.close();
     }
 
@@ -1207,24 +1385,56 @@ impl Gen {
         self.cur_dev = 0;
         // Embedding.
         self.ua("nn.Module: Embedding_0");
-        self.op_fwd("aten::embedding", &[(&[VOCAB, HIDDEN], "c10::Half"), (&[BATCH, SEQ], "long int"), (&[], "Scalar"), (&[], "Scalar"), (&[], "Scalar")], Node::Embedding, tape);
+        self.op_fwd(
+            "aten::embedding",
+            &[
+                (&[VOCAB, HIDDEN], "c10::Half"),
+                (&[BATCH, SEQ], "long int"),
+                (&[], "Scalar"),
+                (&[], "Scalar"),
+                (&[], "Scalar"),
+            ],
+            Node::Embedding,
+            tape,
+        );
         self.view("aten::reshape");
-        self.op_sh("aten::index_select", &[(&[VOCAB, HIDDEN], "c10::Half"), (&[], "Scalar"), (&[TOKENS], "long int")]);
+        self.op_sh(
+            "aten::index_select",
+            &[
+                (&[VOCAB, HIDDEN], "c10::Half"),
+                (&[], "Scalar"),
+                (&[TOKENS], "long int"),
+            ],
+        );
         self.empty("aten::empty");
         self.launch(K_EMBEDDING, 0, Role::Compute, 0);
         self.close();
         self.view("aten::view");
         self.close();
         self.close();
-        tape.push(TapeEntry { node: Node::BucketReady { params: VOCAB * HIDDEN }, dev: 0, seq: 0, flow: 0 });
+        tape.push(TapeEntry {
+            node: Node::BucketReady {
+                params: VOCAB * HIDDEN,
+            },
+            dev: 0,
+            seq: 0,
+            flow: 0,
+        });
 
         let mut linear_idx = 0;
         for l in 0..self.cfg.layers {
             let dev = self.dev_of_layer(l);
             if dev != self.cur_dev {
-                self.to_device(dev, tape);
+                self.move_to_device(dev, tape);
             }
-            tape.push(TapeEntry { node: Node::BucketReady { params: LAYER_PARAMS }, dev, seq: 0, flow: 0 });
+            tape.push(TapeEntry {
+                node: Node::BucketReady {
+                    params: LAYER_PARAMS,
+                },
+                dev,
+                seq: 0,
+                flow: 0,
+            });
             self.block(l, &mut linear_idx, tape);
         }
         let last = self.cur_dev;
@@ -1232,15 +1442,66 @@ impl Gen {
         self.linear(&mut linear_idx, HIDDEN, VOCAB, false, K_GEMM_LM_HEAD, tape);
 
         // Loss in fp32.
-        self.op_sh("aten::cross_entropy_loss", &[(&[TOKENS, VOCAB], "float"), (&[TOKENS], "long int"), (&[], ""), (&[], "Scalar"), (&[], "Scalar"), (&[], "Scalar")]);
-        self.op_sh("aten::log_softmax", &[(&[TOKENS, VOCAB], "float"), (&[], "Scalar"), (&[], "")]);
-        self.op_fwd("aten::_log_softmax", &[(&[TOKENS, VOCAB], "float"), (&[], "Scalar"), (&[], "Scalar")], Node::LogSoftmax, tape);
+        self.op_sh(
+            "aten::cross_entropy_loss",
+            &[
+                (&[TOKENS, VOCAB], "float"),
+                (&[TOKENS], "long int"),
+                (&[], ""),
+                (&[], "Scalar"),
+                (&[], "Scalar"),
+                (&[], "Scalar"),
+            ],
+        );
+        self.op_sh(
+            "aten::log_softmax",
+            &[(&[TOKENS, VOCAB], "float"), (&[], "Scalar"), (&[], "")],
+        );
+        self.op_fwd(
+            "aten::_log_softmax",
+            &[
+                (&[TOKENS, VOCAB], "float"),
+                (&[], "Scalar"),
+                (&[], "Scalar"),
+            ],
+            Node::LogSoftmax,
+            tape,
+        );
         self.launch(K_LOG_SOFTMAX, last, Role::Compute, 0);
         self.close();
         self.close();
-        self.op_sh("aten::nll_loss_nd", &[(&[TOKENS, VOCAB], "float"), (&[TOKENS], "long int"), (&[], ""), (&[], "Scalar"), (&[], "Scalar")]);
-        self.op_sh("aten::nll_loss", &[(&[TOKENS, VOCAB], "float"), (&[TOKENS], "long int"), (&[], ""), (&[], "Scalar"), (&[], "Scalar")]);
-        self.op_fwd("aten::nll_loss_forward", &[(&[TOKENS, VOCAB], "float"), (&[TOKENS], "long int"), (&[], ""), (&[], "Scalar"), (&[], "Scalar")], Node::NllLoss, tape);
+        self.op_sh(
+            "aten::nll_loss_nd",
+            &[
+                (&[TOKENS, VOCAB], "float"),
+                (&[TOKENS], "long int"),
+                (&[], ""),
+                (&[], "Scalar"),
+                (&[], "Scalar"),
+            ],
+        );
+        self.op_sh(
+            "aten::nll_loss",
+            &[
+                (&[TOKENS, VOCAB], "float"),
+                (&[TOKENS], "long int"),
+                (&[], ""),
+                (&[], "Scalar"),
+                (&[], "Scalar"),
+            ],
+        );
+        self.op_fwd(
+            "aten::nll_loss_forward",
+            &[
+                (&[TOKENS, VOCAB], "float"),
+                (&[TOKENS], "long int"),
+                (&[], ""),
+                (&[], "Scalar"),
+                (&[], "Scalar"),
+            ],
+            Node::NllLoss,
+            tape,
+        );
         self.empty("aten::empty");
         self.empty("aten::empty");
         self.launch(K_NLL, last, Role::Compute, 0);
@@ -1252,11 +1513,39 @@ impl Gen {
             self.close();
         }
         // loss.detach().to("cpu", non_blocking=True) for the logger.
-        self.op_sh("aten::to", &[(&[], "float"), (&[], "Scalar"), (&[], ""), (&[], ""), (&[], "Scalar")]);
-        self.op_sh("aten::_to_copy", &[(&[], "float"), (&[], "Scalar"), (&[], ""), (&[], ""), (&[], "Scalar")]);
+        self.op_sh(
+            "aten::to",
+            &[
+                (&[], "float"),
+                (&[], "Scalar"),
+                (&[], ""),
+                (&[], ""),
+                (&[], "Scalar"),
+            ],
+        );
+        self.op_sh(
+            "aten::_to_copy",
+            &[
+                (&[], "float"),
+                (&[], "Scalar"),
+                (&[], ""),
+                (&[], ""),
+                (&[], "Scalar"),
+            ],
+        );
         self.empty("aten::empty_strided");
-        self.op_sh("aten::copy_", &[(&[], "float"), (&[], "float"), (&[], "Scalar")]);
-        self.memcpy("Memcpy DtoH (Device -> Pinned)", last, Role::Compute, 4, 2_000, 0);
+        self.op_sh(
+            "aten::copy_",
+            &[(&[], "float"), (&[], "float"), (&[], "Scalar")],
+        );
+        self.memcpy(
+            "Memcpy DtoH (Device -> Pinned)",
+            last,
+            Role::Compute,
+            4,
+            2_000,
+            0,
+        );
         self.close();
         self.close();
         self.close();
@@ -1264,16 +1553,46 @@ impl Gen {
     }
 
     /// Move the activation to the next device (pipeline-style model split).
-    fn to_device(&mut self, dev: usize, tape: &mut Vec<TapeEntry>) {
+    fn move_to_device(&mut self, dev: usize, tape: &mut Vec<TapeEntry>) {
         let from = self.cur_dev;
         let dims: &[u64] = &[BATCH, SEQ, HIDDEN];
-        self.op_sh("aten::to", &[(dims, "c10::Half"), (&[], ""), (&[], "Scalar"), (&[], "Scalar"), (&[], "")]);
+        self.op_sh(
+            "aten::to",
+            &[
+                (dims, "c10::Half"),
+                (&[], ""),
+                (&[], "Scalar"),
+                (&[], "Scalar"),
+                (&[], ""),
+            ],
+        );
         self.cur_dev = dev;
-        self.op_fwd("aten::_to_copy", &[(dims, "c10::Half"), (&[], ""), (&[], ""), (&[], ""), (&[], "Scalar")], Node::ToDevice { from }, tape);
+        self.op_fwd(
+            "aten::_to_copy",
+            &[
+                (dims, "c10::Half"),
+                (&[], ""),
+                (&[], ""),
+                (&[], ""),
+                (&[], "Scalar"),
+            ],
+            Node::ToDevice { from },
+            tape,
+        );
         self.empty("aten::empty_strided");
-        self.op_sh("aten::copy_", &[(dims, "c10::Half"), (dims, "c10::Half"), (&[], "Scalar")]);
+        self.op_sh(
+            "aten::copy_",
+            &[(dims, "c10::Half"), (dims, "c10::Half"), (&[], "Scalar")],
+        );
         let dep = self.stream_free(from, Role::Compute);
-        self.memcpy("Memcpy PtoP (Device -> Device)", dev, Role::Compute, TOKENS * HIDDEN * 2, 280_000, dep);
+        self.memcpy(
+            "Memcpy PtoP (Device -> Device)",
+            dev,
+            Role::Compute,
+            TOKENS * HIDDEN * 2,
+            280_000,
+            dep,
+        );
         self.close();
         self.close();
         self.close();
@@ -1283,8 +1602,29 @@ impl Gen {
         let dims: &[u64] = &[BATCH, SEQ, HIDDEN];
         let dev = self.cur_dev;
         self.ua("layer_norm");
-        self.op_sh("aten::layer_norm", &[(dims, "c10::Half"), (&[], "ScalarList"), (&[HIDDEN], "float"), (&[HIDDEN], "float"), (&[], "Scalar"), (&[], "Scalar")]);
-        self.op_fwd("aten::native_layer_norm", &[(dims, "c10::Half"), (&[], "ScalarList"), (&[HIDDEN], "float"), (&[HIDDEN], "float"), (&[], "Scalar")], Node::LayerNorm, tape);
+        self.op_sh(
+            "aten::layer_norm",
+            &[
+                (dims, "c10::Half"),
+                (&[], "ScalarList"),
+                (&[HIDDEN], "float"),
+                (&[HIDDEN], "float"),
+                (&[], "Scalar"),
+                (&[], "Scalar"),
+            ],
+        );
+        self.op_fwd(
+            "aten::native_layer_norm",
+            &[
+                (dims, "c10::Half"),
+                (&[], "ScalarList"),
+                (&[HIDDEN], "float"),
+                (&[HIDDEN], "float"),
+                (&[], "Scalar"),
+            ],
+            Node::LayerNorm,
+            tape,
+        );
         self.empty("aten::empty_like");
         self.empty("aten::empty");
         self.empty("aten::empty");
@@ -1294,38 +1634,73 @@ impl Gen {
         self.close();
     }
 
-    /// nn.Linear under autocast: cast the fp32 weight to fp16, then a GEMM.
-    fn linear(&mut self, idx: &mut u64, fin: u64, fout: u64, bias: bool, k: Kernel, tape: &mut Vec<TapeEntry>) {
+    /// nn.Linear on fp16 activations and weights: a GEMM (cuBLAS picks the
+    /// kernel), with the bias folded in through addmm.
+    fn linear(
+        &mut self,
+        idx: &mut u64,
+        fin: u64,
+        fout: u64,
+        bias: bool,
+        k: Kernel,
+        tape: &mut Vec<TapeEntry>,
+    ) {
         let dev = self.cur_dev;
         self.ua(format!("nn.Module: Linear_{idx}"));
         *idx += 1;
         let x: &[u64] = &[BATCH, SEQ, fin];
         let w: &[u64] = &[fout, fin];
         if bias {
-            self.op_sh("aten::linear", &[(x, "c10::Half"), (w, "float"), (&[fout], "float")]);
+            self.op_sh(
+                "aten::linear",
+                &[(x, "c10::Half"), (w, "c10::Half"), (&[fout], "c10::Half")],
+            );
         } else {
-            self.op_sh("aten::linear", &[(x, "c10::Half"), (w, "float"), (&[], "")]);
+            self.op_sh(
+                "aten::linear",
+                &[(x, "c10::Half"), (w, "c10::Half"), (&[], "")],
+            );
         }
-        self.op_sh("aten::to", &[(w, "float"), (&[], "Scalar"), (&[], "Scalar"), (&[], "Scalar"), (&[], "")]);
-        self.op_fwd("aten::_to_copy", &[(w, "float"), (&[], "Scalar"), (&[], ""), (&[], ""), (&[], "")], Node::WeightCast { numel: fin * fout }, tape);
-        self.empty("aten::empty_strided");
-        self.op_sh("aten::copy_", &[(w, "c10::Half"), (w, "float"), (&[], "Scalar")]);
-        let cast_ns = 2_000 + fin * fout * 6 / 2_800;
-        self.launch(K_CAST_TO_HALF, dev, Role::Compute, cast_ns);
-        self.close();
-        self.close();
-        self.close();
         self.transpose("aten::t");
         if bias {
             self.view("aten::view");
-            self.op_fwd("aten::addmm", &[(&[fout], "c10::Half"), (&[TOKENS, fin], "c10::Half"), (&[fin, fout], "c10::Half"), (&[], "Scalar"), (&[], "Scalar")], Node::Linear { fwd: k, bias }, tape);
+            self.op_fwd(
+                "aten::addmm",
+                &[
+                    (&[fout], "c10::Half"),
+                    (&[TOKENS, fin], "c10::Half"),
+                    (&[fin, fout], "c10::Half"),
+                    (&[], "Scalar"),
+                    (&[], "Scalar"),
+                ],
+                Node::Linear {
+                    fwd: k,
+                    bias,
+                    fin,
+                    fout,
+                },
+                tape,
+            );
             self.launch(k, dev, Role::Compute, 0);
             self.close();
             self.view("aten::view");
         } else {
-            self.op_sh("aten::matmul", &[(x, "c10::Half"), (&[fin, fout], "c10::Half")]);
+            self.op_sh(
+                "aten::matmul",
+                &[(x, "c10::Half"), (&[fin, fout], "c10::Half")],
+            );
             self.view("aten::reshape");
-            self.op_fwd("aten::mm", &[(&[TOKENS, fin], "c10::Half"), (&[fin, fout], "c10::Half")], Node::Linear { fwd: k, bias }, tape);
+            self.op_fwd(
+                "aten::mm",
+                &[(&[TOKENS, fin], "c10::Half"), (&[fin, fout], "c10::Half")],
+                Node::Linear {
+                    fwd: k,
+                    bias,
+                    fin,
+                    fout,
+                },
+                tape,
+            );
             self.launch(k, dev, Role::Compute, 0);
             self.close();
             self.view("aten::_unsafe_view");
@@ -1338,45 +1713,107 @@ impl Gen {
     fn residual_add(&mut self, tape: &mut Vec<TapeEntry>) {
         let dims: &[u64] = &[BATCH, SEQ, HIDDEN];
         let dev = self.cur_dev;
-        self.op_fwd("aten::add", &[(dims, "c10::Half"), (dims, "c10::Half"), (&[], "Scalar")], Node::Add, tape);
+        self.op_fwd(
+            "aten::add",
+            &[(dims, "c10::Half"), (dims, "c10::Half"), (&[], "Scalar")],
+            Node::Add,
+            tape,
+        );
         self.launch(K_ADD_HALF, dev, Role::Compute, 0);
         self.close();
     }
 
     fn block(&mut self, l: u64, linear_idx: &mut u64, tape: &mut Vec<TapeEntry>) {
         let dev = self.cur_dev;
-        let x: &[u64] = &[BATCH, SEQ, HIDDEN];
         let heads: &[u64] = &[BATCH, HEADS, SEQ, HEAD_DIM];
         self.ua(format!("nn.Module: TransformerBlock_{l}"));
         self.layer_norm(tape);
 
         self.ua("attention");
         self.linear(linear_idx, HIDDEN, 3 * HIDDEN, true, K_GEMM_QKV, tape);
-        self.op_fwd("aten::view", &[(&[BATCH, SEQ, 3 * HIDDEN], "c10::Half"), (&[], "ScalarList")], Node::View, tape);
+        // qkv.view(B, S, 3, H, D).permute(2, 0, 3, 1, 4).unbind(0)
+        self.op_fwd(
+            "aten::view",
+            &[
+                (&[BATCH, SEQ, 3 * HIDDEN], "c10::Half"),
+                (&[], "ScalarList"),
+            ],
+            Node::View,
+            tape,
+        );
         self.close();
-        self.op_fwd("aten::split_with_sizes", &[(&[BATCH, SEQ, 3, HEADS, HEAD_DIM], "c10::Half"), (&[], "ScalarList"), (&[], "Scalar")], Node::Split, tape);
+        self.op_fwd(
+            "aten::permute",
+            &[
+                (&[BATCH, SEQ, 3, HEADS, HEAD_DIM], "c10::Half"),
+                (&[], "ScalarList"),
+            ],
+            Node::Permute,
+            tape,
+        );
+        self.view("aten::as_strided");
+        self.close();
+        self.op_fwd(
+            "aten::unbind",
+            &[
+                (&[3, BATCH, HEADS, SEQ, HEAD_DIM], "c10::Half"),
+                (&[], "Scalar"),
+            ],
+            Node::Unbind,
+            tape,
+        );
         for _ in 0..3 {
-            self.op("aten::narrow");
-            self.op("aten::slice");
+            self.op("aten::select");
             self.view("aten::as_strided");
-            self.close();
             self.close();
         }
         self.close();
-        for _ in 0..3 {
-            self.op_fwd("aten::transpose", &[(&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"), (&[], "Scalar"), (&[], "Scalar")], Node::Transpose, tape);
-            self.view("aten::as_strided");
-            self.close();
-        }
         // Even layers use the flash kernel, odd ones the math path (as when a
         // mask or an unsupported head size forces the fallback).
-        if l % 2 == 0 {
-            self.op_sh("aten::scaled_dot_product_attention", &[(heads, "c10::Half"), (heads, "c10::Half"), (heads, "c10::Half"), (&[], ""), (&[], "Scalar"), (&[], "Scalar"), (&[], "")]);
-            self.op_fwd("aten::_scaled_dot_product_flash_attention", &[(heads, "c10::Half"), (heads, "c10::Half"), (heads, "c10::Half"), (&[], "Scalar"), (&[], "Scalar"), (&[], "Scalar"), (&[], "")], Node::Flash, tape);
+        if l.is_multiple_of(2) {
+            self.op_sh(
+                "aten::scaled_dot_product_attention",
+                &[
+                    (heads, "c10::Half"),
+                    (heads, "c10::Half"),
+                    (heads, "c10::Half"),
+                    (&[], ""),
+                    (&[], "Scalar"),
+                    (&[], "Scalar"),
+                    (&[], ""),
+                ],
+            );
+            self.op_fwd(
+                "aten::_scaled_dot_product_flash_attention",
+                &[
+                    (heads, "c10::Half"),
+                    (heads, "c10::Half"),
+                    (heads, "c10::Half"),
+                    (&[], "Scalar"),
+                    (&[], "Scalar"),
+                    (&[], "Scalar"),
+                    (&[], ""),
+                ],
+                Node::Flash,
+                tape,
+            );
             for _ in 0..3 {
                 self.transpose("aten::transpose");
             }
-            self.op_sh("aten::_flash_attention_forward", &[(&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"), (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"), (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"), (&[], ""), (&[], ""), (&[], "Scalar"), (&[], "Scalar"), (&[], "Scalar"), (&[], "Scalar")]);
+            self.op_sh(
+                "aten::_flash_attention_forward",
+                &[
+                    (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
+                    (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
+                    (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
+                    (&[], ""),
+                    (&[], ""),
+                    (&[], "Scalar"),
+                    (&[], "Scalar"),
+                    (&[], "Scalar"),
+                    (&[], "Scalar"),
+                ],
+            );
             self.empty("aten::empty_like");
             self.empty("aten::empty");
             self.empty("aten::empty");
@@ -1386,44 +1823,121 @@ impl Gen {
             self.close();
             self.close();
         } else {
-            self.op_sh("aten::matmul", &[(heads, "c10::Half"), (&[BATCH, HEADS, HEAD_DIM, SEQ], "c10::Half")]);
+            self.op_sh(
+                "aten::matmul",
+                &[
+                    (heads, "c10::Half"),
+                    (&[BATCH, HEADS, HEAD_DIM, SEQ], "c10::Half"),
+                ],
+            );
             self.view("aten::expand");
             self.view("aten::reshape");
-            self.op_fwd("aten::bmm", &[(&[BATCH * HEADS, SEQ, HEAD_DIM], "c10::Half"), (&[BATCH * HEADS, HEAD_DIM, SEQ], "c10::Half")], Node::Bmm, tape);
+            self.op_fwd(
+                "aten::bmm",
+                &[
+                    (&[BATCH * HEADS, SEQ, HEAD_DIM], "c10::Half"),
+                    (&[BATCH * HEADS, HEAD_DIM, SEQ], "c10::Half"),
+                ],
+                Node::Bmm,
+                tape,
+            );
             self.launch(K_BMM, dev, Role::Compute, 0);
             self.close();
             self.view("aten::_unsafe_view");
             self.close();
-            self.op_fwd("aten::div", &[(&[BATCH, HEADS, SEQ, SEQ], "c10::Half"), (&[], "Scalar")], Node::Div, tape);
+            self.op_fwd(
+                "aten::div",
+                &[(&[BATCH, HEADS, SEQ, SEQ], "c10::Half"), (&[], "Scalar")],
+                Node::Div,
+                tape,
+            );
             self.launch(K_DIV_HALF, dev, Role::Compute, 0);
             self.close();
-            self.op_sh("aten::softmax", &[(&[BATCH, HEADS, SEQ, SEQ], "c10::Half"), (&[], "Scalar"), (&[], "")]);
-            self.op_fwd("aten::_softmax", &[(&[BATCH, HEADS, SEQ, SEQ], "c10::Half"), (&[], "Scalar"), (&[], "Scalar")], Node::Softmax, tape);
+            self.op_sh(
+                "aten::softmax",
+                &[
+                    (&[BATCH, HEADS, SEQ, SEQ], "c10::Half"),
+                    (&[], "Scalar"),
+                    (&[], ""),
+                ],
+            );
+            self.op_fwd(
+                "aten::_softmax",
+                &[
+                    (&[BATCH, HEADS, SEQ, SEQ], "c10::Half"),
+                    (&[], "Scalar"),
+                    (&[], "Scalar"),
+                ],
+                Node::Softmax,
+                tape,
+            );
             self.launch(K_SOFTMAX, dev, Role::Compute, 0);
             self.close();
             self.close();
-            self.op_sh("aten::matmul", &[(&[BATCH, HEADS, SEQ, SEQ], "c10::Half"), (heads, "c10::Half")]);
+            self.op_sh(
+                "aten::matmul",
+                &[
+                    (&[BATCH, HEADS, SEQ, SEQ], "c10::Half"),
+                    (heads, "c10::Half"),
+                ],
+            );
             self.view("aten::expand");
             self.view("aten::reshape");
-            self.op_fwd("aten::bmm", &[(&[BATCH * HEADS, SEQ, SEQ], "c10::Half"), (&[BATCH * HEADS, SEQ, HEAD_DIM], "c10::Half")], Node::Bmm, tape);
+            self.op_fwd(
+                "aten::bmm",
+                &[
+                    (&[BATCH * HEADS, SEQ, SEQ], "c10::Half"),
+                    (&[BATCH * HEADS, SEQ, HEAD_DIM], "c10::Half"),
+                ],
+                Node::Bmm,
+                tape,
+            );
             self.launch(K_BMM, dev, Role::Compute, 0);
             self.close();
             self.view("aten::_unsafe_view");
             self.close();
-            self.transpose("aten::transpose");
         }
-        // .contiguous() of the transposed output, then the output projection.
-        self.op_sh("aten::contiguous", &[(&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"), (&[], "Scalar")]);
-        self.op_fwd("aten::clone", &[(&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"), (&[], "Scalar")], Node::Clone, tape);
+        // out.transpose(1, 2).reshape(B, S, D): the reshape of a
+        // non-contiguous tensor copies, then the output projection.
+        self.op_fwd(
+            "aten::transpose",
+            &[(heads, "c10::Half"), (&[], "Scalar"), (&[], "Scalar")],
+            Node::Transpose,
+            tape,
+        );
+        self.view("aten::as_strided");
+        self.close();
+        self.op_sh(
+            "aten::reshape",
+            &[
+                (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
+                (&[], "ScalarList"),
+            ],
+        );
+        self.op_fwd(
+            "aten::clone",
+            &[
+                (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
+                (&[], "Scalar"),
+            ],
+            Node::Clone,
+            tape,
+        );
         self.op("aten::empty_like");
         self.empty("aten::empty_strided");
         self.close();
-        self.op_sh("aten::copy_", &[(&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"), (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"), (&[], "Scalar")]);
+        self.op_sh(
+            "aten::copy_",
+            &[
+                (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
+                (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
+                (&[], "Scalar"),
+            ],
+        );
         self.launch(K_COPY_HALF, dev, Role::Compute, 0);
         self.close();
         self.close();
-        self.close();
-        self.op_fwd("aten::view", &[(&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"), (&[], "ScalarList")], Node::View, tape);
+        self.view("aten::_unsafe_view");
         self.close();
         self.linear(linear_idx, HIDDEN, HIDDEN, true, K_GEMM_OUT, tape);
         self.close(); // attention
@@ -1432,19 +1946,23 @@ impl Gen {
         self.layer_norm(tape);
         self.ua("mlp");
         self.linear(linear_idx, HIDDEN, FFN, true, K_GEMM_FC1, tape);
-        self.op_fwd("aten::gelu", &[(&[BATCH, SEQ, FFN], "c10::Half"), (&[], "")], Node::Gelu, tape);
+        self.op_fwd(
+            "aten::gelu",
+            &[(&[BATCH, SEQ, FFN], "c10::Half"), (&[], "")],
+            Node::Gelu,
+            tape,
+        );
         self.launch(K_GELU, dev, Role::Compute, 0);
         self.close();
         self.linear(linear_idx, FFN, HIDDEN, true, K_GEMM_FC2, tape);
         self.close(); // mlp
         self.residual_add(tape);
-        let _ = x;
         self.close(); // block
     }
 
     /// Switch the emitting thread to the autograd thread of `dev`; the
     /// engine hands work between threads with a short delay.
-    fn to_autograd_thread(&mut self, dev: usize) {
+    fn switch_to_autograd_thread(&mut self, dev: usize) {
         let next = 1 + dev;
         if next != self.th {
             let handoff = self.cursor[self.th] + self.rng.range(4_000, 18_000);
@@ -1459,7 +1977,17 @@ impl Gen {
         self.ua("## backward ##");
         // loss.backward(): seed gradient, then the engine takes over.
         let last = self.cur_dev;
-        self.op_sh("aten::ones_like", &[(&[], "float"), (&[], ""), (&[], ""), (&[], ""), (&[], ""), (&[], "Scalar")]);
+        self.op_sh(
+            "aten::ones_like",
+            &[
+                (&[], "float"),
+                (&[], ""),
+                (&[], ""),
+                (&[], ""),
+                (&[], ""),
+                (&[], "Scalar"),
+            ],
+        );
         self.op("aten::empty_like");
         self.empty("aten::empty_strided");
         self.close();
@@ -1469,17 +1997,17 @@ impl Gen {
         self.close();
         let main_cursor = self.cursor[0];
         self.th = 0;
-        self.to_autograd_thread(last);
+        self.switch_to_autograd_thread(last);
 
         for entry in tape.into_iter().rev() {
-            self.to_autograd_thread(entry.dev);
+            self.switch_to_autograd_thread(entry.dev);
             self.backward_node(entry);
         }
         // DDP's finalize: the compute streams wait for the last all-reduces.
         // Issued by the reducer outside any op, so no External id.
         if self.cfg.world > 1 {
             for dev in 0..self.cfg.devices {
-                self.to_autograd_thread(dev);
+                self.switch_to_autograd_thread(dev);
                 self.stream_wait(dev, Role::Compute, Role::Nccl);
             }
         }
@@ -1490,15 +2018,12 @@ impl Gen {
         self.close();
     }
 
-    fn accumulate_grad(&mut self, numel: u64) {
-        let dev = self.cur_dev;
+    /// With gradients set to None before the step, AccumulateGrad only has
+    /// to steal the incoming gradient: a detach, no GPU work.
+    fn accumulate_grad(&mut self) {
         self.op("autograd::engine::evaluate_function: torch::autograd::AccumulateGrad");
         self.op("torch::autograd::AccumulateGrad");
-        self.op_sh("aten::add_", &[(&[numel], "float"), (&[numel], "float"), (&[], "Scalar")]);
-        // fp32 read-modify-write at ~2.8 TB/s.
-        let ns = 2_000 + numel * 12 / 2_800;
-        self.launch(K_ADD_F32, dev, Role::Side, ns);
-        self.close();
+        self.view("aten::detach");
         self.close();
         self.close();
     }
@@ -1514,17 +2039,39 @@ impl Gen {
         }
         let name = e.node.backward_name();
         let extra = format!(", \"Sequence number\": {}, \"Fwd thread id\": 1", e.seq);
-        let idx = self.open(Cat::CpuOp, format!("autograd::engine::evaluate_function: {name}"), extra.clone());
+        let idx = self.open(
+            Cat::CpuOp,
+            format!("autograd::engine::evaluate_function: {name}"),
+            extra.clone(),
+        );
         if e.flow != 0 {
             self.cpu[idx].flow = Some((e.flow, false));
         }
         self.open(Cat::CpuOp, name, extra);
         let x: &[u64] = &[BATCH, SEQ, HIDDEN];
-        let mut grads: &[u64] = &[];
         match e.node {
             Node::Embedding => {
-                self.op_sh("aten::embedding_backward", &[(x, "c10::Half"), (&[BATCH, SEQ], "long int"), (&[], "Scalar"), (&[], "Scalar"), (&[], "Scalar"), (&[], "Scalar")]);
-                self.op_sh("aten::embedding_dense_backward", &[(x, "c10::Half"), (&[BATCH, SEQ], "long int"), (&[], "Scalar"), (&[], "Scalar"), (&[], "Scalar")]);
+                self.op_sh(
+                    "aten::embedding_backward",
+                    &[
+                        (x, "c10::Half"),
+                        (&[BATCH, SEQ], "long int"),
+                        (&[], "Scalar"),
+                        (&[], "Scalar"),
+                        (&[], "Scalar"),
+                        (&[], "Scalar"),
+                    ],
+                );
+                self.op_sh(
+                    "aten::embedding_dense_backward",
+                    &[
+                        (x, "c10::Half"),
+                        (&[BATCH, SEQ], "long int"),
+                        (&[], "Scalar"),
+                        (&[], "Scalar"),
+                        (&[], "Scalar"),
+                    ],
+                );
                 self.op("aten::zeros");
                 self.empty("aten::empty");
                 self.op("aten::zero_");
@@ -1534,25 +2081,49 @@ impl Gen {
                 self.launch(K_EMBEDDING_BWD, dev, Role::Compute, 0);
                 self.close();
                 self.close();
-                grads = &[VOCAB * HIDDEN];
             }
             Node::LayerNorm => {
-                self.op_sh("aten::native_layer_norm_backward", &[(x, "c10::Half"), (x, "c10::Half"), (&[], "ScalarList"), (&[TOKENS, 1], "float"), (&[TOKENS, 1], "float"), (&[HIDDEN], "float"), (&[HIDDEN], "float"), (&[], "ScalarList")]);
+                self.op_sh(
+                    "aten::native_layer_norm_backward",
+                    &[
+                        (x, "c10::Half"),
+                        (x, "c10::Half"),
+                        (&[], "ScalarList"),
+                        (&[TOKENS, 1], "float"),
+                        (&[TOKENS, 1], "float"),
+                        (&[HIDDEN], "float"),
+                        (&[HIDDEN], "float"),
+                        (&[], "ScalarList"),
+                    ],
+                );
                 self.empty("aten::empty_like");
                 self.empty("aten::empty_like");
                 self.empty("aten::empty_like");
                 self.launch(K_LN_BWD_INPUT, dev, Role::Compute, 0);
                 self.launch(K_LN_BWD_GAMMA, dev, Role::Compute, 0);
                 self.close();
-                grads = &[HIDDEN, HIDDEN];
             }
-            Node::Linear { fwd, bias } => {
+            Node::Linear {
+                fwd,
+                bias,
+                fin,
+                fout,
+            } => {
                 self.transpose("aten::t");
-                self.op_sh("aten::mm", &[(&[TOKENS, 0], "c10::Half"), (&[0, 0], "c10::Half")]);
+                self.op_sh(
+                    "aten::mm",
+                    &[(&[TOKENS, fout], "c10::Half"), (&[fout, fin], "c10::Half")],
+                );
                 self.launch(K_GEMM_DGRAD, dev, Role::Compute, fwd.ns * 102 / 100);
                 self.close();
                 self.transpose("aten::t");
-                self.op_sh("aten::mm", &[(&[0, TOKENS], "c10::Half"), (&[TOKENS, 0], "c10::Half")]);
+                self.op_sh(
+                    "aten::mm",
+                    &[
+                        (&[fout, TOKENS], "c10::Half"),
+                        (&[TOKENS, fin], "c10::Half"),
+                    ],
+                );
                 self.launch(K_GEMM_WGRAD, dev, Role::Compute, fwd.ns * 108 / 100);
                 // cuBLAS picks split-K for the skinny weight-gradient GEMMs.
                 if fwd.ns < 200_000 {
@@ -1561,50 +2132,80 @@ impl Gen {
                 self.close();
                 self.transpose("aten::t");
                 if bias {
-                    self.op_sh("aten::sum", &[(&[TOKENS, 0], "c10::Half"), (&[], "ScalarList"), (&[], "Scalar"), (&[], "")]);
-                    self.launch(K_REDUCE_SUM, dev, Role::Compute, 0);
+                    self.op_sh(
+                        "aten::sum",
+                        &[
+                            (&[TOKENS, fout], "c10::Half"),
+                            (&[], "ScalarList"),
+                            (&[], "Scalar"),
+                            (&[], ""),
+                        ],
+                    );
+                    // Bias gradients go to a side stream when there is one.
+                    self.launch(K_REDUCE_SUM, dev, Role::Side, 0);
                     self.close();
                     self.view("aten::view");
                 }
             }
-            Node::WeightCast { numel } => {
-                self.op_sh("aten::to", &[(&[numel], "c10::Half"), (&[], "Scalar"), (&[], "Scalar"), (&[], "Scalar"), (&[], "")]);
-                self.op_sh("aten::_to_copy", &[(&[numel], "c10::Half"), (&[], "Scalar"), (&[], ""), (&[], ""), (&[], "")]);
-                self.empty("aten::empty_strided");
-                self.op_sh("aten::copy_", &[(&[numel], "float"), (&[numel], "c10::Half"), (&[], "Scalar")]);
-                self.launch(K_CAST_TO_FLOAT, dev, Role::Compute, 2_000 + numel * 6 / 2_800);
-                self.close();
-                self.close();
-                self.close();
-            }
             Node::Gelu => {
-                self.op_sh("aten::gelu_backward", &[(&[BATCH, SEQ, FFN], "c10::Half"), (&[BATCH, SEQ, FFN], "c10::Half"), (&[], "")]);
+                self.op_sh(
+                    "aten::gelu_backward",
+                    &[
+                        (&[BATCH, SEQ, FFN], "c10::Half"),
+                        (&[BATCH, SEQ, FFN], "c10::Half"),
+                        (&[], ""),
+                    ],
+                );
                 self.launch(K_GELU_BWD, dev, Role::Compute, 0);
                 self.close();
             }
-            Node::Add | Node::View | Node::Transpose | Node::Clone => {
-                // Pure bookkeeping: views and pass-through gradients.
-                if matches!(e.node, Node::View | Node::Transpose) {
-                    self.op(if matches!(e.node, Node::View) { "aten::reshape" } else { "aten::transpose" });
-                    self.view("aten::view");
-                    self.close();
-                } else {
-                    let c = self.rng.range(800, 4_000);
-                    self.advance(c);
-                }
+            Node::Add | Node::Clone => {
+                // Pass-through gradients: bookkeeping only.
+                let c = self.rng.range(800, 4_000);
+                self.advance(c);
             }
-            Node::Split => {
+            Node::View | Node::Permute | Node::Transpose => {
+                // The gradient is a view of the incoming one.
+                let name = match e.node {
+                    Node::View => "aten::reshape",
+                    Node::Permute => "aten::permute",
+                    _ => "aten::transpose",
+                };
+                self.op(name);
+                self.view("aten::as_strided");
+                self.close();
+            }
+            Node::Unbind => {
+                self.op_sh("aten::stack", &[(&[], "TensorList"), (&[], "Scalar")]);
                 self.op_sh("aten::cat", &[(&[], "TensorList"), (&[], "Scalar")]);
                 self.launch(K_CAT, dev, Role::Compute, 0);
+                self.close();
                 self.close();
             }
             Node::Flash => {
                 let heads: &[u64] = &[BATCH, HEADS, SEQ, HEAD_DIM];
-                self.op_sh("aten::_scaled_dot_product_flash_attention_backward", &[(heads, "c10::Half"), (heads, "c10::Half"), (heads, "c10::Half"), (heads, "c10::Half"), (heads, "c10::Half"), (&[BATCH, HEADS, SEQ], "float")]);
-                for _ in 0..4 {
+                self.op_sh(
+                    "aten::_scaled_dot_product_flash_attention_backward",
+                    &[
+                        (heads, "c10::Half"),
+                        (heads, "c10::Half"),
+                        (heads, "c10::Half"),
+                        (heads, "c10::Half"),
+                        (heads, "c10::Half"),
+                        (&[BATCH, HEADS, SEQ], "float"),
+                    ],
+                );
+                for _ in 0..3 {
                     self.transpose("aten::transpose");
                 }
-                self.op_sh("aten::_flash_attention_backward", &[(&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"), (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"), (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half")]);
+                self.op_sh(
+                    "aten::_flash_attention_backward",
+                    &[
+                        (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
+                        (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
+                        (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
+                    ],
+                );
                 self.empty("aten::empty_like");
                 self.empty("aten::empty_like");
                 self.empty("aten::empty_like");
@@ -1619,38 +2220,72 @@ impl Gen {
                 self.launch(K_FLASH_BWD, dev, Role::Compute, 0);
                 self.launch(K_FLASH_BWD_CONVERT, dev, Role::Compute, 0);
                 self.close();
-                for _ in 0..3 {
-                    self.transpose("aten::transpose");
-                }
+                self.transpose("aten::transpose");
                 self.close();
             }
             Node::Bmm => {
                 for _ in 0..2 {
                     self.transpose("aten::transpose");
-                    self.op_sh("aten::bmm", &[(&[BATCH * HEADS, SEQ, SEQ], "c10::Half"), (&[BATCH * HEADS, SEQ, HEAD_DIM], "c10::Half")]);
+                    self.op_sh(
+                        "aten::bmm",
+                        &[
+                            (&[BATCH * HEADS, SEQ, SEQ], "c10::Half"),
+                            (&[BATCH * HEADS, SEQ, HEAD_DIM], "c10::Half"),
+                        ],
+                    );
                     self.launch(K_BMM, dev, Role::Compute, 0);
                     self.close();
                 }
             }
             Node::Softmax => {
-                self.op_sh("aten::_softmax_backward_data", &[(&[BATCH, HEADS, SEQ, SEQ], "c10::Half"), (&[BATCH, HEADS, SEQ, SEQ], "c10::Half"), (&[], "Scalar"), (&[], "Scalar")]);
+                self.op_sh(
+                    "aten::_softmax_backward_data",
+                    &[
+                        (&[BATCH, HEADS, SEQ, SEQ], "c10::Half"),
+                        (&[BATCH, HEADS, SEQ, SEQ], "c10::Half"),
+                        (&[], "Scalar"),
+                        (&[], "Scalar"),
+                    ],
+                );
                 self.empty("aten::empty_like");
                 self.launch(K_SOFTMAX_BWD, dev, Role::Compute, 0);
                 self.close();
             }
             Node::Div => {
-                self.op_sh("aten::div", &[(&[BATCH, HEADS, SEQ, SEQ], "c10::Half"), (&[], "Scalar")]);
+                self.op_sh(
+                    "aten::div",
+                    &[(&[BATCH, HEADS, SEQ, SEQ], "c10::Half"), (&[], "Scalar")],
+                );
                 self.launch(K_DIV_HALF, dev, Role::Compute, 0);
                 self.close();
             }
             Node::LogSoftmax => {
-                self.op_sh("aten::_log_softmax_backward_data", &[(&[TOKENS, VOCAB], "float"), (&[TOKENS, VOCAB], "float"), (&[], "Scalar"), (&[], "Scalar")]);
+                self.op_sh(
+                    "aten::_log_softmax_backward_data",
+                    &[
+                        (&[TOKENS, VOCAB], "float"),
+                        (&[TOKENS, VOCAB], "float"),
+                        (&[], "Scalar"),
+                        (&[], "Scalar"),
+                    ],
+                );
                 self.empty("aten::empty_like");
                 self.launch(K_LOG_SOFTMAX_BWD, dev, Role::Compute, 0);
                 self.close();
             }
             Node::NllLoss => {
-                self.op_sh("aten::nll_loss_backward", &[(&[], "float"), (&[TOKENS, VOCAB], "float"), (&[TOKENS], "long int"), (&[], ""), (&[], "Scalar"), (&[], "Scalar"), (&[], "float")]);
+                self.op_sh(
+                    "aten::nll_loss_backward",
+                    &[
+                        (&[], "float"),
+                        (&[TOKENS, VOCAB], "float"),
+                        (&[TOKENS], "long int"),
+                        (&[], ""),
+                        (&[], "Scalar"),
+                        (&[], "Scalar"),
+                        (&[], "float"),
+                    ],
+                );
                 self.empty("aten::empty_like");
                 self.op("aten::zero_");
                 self.memset(dev, Role::Compute, TOKENS * VOCAB * 4);
@@ -1659,12 +2294,40 @@ impl Gen {
                 self.close();
             }
             Node::ToDevice { from } => {
-                self.op_sh("aten::to", &[(x, "c10::Half"), (&[], ""), (&[], "Scalar"), (&[], "Scalar"), (&[], "")]);
-                self.op_sh("aten::_to_copy", &[(x, "c10::Half"), (&[], ""), (&[], ""), (&[], ""), (&[], "Scalar")]);
+                self.op_sh(
+                    "aten::to",
+                    &[
+                        (x, "c10::Half"),
+                        (&[], ""),
+                        (&[], "Scalar"),
+                        (&[], "Scalar"),
+                        (&[], ""),
+                    ],
+                );
+                self.op_sh(
+                    "aten::_to_copy",
+                    &[
+                        (x, "c10::Half"),
+                        (&[], ""),
+                        (&[], ""),
+                        (&[], ""),
+                        (&[], "Scalar"),
+                    ],
+                );
                 self.empty("aten::empty_strided");
-                self.op_sh("aten::copy_", &[(x, "c10::Half"), (x, "c10::Half"), (&[], "Scalar")]);
+                self.op_sh(
+                    "aten::copy_",
+                    &[(x, "c10::Half"), (x, "c10::Half"), (&[], "Scalar")],
+                );
                 let dep = self.stream_free(dev, Role::Compute);
-                self.memcpy("Memcpy PtoP (Device -> Device)", from, Role::Compute, TOKENS * HIDDEN * 2, 280_000, dep);
+                self.memcpy(
+                    "Memcpy PtoP (Device -> Device)",
+                    from,
+                    Role::Compute,
+                    TOKENS * HIDDEN * 2,
+                    280_000,
+                    dep,
+                );
                 self.close();
                 self.close();
                 self.close();
@@ -1673,17 +2336,15 @@ impl Gen {
         }
         self.close();
         self.close();
-        // Parameters this node produced gradients for.
-        if let Node::Linear { bias: true, .. } = e.node {
-            grads = &[0];
-        }
-        let grads: Vec<u64> = grads.to_vec();
-        for g in grads {
-            let numel = if g == 0 { HIDDEN } else { g };
-            self.accumulate_grad(numel);
-        }
-        if let Node::WeightCast { numel } = e.node {
-            self.accumulate_grad(numel);
+        // One AccumulateGrad per parameter this node produced a gradient for.
+        let params = match e.node {
+            Node::Embedding => 1,
+            Node::LayerNorm | Node::Linear { bias: true, .. } => 2,
+            Node::Linear { bias: false, .. } => 1,
+            _ => 0,
+        };
+        for _ in 0..params {
+            self.accumulate_grad();
         }
     }
 
@@ -1699,7 +2360,16 @@ impl Gen {
         let pg = format!(
             "\"Process Group Name\": \"0\", \"Process Group Description\": \"default_pg\", \"Process Group Ranks\": {ranks}"
         );
-        self.op_sh("c10d::allreduce_", &[(&[params], "float"), (&[], ""), (&[], ""), (&[], ""), (&[], "Scalar")]);
+        self.op_sh(
+            "c10d::allreduce_",
+            &[
+                (&[params], "float"),
+                (&[], ""),
+                (&[], ""),
+                (&[], ""),
+                (&[], "Scalar"),
+            ],
+        );
         let extra = format!(
             ", {common}, \"In split size\": \"[]\", \"Out split size\": \"[]\", \"Global rank start\": 0, \"Global rank stride\": 1, {pg}, \"Rank\": {}",
             self.cfg.rank
@@ -1712,7 +2382,8 @@ impl Gen {
         // Ring all-reduce at ~300 GB/s bus bandwidth.
         let bytes = params * 4;
         let ns = 8_000 + 2 * (w - 1) * bytes / w / 300;
-        let coll = format!(" {common}, \"In split size\": \"[]\", \"Out split size\": \"[]\", {pg}");
+        let coll =
+            format!(" {common}, \"In split size\": \"[]\", \"Out split size\": \"[]\", {pg}");
         self.launch_coll(K_NCCL_ALLREDUCE, dev, Role::Nccl, ns, 0, Some(coll));
         let c = self.rng.range(900, 2_200);
         self.runtime("cudaEventRecord", CBID_EVENT_RECORD, c);
@@ -1726,7 +2397,9 @@ impl Gen {
         self.ua("## optimizer ##");
         let per_dev: Vec<u64> = (0..self.cfg.devices)
             .map(|d| {
-                let layers = (0..self.cfg.layers).filter(|&l| self.dev_of_layer(l) == d).count() as u64;
+                let layers = (0..self.cfg.layers)
+                    .filter(|&l| self.dev_of_layer(l) == d)
+                    .count() as u64;
                 let mut p = layers * LAYER_PARAMS;
                 if d == 0 {
                     p += VOCAB * HIDDEN;
@@ -1738,7 +2411,10 @@ impl Gen {
             })
             .collect();
         // clip_grad_norm_: per-tensor norms, total norm, scale.
-        self.op_sh("aten::_foreach_norm", &[(&[], "TensorList"), (&[], "Scalar"), (&[], "")]);
+        self.op_sh(
+            "aten::_foreach_norm",
+            &[(&[], "TensorList"), (&[], "Scalar"), (&[], "")],
+        );
         for (d, &p) in per_dev.iter().enumerate() {
             let chunks = 1 + p / 400_000_000;
             for _ in 0..chunks {
@@ -1752,8 +2428,24 @@ impl Gen {
         self.launch(K_CAT_SMALL, 0, Role::Compute, 0);
         self.close();
         self.close();
-        self.op_sh("aten::linalg_vector_norm", &[(&[1], "float"), (&[], "Scalar"), (&[], ""), (&[], "Scalar"), (&[], "")]);
+        self.op_sh(
+            "aten::linalg_vector_norm",
+            &[
+                (&[1], "float"),
+                (&[], "Scalar"),
+                (&[], ""),
+                (&[], "Scalar"),
+                (&[], ""),
+            ],
+        );
         self.launch(K_NORM_REDUCE, 0, Role::Compute, 0);
+        self.close();
+        // max_norm / (total_norm + 1e-6)
+        self.op_sh(
+            "aten::add_",
+            &[(&[], "float"), (&[], "Scalar"), (&[], "Scalar")],
+        );
+        self.launch(K_ADD_F32, 0, Role::Compute, 0);
         self.close();
         self.op_sh("aten::div", &[(&[], "Scalar"), (&[], "float")]);
         self.launch(K_DIV_F32, 0, Role::Compute, 0);
@@ -1761,22 +2453,54 @@ impl Gen {
         self.op_sh("aten::clamp", &[(&[], "float"), (&[], ""), (&[], "Scalar")]);
         self.launch(K_CLAMP, 0, Role::Compute, 0);
         self.close();
-        self.op_sh("aten::_foreach_mul_", &[(&[], "TensorList"), (&[], "float")]);
+        self.op_sh(
+            "aten::_foreach_mul_",
+            &[(&[], "TensorList"), (&[], "float")],
+        );
         for (d, &p) in per_dev.iter().enumerate() {
             let chunks = 1 + p / 400_000_000;
             for _ in 0..chunks {
-                self.launch(K_FOREACH_MUL, d, Role::Compute, 3_000 + p * 8 / chunks / 2_900);
+                self.launch(
+                    K_FOREACH_MUL,
+                    d,
+                    Role::Compute,
+                    3_000 + p * 8 / chunks / 2_900,
+                );
             }
         }
         self.close();
 
         self.ua("Optimizer.step#AdamW.step");
-        self.op_sh("aten::_fused_adamw_", &[(&[], "TensorList"), (&[], "TensorList"), (&[], "TensorList"), (&[], "TensorList"), (&[], "TensorList"), (&[], "TensorList"), (&[], "Scalar"), (&[], "Scalar"), (&[], "Scalar"), (&[], "Scalar"), (&[], "Scalar"), (&[], "Scalar"), (&[], "Scalar"), (&[], ""), (&[], "")]);
+        self.op_sh(
+            "aten::_fused_adamw_",
+            &[
+                (&[], "TensorList"),
+                (&[], "TensorList"),
+                (&[], "TensorList"),
+                (&[], "TensorList"),
+                (&[], "TensorList"),
+                (&[], "TensorList"),
+                (&[], "Scalar"),
+                (&[], "Scalar"),
+                (&[], "Scalar"),
+                (&[], "Scalar"),
+                (&[], "Scalar"),
+                (&[], "Scalar"),
+                (&[], "Scalar"),
+                (&[], ""),
+                (&[], ""),
+            ],
+        );
         for (d, &p) in per_dev.iter().enumerate() {
             let chunks = 1 + p / 250_000_000;
             for _ in 0..chunks {
                 // param, grad, exp_avg, exp_avg_sq read + 3 written, fp32.
-                self.launch(K_FUSED_ADAMW, d, Role::Compute, 5_000 + p * 28 / chunks / 2_900);
+                self.launch(
+                    K_FUSED_ADAMW,
+                    d,
+                    Role::Compute,
+                    5_000 + p * 28 / chunks / 2_900,
+                );
             }
         }
         self.close();
@@ -1790,7 +2514,14 @@ impl Gen {
         let dev = self.cfg.devices - 1;
         self.op_sh("aten::item", &[(&[], "float")]);
         self.op_sh("aten::_local_scalar_dense", &[(&[], "float")]);
-        self.memcpy("Memcpy DtoH (Device -> Pageable)", dev, Role::Compute, 4, 2_000, 0);
+        self.memcpy(
+            "Memcpy DtoH (Device -> Pageable)",
+            dev,
+            Role::Compute,
+            4,
+            2_000,
+            0,
+        );
         self.stream_sync(dev, Role::Compute);
         self.close();
         self.close();
@@ -1818,7 +2549,8 @@ impl Gen {
                 e.ext,
                 e.ext - 1
             );
-            self.out.complete(cat, &e.name, pid, tid, e.ts, e.dur, &args);
+            self.out
+                .complete(cat, &e.name, pid, tid, (e.ts, e.dur), &args);
             if let Some((id, start)) = e.flow {
                 self.out.flow(start, id, pid, tid, e.ts, "fwdbwd");
             }
@@ -1835,9 +2567,15 @@ impl Gen {
             if e.ext != 0 {
                 let _ = write!(args, "\"External id\": {},", e.ext);
             }
-            let _ = write!(args, "\n      \"cbid\": {}, \"correlation\": {}", e.cbid, e.corr);
-            self.out.complete("cuda_runtime", e.name, pid, tid, e.ts, e.dur, &args);
-            self.out.flow(cbid_starts_flow(e.cbid), e.corr, pid, tid, e.ts, "ac2g");
+            let _ = write!(
+                args,
+                "\n      \"cbid\": {}, \"correlation\": {}",
+                e.cbid, e.corr
+            );
+            self.out
+                .complete("cuda_runtime", e.name, pid, tid, (e.ts, e.dur), &args);
+            self.out
+                .flow(cbid_starts_flow(e.cbid), e.corr, pid, tid, e.ts, "ac2g");
             self.out.maybe_flush()?;
         }
         self.rt = rt;
@@ -1862,7 +2600,7 @@ impl Gen {
                     // Occupancy as the CUDA occupancy calculator would limit it.
                     let max_active = (MAX_THREADS_PER_SM / threads)
                         .min(REGS_PER_SM / (k.regs * threads).max(1))
-                        .min(if k.smem > 0 { SMEM_PER_SM / k.smem } else { 32 })
+                        .min(SMEM_PER_SM.checked_div(k.smem).unwrap_or(32))
                         .min(32) as f64;
                     let occ = (blocks_per_sm.min(max_active) * threads as f64
                         / MAX_THREADS_PER_SM as f64
@@ -1902,7 +2640,8 @@ impl Gen {
                 self.out.stats.unattributed += 1;
                 self.out.stats.unattributed_ns += e.dur;
             }
-            self.out.complete(cat, name, dev, stream, e.ts, e.dur, &args);
+            self.out
+                .complete(cat, name, dev, stream, (e.ts, e.dur), &args);
             self.out.flow(false, e.corr, dev, stream, e.ts, "ac2g");
             self.out.maybe_flush()?;
         }
@@ -1918,7 +2657,14 @@ impl Gen {
                 if st.step_lo <= st.step_hi {
                     let (dev, sid, lo, hi) = (self.devs[d].id, st.id, st.step_lo, st.step_hi);
                     self.out.stats.gpu_user_annotations += 1;
-                    self.out.complete("gpu_user_annotation", step_name, dev, sid, lo - 1, hi - lo + 2, &args);
+                    self.out.complete(
+                        "gpu_user_annotation",
+                        step_name,
+                        dev,
+                        sid,
+                        (lo - 1, hi - lo + 2),
+                        &args,
+                    );
                 }
             }
         }
@@ -1962,19 +2708,28 @@ impl Gen {
         self.out.device_info(self.pid, pname, "CPU", self.pid, t0);
         let max_gpu = self.devs.iter().map(|d| d.id).max().unwrap_or(0).max(15);
         for g in 0..=max_gpu {
-            self.out.device_info(g, pname, &format!("GPU {g}"), 5_000_000 + g, t0);
+            self.out
+                .device_info(g, pname, &format!("GPU {g}"), 5_000_000 + g, t0);
         }
         // Threads and streams, ordered by (pid, tid) as Kineto's map is.
-        for d in 0..self.devs.len() {
-            for s in 0..self.devs[d].streams.len() {
-                let st = &self.devs[d].streams[s];
-                if st.used {
-                    let (dev, id) = (self.devs[d].id, st.id);
-                    self.out.resource_info(dev, id, &format!("stream {id} "), id, t0);
-                }
-            }
+        let mut streams: Vec<(u64, u64)> = self
+            .devs
+            .iter()
+            .flat_map(|d| {
+                d.streams
+                    .iter()
+                    .filter(|s| s.used)
+                    .map(move |s| (d.id, s.id))
+            })
+            .collect();
+        streams.sort_unstable();
+        for (dev, id) in streams {
+            self.out
+                .resource_info(dev, id, &format!("stream {id} "), id, t0);
         }
-        let mut threads: Vec<usize> = (0..self.tids.len()).filter(|&t| self.thread_used[t]).collect();
+        let mut threads: Vec<usize> = (0..self.tids.len())
+            .filter(|&t| self.thread_used[t])
+            .collect();
         threads.sort_by_key(|&t| self.tids[t]);
         for t in threads {
             let tid = self.tids[t];
@@ -2009,12 +2764,17 @@ fn run(cfg: Cfg) -> Result<(), String> {
     let t_start = Instant::now();
     let file = File::create(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out))?;
     let buffered = BufWriter::with_capacity(1 << 20, file);
-    let w: Box<dyn Write> = if cfg.out.ends_with(".gz") {
-        Box::new(GzEncoder::new(buffered, Compression::default()))
+    let w = if cfg.out.ends_with(".gz") {
+        Sink::Gz(GzEncoder::new(buffered, Compression::default()))
     } else {
-        Box::new(buffered)
+        Sink::Plain(buffered)
     };
-    let out = Out { w, buf: String::with_capacity(1 << 17), flushed: 0, stats: Stats::default() };
+    let out = Out {
+        w,
+        buf: String::with_capacity(1 << 17),
+        flushed: 0,
+        stats: Stats::default(),
+    };
     let mut g = Gen::new(cfg, out);
     let io_err = |e: io::Error| format!("write failed: {e}");
 
@@ -2033,13 +2793,10 @@ fn run(cfg: Cfg) -> Result<(), String> {
         }
     }
     g.footer().map_err(io_err)?;
-    // Dropping the box finishes the gzip stream; flush explicitly first so
-    // errors are reported instead of swallowed in Drop.
-    g.out.w.flush().map_err(io_err)?;
     let bytes = g.out.bytes();
     let Gen { cfg, out, .. } = g;
     let Out { w, stats: s, .. } = out;
-    drop(w);
+    w.finish().map_err(io_err)?;
 
     let gpu = s.kernels + s.memcpy + s.memset;
     let secs = t_start.elapsed().as_secs_f64();

@@ -4,9 +4,14 @@
 use std::io::Write;
 
 use crate::app::paths::path_of;
-use crate::model::{Profile, PreOrder, NO_NODE};
+use crate::model::{PreOrder, Profile, NO_NODE};
 
-pub fn write<W: Write>(out: &mut W, p: &Profile, po: &PreOrder, positions: &[u32]) -> std::io::Result<()> {
+pub fn write<W: Write>(
+    out: &mut W,
+    p: &Profile,
+    po: &PreOrder,
+    positions: &[u32],
+) -> std::io::Result<()> {
     let m = &p.metrics;
     let names = m.names();
     let metrics: Vec<serde_json::Value> = names
@@ -38,7 +43,14 @@ pub fn write<W: Write>(out: &mut W, p: &Profile, po: &PreOrder, positions: &[u32
         let mut vals = serde_json::Map::new();
         for (name, v) in &cols {
             let x = v[n as usize];
-            vals.insert((*name).clone(), if x.is_finite() { serde_json::json!(x) } else { serde_json::Value::Null });
+            vals.insert(
+                (*name).clone(),
+                if x.is_finite() {
+                    serde_json::json!(x)
+                } else {
+                    serde_json::Value::Null
+                },
+            );
         }
         let attrs: serde_json::Map<String, serde_json::Value> = f
             .attrs

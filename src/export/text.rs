@@ -95,7 +95,7 @@ pub fn render(cct: &Cct, metrics: &MetricTable, po: &PreOrder, opt: &TextOptions
     if opt.legend {
         if let Some(m) = opt.metrics.first() {
             out.push('\n');
-            out.push_str(&legend(m, &scale, opt.precision, opt.color, g));
+            out.push_str(&legend(m, &scale, opt.color, g));
         }
     }
     out
@@ -112,7 +112,8 @@ fn is_last_child(po: &PreOrder, p: u32, _depth: Option<usize>) -> bool {
 }
 
 /// Hatchet's legend: the metric's range, then the six bins from the top down.
-pub fn legend(metric: &str, scale: &HeatScale, precision: usize, color: bool, g: &Glyphs) -> String {
+/// Hatchet prints the legend's numbers with two decimals whatever the tree's precision.
+pub fn legend(metric: &str, scale: &HeatScale, color: bool, g: &Glyphs) -> String {
     let mut s = String::new();
     if color {
         s.push_str("\x1b[4mLegend\x1b[0m");
@@ -122,8 +123,8 @@ pub fn legend(metric: &str, scale: &HeatScale, precision: usize, color: bool, g:
     let _ = writeln!(
         s,
         " (Metric: {metric} Min: {} Max: {})",
-        format_value(scale.min, 2.max(precision.min(2))),
-        format_value(scale.max, 2.max(precision.min(2)))
+        format_value(scale.min, 2),
+        format_value(scale.max, 2)
     );
     for (b, (lo, hi)) in scale.ranges().iter().enumerate() {
         let block = if color {

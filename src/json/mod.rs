@@ -581,7 +581,10 @@ pub fn parse_decimal_scaled(text: &[u8], scale: u32) -> Option<i64> {
     };
     let (mant, exp) = match rest.iter().position(|&b| b == b'e' || b == b'E') {
         Some(i) => {
-            let e = std::str::from_utf8(&rest[i + 1..]).ok()?.parse::<i32>().ok()?;
+            let e = std::str::from_utf8(&rest[i + 1..])
+                .ok()?
+                .parse::<i32>()
+                .ok()?;
             (&rest[..i], e)
         }
         None => (rest, 0),
@@ -652,7 +655,10 @@ mod tests {
 
     #[test]
     fn decimal_exact() {
-        assert_eq!(parse_decimal_scaled(b"1712195495519689.123", 3), Some(1712195495519689123));
+        assert_eq!(
+            parse_decimal_scaled(b"1712195495519689.123", 3),
+            Some(1712195495519689123)
+        );
         assert_eq!(parse_decimal_scaled(b"12.5", 3), Some(12500));
         assert_eq!(parse_decimal_scaled(b"-0.0005", 3), Some(-1));
         assert_eq!(parse_decimal_scaled(b"1e3", 3), Some(1_000_000));

@@ -146,7 +146,10 @@ impl Cct {
     pub fn check(&self) -> bool {
         self.graph.node_indices().all(|i| {
             let n = i.index() as u32;
-            let ps: Vec<_> = self.graph.neighbors_directed(i, Direction::Incoming).collect();
+            let ps: Vec<_> = self
+                .graph
+                .neighbors_directed(i, Direction::Incoming)
+                .collect();
             match self.parent(n) {
                 None => ps.is_empty(),
                 Some(p) => ps == [NodeIndex::new(p as usize)],
@@ -184,11 +187,8 @@ impl PreOrder {
         let mut roots = cct.root_ids();
         order(&mut roots);
         // Explicit stack: real CCTs can be thousands deep (recursion).
-        let mut stack: Vec<(u32, u16, u32)> = roots
-            .iter()
-            .rev()
-            .map(|&r| (r, 0u16, NO_NODE))
-            .collect();
+        let mut stack: Vec<(u32, u16, u32)> =
+            roots.iter().rev().map(|&r| (r, 0u16, NO_NODE)).collect();
         let mut open: Vec<u32> = Vec::new();
         let mut kids = Vec::new();
         while let Some((node, depth, parent_pos)) = stack.pop() {

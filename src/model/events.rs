@@ -24,7 +24,10 @@ pub enum EventKind {
 
 impl EventKind {
     pub fn is_gpu_activity(self) -> bool {
-        matches!(self, EventKind::Kernel | EventKind::Memcpy | EventKind::Memset)
+        matches!(
+            self,
+            EventKind::Kernel | EventKind::Memcpy | EventKind::Memset
+        )
     }
 
     pub fn on_gpu_lane(self) -> bool {
@@ -53,10 +56,15 @@ impl EventKind {
                 "cpu_op" | "Operator" | "user_annotation" | "python_function" | "hpu_op" => {
                     EventKind::Cpu
                 }
-                "cuda_runtime" | "cuda_driver" | "Runtime" | "mtia_runtime" | "xpu_runtime"
-                | "xpu_driver" | "privateuse1_runtime" | "privateuse1_driver" | "glow_runtime" => {
-                    EventKind::Runtime
-                }
+                "cuda_runtime"
+                | "cuda_driver"
+                | "Runtime"
+                | "mtia_runtime"
+                | "xpu_runtime"
+                | "xpu_driver"
+                | "privateuse1_runtime"
+                | "privateuse1_driver"
+                | "glow_runtime" => EventKind::Runtime,
                 "kernel" | "Kernel" => EventKind::Kernel,
                 "gpu_memcpy" | "Memcpy" => EventKind::Memcpy,
                 "gpu_memset" | "Memset" => EventKind::Memset,

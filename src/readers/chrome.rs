@@ -144,9 +144,9 @@ pub fn parse<R: Read>(src: R) -> Result<ChromeTrace, JsonError> {
                 if !e.eof {
                     return Err(e);
                 }
-                p.out
-                    .warnings
-                    .push(format!("the event array ends without ']' ({e}); loaded the complete events before it"));
+                p.out.warnings.push(format!(
+                    "the event array ends without ']' ({e}); loaded the complete events before it"
+                ));
             }
         }
         Kind::Object => {
@@ -158,7 +158,9 @@ pub fn parse<R: Read>(src: R) -> Result<ChromeTrace, JsonError> {
                 let more = match r.next_key(first, &mut key) {
                     Ok(m) => m,
                     Err(e) if e.eof && saw_events => {
-                        p.out.warnings.push(format!("the trace object is incomplete ({e})"));
+                        p.out
+                            .warnings
+                            .push(format!("the trace object is incomplete ({e})"));
                         break;
                     }
                     Err(e) => return Err(e),
@@ -191,7 +193,9 @@ pub fn parse<R: Read>(src: R) -> Result<ChromeTrace, JsonError> {
                         if let Some(obj) = v.as_object() {
                             for (k, x) in obj {
                                 if !x.is_object() && !x.is_array() {
-                                    p.out.meta.push((format!("distributedInfo.{k}"), scalar_text(x)));
+                                    p.out
+                                        .meta
+                                        .push((format!("distributedInfo.{k}"), scalar_text(x)));
                                 }
                             }
                             p.out.rank = obj.get("rank").and_then(|x| x.as_i64());
@@ -347,7 +351,10 @@ impl Parser {
             b'i' | b'I' => EventKind::Instant,
             _ => match EventKind::from_category(&cat_text) {
                 Some(k) => {
-                    if matches!(&*cat_text, "Operator" | "Runtime" | "Kernel" | "Memcpy" | "Memset") {
+                    if matches!(
+                        &*cat_text,
+                        "Operator" | "Runtime" | "Kernel" | "Memcpy" | "Memset"
+                    ) {
                         self.out.old_dialect = true;
                     }
                     k
@@ -380,7 +387,9 @@ impl Parser {
                     return;
                 };
                 let dur = (ts - b.ev.ts).max(0);
-                let i = t.push(b.ev.name, b.ev.cat, b.ev.kind, b.ev.ts, dur, b.ev.pid, b.ev.tid);
+                let i = t.push(
+                    b.ev.name, b.ev.cat, b.ev.kind, b.ev.ts, dur, b.ev.pid, b.ev.tid,
+                );
                 t.seq[i] = b.seq;
                 t.begin_end[i] = true;
                 self.max_ts = self.max_ts.max(ts);
@@ -449,8 +458,11 @@ impl Parser {
             t.stream[i] = stream;
             if ev.has_args && kind != EventKind::Sync {
                 t.args[i] = t.args_text.len() as u32;
-                t.args_text
-                    .push(String::from_utf8_lossy(&ev.args).into_owned().into_boxed_str());
+                t.args_text.push(
+                    String::from_utf8_lossy(&ev.args)
+                        .into_owned()
+                        .into_boxed_str(),
+                );
             }
         }
     }
@@ -465,7 +477,9 @@ impl Parser {
         match &ev.name[..] {
             b"thread_name" => {
                 if let Some(n) = text("name") {
-                    self.out.thread_names.insert((pid, tid), n.trim().to_string());
+                    self.out
+                        .thread_names
+                        .insert((pid, tid), n.trim().to_string());
                 }
             }
             b"process_name" => {
@@ -581,7 +595,10 @@ impl Parser {
             ));
         }
         if repairs.trailing_commas > 0 {
-            w.push(format!("{} trailing comma(s) ignored", repairs.trailing_commas));
+            w.push(format!(
+                "{} trailing comma(s) ignored",
+                repairs.trailing_commas
+            ));
         }
         if s.dropped_bad_time > 0 {
             w.push(format!(
@@ -593,7 +610,10 @@ impl Parser {
             w.push(format!("{} event(s) dropped: negative dur", s.negative_dur));
         }
         if s.unmatched_end > 0 {
-            w.push(format!("{} E event(s) without a matching B ignored", s.unmatched_end));
+            w.push(format!(
+                "{} E event(s) without a matching B ignored",
+                s.unmatched_end
+            ));
         }
         if s.unclosed_begin > 0 {
             w.push(format!(
@@ -700,7 +720,10 @@ mod tests {
         let t = parse(text.as_bytes()).unwrap();
         let e = &t.events;
         assert_eq!(e.kind[0], EventKind::Kernel);
-        assert_eq!((e.device[0], e.stream[0], e.correlation[0], e.external_id[0]), (0, 7, 42, 3));
+        assert_eq!(
+            (e.device[0], e.stream[0], e.correlation[0], e.external_id[0]),
+            (0, 7, 42, 3)
+        );
         assert!(e.args_of(0).unwrap().contains("\"grid\""));
         assert_eq!(e.stream[1], 7);
         assert!(t.old_dialect);

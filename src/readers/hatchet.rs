@@ -18,8 +18,15 @@ pub struct Literal {
 }
 
 enum Ctx {
-    List { parent: Option<u32>, first: bool },
-    Node { node: u32, first: bool, name: Option<String> },
+    List {
+        parent: Option<u32>,
+        first: bool,
+    },
+    Node {
+        node: u32,
+        first: bool,
+        name: Option<String>,
+    },
 }
 
 pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
@@ -238,10 +245,7 @@ pub fn write<W: Write>(
     out.write_all(b"[")?;
     // Stack of remaining sibling lists.
     let mut stack: Vec<(Vec<u32>, usize)> = vec![(roots.to_vec(), 0)];
-    loop {
-        let Some((list, i)) = stack.last_mut() else {
-            break;
-        };
+    while let Some((list, i)) = stack.last_mut() {
         if *i >= list.len() {
             stack.pop();
             if stack.is_empty() {

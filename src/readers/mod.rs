@@ -93,13 +93,7 @@ pub fn load_path(path: &Path) -> Result<Profile, LoadError> {
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string());
-    load_reader(
-        Box::new(file),
-        Some(path.to_path_buf()),
-        meta.len(),
-        &label,
-    )
-    .map_err(|msg| err(msg))
+    load_reader(Box::new(file), Some(path.to_path_buf()), meta.len(), &label).map_err(err)
 }
 
 /// Loads from any byte source; errors are one line, without the path.
@@ -155,13 +149,22 @@ fn read_format(format: Format, input: Box<dyn BufRead>, source: Source) -> Resul
                 "Chrome Trace Event"
             };
             let mut meta = tr.meta;
-            meta.insert(0, ("form".into(), if tr.array_form { "array" } else { "object" }.into()));
+            meta.insert(
+                0,
+                (
+                    "form".into(),
+                    if tr.array_form { "array" } else { "object" }.into(),
+                ),
+            );
             if tr.kineto || tr.old_dialect || tr.rank.is_some() {
                 meta.push(("rank".into(), tr.rank.unwrap_or(0).to_string()));
             }
             for d in &tr.devices {
                 if let (Some(id), Some(name)) = (d.get("id"), d.get("name")) {
-                    meta.push((format!("device {id}"), name.as_str().unwrap_or("").to_string()));
+                    meta.push((
+                        format!("device {id}"),
+                        name.as_str().unwrap_or("").to_string(),
+                    ));
                 }
             }
             let mut warnings = tr.warnings;
@@ -226,8 +229,14 @@ mod tests {
     fn sniffing() {
         assert_eq!(sniff(b"  {\"traceEvents\":[]}"), Some(Format::ChromeTrace));
         assert_eq!(sniff(b"[{\"ph\":\"X\"}]"), Some(Format::ChromeTrace));
-        assert_eq!(sniff(b"[{\"frame\":{\"name\":\"a\"}}]"), Some(Format::HatchetLiteral));
-        assert_eq!(sniff(b"[{\"name\":\"a\",\"frame\":{},\"ph\":1}]"), Some(Format::HatchetLiteral));
+        assert_eq!(
+            sniff(b"[{\"frame\":{\"name\":\"a\"}}]"),
+            Some(Format::HatchetLiteral)
+        );
+        assert_eq!(
+            sniff(b"[{\"name\":\"a\",\"frame\":{},\"ph\":1}]"),
+            Some(Format::HatchetLiteral)
+        );
         assert_eq!(sniff(b"a;b;c 12\n"), Some(Format::Folded));
         assert_eq!(sniff(b"[Unknown];main 12\n"), Some(Format::Folded));
         assert_eq!(sniff(b"hello world\n"), None);

@@ -153,12 +153,14 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     // Launch links: correlation first, ac2g flows as the fallback.
     let mut by_corr: HashMap<i64, usize> = HashMap::new();
     let mut by_start: HashMap<(u32, u32, i64), usize> = HashMap::new();
-    for i in 0..n {
-        if ev.kind[i] == EventKind::Runtime && node_of_event[i] != NO_NODE {
+    for (i, &node) in node_of_event.iter().enumerate() {
+        if ev.kind[i] == EventKind::Runtime && node != NO_NODE {
             if ev.correlation[i] != NONE_I64 {
                 by_corr.entry(ev.correlation[i]).or_insert(i);
             }
-            by_start.entry((ev.pid[i], ev.tid[i], ev.ts[i])).or_insert(i);
+            by_start
+                .entry((ev.pid[i], ev.tid[i], ev.ts[i]))
+                .or_insert(i);
         }
     }
     let launch_of = |i: usize| -> Option<usize> {

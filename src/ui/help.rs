@@ -43,21 +43,55 @@ pub fn render_help(app: &App, theme: &Theme, scroll: usize, area: Rect, buf: &mu
     let inner = block.inner(r);
     block.render(r, buf);
     let lines = help_lines(app);
-    let key_w = lines.iter().map(|l| l.0.chars().count()).max().unwrap_or(4).min(22);
-    let cmd_w = lines.iter().map(|l| l.1.chars().count()).max().unwrap_or(4).min(22);
+    let key_w = lines
+        .iter()
+        .map(|l| l.0.chars().count())
+        .max()
+        .unwrap_or(4)
+        .min(22);
+    let cmd_w = lines
+        .iter()
+        .map(|l| l.1.chars().count())
+        .max()
+        .unwrap_or(4)
+        .min(22);
     let scroll = scroll.min(lines.len().saturating_sub(inner.height as usize));
-    for (i, (k, c, d)) in lines.iter().skip(scroll).take(inner.height as usize).enumerate() {
+    for (i, (k, c, d)) in lines
+        .iter()
+        .skip(scroll)
+        .take(inner.height as usize)
+        .enumerate()
+    {
         let y = inner.y + i as u16;
         let w = inner.width as usize;
-        buf.set_stringn(inner.x, y, format!("{k:<key_w$}"), w, theme.style("ui.help.key"));
+        buf.set_stringn(
+            inner.x,
+            y,
+            format!("{k:<key_w$}"),
+            w,
+            theme.style("ui.help.key"),
+        );
         let x = inner.x + key_w as u16 + 1;
         let left = inner.right().saturating_sub(x) as usize;
-        buf.set_stringn(x, y, format!(":{c:<cmd_w$} {d}"), left, theme.style("ui.popup"));
+        buf.set_stringn(
+            x,
+            y,
+            format!(":{c:<cmd_w$} {d}"),
+            left,
+            theme.style("ui.popup"),
+        );
     }
 }
 
 /// The metric picker: a small tree (metric -> its columns) drawn with tui-tree-widget.
-pub fn render_picker(app: &App, theme: &Theme, g: &Glyphs, selected: usize, area: Rect, buf: &mut Buffer) {
+pub fn render_picker(
+    app: &App,
+    theme: &Theme,
+    g: &Glyphs,
+    selected: usize,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let names = app.profile.metrics.base_metrics();
     let m = &app.profile.metrics;
     let items: Vec<TreeItem<'_, usize>> = names

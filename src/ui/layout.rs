@@ -31,7 +31,13 @@ pub fn draw(f: &mut Frame, app: &App, theme: &Theme, g: &Glyphs) {
 
 pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer) {
     if area.height < 4 || area.width < 20 {
-        buf.set_stringn(area.x, area.y, "grove: window too small", area.width as usize, Style::default());
+        buf.set_stringn(
+            area.x,
+            area.y,
+            "grove: window too small",
+            area.width as usize,
+            Style::default(),
+        );
         return;
     }
     buf.set_style(area, theme.style("ui.text"));
@@ -71,8 +77,20 @@ fn header(app: &App, theme: &Theme, r: Rect, buf: &mut Buffer) {
         m2,
         app.sort_label()
     );
-    buf.set_stringn(r.x, r.y, " grove", r.width as usize, st.patch(theme.style("ui.title")));
-    buf.set_stringn(r.x + 6, r.y, &text[6..], r.width.saturating_sub(6) as usize, st);
+    buf.set_stringn(
+        r.x,
+        r.y,
+        " grove",
+        r.width as usize,
+        st.patch(theme.style("ui.title")),
+    );
+    buf.set_stringn(
+        r.x + 6,
+        r.y,
+        &text[6..],
+        r.width.saturating_sub(6) as usize,
+        st,
+    );
 }
 
 fn breadcrumb(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
@@ -85,9 +103,19 @@ fn breadcrumb(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     if len > w.saturating_sub(1) {
         // Keep the end of the path: the selected node matters most.
         let skip = len - w.saturating_sub(2);
-        text = format!("{}{}", g.ellipsis, text.chars().skip(skip + 1).collect::<String>());
+        text = format!(
+            "{}{}",
+            g.ellipsis,
+            text.chars().skip(skip + 1).collect::<String>()
+        );
     }
-    buf.set_stringn(r.x + 1, r.y, text, w.saturating_sub(1), theme.style("ui.breadcrumb"));
+    buf.set_stringn(
+        r.x + 1,
+        r.y,
+        text,
+        w.saturating_sub(1),
+        theme.style("ui.breadcrumb"),
+    );
 }
 
 fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
@@ -114,7 +142,11 @@ fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     let m = &app.profile.metrics;
     for name in m.names() {
         let v = m.get(&name, n);
-        let mut s = format!("{:<15} {:>10}", clip(&name, 15), format::value(v, m.unit(&name), g.micro));
+        let mut s = format!(
+            "{:<15} {:>10}",
+            clip(&name, 15),
+            format::value(v, m.unit(&name), g.micro)
+        );
         if name == app.inclusive_column() {
             s.push_str(&format!(" {:>6}", format::percent(v, app.total)));
         }
@@ -150,7 +182,11 @@ fn legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
         if x >= r.right() {
             break;
         }
-        let glyph = if theme.heat_glyphs { g.density[5 - b] } else { g.block };
+        let glyph = if theme.heat_glyphs {
+            g.density[5 - b]
+        } else {
+            g.block
+        };
         let glyph = if glyph == " " { "_" } else { glyph };
         let text = format!(
             "{glyph} {}-{}  ",
@@ -167,7 +203,11 @@ fn status(app: &App, theme: &Theme, r: Rect, buf: &mut Buffer) {
     let base = theme.style("ui.status");
     buf.set_style(r, base);
     if let Mode::Prompt { kind, input, .. } = &app.mode {
-        let lead = if *kind == PromptKind::Search { "/" } else { ":" };
+        let lead = if *kind == PromptKind::Search {
+            "/"
+        } else {
+            ":"
+        };
         buf.set_stringn(r.x, r.y, format!("{lead}{input}█"), r.width as usize, base);
         return;
     }
@@ -197,5 +237,11 @@ fn status(app: &App, theme: &Theme, r: Rect, buf: &mut Buffer) {
             );
         }
     }
-    buf.set_stringn(r.right().saturating_sub(pos_w), r.y, pos, pos_w as usize, base);
+    buf.set_stringn(
+        r.right().saturating_sub(pos_w),
+        r.y,
+        pos,
+        pos_w as usize,
+        base,
+    );
 }

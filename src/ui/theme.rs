@@ -105,14 +105,23 @@ impl Theme {
         if let Some(t) = Theme::builtin(spec, depth) {
             return Ok(t);
         }
-        let text = std::fs::read_to_string(spec)
-            .map_err(|e| ThemeError(format!("theme {spec}: {e} (built-in themes: default, light, mono)")))?;
+        let text = std::fs::read_to_string(spec).map_err(|e| {
+            ThemeError(format!(
+                "theme {spec}: {e} (built-in themes: default, light, mono)"
+            ))
+        })?;
         Theme::parse(spec, &text, depth).map_err(|e| ThemeError(format!("{spec}: {}", e.0)))
     }
 
     pub fn parse(name: &str, text: &str, depth: ColorDepth) -> Result<Theme, ThemeError> {
         let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            ThemeError(e.to_string().lines().next().unwrap_or("invalid TOML").to_string())
+            ThemeError(
+                e.to_string()
+                    .lines()
+                    .next()
+                    .unwrap_or("invalid TOML")
+                    .to_string(),
+            )
         })?;
         let mut palette: HashMap<String, String> = HashMap::new();
         if let Some(p) = doc.get("palette").and_then(|v| v.as_table()) {
@@ -348,7 +357,9 @@ fn nearest16(r: u8, g: u8, b: u8) -> Color {
     let mut best_d = u32::MAX;
     for i in 0..16u8 {
         let (cr, cg, cb) = indexed_rgb(i);
-        let d = (cr as i32 - r as i32).pow(2) + (cg as i32 - g as i32).pow(2) + (cb as i32 - b as i32).pow(2);
+        let d = (cr as i32 - r as i32).pow(2)
+            + (cg as i32 - g as i32).pow(2)
+            + (cb as i32 - b as i32).pow(2);
         if (d as u32) < best_d {
             best_d = d as u32;
             best = i;
@@ -364,7 +375,12 @@ mod tests {
     #[test]
     fn builtins_parse_at_every_depth() {
         for (name, _) in BUILTIN {
-            for d in [ColorDepth::Never, ColorDepth::Ansi16, ColorDepth::Ansi256, ColorDepth::TrueColor] {
+            for d in [
+                ColorDepth::Never,
+                ColorDepth::Ansi16,
+                ColorDepth::Ansi256,
+                ColorDepth::TrueColor,
+            ] {
                 let t = Theme::builtin(name, d).unwrap();
                 if d == ColorDepth::Never {
                     assert_eq!(t.style("heat.0").fg, None);
@@ -374,18 +390,32 @@ mod tests {
         }
         let t = Theme::builtin("mono", ColorDepth::Ansi256).unwrap();
         assert!(t.heat_glyphs);
-        assert!(t.style("ui.selection").add_modifier.contains(Modifier::REVERSED));
+        assert!(t
+            .style("ui.selection")
+            .add_modifier
+            .contains(Modifier::REVERSED));
     }
 
     #[test]
     fn quantise() {
-        assert_eq!(resolve(Color::Rgb(255, 0, 0), ColorDepth::Ansi256), Some(Color::Indexed(196)));
-        assert_eq!(resolve(Color::Indexed(196), ColorDepth::Ansi16), Some(Color::LightRed));
+        assert_eq!(
+            resolve(Color::Rgb(255, 0, 0), ColorDepth::Ansi256),
+            Some(Color::Indexed(196))
+        );
+        assert_eq!(
+            resolve(Color::Indexed(196), ColorDepth::Ansi16),
+            Some(Color::LightRed)
+        );
         assert_eq!(resolve(Color::Red, ColorDepth::Never), None);
     }
 
     #[test]
     fn bad_theme_is_an_error() {
-        assert!(Theme::parse("x", "[roles]\n\"ui.text\" = { fg = \"nocolour\" }", ColorDepth::Ansi256).is_err());
+        assert!(Theme::parse(
+            "x",
+            "[roles]\n\"ui.text\" = { fg = \"nocolour\" }",
+            ColorDepth::Ansi256
+        )
+        .is_err());
     }
 }

@@ -107,14 +107,31 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     let header = theme.style("ui.column.header");
     let mut x = area.x;
     for c in &cols {
-        let w = c.width + if c.kind == ColumnKind::Heat { heat_glyph_w } else { 0 };
+        let w = c.width
+            + if c.kind == ColumnKind::Heat {
+                heat_glyph_w
+            } else {
+                0
+            };
         let title = clip_left(&c.title, w as usize - 1);
-        buf.set_stringn(x, area.y, format!("{title:>w$}", w = w as usize - 1), w as usize, header);
+        buf.set_stringn(
+            x,
+            area.y,
+            format!("{title:>w$}", w = w as usize - 1),
+            w as usize,
+            header,
+        );
         x += w;
     }
     let name_x = x + 1;
     if name_x < area.right() {
-        buf.set_stringn(name_x, area.y, "name", (area.right() - name_x) as usize, header);
+        buf.set_stringn(
+            name_x,
+            area.y,
+            "name",
+            (area.right() - name_x) as usize,
+            header,
+        );
     }
 
     let matches: Option<&Vec<u32>> = app.search.as_ref().map(|s| &s.matches);
@@ -146,11 +163,7 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
                 ),
             };
             if c.kind == ColumnKind::Heat && theme.heat_glyphs {
-                let glyph = app
-                    .heat
-                    .bin(v)
-                    .map(|b| g.density[5 - b])
-                    .unwrap_or(" ");
+                let glyph = app.heat.bin(v).map(|b| g.density[5 - b]).unwrap_or(" ");
                 buf.set_stringn(x, y, glyph, 1, row_style.patch(style));
                 x += heat_glyph_w;
             }
@@ -169,7 +182,9 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         let indent = (depth * 2).min(max_indent);
         let mut nx = name_x;
         if indent > 0 {
-            let guides: String = (0..indent / 2).map(|_| if g.ascii { "| " } else { "│ " }).collect();
+            let guides: String = (0..indent / 2)
+                .map(|_| if g.ascii { "| " } else { "│ " })
+                .collect();
             buf.set_stringn(nx, y, &guides, indent, row_style.patch(guide));
             nx += indent as u16;
         }

@@ -1,0 +1,192 @@
+//! The headless twins: `grove tree` and `grove info`, and how bad input fails.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn grove(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_grove"))
+        .args(args)
+        .env("LANG", "C.UTF-8")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn corpus(rel: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(rel);
+    p.exists().then_some(p)
+}
+
+fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("grove-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+/// The oracle text is Hatchet's own `tree()` output (docs: analyses.md §1).
+#[test]
+fn text_tree_matches_hatchet() {
+    let Some(f) = corpus("hatchet-exports/graph-literal.literal.json") else {
+        return;
+    };
+    let (code, out, err) = grove(&[
+        "tree",
+        f.to_str().unwrap(),
+        "--metric",
+        "time (inc),time",
+        "--precision",
+        "2",
+        "--no-legend",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let want = "135.00 0.00 foo
+├─ 20.00 5.00 bar
+│  ├─ 5.00 5.00 baz
+│  └─ 10.00 10.00 grault
+├─ 60.00 0.00 qux
+│  └─ 60.00 5.00 quux
+│     └─ 55.00 10.00 corge
+│        ├─ 20.00 5.00 bar
+│        │  ├─ 5.00 5.00 baz
+│        │  └─ 10.00 10.00 grault
+│        ├─ 15.00 15.00 garply
+│        └─ 10.00 10.00 grault
+└─ 55.00 0.00 waldo
+   ├─ 40.00 5.00 fred
+   │  ├─ 5.00 5.00 plugh
+   │  └─ 30.00 5.00 xyzzy
+   │     └─ 25.00 5.00 thud
+   │        ├─ 5.00 5.00 baz
+   │        └─ 15.00 15.00 garply
+   └─ 15.00 15.00 garply
+30.00 10.00 waldo
+└─ 20.00 5.00 bar
+   ├─ 5.00 5.00 baz
+   └─ 10.00 10.00 grault
+";
+    assert_eq!(out, want);
+}
+
+#[test]
+fn text_tree_legend_and_depth() {
+    let Some(f) = corpus("hatchet-exports/graph-literal.literal.json") else {
+        return;
+    };
+    let (code, out, _) = grove(&["tree", f.to_str().unwrap(), "--depth", "1", "--ascii"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("Legend (Metric: time Min: 0.00 Max: 15.00)"),
+        "{out}"
+    );
+    assert!(out.contains("# 13.50 - 15.00"), "{out}");
+    assert!(!out.contains("baz"), "depth 1 stops above baz:\n{out}");
+    assert!(out.contains("|- "), "{out}");
+}
+
+#[test]
+fn hatchet_export_reads_back() {
+    let Some(f) = corpus("hatchet-exports/pyinstrument.literal.json") else {
+        return;
+    };
+    let (code, out, err) = grove(&["tree", f.to_str().unwrap(), "--format", "hatchet"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let root = &v[0];
+    assert!(root["frame"]["name"].is_string() && root["frame"]["type"].is_string());
+    assert!(root["metrics"]["time (inc)"].is_number());
+    let back = tmp("back.json", out.as_bytes());
+    let (code, again, _) = grove(&["tree", back.to_str().unwrap(), "--format", "hatchet"]);
+    assert_eq!(code, 0);
+    assert_eq!(again, out);
+}
+
+#[test]
+fn json_export_of_a_trace() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/small.trace.json");
+    let (code, out, err) = grove(&[
+        "tree",
+        f.to_str().unwrap(),
+        "--format",
+        "json",
+        "--depth",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["format"], "grove-tree");
+    let nodes = v["nodes"].as_array().unwrap();
+    assert!(!nodes.is_empty());
+    assert!(nodes.iter().all(|n| n["depth"].as_u64().unwrap() <= 2));
+    assert!(nodes[0]["parent"].is_null());
+    assert!(nodes[0]["metrics"]["time (inc)"].is_number());
+}
+
+#[test]
+fn info_counts() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/small.trace.json");
+    let (code, out, _) = grove(&["info", f.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("PyTorch profiler (Kineto)"), "{out}");
+    assert!(out.contains("gpu_time (inc) [ns]"), "{out}");
+    assert!(out.contains("streams:"), "{out}");
+}
+
+#[test]
+fn bad_input_is_one_clear_line() {
+    let cases: Vec<(PathBuf, &str)> = vec![
+        (PathBuf::from("/nonexistent/trace.json"), "No such file"),
+        (
+            tmp("garbage.bin", b"\x00\x01\x02hello"),
+            "unrecognised format",
+        ),
+        (tmp("empty.json", b""), "empty"),
+        (
+            tmp(
+                "bad.json",
+                b"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": }]}",
+            ),
+            "line 1, column",
+        ),
+        (tmp("noevents.json", b"{\"other\": 1}"), "traceEvents"),
+        (
+            tmp("trunc.json.gz", &[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2]),
+            "",
+        ),
+        (
+            tmp(
+                "badliteral.json",
+                b"[{\"frame\": {\"name\": \"a\"}, \"metrics\": {\"time\": x}}]",
+            ),
+            "line 1",
+        ),
+    ];
+    for (path, needle) in cases {
+        let (code, out, err) = grove(&["tree", path.to_str().unwrap()]);
+        assert_eq!(code, 2, "{}: {err}", path.display());
+        assert!(out.is_empty());
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("grove: "), "{err}");
+        assert!(
+            err.contains(path.file_name().unwrap().to_str().unwrap()),
+            "{err}"
+        );
+        assert!(err.contains(needle), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn unknown_metric_is_an_error() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/small.trace.json");
+    let (code, _, err) = grove(&["tree", f.to_str().unwrap(), "--metric", "nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown metric"), "{err}");
+}

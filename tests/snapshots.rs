@@ -1,0 +1,229 @@
+//! Keyboard workflows: a key script (`jjlE/attn<ret>`) goes through the real keymap and
+//! `update`, renders into a fixed-size TestBackend, and is stored with insta in the
+//! top-level `snapshots/` as the text plus a grid of theme roles, so colour and
+//! selection regressions show as well as text ones.
+
+use std::path::Path;
+
+use grove::app::keymap::Keymap;
+use grove::app::keys::Key;
+use grove::app::App;
+use grove::readers::load_path;
+use grove::ui::glyphs::Glyphs;
+use grove::ui::layout::tree_rows;
+use grove::ui::theme::{ColorDepth, Theme, ROLES};
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier};
+use ratatui::Terminal;
+
+/// One letter per role; the test theme gives role i the colour 100 + i.
+const LETTERS: &str = ".dHTbsm|SEWkcgup012345";
+const SELECTION_BG: u8 = 99;
+
+fn test_theme() -> Theme {
+    let mut toml = String::from("[roles]\n");
+    for (i, role) in ROLES.iter().enumerate() {
+        if *role == "ui.selection" {
+            toml.push_str(&format!("\"{role}\" = {{ bg = \"{SELECTION_BG}\" }}\n"));
+        } else {
+            toml.push_str(&format!("\"{role}\" = {{ fg = \"{}\" }}\n", 100 + i));
+        }
+    }
+    Theme::parse("test", &toml, ColorDepth::Ansi256).unwrap()
+}
+
+fn role_grid(buf: &Buffer, by_colour: bool) -> String {
+    let area = buf.area;
+    let mut out = String::new();
+    for y in 0..area.height {
+        for x in 0..area.width {
+            let c = &buf[(x, y)];
+            let ch = if by_colour {
+                let mut ch = match c.fg {
+                    Color::Indexed(i) if (100..100 + LETTERS.len() as u8).contains(&i) => {
+                        LETTERS.as_bytes()[(i - 100) as usize] as char
+                    }
+                    _ => '.',
+                };
+                if c.bg == Color::Indexed(SELECTION_BG) && !ch.is_ascii_digit() {
+                    ch = 's';
+                }
+                ch
+            } else if c.modifier.contains(Modifier::REVERSED) {
+                'r'
+            } else if c.modifier.contains(Modifier::BOLD) {
+                'b'
+            } else if c.modifier.contains(Modifier::UNDERLINED) {
+                'u'
+            } else if c.modifier.contains(Modifier::DIM) {
+                'd'
+            } else {
+                '.'
+            };
+            out.push(ch);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+struct Case<'a> {
+    name: &'a str,
+    file: &'a str,
+    script: &'a str,
+    size: (u16, u16),
+    mono: bool,
+    ascii: bool,
+}
+
+fn case(name: &'static str, script: &'static str) -> Case<'static> {
+    Case {
+        name,
+        file: "testdata/small.trace.json",
+        script,
+        size: (120, 36),
+        mono: false,
+        ascii: false,
+    }
+}
+
+/// Runs a key script and renders the screen, as text plus role grid.
+pub fn screen(file: &str, script: &str, size: (u16, u16), mono: bool, ascii: bool) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+    let profile = load_path(&path).unwrap();
+    let mut app = App::new(profile, Keymap::default_map());
+    app.page = tree_rows(size.0, size.1);
+    for key in Key::parse_seq(script).unwrap() {
+        app.on_key(key);
+    }
+    let theme = if mono {
+        Theme::builtin("mono", ColorDepth::Never).unwrap()
+    } else {
+        test_theme()
+    };
+    let glyphs = Glyphs::pick(ascii);
+    let mut term = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
+    term.draw(|f| grove::ui::draw(f, &app, &theme, &glyphs))
+        .unwrap();
+    let buf = term.backend().buffer().clone();
+    let mut text = String::new();
+    for y in 0..size.1 {
+        let line: String = (0..size.0).map(|x| buf[(x, y)].symbol()).collect();
+        text.push_str(line.trim_end());
+        text.push('\n');
+    }
+    format!(
+        "script: {script}\nlog: {:?}\n{text}--- roles ---\n{}",
+        app.log,
+        role_grid(&buf, !mono)
+    )
+}
+
+fn check(c: Case) {
+    let s = screen(c.file, c.script, c.size, c.mono, c.ascii);
+    insta::with_settings!({
+        snapshot_path => "../snapshots",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!(c.name, s);
+    });
+}
+
+#[test]
+fn open() {
+    check(case("open", ""));
+}
+
+#[test]
+fn move_down() {
+    check(case("move_down", "jjj"));
+}
+
+#[test]
+fn hot_path() {
+    check(case("hot_path", "H"));
+}
+
+#[test]
+fn expand_all_then_bottom() {
+    check(case("expand_all_bottom", "jEG"));
+}
+
+#[test]
+fn search_and_next() {
+    check(case("search_next", "/aten<ret>nn"));
+}
+
+#[test]
+fn sort_cycles() {
+    check(case("sort_cycle", "Hss"));
+}
+
+#[test]
+fn metric_picker() {
+    check(case("metric_picker", "m"));
+}
+
+#[test]
+fn pick_second_metric() {
+    check(case("pick_metric", "mj<ret>H"));
+}
+
+#[test]
+fn help_overlay() {
+    check(case("help", "?"));
+}
+
+#[test]
+fn fold_and_parent() {
+    check(case("fold_parent", "Hhhhu"));
+}
+
+#[test]
+fn siblings() {
+    check(case("siblings", "jl]]["));
+}
+
+#[test]
+fn paging() {
+    check(case("paging", "E<C-d><C-d><C-u>"));
+}
+
+#[test]
+fn command_line_sort() {
+    check(case("command_sort", ":sort name asc<ret>"));
+}
+
+#[test]
+fn command_line_error() {
+    check(case("command_error", ":frobnicate now<ret>"));
+}
+
+#[test]
+fn mono_ascii() {
+    let mut c = case("mono_ascii", "H");
+    c.mono = true;
+    c.ascii = true;
+    check(c);
+}
+
+#[test]
+fn small_terminal() {
+    let mut c = case("small_40x12", "jjl");
+    c.size = (40, 12);
+    check(c);
+}
+
+#[test]
+fn hatchet_literal_file() {
+    let Some(_) =
+        std::fs::metadata(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")).ok()
+    else {
+        return;
+    };
+    let mut c = case("hatchet_literal", "E");
+    c.file = "../shared/corpus/hatchet-exports/graph-literal.literal.json";
+    check(c);
+}
