@@ -210,6 +210,14 @@ fn mono_ascii() {
 }
 
 #[test]
+fn mono_ascii_help() {
+    let mut c = case("mono_ascii_help", "?");
+    c.mono = true;
+    c.ascii = true;
+    check(c);
+}
+
+#[test]
 fn small_terminal() {
     let mut c = case("small_40x12", "jjl");
     c.size = (40, 12);

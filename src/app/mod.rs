@@ -134,9 +134,17 @@ impl App {
         };
         app.resort();
         app.refresh_metric();
-        // Start with the roots open, so the first level is visible.
+        // Start with the roots open, and chains of single children below them, so the
+        // first real branching level is on screen.
         for r in app.profile.cct.root_ids() {
-            app.tree.set_open(r, true);
+            let mut n = r;
+            for _ in 0..4 {
+                app.tree.set_open(n, true);
+                match app.profile.cct.children(n) {
+                    [only] => n = *only,
+                    _ => break,
+                }
+            }
         }
         app.tree.rebuild();
         for w in app.profile.warnings.clone() {

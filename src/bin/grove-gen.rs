@@ -1,7 +1,7 @@
 //! `grove-gen`: a deterministic generator of realistic PyTorch profiler traces.
 //!
-//! It simulates a data-parallel (DDP), mixed-precision transformer training
-//! loop and writes what `torch.profiler` + Kineto would have written for it:
+//! It simulates a data-parallel (DDP) fp16 transformer training loop (or
+//! just its forward pass, for inference) and writes what `torch.profiler` + Kineto would have written for it:
 //! a Chrome Trace Event JSON document in the current Kineto dialect, byte for
 //! byte in Kineto's layout (its multi-line event formatting, its key order,
 //! `ts`/`dur` as microseconds with a three-digit nanosecond fraction relative
@@ -78,22 +78,25 @@ const CBID_STREAM_WAIT_EVENT: u32 = 147;
 const CBID_LAUNCH_KERNEL: u32 = 211;
 const CBID_STREAM_IS_CAPTURING: u32 = 317;
 const CBID_LAUNCH_KERNEL_EXC: u32 = 430;
+/// cudaMemcpy_v3020 ..= cudaMemset2DAsync_v3020: all copy and set calls.
+const CBID_MEMCPY_MEMSET: std::ops::RangeInclusive<u32> = 31..=53;
 
 /// Kineto's `RuntimeActivity::flowStart()`: these callbacks start an ac2g
 /// flow. Every other runtime event still gets a flow (its flow id is its
 /// correlation id), but as a dangling *end* on the CPU thread; readers meet
 /// that in real traces, so we reproduce it.
 fn cbid_starts_flow(cbid: u32) -> bool {
-    matches!(
-        cbid,
-        CBID_LAUNCH_KERNEL | CBID_LAUNCH_KERNEL_EXC | CBID_STREAM_SYNC | CBID_STREAM_WAIT_EVENT | 31
-            ..=53
-    )
+    CBID_MEMCPY_MEMSET.contains(&cbid)
+        || matches!(
+            cbid,
+            CBID_LAUNCH_KERNEL | CBID_LAUNCH_KERNEL_EXC | CBID_STREAM_SYNC | CBID_STREAM_WAIT_EVENT
+        )
 }
 
 // ---------------------------------------------------------------------------
 // Kernel catalogue: demangled names as CUPTI reports them for this model
-// (fp16 autocast on sm90), launch geometry and a mean duration.
+// (fp16 on sm90), launch geometry and a mean duration (0: the call site
+// computes it from the bytes or FLOPs involved).
 // ---------------------------------------------------------------------------
 #[derive(Clone, Copy)]
 struct Kernel {
@@ -298,18 +301,63 @@ fn json_list<T: fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
     s
 }
 
-/// The record_shapes args PyTorch attaches to an op. `ty == "Scalar"` means a
-/// scalar argument (no dims, concrete value recorded).
-fn shapes(args: &[(&[u64], &str)]) -> String {
-    let concrete = json_list(
-        args.iter()
-            .map(|(_, ty)| if *ty == "Scalar" { "\"1\"" } else { "\"\"" }),
-    );
-    let types = json_list(args.iter().map(|(_, ty)| format!("\"{ty}\"")));
-    let strides = json_list(args.iter().map(|(d, _)| json_list(strides(d))));
-    let dims = json_list(args.iter().map(|(d, _)| json_list(d.iter())));
+/// Value of one dimension in a shape spec: a number or a model-size letter,
+/// optionally multiplied (`B*N`).
+fn dim_value(d: &str) -> u64 {
+    d.split('*')
+        .map(|f| match f {
+            "B" => BATCH,
+            "S" => SEQ,
+            "T" => TOKENS,
+            "H" => HIDDEN,
+            "F" => FFN,
+            "N" => HEADS,
+            "D" => HEAD_DIM,
+            "V" => VOCAB,
+            n => n.parse().unwrap_or_else(|_| panic!("bad dimension {d:?}")),
+        })
+        .product()
+}
+
+/// The record_shapes args PyTorch attaches to an op, from a compact spec so
+/// call sites stay one line: space-separated inputs, each either a tensor
+/// `t[d0,d1,...]` (t: `h` c10::Half, `f` float, `l` long int; see
+/// `dim_value` for dims), `Scalar` (its concrete value is recorded),
+/// `ScalarList`, `TensorList`, or `-` for None.
+fn shapes(spec: &str) -> String {
+    let (mut concrete, mut types, mut strides_l, mut dims_l) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for tok in spec.split_whitespace() {
+        let (ty, dims): (&str, Vec<u64>) = match tok.split_once('[') {
+            Some((t, rest)) => {
+                let ty = match t {
+                    "h" => "c10::Half",
+                    "f" => "float",
+                    "l" => "long int",
+                    _ => panic!("bad tensor type in shape spec {spec:?}"),
+                };
+                let dims = rest
+                    .trim_end_matches(']')
+                    .split(',')
+                    .filter(|d| !d.is_empty())
+                    .map(dim_value)
+                    .collect();
+                (ty, dims)
+            }
+            None if tok == "-" => ("", Vec::new()),
+            None => (tok, Vec::new()),
+        };
+        concrete.push(if ty == "Scalar" { "\"1\"" } else { "\"\"" });
+        types.push(format!("\"{ty}\""));
+        strides_l.push(json_list(strides(&dims)));
+        dims_l.push(json_list(dims));
+    }
     format!(
-        ", \"Concrete Inputs\": {concrete}, \"Input type\": {types}, \"Input Strides\": {strides}, \"Input Dims\": {dims}"
+        ", \"Concrete Inputs\": {}, \"Input type\": {}, \"Input Strides\": {}, \"Input Dims\": {}",
+        json_list(concrete),
+        json_list(types),
+        json_list(strides_l),
+        json_list(dims_l)
     )
 }
 
@@ -682,6 +730,19 @@ struct TapeEntry {
     flow: u64,
 }
 
+impl TapeEntry {
+    /// Marks a DDP bucket boundary: its all-reduce is issued once the
+    /// backward pass has replayed everything recorded after this entry.
+    fn bucket(dev: usize, params: u64) -> TapeEntry {
+        TapeEntry {
+            node: Node::BucketReady { params },
+            dev,
+            seq: 0,
+            flow: 0,
+        }
+    }
+}
+
 struct Gen {
     cfg: Cfg,
     rng: Rng,
@@ -729,7 +790,7 @@ impl Gen {
         let mut tids = vec![pid];
         let mut thread_names = vec![format!("thread {pid} (python)")];
         for d in 0..devices {
-            let tid = pid + 37 + d as u64 * 3 + rng.below(60);
+            let tid = pid + 37 + d as u64 * 64 + rng.below(60);
             tids.push(tid);
             thread_names.push(format!("thread {tid} (pt_autograd_{d})"));
         }
@@ -766,8 +827,11 @@ impl Gen {
 
         // The trace starts some weeks after the base time, like a job that
         // has been running for a while; relative ts values are then ~4e12 µs,
-        // which is what readers parsing doubles have to cope with.
-        let trace_start = 38 * DAY_NS + rng.below(20 * DAY_NS);
+        // which is what readers parsing doubles have to cope with. All ranks
+        // of a job share the window (the day depends on the world size only),
+        // each starting within a couple of ms of the others.
+        let job_day = Rng(cfg.world.wrapping_mul(0x2545_F491_4F6C_DD1D)).below(20 * DAY_NS);
+        let trace_start = 38 * DAY_NS + job_day + rng.below(2_000_000);
         let next_corr = 20_000 + rng.below(80_000);
         // Autograd sequence numbers keep counting across the whole run.
         let next_seq = 10_000 + rng.below(500_000);
@@ -851,7 +915,8 @@ impl Gen {
         self.open(Cat::CpuOp, name, String::new())
     }
 
-    fn op_sh(&mut self, name: &'static str, args: &[(&[u64], &str)]) -> usize {
+    /// cpu_op with record_shapes args; see `shapes` for the spec syntax.
+    fn op_sh(&mut self, name: &'static str, args: &str) -> usize {
         self.open(Cat::CpuOp, name, shapes(args))
     }
 
@@ -864,7 +929,7 @@ impl Gen {
     fn op_fwd(
         &mut self,
         name: &'static str,
-        args: &[(&[u64], &str)],
+        args: &str,
         node: Node,
         tape: &mut Vec<TapeEntry>,
     ) -> usize {
@@ -1207,7 +1272,11 @@ impl Gen {
         let o = self.stream_index(dev, on);
         let done = self.devs[dev].streams[o].free_at;
         let st = &mut self.devs[dev].streams[w];
-        st.free_at = st.free_at.max(done);
+        if done > st.free_at {
+            // Also move last_start so no dependent launch overlaps the wait.
+            st.free_at = done;
+            st.last_start = done;
+        }
     }
 
     fn stream_free(&mut self, dev: usize, role: Role) -> u64 {
@@ -1303,13 +1372,13 @@ impl Gen {
     fn data_loading(&mut self) {
         self.ua("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
         for _ in 0..2 {
-            self.op_sh("aten::stack", &[(&[], "TensorList"), (&[], "Scalar")]);
+            self.op_sh("aten::stack", "TensorList Scalar");
             for _ in 0..BATCH {
-                self.op_sh("aten::unsqueeze", &[(&[SEQ], "long int"), (&[], "Scalar")]);
+                self.op_sh("aten::unsqueeze", "l[S] Scalar");
                 self.view("aten::as_strided");
                 self.close();
             }
-            self.op_sh("aten::cat", &[(&[], "TensorList"), (&[], "Scalar")]);
+            self.op_sh("aten::cat", "TensorList Scalar");
             // The actual CPU-side copy of the batch.
             let c = self.rng.range(15_000, 60_000);
             self.advance(c);
@@ -1319,35 +1388,10 @@ impl Gen {
         self.close();
         // Host-to-device copies of input ids and labels on the copy stream.
         for _ in 0..2 {
-            self.op_sh(
-                "aten::to",
-                &[
-                    (&[BATCH, SEQ], "long int"),
-                    (&[], "Scalar"),
-                    (&[], ""),
-                    (&[], ""),
-                    (&[], "Scalar"),
-                ],
-            );
-            self.op_sh(
-                "aten::_to_copy",
-                &[
-                    (&[BATCH, SEQ], "long int"),
-                    (&[], "Scalar"),
-                    (&[], ""),
-                    (&[], ""),
-                    (&[], "Scalar"),
-                ],
-            );
+            self.op_sh("aten::to", "l[B,S] Scalar - - Scalar");
+            self.op_sh("aten::_to_copy", "l[B,S] Scalar - - Scalar");
             self.empty("aten::empty_strided");
-            self.op_sh(
-                "aten::copy_",
-                &[
-                    (&[BATCH, SEQ], "long int"),
-                    (&[BATCH, SEQ], "long int"),
-                    (&[], "Scalar"),
-                ],
-            );
+            self.op_sh("aten::copy_", "l[B,S] l[B,S] Scalar");
             self.memcpy(
                 "Memcpy HtoD (Pinned -> Device)",
                 0,
@@ -1387,39 +1431,19 @@ impl Gen {
         self.ua("nn.Module: Embedding_0");
         self.op_fwd(
             "aten::embedding",
-            &[
-                (&[VOCAB, HIDDEN], "c10::Half"),
-                (&[BATCH, SEQ], "long int"),
-                (&[], "Scalar"),
-                (&[], "Scalar"),
-                (&[], "Scalar"),
-            ],
+            "h[V,H] l[B,S] Scalar Scalar Scalar",
             Node::Embedding,
             tape,
         );
         self.view("aten::reshape");
-        self.op_sh(
-            "aten::index_select",
-            &[
-                (&[VOCAB, HIDDEN], "c10::Half"),
-                (&[], "Scalar"),
-                (&[TOKENS], "long int"),
-            ],
-        );
+        self.op_sh("aten::index_select", "h[V,H] Scalar l[T]");
         self.empty("aten::empty");
         self.launch(K_EMBEDDING, 0, Role::Compute, 0);
         self.close();
         self.view("aten::view");
         self.close();
         self.close();
-        tape.push(TapeEntry {
-            node: Node::BucketReady {
-                params: VOCAB * HIDDEN,
-            },
-            dev: 0,
-            seq: 0,
-            flow: 0,
-        });
+        tape.push(TapeEntry::bucket(0, VOCAB * HIDDEN));
 
         let mut linear_idx = 0;
         for l in 0..self.cfg.layers {
@@ -1427,14 +1451,8 @@ impl Gen {
             if dev != self.cur_dev {
                 self.move_to_device(dev, tape);
             }
-            tape.push(TapeEntry {
-                node: Node::BucketReady {
-                    params: LAYER_PARAMS,
-                },
-                dev,
-                seq: 0,
-                flow: 0,
-            });
+            // Recorded before the block, so replayed after its backward.
+            tape.push(TapeEntry::bucket(dev, LAYER_PARAMS));
             self.block(l, &mut linear_idx, tape);
         }
         let last = self.cur_dev;
@@ -1444,61 +1462,23 @@ impl Gen {
         // Loss in fp32.
         self.op_sh(
             "aten::cross_entropy_loss",
-            &[
-                (&[TOKENS, VOCAB], "float"),
-                (&[TOKENS], "long int"),
-                (&[], ""),
-                (&[], "Scalar"),
-                (&[], "Scalar"),
-                (&[], "Scalar"),
-            ],
+            "f[T,V] l[T] - Scalar Scalar Scalar",
         );
-        self.op_sh(
-            "aten::log_softmax",
-            &[(&[TOKENS, VOCAB], "float"), (&[], "Scalar"), (&[], "")],
-        );
+        self.op_sh("aten::log_softmax", "f[T,V] Scalar -");
         self.op_fwd(
             "aten::_log_softmax",
-            &[
-                (&[TOKENS, VOCAB], "float"),
-                (&[], "Scalar"),
-                (&[], "Scalar"),
-            ],
+            "f[T,V] Scalar Scalar",
             Node::LogSoftmax,
             tape,
         );
         self.launch(K_LOG_SOFTMAX, last, Role::Compute, 0);
         self.close();
         self.close();
-        self.op_sh(
-            "aten::nll_loss_nd",
-            &[
-                (&[TOKENS, VOCAB], "float"),
-                (&[TOKENS], "long int"),
-                (&[], ""),
-                (&[], "Scalar"),
-                (&[], "Scalar"),
-            ],
-        );
-        self.op_sh(
-            "aten::nll_loss",
-            &[
-                (&[TOKENS, VOCAB], "float"),
-                (&[TOKENS], "long int"),
-                (&[], ""),
-                (&[], "Scalar"),
-                (&[], "Scalar"),
-            ],
-        );
+        self.op_sh("aten::nll_loss_nd", "f[T,V] l[T] - Scalar Scalar");
+        self.op_sh("aten::nll_loss", "f[T,V] l[T] - Scalar Scalar");
         self.op_fwd(
             "aten::nll_loss_forward",
-            &[
-                (&[TOKENS, VOCAB], "float"),
-                (&[TOKENS], "long int"),
-                (&[], ""),
-                (&[], "Scalar"),
-                (&[], "Scalar"),
-            ],
+            "f[T,V] l[T] - Scalar Scalar",
             Node::NllLoss,
             tape,
         );
@@ -1513,31 +1493,10 @@ impl Gen {
             self.close();
         }
         // loss.detach().to("cpu", non_blocking=True) for the logger.
-        self.op_sh(
-            "aten::to",
-            &[
-                (&[], "float"),
-                (&[], "Scalar"),
-                (&[], ""),
-                (&[], ""),
-                (&[], "Scalar"),
-            ],
-        );
-        self.op_sh(
-            "aten::_to_copy",
-            &[
-                (&[], "float"),
-                (&[], "Scalar"),
-                (&[], ""),
-                (&[], ""),
-                (&[], "Scalar"),
-            ],
-        );
+        self.op_sh("aten::to", "f[] Scalar - - Scalar");
+        self.op_sh("aten::_to_copy", "f[] Scalar - - Scalar");
         self.empty("aten::empty_strided");
-        self.op_sh(
-            "aten::copy_",
-            &[(&[], "float"), (&[], "float"), (&[], "Scalar")],
-        );
+        self.op_sh("aten::copy_", "f[] f[] Scalar");
         self.memcpy(
             "Memcpy DtoH (Device -> Pinned)",
             last,
@@ -1555,35 +1514,16 @@ impl Gen {
     /// Move the activation to the next device (pipeline-style model split).
     fn move_to_device(&mut self, dev: usize, tape: &mut Vec<TapeEntry>) {
         let from = self.cur_dev;
-        let dims: &[u64] = &[BATCH, SEQ, HIDDEN];
-        self.op_sh(
-            "aten::to",
-            &[
-                (dims, "c10::Half"),
-                (&[], ""),
-                (&[], "Scalar"),
-                (&[], "Scalar"),
-                (&[], ""),
-            ],
-        );
+        self.op_sh("aten::to", "h[B,S,H] - Scalar Scalar -");
         self.cur_dev = dev;
         self.op_fwd(
             "aten::_to_copy",
-            &[
-                (dims, "c10::Half"),
-                (&[], ""),
-                (&[], ""),
-                (&[], ""),
-                (&[], "Scalar"),
-            ],
+            "h[B,S,H] - - - Scalar",
             Node::ToDevice { from },
             tape,
         );
         self.empty("aten::empty_strided");
-        self.op_sh(
-            "aten::copy_",
-            &[(dims, "c10::Half"), (dims, "c10::Half"), (&[], "Scalar")],
-        );
+        self.op_sh("aten::copy_", "h[B,S,H] h[B,S,H] Scalar");
         let dep = self.stream_free(from, Role::Compute);
         self.memcpy(
             "Memcpy PtoP (Device -> Device)",
@@ -1599,29 +1539,15 @@ impl Gen {
     }
 
     fn layer_norm(&mut self, tape: &mut Vec<TapeEntry>) {
-        let dims: &[u64] = &[BATCH, SEQ, HIDDEN];
         let dev = self.cur_dev;
         self.ua("layer_norm");
         self.op_sh(
             "aten::layer_norm",
-            &[
-                (dims, "c10::Half"),
-                (&[], "ScalarList"),
-                (&[HIDDEN], "float"),
-                (&[HIDDEN], "float"),
-                (&[], "Scalar"),
-                (&[], "Scalar"),
-            ],
+            "h[B,S,H] ScalarList f[H] f[H] Scalar Scalar",
         );
         self.op_fwd(
             "aten::native_layer_norm",
-            &[
-                (dims, "c10::Half"),
-                (&[], "ScalarList"),
-                (&[HIDDEN], "float"),
-                (&[HIDDEN], "float"),
-                (&[], "Scalar"),
-            ],
+            "h[B,S,H] ScalarList f[H] f[H] Scalar",
             Node::LayerNorm,
             tape,
         );
@@ -1648,31 +1574,20 @@ impl Gen {
         let dev = self.cur_dev;
         self.ua(format!("nn.Module: Linear_{idx}"));
         *idx += 1;
-        let x: &[u64] = &[BATCH, SEQ, fin];
-        let w: &[u64] = &[fout, fin];
         if bias {
             self.op_sh(
                 "aten::linear",
-                &[(x, "c10::Half"), (w, "c10::Half"), (&[fout], "c10::Half")],
+                &format!("h[B,S,{fin}] h[{fout},{fin}] h[{fout}]"),
             );
         } else {
-            self.op_sh(
-                "aten::linear",
-                &[(x, "c10::Half"), (w, "c10::Half"), (&[], "")],
-            );
+            self.op_sh("aten::linear", &format!("h[B,S,{fin}] h[{fout},{fin}] -"));
         }
         self.transpose("aten::t");
         if bias {
             self.view("aten::view");
             self.op_fwd(
                 "aten::addmm",
-                &[
-                    (&[fout], "c10::Half"),
-                    (&[TOKENS, fin], "c10::Half"),
-                    (&[fin, fout], "c10::Half"),
-                    (&[], "Scalar"),
-                    (&[], "Scalar"),
-                ],
+                &format!("h[{fout}] h[T,{fin}] h[{fin},{fout}] Scalar Scalar"),
                 Node::Linear {
                     fwd: k,
                     bias,
@@ -1685,14 +1600,11 @@ impl Gen {
             self.close();
             self.view("aten::view");
         } else {
-            self.op_sh(
-                "aten::matmul",
-                &[(x, "c10::Half"), (&[fin, fout], "c10::Half")],
-            );
+            self.op_sh("aten::matmul", &format!("h[B,S,{fin}] h[{fin},{fout}]"));
             self.view("aten::reshape");
             self.op_fwd(
                 "aten::mm",
-                &[(&[TOKENS, fin], "c10::Half"), (&[fin, fout], "c10::Half")],
+                &format!("h[T,{fin}] h[{fin},{fout}]"),
                 Node::Linear {
                     fwd: k,
                     bias,
@@ -1711,57 +1623,31 @@ impl Gen {
     }
 
     fn residual_add(&mut self, tape: &mut Vec<TapeEntry>) {
-        let dims: &[u64] = &[BATCH, SEQ, HIDDEN];
         let dev = self.cur_dev;
-        self.op_fwd(
-            "aten::add",
-            &[(dims, "c10::Half"), (dims, "c10::Half"), (&[], "Scalar")],
-            Node::Add,
-            tape,
-        );
+        self.op_fwd("aten::add", "h[B,S,H] h[B,S,H] Scalar", Node::Add, tape);
         self.launch(K_ADD_HALF, dev, Role::Compute, 0);
         self.close();
     }
 
     fn block(&mut self, l: u64, linear_idx: &mut u64, tape: &mut Vec<TapeEntry>) {
         let dev = self.cur_dev;
-        let heads: &[u64] = &[BATCH, HEADS, SEQ, HEAD_DIM];
         self.ua(format!("nn.Module: TransformerBlock_{l}"));
         self.layer_norm(tape);
 
         self.ua("attention");
         self.linear(linear_idx, HIDDEN, 3 * HIDDEN, true, K_GEMM_QKV, tape);
         // qkv.view(B, S, 3, H, D).permute(2, 0, 3, 1, 4).unbind(0)
-        self.op_fwd(
-            "aten::view",
-            &[
-                (&[BATCH, SEQ, 3 * HIDDEN], "c10::Half"),
-                (&[], "ScalarList"),
-            ],
-            Node::View,
-            tape,
-        );
+        self.op_fwd("aten::view", "h[B,S,3*H] ScalarList", Node::View, tape);
         self.close();
         self.op_fwd(
             "aten::permute",
-            &[
-                (&[BATCH, SEQ, 3, HEADS, HEAD_DIM], "c10::Half"),
-                (&[], "ScalarList"),
-            ],
+            "h[B,S,3,N,D] ScalarList",
             Node::Permute,
             tape,
         );
         self.view("aten::as_strided");
         self.close();
-        self.op_fwd(
-            "aten::unbind",
-            &[
-                (&[3, BATCH, HEADS, SEQ, HEAD_DIM], "c10::Half"),
-                (&[], "Scalar"),
-            ],
-            Node::Unbind,
-            tape,
-        );
+        self.op_fwd("aten::unbind", "h[3,B,N,S,D] Scalar", Node::Unbind, tape);
         for _ in 0..3 {
             self.op("aten::select");
             self.view("aten::as_strided");
@@ -1773,27 +1659,11 @@ impl Gen {
         if l.is_multiple_of(2) {
             self.op_sh(
                 "aten::scaled_dot_product_attention",
-                &[
-                    (heads, "c10::Half"),
-                    (heads, "c10::Half"),
-                    (heads, "c10::Half"),
-                    (&[], ""),
-                    (&[], "Scalar"),
-                    (&[], "Scalar"),
-                    (&[], ""),
-                ],
+                "h[B,N,S,D] h[B,N,S,D] h[B,N,S,D] - Scalar Scalar -",
             );
             self.op_fwd(
                 "aten::_scaled_dot_product_flash_attention",
-                &[
-                    (heads, "c10::Half"),
-                    (heads, "c10::Half"),
-                    (heads, "c10::Half"),
-                    (&[], "Scalar"),
-                    (&[], "Scalar"),
-                    (&[], "Scalar"),
-                    (&[], ""),
-                ],
+                "h[B,N,S,D] h[B,N,S,D] h[B,N,S,D] Scalar Scalar Scalar -",
                 Node::Flash,
                 tape,
             );
@@ -1802,17 +1672,7 @@ impl Gen {
             }
             self.op_sh(
                 "aten::_flash_attention_forward",
-                &[
-                    (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
-                    (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
-                    (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
-                    (&[], ""),
-                    (&[], ""),
-                    (&[], "Scalar"),
-                    (&[], "Scalar"),
-                    (&[], "Scalar"),
-                    (&[], "Scalar"),
-                ],
+                "h[B,S,N,D] h[B,S,N,D] h[B,S,N,D] - - Scalar Scalar Scalar Scalar",
             );
             self.empty("aten::empty_like");
             self.empty("aten::empty");
@@ -1823,75 +1683,31 @@ impl Gen {
             self.close();
             self.close();
         } else {
-            self.op_sh(
-                "aten::matmul",
-                &[
-                    (heads, "c10::Half"),
-                    (&[BATCH, HEADS, HEAD_DIM, SEQ], "c10::Half"),
-                ],
-            );
+            self.op_sh("aten::matmul", "h[B,N,S,D] h[B,N,D,S]");
             self.view("aten::expand");
             self.view("aten::reshape");
-            self.op_fwd(
-                "aten::bmm",
-                &[
-                    (&[BATCH * HEADS, SEQ, HEAD_DIM], "c10::Half"),
-                    (&[BATCH * HEADS, HEAD_DIM, SEQ], "c10::Half"),
-                ],
-                Node::Bmm,
-                tape,
-            );
+            self.op_fwd("aten::bmm", "h[B*N,S,D] h[B*N,D,S]", Node::Bmm, tape);
             self.launch(K_BMM, dev, Role::Compute, 0);
             self.close();
             self.view("aten::_unsafe_view");
             self.close();
-            self.op_fwd(
-                "aten::div",
-                &[(&[BATCH, HEADS, SEQ, SEQ], "c10::Half"), (&[], "Scalar")],
-                Node::Div,
-                tape,
-            );
+            self.op_fwd("aten::div", "h[B,N,S,S] Scalar", Node::Div, tape);
             self.launch(K_DIV_HALF, dev, Role::Compute, 0);
             self.close();
-            self.op_sh(
-                "aten::softmax",
-                &[
-                    (&[BATCH, HEADS, SEQ, SEQ], "c10::Half"),
-                    (&[], "Scalar"),
-                    (&[], ""),
-                ],
-            );
+            self.op_sh("aten::softmax", "h[B,N,S,S] Scalar -");
             self.op_fwd(
                 "aten::_softmax",
-                &[
-                    (&[BATCH, HEADS, SEQ, SEQ], "c10::Half"),
-                    (&[], "Scalar"),
-                    (&[], "Scalar"),
-                ],
+                "h[B,N,S,S] Scalar Scalar",
                 Node::Softmax,
                 tape,
             );
             self.launch(K_SOFTMAX, dev, Role::Compute, 0);
             self.close();
             self.close();
-            self.op_sh(
-                "aten::matmul",
-                &[
-                    (&[BATCH, HEADS, SEQ, SEQ], "c10::Half"),
-                    (heads, "c10::Half"),
-                ],
-            );
+            self.op_sh("aten::matmul", "h[B,N,S,S] h[B,N,S,D]");
             self.view("aten::expand");
             self.view("aten::reshape");
-            self.op_fwd(
-                "aten::bmm",
-                &[
-                    (&[BATCH * HEADS, SEQ, SEQ], "c10::Half"),
-                    (&[BATCH * HEADS, SEQ, HEAD_DIM], "c10::Half"),
-                ],
-                Node::Bmm,
-                tape,
-            );
+            self.op_fwd("aten::bmm", "h[B*N,S,S] h[B*N,S,D]", Node::Bmm, tape);
             self.launch(K_BMM, dev, Role::Compute, 0);
             self.close();
             self.view("aten::_unsafe_view");
@@ -1901,39 +1717,18 @@ impl Gen {
         // non-contiguous tensor copies, then the output projection.
         self.op_fwd(
             "aten::transpose",
-            &[(heads, "c10::Half"), (&[], "Scalar"), (&[], "Scalar")],
+            "h[B,N,S,D] Scalar Scalar",
             Node::Transpose,
             tape,
         );
         self.view("aten::as_strided");
         self.close();
-        self.op_sh(
-            "aten::reshape",
-            &[
-                (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
-                (&[], "ScalarList"),
-            ],
-        );
-        self.op_fwd(
-            "aten::clone",
-            &[
-                (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
-                (&[], "Scalar"),
-            ],
-            Node::Clone,
-            tape,
-        );
+        self.op_sh("aten::reshape", "h[B,S,N,D] ScalarList");
+        self.op_fwd("aten::clone", "h[B,S,N,D] Scalar", Node::Clone, tape);
         self.op("aten::empty_like");
         self.empty("aten::empty_strided");
         self.close();
-        self.op_sh(
-            "aten::copy_",
-            &[
-                (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
-                (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
-                (&[], "Scalar"),
-            ],
-        );
+        self.op_sh("aten::copy_", "h[B,S,N,D] h[B,S,N,D] Scalar");
         self.launch(K_COPY_HALF, dev, Role::Compute, 0);
         self.close();
         self.close();
@@ -1946,12 +1741,7 @@ impl Gen {
         self.layer_norm(tape);
         self.ua("mlp");
         self.linear(linear_idx, HIDDEN, FFN, true, K_GEMM_FC1, tape);
-        self.op_fwd(
-            "aten::gelu",
-            &[(&[BATCH, SEQ, FFN], "c10::Half"), (&[], "")],
-            Node::Gelu,
-            tape,
-        );
+        self.op_fwd("aten::gelu", "h[B,S,F] -", Node::Gelu, tape);
         self.launch(K_GELU, dev, Role::Compute, 0);
         self.close();
         self.linear(linear_idx, FFN, HIDDEN, true, K_GEMM_FC2, tape);
@@ -1977,37 +1767,30 @@ impl Gen {
         self.ua("## backward ##");
         // loss.backward(): seed gradient, then the engine takes over.
         let last = self.cur_dev;
-        self.op_sh(
-            "aten::ones_like",
-            &[
-                (&[], "float"),
-                (&[], ""),
-                (&[], ""),
-                (&[], ""),
-                (&[], ""),
-                (&[], "Scalar"),
-            ],
-        );
+        self.op_sh("aten::ones_like", "f[] - - - - Scalar");
         self.op("aten::empty_like");
         self.empty("aten::empty_strided");
         self.close();
-        self.op_sh("aten::fill_", &[(&[], "float"), (&[], "Scalar")]);
+        self.op_sh("aten::fill_", "f[] Scalar");
         self.launch(K_FILL_F32, last, Role::Compute, 0);
         self.close();
         self.close();
         let main_cursor = self.cursor[0];
-        self.th = 0;
         self.switch_to_autograd_thread(last);
 
         for entry in tape.into_iter().rev() {
             self.switch_to_autograd_thread(entry.dev);
             self.backward_node(entry);
         }
-        // DDP's finalize: the compute streams wait for the last all-reduces.
-        // Issued by the reducer outside any op, so no External id.
-        if self.cfg.world > 1 {
-            for dev in 0..self.cfg.devices {
-                self.switch_to_autograd_thread(dev);
+        // End of backward: the compute streams wait for the side streams
+        // (the engine syncs streams it used) and for DDP's last all-reduces.
+        // Issued outside any op, so these runtime events have no External id.
+        for dev in 0..self.cfg.devices {
+            self.switch_to_autograd_thread(dev);
+            for _ in 0..self.devs[dev].side.len() {
+                self.stream_wait(dev, Role::Compute, Role::Side);
+            }
+            if self.cfg.world > 1 {
                 self.stream_wait(dev, Role::Compute, Role::Nccl);
             }
         }
@@ -2048,29 +1831,15 @@ impl Gen {
             self.cpu[idx].flow = Some((e.flow, false));
         }
         self.open(Cat::CpuOp, name, extra);
-        let x: &[u64] = &[BATCH, SEQ, HIDDEN];
         match e.node {
             Node::Embedding => {
                 self.op_sh(
                     "aten::embedding_backward",
-                    &[
-                        (x, "c10::Half"),
-                        (&[BATCH, SEQ], "long int"),
-                        (&[], "Scalar"),
-                        (&[], "Scalar"),
-                        (&[], "Scalar"),
-                        (&[], "Scalar"),
-                    ],
+                    "h[B,S,H] l[B,S] Scalar Scalar Scalar Scalar",
                 );
                 self.op_sh(
                     "aten::embedding_dense_backward",
-                    &[
-                        (x, "c10::Half"),
-                        (&[BATCH, SEQ], "long int"),
-                        (&[], "Scalar"),
-                        (&[], "Scalar"),
-                        (&[], "Scalar"),
-                    ],
+                    "h[B,S,H] l[B,S] Scalar Scalar Scalar",
                 );
                 self.op("aten::zeros");
                 self.empty("aten::empty");
@@ -2085,16 +1854,7 @@ impl Gen {
             Node::LayerNorm => {
                 self.op_sh(
                     "aten::native_layer_norm_backward",
-                    &[
-                        (x, "c10::Half"),
-                        (x, "c10::Half"),
-                        (&[], "ScalarList"),
-                        (&[TOKENS, 1], "float"),
-                        (&[TOKENS, 1], "float"),
-                        (&[HIDDEN], "float"),
-                        (&[HIDDEN], "float"),
-                        (&[], "ScalarList"),
-                    ],
+                    "h[B,S,H] h[B,S,H] ScalarList f[T,1] f[T,1] f[H] f[H] ScalarList",
                 );
                 self.empty("aten::empty_like");
                 self.empty("aten::empty_like");
@@ -2110,20 +1870,11 @@ impl Gen {
                 fout,
             } => {
                 self.transpose("aten::t");
-                self.op_sh(
-                    "aten::mm",
-                    &[(&[TOKENS, fout], "c10::Half"), (&[fout, fin], "c10::Half")],
-                );
+                self.op_sh("aten::mm", &format!("h[T,{fout}] h[{fout},{fin}]"));
                 self.launch(K_GEMM_DGRAD, dev, Role::Compute, fwd.ns * 102 / 100);
                 self.close();
                 self.transpose("aten::t");
-                self.op_sh(
-                    "aten::mm",
-                    &[
-                        (&[fout, TOKENS], "c10::Half"),
-                        (&[TOKENS, fin], "c10::Half"),
-                    ],
-                );
+                self.op_sh("aten::mm", &format!("h[{fout},T] h[T,{fin}]"));
                 self.launch(K_GEMM_WGRAD, dev, Role::Compute, fwd.ns * 108 / 100);
                 // cuBLAS picks split-K for the skinny weight-gradient GEMMs.
                 if fwd.ns < 200_000 {
@@ -2132,15 +1883,7 @@ impl Gen {
                 self.close();
                 self.transpose("aten::t");
                 if bias {
-                    self.op_sh(
-                        "aten::sum",
-                        &[
-                            (&[TOKENS, fout], "c10::Half"),
-                            (&[], "ScalarList"),
-                            (&[], "Scalar"),
-                            (&[], ""),
-                        ],
-                    );
+                    self.op_sh("aten::sum", &format!("h[T,{fout}] ScalarList Scalar -"));
                     // Bias gradients go to a side stream when there is one.
                     self.launch(K_REDUCE_SUM, dev, Role::Side, 0);
                     self.close();
@@ -2148,14 +1891,7 @@ impl Gen {
                 }
             }
             Node::Gelu => {
-                self.op_sh(
-                    "aten::gelu_backward",
-                    &[
-                        (&[BATCH, SEQ, FFN], "c10::Half"),
-                        (&[BATCH, SEQ, FFN], "c10::Half"),
-                        (&[], ""),
-                    ],
-                );
+                self.op_sh("aten::gelu_backward", "h[B,S,F] h[B,S,F] -");
                 self.launch(K_GELU_BWD, dev, Role::Compute, 0);
                 self.close();
             }
@@ -2176,35 +1912,23 @@ impl Gen {
                 self.close();
             }
             Node::Unbind => {
-                self.op_sh("aten::stack", &[(&[], "TensorList"), (&[], "Scalar")]);
-                self.op_sh("aten::cat", &[(&[], "TensorList"), (&[], "Scalar")]);
+                self.op_sh("aten::stack", "TensorList Scalar");
+                self.op_sh("aten::cat", "TensorList Scalar");
                 self.launch(K_CAT, dev, Role::Compute, 0);
                 self.close();
                 self.close();
             }
             Node::Flash => {
-                let heads: &[u64] = &[BATCH, HEADS, SEQ, HEAD_DIM];
                 self.op_sh(
                     "aten::_scaled_dot_product_flash_attention_backward",
-                    &[
-                        (heads, "c10::Half"),
-                        (heads, "c10::Half"),
-                        (heads, "c10::Half"),
-                        (heads, "c10::Half"),
-                        (heads, "c10::Half"),
-                        (&[BATCH, HEADS, SEQ], "float"),
-                    ],
+                    "h[B,N,S,D] h[B,N,S,D] h[B,N,S,D] h[B,N,S,D] h[B,N,S,D] f[B,N,S]",
                 );
                 for _ in 0..3 {
                     self.transpose("aten::transpose");
                 }
                 self.op_sh(
                     "aten::_flash_attention_backward",
-                    &[
-                        (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
-                        (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
-                        (&[BATCH, SEQ, HEADS, HEAD_DIM], "c10::Half"),
-                    ],
+                    "h[B,S,N,D] h[B,S,N,D] h[B,S,N,D]",
                 );
                 self.empty("aten::empty_like");
                 self.empty("aten::empty_like");
@@ -2226,13 +1950,7 @@ impl Gen {
             Node::Bmm => {
                 for _ in 0..2 {
                     self.transpose("aten::transpose");
-                    self.op_sh(
-                        "aten::bmm",
-                        &[
-                            (&[BATCH * HEADS, SEQ, SEQ], "c10::Half"),
-                            (&[BATCH * HEADS, SEQ, HEAD_DIM], "c10::Half"),
-                        ],
-                    );
+                    self.op_sh("aten::bmm", "h[B*N,S,S] h[B*N,S,D]");
                     self.launch(K_BMM, dev, Role::Compute, 0);
                     self.close();
                 }
@@ -2240,34 +1958,21 @@ impl Gen {
             Node::Softmax => {
                 self.op_sh(
                     "aten::_softmax_backward_data",
-                    &[
-                        (&[BATCH, HEADS, SEQ, SEQ], "c10::Half"),
-                        (&[BATCH, HEADS, SEQ, SEQ], "c10::Half"),
-                        (&[], "Scalar"),
-                        (&[], "Scalar"),
-                    ],
+                    "h[B,N,S,S] h[B,N,S,S] Scalar Scalar",
                 );
                 self.empty("aten::empty_like");
                 self.launch(K_SOFTMAX_BWD, dev, Role::Compute, 0);
                 self.close();
             }
             Node::Div => {
-                self.op_sh(
-                    "aten::div",
-                    &[(&[BATCH, HEADS, SEQ, SEQ], "c10::Half"), (&[], "Scalar")],
-                );
+                self.op_sh("aten::div", "h[B,N,S,S] Scalar");
                 self.launch(K_DIV_HALF, dev, Role::Compute, 0);
                 self.close();
             }
             Node::LogSoftmax => {
                 self.op_sh(
                     "aten::_log_softmax_backward_data",
-                    &[
-                        (&[TOKENS, VOCAB], "float"),
-                        (&[TOKENS, VOCAB], "float"),
-                        (&[], "Scalar"),
-                        (&[], "Scalar"),
-                    ],
+                    "f[T,V] f[T,V] Scalar Scalar",
                 );
                 self.empty("aten::empty_like");
                 self.launch(K_LOG_SOFTMAX_BWD, dev, Role::Compute, 0);
@@ -2276,15 +1981,7 @@ impl Gen {
             Node::NllLoss => {
                 self.op_sh(
                     "aten::nll_loss_backward",
-                    &[
-                        (&[], "float"),
-                        (&[TOKENS, VOCAB], "float"),
-                        (&[TOKENS], "long int"),
-                        (&[], ""),
-                        (&[], "Scalar"),
-                        (&[], "Scalar"),
-                        (&[], "float"),
-                    ],
+                    "f[] f[T,V] l[T] - Scalar Scalar f[]",
                 );
                 self.empty("aten::empty_like");
                 self.op("aten::zero_");
@@ -2294,31 +1991,10 @@ impl Gen {
                 self.close();
             }
             Node::ToDevice { from } => {
-                self.op_sh(
-                    "aten::to",
-                    &[
-                        (x, "c10::Half"),
-                        (&[], ""),
-                        (&[], "Scalar"),
-                        (&[], "Scalar"),
-                        (&[], ""),
-                    ],
-                );
-                self.op_sh(
-                    "aten::_to_copy",
-                    &[
-                        (x, "c10::Half"),
-                        (&[], ""),
-                        (&[], ""),
-                        (&[], ""),
-                        (&[], "Scalar"),
-                    ],
-                );
+                self.op_sh("aten::to", "h[B,S,H] - Scalar Scalar -");
+                self.op_sh("aten::_to_copy", "h[B,S,H] - - - Scalar");
                 self.empty("aten::empty_strided");
-                self.op_sh(
-                    "aten::copy_",
-                    &[(x, "c10::Half"), (x, "c10::Half"), (&[], "Scalar")],
-                );
+                self.op_sh("aten::copy_", "h[B,S,H] h[B,S,H] Scalar");
                 let dep = self.stream_free(dev, Role::Compute);
                 self.memcpy(
                     "Memcpy PtoP (Device -> Device)",
@@ -2360,16 +2036,7 @@ impl Gen {
         let pg = format!(
             "\"Process Group Name\": \"0\", \"Process Group Description\": \"default_pg\", \"Process Group Ranks\": {ranks}"
         );
-        self.op_sh(
-            "c10d::allreduce_",
-            &[
-                (&[params], "float"),
-                (&[], ""),
-                (&[], ""),
-                (&[], ""),
-                (&[], "Scalar"),
-            ],
-        );
+        self.op_sh("c10d::allreduce_", &format!("f[{params}] - - - Scalar"));
         let extra = format!(
             ", {common}, \"In split size\": \"[]\", \"Out split size\": \"[]\", \"Global rank start\": 0, \"Global rank stride\": 1, {pg}, \"Rank\": {}",
             self.cfg.rank
@@ -2411,10 +2078,7 @@ impl Gen {
             })
             .collect();
         // clip_grad_norm_: per-tensor norms, total norm, scale.
-        self.op_sh(
-            "aten::_foreach_norm",
-            &[(&[], "TensorList"), (&[], "Scalar"), (&[], "")],
-        );
+        self.op_sh("aten::_foreach_norm", "TensorList Scalar -");
         for (d, &p) in per_dev.iter().enumerate() {
             let chunks = 1 + p / 400_000_000;
             for _ in 0..chunks {
@@ -2423,40 +2087,25 @@ impl Gen {
             self.launch(K_LPNORM_CLEANUP, d, Role::Compute, 0);
         }
         self.close();
-        self.op_sh("aten::stack", &[(&[], "TensorList"), (&[], "Scalar")]);
-        self.op_sh("aten::cat", &[(&[], "TensorList"), (&[], "Scalar")]);
+        self.op_sh("aten::stack", "TensorList Scalar");
+        self.op_sh("aten::cat", "TensorList Scalar");
         self.launch(K_CAT_SMALL, 0, Role::Compute, 0);
         self.close();
         self.close();
-        self.op_sh(
-            "aten::linalg_vector_norm",
-            &[
-                (&[1], "float"),
-                (&[], "Scalar"),
-                (&[], ""),
-                (&[], "Scalar"),
-                (&[], ""),
-            ],
-        );
+        self.op_sh("aten::linalg_vector_norm", "f[1] Scalar - Scalar -");
         self.launch(K_NORM_REDUCE, 0, Role::Compute, 0);
         self.close();
         // max_norm / (total_norm + 1e-6)
-        self.op_sh(
-            "aten::add_",
-            &[(&[], "float"), (&[], "Scalar"), (&[], "Scalar")],
-        );
+        self.op_sh("aten::add_", "f[] Scalar Scalar");
         self.launch(K_ADD_F32, 0, Role::Compute, 0);
         self.close();
-        self.op_sh("aten::div", &[(&[], "Scalar"), (&[], "float")]);
+        self.op_sh("aten::div", "Scalar f[]");
         self.launch(K_DIV_F32, 0, Role::Compute, 0);
         self.close();
-        self.op_sh("aten::clamp", &[(&[], "float"), (&[], ""), (&[], "Scalar")]);
+        self.op_sh("aten::clamp", "f[] - Scalar");
         self.launch(K_CLAMP, 0, Role::Compute, 0);
         self.close();
-        self.op_sh(
-            "aten::_foreach_mul_",
-            &[(&[], "TensorList"), (&[], "float")],
-        );
+        self.op_sh("aten::_foreach_mul_", "TensorList f[]");
         for (d, &p) in per_dev.iter().enumerate() {
             let chunks = 1 + p / 400_000_000;
             for _ in 0..chunks {
@@ -2473,23 +2122,7 @@ impl Gen {
         self.ua("Optimizer.step#AdamW.step");
         self.op_sh(
             "aten::_fused_adamw_",
-            &[
-                (&[], "TensorList"),
-                (&[], "TensorList"),
-                (&[], "TensorList"),
-                (&[], "TensorList"),
-                (&[], "TensorList"),
-                (&[], "TensorList"),
-                (&[], "Scalar"),
-                (&[], "Scalar"),
-                (&[], "Scalar"),
-                (&[], "Scalar"),
-                (&[], "Scalar"),
-                (&[], "Scalar"),
-                (&[], "Scalar"),
-                (&[], ""),
-                (&[], ""),
-            ],
+            "TensorList TensorList TensorList TensorList TensorList TensorList Scalar Scalar Scalar Scalar Scalar Scalar Scalar - -",
         );
         for (d, &p) in per_dev.iter().enumerate() {
             let chunks = 1 + p / 250_000_000;
@@ -2512,8 +2145,8 @@ impl Gen {
     fn loss_item(&mut self) {
         self.th = 0;
         let dev = self.cfg.devices - 1;
-        self.op_sh("aten::item", &[(&[], "float")]);
-        self.op_sh("aten::_local_scalar_dense", &[(&[], "float")]);
+        self.op_sh("aten::item", "f[]");
+        self.op_sh("aten::_local_scalar_dense", "f[]");
         self.memcpy(
             "Memcpy DtoH (Device -> Pageable)",
             dev,
@@ -2807,24 +2440,30 @@ fn run(cfg: Cfg) -> Result<(), String> {
         bytes as f64 / 1e6 / secs.max(1e-9)
     );
     if let Some(path) = &cfg.summary {
-        let summary = serde_json::json!({
-            "events": s.events,
-            "gpu_activities": gpu,
-            "kernels": s.kernels,
-            "memcpy": s.memcpy,
-            "memset": s.memset,
-            "gpu_time_ns": s.gpu_time_ns,
-            "cpu_ops": s.cpu_ops,
-            "runtime": s.runtime,
-            "unattributed_gpu_activities": s.unattributed,
-            "unattributed_gpu_time_ns": s.unattributed_ns,
-            "user_annotations": s.user_annotations,
-            "gpu_user_annotations": s.gpu_user_annotations,
-            "flows": s.flows,
-            "steps": s.steps,
-            "bytes": bytes,
-        });
-        let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())? + "\n";
+        // Written by hand rather than with serde_json::json! so the keys keep
+        // this order (serde_json sorts them without its preserve_order feature).
+        let fields = [
+            ("events", s.events),
+            ("gpu_activities", gpu),
+            ("kernels", s.kernels),
+            ("memcpy", s.memcpy),
+            ("memset", s.memset),
+            ("gpu_time_ns", s.gpu_time_ns),
+            ("cpu_ops", s.cpu_ops),
+            ("runtime", s.runtime),
+            ("unattributed_gpu_activities", s.unattributed),
+            ("unattributed_gpu_time_ns", s.unattributed_ns),
+            ("user_annotations", s.user_annotations),
+            ("gpu_user_annotations", s.gpu_user_annotations),
+            ("flows", s.flows),
+            ("steps", s.steps),
+            ("bytes", bytes),
+        ];
+        let body: Vec<String> = fields
+            .iter()
+            .map(|(k, v)| format!("  \"{k}\": {v}"))
+            .collect();
+        let text = format!("{{\n{}\n}}\n", body.join(",\n"));
         std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))?;
     }
     Ok(())

@@ -15,6 +15,8 @@ pub struct Glyphs {
     pub crumb_sep: &'static str,
     pub ellipsis: &'static str,
     pub micro: &'static str,
+    pub sep: &'static str,
+    pub cursor: &'static str,
     /// Heat as glyph density for the mono theme, from the coolest bin to the hottest.
     pub density: [&'static str; 6],
 }
@@ -32,6 +34,8 @@ pub const UNICODE: Glyphs = Glyphs {
     crumb_sep: " › ",
     ellipsis: "…",
     micro: "µs",
+    sep: " · ",
+    cursor: "█",
     density: [" ", "░", "▒", "▓", "█", "█"],
 };
 
@@ -48,6 +52,8 @@ pub const ASCII: Glyphs = Glyphs {
     crumb_sep: " > ",
     ellipsis: "~",
     micro: "us",
+    sep: " | ",
+    cursor: "_",
     density: [" ", ".", ":", "+", "*", "#"],
 };
 

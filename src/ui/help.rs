@@ -2,12 +2,36 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::symbols::border;
 use ratatui::widgets::{Block, Borders, Clear, StatefulWidget, Widget};
 use tui_tree_widget::{Tree, TreeItem, TreeState};
 
 use super::glyphs::Glyphs;
 use super::theme::Theme;
 use crate::app::App;
+
+const ASCII_BORDER: border::Set = border::Set {
+    top_left: "+",
+    top_right: "+",
+    bottom_left: "+",
+    bottom_right: "+",
+    vertical_left: "|",
+    vertical_right: "|",
+    horizontal_top: "-",
+    horizontal_bottom: "-",
+};
+
+fn frame<'a>(g: &Glyphs, title: &'a str, theme: &Theme) -> Block<'a> {
+    let b = Block::default()
+        .borders(Borders::ALL)
+        .title(title)
+        .border_style(theme.style("ui.border"));
+    if g.ascii {
+        b.border_set(ASCII_BORDER)
+    } else {
+        b
+    }
+}
 
 fn popup(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
@@ -32,14 +56,22 @@ pub fn help_lines(app: &App) -> Vec<(String, String, String)> {
         .collect()
 }
 
-pub fn render_help(app: &App, theme: &Theme, scroll: usize, area: Rect, buf: &mut Buffer) {
+pub fn render_help(
+    app: &App,
+    theme: &Theme,
+    g: &Glyphs,
+    scroll: usize,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let r = popup(area, 78, area.height.saturating_sub(2).max(6));
     Clear.render(r, buf);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(" keys → commands (j/k scroll, any other key closes) ")
-        .style(theme.style("ui.popup"))
-        .border_style(theme.style("ui.border"));
+    let title = if g.ascii {
+        " keys -> commands (j/k scroll, any other key closes) "
+    } else {
+        " keys → commands (j/k scroll, any other key closes) "
+    };
+    let block = frame(g, title, theme).style(theme.style("ui.popup"));
     let inner = block.inner(r);
     block.render(r, buf);
     let lines = help_lines(app);
@@ -112,12 +144,7 @@ pub fn render_picker(
     Clear.render(r, buf);
     let Ok(tree) = Tree::new(&items) else { return };
     let tree = tree
-        .block(
-            Block::default()
-                .borders(Borders::ALL)
-                .title(" metric (Enter picks, Esc closes) ")
-                .border_style(theme.style("ui.border")),
-        )
+        .block(frame(g, " metric (Enter picks, Esc closes) ", theme))
         .style(theme.style("ui.popup"))
         .highlight_style(theme.style("ui.selection"))
         .highlight_symbol(if g.ascii { "> " } else { "▶ " });

@@ -42,7 +42,7 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     }
     buf.set_style(area, theme.style("ui.text"));
     let row = |y: u16| Rect::new(area.x, area.y + y, area.width, 1);
-    header(app, theme, row(0), buf);
+    header(app, theme, g, row(0), buf);
     breadcrumb(app, theme, g, row(1), buf);
     let main = Rect::new(area.x, area.y + 2, area.width, area.height - 4);
     if area.width >= DETAILS_MIN_WIDTH {
@@ -55,28 +55,28 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         tree_view::render(app, theme, g, main, buf);
     }
     legend(app, theme, g, row(area.height - 2), buf);
-    status(app, theme, row(area.height - 1), buf);
+    status(app, theme, g, row(area.height - 1), buf);
     match &app.mode {
-        Mode::Help { scroll } => help::render_help(app, theme, *scroll, area, buf),
+        Mode::Help { scroll } => help::render_help(app, theme, g, *scroll, area, buf),
         Mode::MetricPicker { selected } => help::render_picker(app, theme, g, *selected, area, buf),
         _ => {}
     }
 }
 
-fn header(app: &App, theme: &Theme, r: Rect, buf: &mut Buffer) {
+fn header(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     let st = theme.style("ui.header");
     buf.set_style(r, st);
     let p = &app.profile;
     let m2 = app.metric2.as_deref().unwrap_or("off");
-    let text = format!(
-        " grove  {} · {} · {} nodes · metric {} · 2nd {} · sort {}",
-        p.source.label,
-        p.dialect,
-        p.cct.len(),
-        app.metric,
-        m2,
-        app.sort_label()
-    );
+    let text = [
+        format!(" grove  {}", p.source.label),
+        p.dialect.clone(),
+        format!("{} nodes", p.cct.len()),
+        format!("metric {}", app.metric),
+        format!("2nd {m2}"),
+        format!("sort {}", app.sort_label()),
+    ]
+    .join(g.sep);
     buf.set_stringn(
         r.x,
         r.y,
@@ -199,7 +199,7 @@ fn legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     }
 }
 
-fn status(app: &App, theme: &Theme, r: Rect, buf: &mut Buffer) {
+fn status(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     let base = theme.style("ui.status");
     buf.set_style(r, base);
     if let Mode::Prompt { kind, input, .. } = &app.mode {
@@ -208,7 +208,7 @@ fn status(app: &App, theme: &Theme, r: Rect, buf: &mut Buffer) {
         } else {
             ":"
         };
-        buf.set_stringn(r.x, r.y, format!("{lead}{input}█"), r.width as usize, base);
+        buf.set_stringn(r.x, r.y, format!("{lead}{input}{}", g.cursor), r.width as usize, base);
         return;
     }
     let pos = format!(

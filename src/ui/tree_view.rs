@@ -37,8 +37,8 @@ fn columns(app: &App, rows: &[u32], narrow: bool) -> Vec<Column> {
             .collect()
     };
     cols.push(Column {
+        width: value_width(&inc),
         title: inc.clone(),
-        width: 10,
         values: pick(&inc),
         kind: ColumnKind::Heat,
     });
@@ -48,7 +48,7 @@ fn columns(app: &App, rows: &[u32], narrow: bool) -> Vec<Column> {
     if inc != app.metric {
         cols.push(Column {
             title: app.metric.clone(),
-            width: 10,
+            width: value_width(&app.metric),
             values: pick(&app.metric),
             kind: ColumnKind::Value,
         });
@@ -70,13 +70,18 @@ fn columns(app: &App, rows: &[u32], narrow: bool) -> Vec<Column> {
     if let Some(m2) = &app.metric2 {
         let c = m.inclusive_of(m2);
         cols.push(Column {
+            width: value_width(&c),
             title: c.clone(),
-            width: 10,
             values: pick(&c),
             kind: ColumnKind::Value,
         });
     }
     cols
+}
+
+/// Wide enough for the title (within reason) and for values like `123.45 ms`.
+fn value_width(title: &str) -> u16 {
+    (title.chars().count() as u16).clamp(9, 15) + 1
 }
 
 fn unit_of<'a>(app: &'a App, title: &str) -> &'a str {
