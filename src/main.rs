@@ -147,6 +147,11 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         None => {
             let theme = theme_of(&cli.look)?;
+            // crossterm silently drops every colour under NO_COLOR; an explicit --color
+            // overrides that, as the user asked for colour.
+            if !matches!(cli.look.color, ColorArg::Auto | ColorArg::Never) {
+                ratatui::crossterm::style::Colored::set_ansi_color_disabled(false);
+            }
             let glyphs = glyphs_of(&cli.look);
             let keymap = Keymap::load(cli.keymap.as_deref())?;
             // Load and validate before touching the terminal, so errors print normally.
