@@ -6,5 +6,7 @@ pub mod export;
 pub mod json;
 pub mod model;
 pub mod readers;
+pub mod query;
+pub mod transform;
 pub mod tui;
 pub mod ui;
