@@ -58,7 +58,8 @@ literal file carries no children, but Hatchet's node has the children of its fir
 those appear under every parent.
 
 Paths are sorted with Python's list ordering (element-wise, names compared by code point,
-a prefix before its extensions).  Numbers are JSON floats (``float(v)``; NaN would be null).
+a prefix before its extensions).  Numbers are JSON floats rounded to 12 significant digits
+(see ``num``; NaN would be null).
 """
 
 import argparse
@@ -241,8 +242,15 @@ def load_gf(path):
 
 
 def num(v):
+    """Metric value for the JSON: rounded to 12 significant digits.
+
+    Hatchet's squash sums floats in an order that depends on set iteration and on id()
+    (which node of a merge survives), so the last bits of a sum can differ between runs
+    (seen: 0.046515 vs 0.046514999999999994).  Rounding makes the files reproducible; compare
+    with a relative tolerance of about 1e-9.
+    """
     v = float(v)
-    return None if math.isnan(v) else v
+    return None if math.isnan(v) else float("%.12g" % v)
 
 
 def paths_by_node(roots, name_of):

@@ -30,6 +30,26 @@ pub struct Cli {
     #[arg(long)]
     pub no_sync: bool,
 
+    /// Write the session (every command that changes the view) to FILE instead of the
+    /// default in $XDG_STATE_HOME/grove/sessions.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_session")]
+    pub session: Option<PathBuf>,
+
+    /// Do not write a session file.
+    #[arg(long)]
+    pub no_session: bool,
+
+    /// Log cursor movement to the session too (for bug reports).
+    #[arg(long)]
+    pub log_nav: bool,
+
+    /// Reopen a session's inputs and restore its view, then continue in the TUI.
+    #[arg(long, value_name = "SESSION")]
+    pub replay: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub replay_opts: ReplayOpts,
+
     #[command(subcommand)]
     pub command: Option<Sub>,
 }
@@ -47,6 +67,27 @@ pub struct Look {
     /// Use ASCII instead of box-drawing glyphs (automatic when the locale is not UTF-8).
     #[arg(long, global = true)]
     pub ascii: bool,
+}
+
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ReplayOpts {
+    /// Replay only the first N commands.
+    #[arg(long, value_name = "N")]
+    pub until: Option<usize>,
+
+    /// Refuse to replay when an input changed since the session was recorded.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PrintFormat {
+    /// Hatchet's tree() layout of the current tree.
+    Tree,
+    Json,
+    Hatchet,
+    Csv,
+    Folded,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -98,4 +139,22 @@ pub enum Sub {
     },
     /// Print the detected format, counts and metrics of a file.
     Info { file: PathBuf },
+    /// Run a session file headless and print the resulting tree.
+    Replay {
+        session: PathBuf,
+        /// What to print.
+        #[arg(long, value_enum, default_value_t = PrintFormat::Tree)]
+        print: PrintFormat,
+        /// Use this input instead of the one the session names.
+        #[arg(long, value_name = "FILE")]
+        input: Option<PathBuf>,
+        #[command(flatten)]
+        opts: ReplayOpts,
+        /// More commands after the session's (repeatable).
+        #[arg(long = "cmd", value_name = "COMMAND")]
+        cmds: Vec<String>,
+        /// Print nodes down to this depth (tree, json, csv).
+        #[arg(long)]
+        depth: Option<usize>,
+    },
 }

@@ -6,6 +6,7 @@ pub mod export;
 pub mod json;
 pub mod model;
 pub mod readers;
+pub mod session;
 pub mod query;
 pub mod transform;
 pub mod tui;

@@ -3,10 +3,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use grove::app::command::{Command, SortSpec};
+use grove::app::command::{Command, ExportFormat, SortSpec};
 use grove::app::keymap::Keymap;
 use grove::app::App;
-use grove::cli::{Cli, ColorArg, Look, Sub, TreeFormat};
+use grove::cli::{Cli, ColorArg, Look, PrintFormat, ReplayOpts, Sub, TreeFormat};
+use grove::session;
 use grove::export;
 use grove::model::{EventKind, Profile};
 use grove::readers;
@@ -96,7 +97,11 @@ fn run(cli: Cli) -> Result<(), String> {
                 }
             }
             let po = &app.tree.po;
-            let positions = export::visible_positions(po, depth);
+            let positions: Vec<u32> = app
+                .export_positions()
+                .into_iter()
+                .filter(|&p| depth.is_none_or(|d| (po.depth[p as usize] as usize) <= d))
+                .collect();
             let stdout = io::stdout();
             let mut out = io::BufWriter::new(stdout.lock());
             let res = match format {
@@ -106,15 +111,20 @@ fn run(cli: Cli) -> Result<(), String> {
                     let opts = export::text::TextOptions {
                         metrics: &metrics,
                         precision,
-                        depth,
                         legend: !no_legend,
                         color,
                         expand_names,
                         glyphs: glyphs_of(&cli.look),
                     };
                     out.write_all(
-                        export::text::render(&app.profile.cct, &app.profile.metrics, po, &opts)
-                            .as_bytes(),
+                        export::text::render(
+                            &app.profile.cct,
+                            &app.profile.metrics,
+                            po,
+                            &positions,
+                            &opts,
+                        )
+                        .as_bytes(),
                     )
                 }
                 TreeFormat::Json => export::json::write(&mut out, &app.profile, po, &positions),
@@ -145,6 +155,22 @@ fn run(cli: Cli) -> Result<(), String> {
                 Err(e) => Err(e.to_string()),
             }
         }
+        Some(Sub::Replay {
+            session: path,
+            print,
+            input,
+            opts,
+            cmds,
+            depth,
+        }) => {
+            let script = session::read(&path)?;
+            let mut app = open_for_replay(&path, &script, input.as_deref(), &opts, Keymap::default_map())?;
+            replay_into(&mut app, &path, &script, &opts)?;
+            for c in &cmds {
+                app.run(c)?;
+            }
+            print_view(&app, print, depth, &cli.look)
+        }
         None => {
             let theme = theme_of(&cli.look)?;
             // crossterm silently drops every colour under NO_COLOR; an explicit --color
@@ -155,15 +181,39 @@ fn run(cli: Cli) -> Result<(), String> {
             let glyphs = glyphs_of(&cli.look);
             let keymap = Keymap::load(cli.keymap.as_deref())?;
             // Load and validate before touching the terminal, so errors print normally.
-            let p = load(cli.file.as_deref())?;
-            let mut app = App::new(p, keymap);
+            let replay = match &cli.replay {
+                Some(p) => Some((p.clone(), session::read(p)?)),
+                None => None,
+            };
+            let mut app = match &replay {
+                Some((path, script)) => {
+                    open_for_replay(path, script, cli.file.as_deref(), &cli.replay_opts, keymap)?
+                }
+                None => App::new(load(cli.file.as_deref())?, keymap),
+            };
+            if !io::stdout().is_terminal() {
+                return Err("the TUI needs a terminal; use `grove tree FILE` or `grove replay` for text output".into());
+            }
+            if let Ok((cols, rows)) = ratatui::crossterm::terminal::size() {
+                app.term = (cols, rows);
+            }
+            app.log_nav = cli.log_nav;
+            if !cli.no_session {
+                let path = match &cli.session {
+                    Some(p) => Some(p.clone()),
+                    None => session::default_path(&app.profile.source.label),
+                };
+                if let Some(path) = path {
+                    let w = session::Writer::create(&path, &app.session_header())
+                        .map_err(|e| format!("session file {}: {e}", path.display()))?;
+                    app.session = Some(w);
+                }
+            }
+            if let Some((path, script)) = &replay {
+                replay_into(&mut app, path, script, &cli.replay_opts)?;
+            }
             for c in &cli.cmds {
                 app.run(c)?;
-            }
-            if !io::stdout().is_terminal() {
-                return Err(
-                    "the TUI needs a terminal; use `grove tree FILE` for text output".into(),
-                );
             }
             let opts = grove::tui::Options {
                 sync_output: !cli.no_sync,
@@ -173,6 +223,106 @@ fn run(cli: Cli) -> Result<(), String> {
                 e.to_string()
             })
         }
+    }
+}
+
+/// Opens the input a session names (or `input`), warning when it changed since.
+fn open_for_replay(
+    path: &std::path::Path,
+    script: &session::Script,
+    input: Option<&std::path::Path>,
+    opts: &ReplayOpts,
+    keymap: Keymap,
+) -> Result<App, String> {
+    let recorded = script.header.as_ref().and_then(|h| h.inputs.first().cloned());
+    let file: Option<std::path::PathBuf> = match (input, &recorded) {
+        (Some(i), _) => Some(i.to_path_buf()),
+        (None, Some(r)) => Some(std::path::PathBuf::from(&r.path)),
+        (None, None) => None,
+    };
+    let Some(file) = file else {
+        return Err(format!(
+            "{}: the session names no input; give one with --input FILE",
+            path.display()
+        ));
+    };
+    let mut warnings = Vec::new();
+    if let Some(r) = &recorded {
+        if let Ok(now) = session::input_of(&file) {
+            if now.hash != r.hash {
+                let msg = format!(
+                    "{}: {} changed since the session was recorded (hash {} now {})",
+                    path.display(),
+                    file.display(),
+                    r.hash,
+                    now.hash
+                );
+                if opts.strict {
+                    return Err(msg);
+                }
+                warnings.push(msg);
+            }
+        }
+    }
+    let p = readers::load_path(&file).map_err(|e| e.to_string())?;
+    let mut app = App::new(p, keymap);
+    for w in warnings {
+        eprintln!("grove: warning: {w}");
+        app.profile.warnings.push(w);
+    }
+    Ok(app)
+}
+
+fn replay_into(
+    app: &mut App,
+    path: &std::path::Path,
+    script: &session::Script,
+    opts: &ReplayOpts,
+) -> Result<(), String> {
+    for w in &script.warnings {
+        eprintln!("grove: warning: {}: {w}", path.display());
+    }
+    app.run_script(script, &path.display().to_string(), opts.until)
+        .map_err(|e| e.msg)
+}
+
+/// Prints the current view of an app (headless replay).
+fn print_view(app: &App, print: PrintFormat, depth: Option<usize>, look: &Look) -> Result<(), String> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let res = match print {
+        PrintFormat::Tree => {
+            let po = &app.tree.po;
+            let positions: Vec<u32> = app
+                .export_positions()
+                .into_iter()
+                .filter(|&p| depth.is_none_or(|d| (po.depth[p as usize] as usize) <= d))
+                .collect();
+            let inc = app.inclusive_column();
+            let mut metrics = vec![inc.clone()];
+            if inc != app.metric {
+                metrics.push(app.metric.clone());
+            }
+            let opts = export::text::TextOptions {
+                metrics: &metrics,
+                precision: 3,
+                legend: false,
+                color: false,
+                expand_names: false,
+                glyphs: glyphs_of(look),
+            };
+            let text = export::text::render(&app.profile.cct, &app.profile.metrics, po, &positions, &opts);
+            out.write_all(text.as_bytes())
+        }
+        PrintFormat::Json => app.export_to(ExportFormat::Json, &mut out),
+        PrintFormat::Hatchet => app.export_to(ExportFormat::Hatchet, &mut out),
+        PrintFormat::Csv => app.export_to(ExportFormat::Csv, &mut out),
+        PrintFormat::Folded => app.export_to(ExportFormat::Folded, &mut out),
+    };
+    match res.and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(e.to_string()),
     }
 }
 

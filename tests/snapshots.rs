@@ -202,6 +202,84 @@ fn command_line_error() {
 }
 
 #[test]
+fn filter_keeps_ancestors() {
+    check(case("filter", ":filter name ~ \"^aten::(mm|addmm)\"<ret>"));
+}
+
+#[test]
+fn filter_squash() {
+    check(case("filter_squash", ":filter --squash type == kernel<ret>"));
+}
+
+#[test]
+fn hatchet_query() {
+    check(case(
+        "hatchet_query",
+        ":filter MATCH (\"*\")->(\".\", p) WHERE p.\"name\" STARTS WITH \"cudaLaunch\"<ret>",
+    ));
+}
+
+#[test]
+fn prune_aggregates() {
+    check(case("prune", ":prune time (inc) < 50us<ret>E"));
+}
+
+#[test]
+fn prune_then_open_aggregate() {
+    check(case("prune_unprune", ":prune time (inc) < 50us<ret>Ejjjjj<ret>"));
+}
+
+#[test]
+fn hide_subtree() {
+    check(case("hide", "j:hide \"thread 3774487 (python)/ProfilerStep#2/aten::item\"<ret>"));
+}
+
+#[test]
+fn compose_names() {
+    check(case("compose", ":compose aten::empty aten::to as alloc+copy<ret>E"));
+}
+
+#[test]
+fn group_by_type() {
+    check(case("group_by", ":group-by type<ret>E"));
+}
+
+#[test]
+fn derive_metric() {
+    check(case("derive", ":derive gpu_share = gpu_time / (time + 1)<ret>:metric gpu_share<ret>"));
+}
+
+#[test]
+fn focus_and_limit() {
+    check(case("focus_limit", "jjz:limit 5%<ret>E"));
+}
+
+#[test]
+fn undo_redo() {
+    check(case("undo_redo", ":filter leaf<ret>:sort name asc<ret>UU<C-r>"));
+}
+
+#[test]
+fn escape_pops_filter() {
+    check(case("pop_filter", ":filter leaf<ret>:prune count < 2<ret><Esc><Esc>"));
+}
+
+#[test]
+fn filter_error_caret() {
+    check(case("filter_error", ":filter time (inc) > 5 parsecs and nme ~ x<ret>"));
+}
+
+#[test]
+fn filter_unknown_metric_caret() {
+    check(case("filter_unknown_metric", ":filter gpu_tme > 1ms<ret>"));
+}
+
+#[test]
+fn command_history_and_completion() {
+    check(case("history_completion", ":sort name asc<ret>:<Up><BS><BS><BS>desc<ret>:gro<Tab>type<ret>"));
+}
+
+#[test]
 fn mono_ascii() {
     let mut c = case("mono_ascii", "H");
     c.mono = true;

@@ -48,6 +48,68 @@ pub enum Command {
     Prompt(PromptKind),
     Help,
     Quit,
+    /// Keep the nodes an expression (or a Hatchet query) selects, with their ancestors;
+    /// `squash` re-parents them instead. `at` is where the expression starts in the text.
+    Filter {
+        squash: bool,
+        expr: String,
+        at: usize,
+    },
+    /// Squash the last filter's matches (Hatchet's squash).
+    Squash,
+    /// Hide nodes below a threshold, shown as one aggregate row per run of siblings.
+    Prune {
+        expr: String,
+        at: usize,
+    },
+    PruneOff,
+    /// Shows the pruned children of a node.
+    Unprune(String),
+    Hide(String),
+    Show(String),
+    Compose {
+        names: Vec<String>,
+        new: String,
+    },
+    GroupBy(String),
+    Derive {
+        def: String,
+        at: usize,
+    },
+    Focus(Option<String>),
+    Unfocus,
+    /// Hide what is below a share of the total (`limit 1%`, `limit off`).
+    Limit(Option<f64>),
+    Undo,
+    Redo,
+    Reset,
+    /// Esc: drop the latest filter-like command.
+    PopFilter,
+    Source(String),
+    Export {
+        format: ExportFormat,
+        path: String,
+    },
+    Save(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    Hatchet,
+    Json,
+    Csv,
+    Folded,
+}
+
+impl ExportFormat {
+    pub fn name(self) -> &'static str {
+        match self {
+            ExportFormat::Hatchet => "hatchet",
+            ExportFormat::Json => "json",
+            ExportFormat::Csv => "csv",
+            ExportFormat::Folded => "folded",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,6 +210,33 @@ pub fn tokenize(s: &str) -> Result<Vec<Token>, ParseError> {
     Ok(out)
 }
 
+/// The text after the command name, verbatim (expressions keep their own quoting).
+fn raw_rest<'a>(text: &'a str, head: &Token) -> (&'a str, usize) {
+    let after = head.pos + head.len;
+    let rest = &text[after..];
+    let trimmed = rest.trim_start();
+    (trimmed.trim_end(), after + rest.len() - trimmed.len())
+}
+
+fn from_query(e: crate::query::QueryError, at: usize) -> ParseError {
+    ParseError {
+        pos: e.pos + at,
+        len: e.len,
+        msg: e.msg,
+    }
+}
+
+/// Syntax check of a filter: a Hatchet query or a grove expression.
+fn check_query(expr: &str, at: usize) -> Result<(), ParseError> {
+    if crate::query::cypher::is_hatchet_query(expr) {
+        // Hatchet queries are checked against the tree when they run.
+        return Ok(());
+    }
+    crate::query::expr::parse(expr)
+        .map(|_| ())
+        .map_err(|e| from_query(e, at))
+}
+
 /// Quotes an argument when it would not survive tokenizing as a bare word.
 pub fn quote(arg: &str) -> String {
     if !arg.is_empty() && !arg.contains(|c: char| c.is_whitespace() || c == '"' || c == '\\') {
@@ -200,6 +289,25 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("pick-metric", "choose the primary metric from a list"),
     ("prompt", "open the input line: search | command"),
     ("help", "show the keys and their commands"),
+    ("filter", "keep nodes matching EXPR (or a Hatchet query) and their ancestors; --squash re-parents"),
+    ("squash", "squash the last filter: re-parent matches to their nearest kept ancestor"),
+    ("prune", "hide nodes where METRIC < VALUE, one aggregate row per run of siblings; prune off"),
+    ("unprune", "show the pruned children of PATH"),
+    ("hide", "elide the subtree at PATH"),
+    ("show", "undo hide PATH"),
+    ("compose", "NAME1 NAME2 ... as NEW: treat those functions as one"),
+    ("group-by", "aggregate by an attribute (module, file, type, ...)"),
+    ("derive", "NAME = EXPR: a new metric from arithmetic on metrics"),
+    ("focus", "show only the subtree at PATH"),
+    ("unfocus", "show the whole tree again"),
+    ("limit", "hide what is below a share of the total: limit 1% | limit off"),
+    ("undo", "undo the last change"),
+    ("redo", "redo what undo undid"),
+    ("reset", "back to the tree as loaded"),
+    ("pop-filter", "drop the latest filter, prune, limit or focus"),
+    ("source", "run the commands of a session or text file"),
+    ("export", "hatchet|json|csv|folded FILE: write the current tree"),
+    ("save", "write the session so far to FILE"),
     ("quit", "leave grove"),
 ];
 
@@ -226,6 +334,8 @@ impl Command {
                 | Command::PickMetric
                 | Command::Prompt(_)
                 | Command::Quit
+                | Command::Export { .. }
+                | Command::Save(_)
         )
     }
 
@@ -369,6 +479,131 @@ impl Command {
                 }),
             },
             "help" => no_args(Command::Help),
+            "filter" => {
+                let (mut expr, mut at) = raw_rest(text, head);
+                let mut squash = false;
+                if let Some(r) = expr.strip_prefix("--squash") {
+                    if r.is_empty() || r.starts_with(char::is_whitespace) {
+                        squash = true;
+                        let trimmed = r.trim_start();
+                        at += expr.len() - trimmed.len();
+                        expr = trimmed;
+                    }
+                }
+                if expr.is_empty() {
+                    return Err(ParseError {
+                        pos: end,
+                        len: 0,
+                        msg: "expected an expression or a Hatchet query".into(),
+                    });
+                }
+                check_query(expr, at)?;
+                Ok(Command::Filter {
+                    squash,
+                    expr: expr.to_string(),
+                    at,
+                })
+            }
+            "squash" => no_args(Command::Squash),
+            "prune" => {
+                let (expr, at) = raw_rest(text, head);
+                if expr == "off" {
+                    return Ok(Command::PruneOff);
+                }
+                match crate::query::expr::parse(expr) {
+                    Ok(crate::query::expr::Expr::Cmp { .. }) => Ok(Command::Prune {
+                        expr: expr.to_string(),
+                        at,
+                    }),
+                    Ok(_) => Err(ParseError {
+                        pos: at,
+                        len: expr.len(),
+                        msg: "prune takes one comparison: METRIC < VALUE".into(),
+                    }),
+                    Err(e) => Err(from_query(e, at)),
+                }
+            }
+            "unprune" => Ok(Command::Unprune(rest("a node path")?)),
+            "hide" => Ok(Command::Hide(rest("a node path")?)),
+            "show" => Ok(Command::Show(rest("a node path")?)),
+            "compose" => {
+                let as_at = args.iter().rposition(|t| t.text == "as" && !t.quoted);
+                match as_at {
+                    Some(i) if i >= 1 && i + 2 == args.len() => Ok(Command::Compose {
+                        names: args[..i].iter().map(|t| t.text.clone()).collect(),
+                        new: args[i + 1].text.clone(),
+                    }),
+                    _ => Err(ParseError {
+                        pos: head.pos,
+                        len: text.len() - head.pos,
+                        msg: "usage: compose NAME1 NAME2 ... as NEW".into(),
+                    }),
+                }
+            }
+            "group-by" => Ok(Command::GroupBy(rest("an attribute (module, file, type, ...)")?)),
+            "derive" => {
+                let (def, at) = raw_rest(text, head);
+                crate::transform::derive::parse_definition(def).map_err(|e| from_query(e, at))?;
+                Ok(Command::Derive {
+                    def: def.to_string(),
+                    at,
+                })
+            }
+            "focus" => opt_path(Command::Focus),
+            "unfocus" => no_args(Command::Unfocus),
+            "limit" => match args {
+                [t] if t.text == "off" => Ok(Command::Limit(None)),
+                [t] => {
+                    let v = t.text.strip_suffix('%').and_then(|x| x.parse::<f64>().ok());
+                    match v {
+                        Some(v) if (0.0..=100.0).contains(&v) => Ok(Command::Limit(Some(v))),
+                        _ => Err(ParseError {
+                            pos: t.pos,
+                            len: t.len,
+                            msg: "expected a percentage such as 1% (or off)".into(),
+                        }),
+                    }
+                }
+                [_, t, ..] => Err(too_many(t)),
+                [] => Err(ParseError {
+                    pos: end,
+                    len: 0,
+                    msg: "expected a percentage such as 1% (or off)".into(),
+                }),
+            },
+            "undo" => no_args(Command::Undo),
+            "redo" => no_args(Command::Redo),
+            "reset" => no_args(Command::Reset),
+            "pop-filter" => no_args(Command::PopFilter),
+            "source" => Ok(Command::Source(rest("a file")?)),
+            "save" => Ok(Command::Save(rest("a file")?)),
+            "export" => match args {
+                [f, p] => {
+                    let format = match f.text.as_str() {
+                        "hatchet" => ExportFormat::Hatchet,
+                        "json" => ExportFormat::Json,
+                        "csv" => ExportFormat::Csv,
+                        "folded" => ExportFormat::Folded,
+                        _ => {
+                            return Err(ParseError {
+                                pos: f.pos,
+                                len: f.len,
+                                msg: "expected hatchet, json, csv or folded".into(),
+                            })
+                        }
+                    };
+                    Ok(Command::Export {
+                        format,
+                        path: p.text.clone(),
+                    })
+                }
+                [_, _, t, ..] => Err(too_many(t)),
+                _ => Err(ParseError {
+                    pos: end,
+                    len: 0,
+                    msg: "usage: export hatchet|json|csv|folded FILE".into(),
+                }),
+            },
             "quit" | "q" => no_args(Command::Quit),
             other => Err(ParseError {
                 pos: head.pos,
@@ -438,6 +673,32 @@ impl fmt::Display for Command {
             Command::Prompt(PromptKind::Search) => f.write_str("prompt search"),
             Command::Prompt(PromptKind::Command) => f.write_str("prompt command"),
             Command::Help => f.write_str("help"),
+            Command::Filter { squash, expr, .. } => {
+                write!(f, "filter {}{expr}", if *squash { "--squash " } else { "" })
+            }
+            Command::Squash => f.write_str("squash"),
+            Command::Prune { expr, .. } => write!(f, "prune {expr}"),
+            Command::PruneOff => f.write_str("prune off"),
+            Command::Unprune(p) => write!(f, "unprune {}", quote(p)),
+            Command::Hide(p) => write!(f, "hide {}", quote(p)),
+            Command::Show(p) => write!(f, "show {}", quote(p)),
+            Command::Compose { names, new } => {
+                let names: Vec<String> = names.iter().map(|n| quote(n)).collect();
+                write!(f, "compose {} as {}", names.join(" "), quote(new))
+            }
+            Command::GroupBy(a) => write!(f, "group-by {}", quote(a)),
+            Command::Derive { def, .. } => write!(f, "derive {def}"),
+            Command::Focus(p) => opt(f, "focus", p),
+            Command::Unfocus => f.write_str("unfocus"),
+            Command::Limit(None) => f.write_str("limit off"),
+            Command::Limit(Some(v)) => write!(f, "limit {v}%"),
+            Command::Undo => f.write_str("undo"),
+            Command::Redo => f.write_str("redo"),
+            Command::Reset => f.write_str("reset"),
+            Command::PopFilter => f.write_str("pop-filter"),
+            Command::Source(p) => write!(f, "source {}", quote(p)),
+            Command::Export { format, path } => write!(f, "export {} {}", format.name(), quote(path)),
+            Command::Save(p) => write!(f, "save {}", quote(p)),
             Command::Quit => f.write_str("quit"),
         }
     }
@@ -463,6 +724,21 @@ mod tests {
             "metric2 off",
             "hot-path",
             "quit",
+            "filter time (inc) > 5% and name ~ \"^Calc\"",
+            "filter --squash MATCH (\"*\")->(\".\", p) WHERE p.\"name\" STARTS WITH \"MPI_\"",
+            "squash",
+            "prune time (inc) < 1ms",
+            "prune off",
+            "hide main/solve",
+            "compose MPI_Send MPI_Isend as send",
+            "group-by module",
+            "derive ratio = gpu_time / time",
+            "focus main",
+            "limit 1.5%",
+            "limit off",
+            "undo",
+            "export csv out.csv",
+            "save \"my session.jsonl\"",
         ] {
             let c = Command::parse(text).unwrap();
             assert_eq!(c.to_string(), text, "{c:?}");
@@ -495,5 +771,17 @@ mod tests {
         assert_eq!(e.pos, 7);
         let e = Command::parse("quit now").unwrap_err();
         assert_eq!(e.pos, 5);
+        let e = Command::parse("filter time >> 3").unwrap_err();
+        assert_eq!((e.pos, e.len), (13, 1));
+        let e = Command::parse("filter   --squash  (time > 3").unwrap_err();
+        assert_eq!(e.pos, 28);
+        let e = Command::parse("derive x = time +").unwrap_err();
+        assert_eq!(e.pos, 17);
+        let e = Command::parse("prune time > 1 and leaf").unwrap_err();
+        assert_eq!(e.pos, 6);
+        let e = Command::parse("limit lots").unwrap_err();
+        assert_eq!(e.pos, 6);
+        let e = Command::parse("compose a as").unwrap_err();
+        assert_eq!(e.pos, 0);
     }
 }

@@ -119,9 +119,10 @@ impl Key {
         let mut keys = Vec::new();
         let mut rest = script;
         while let Some(c) = rest.chars().next() {
+            // `<name>` is a named key when the name is one; otherwise `<` is typed.
             if c == '<' {
                 if let Some(end) = rest.find('>') {
-                    if end > 1 {
+                    if end > 1 && !rest[1..end].contains([' ', '<']) {
                         keys.push(Key::parse(&rest[..=end])?);
                         rest = &rest[end + 1..];
                         continue;
@@ -196,6 +197,9 @@ mod tests {
             assert_eq!(Key::parse(&key.to_string()).unwrap(), key, "{k}");
         }
         assert!(Key::parse("<Nope>").is_err());
+        let seq = Key::parse_seq(":x < 5<ret>").unwrap();
+        assert_eq!(seq[3], Key::char('<'));
+        assert_eq!(seq.last().unwrap().code, KeyCode::Enter);
         let ev = KeyEvent::new(KeyCode::Char('e'), KeyModifiers::SHIFT);
         assert_eq!(Key::from_event(ev), Key::char('E'));
     }

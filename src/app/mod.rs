@@ -2,18 +2,18 @@
 //! keymap to commands; the views in `ui` are pure functions of this state.
 
 pub mod command;
+mod input;
 pub mod keymap;
 pub mod keys;
 pub mod paths;
+mod reshape;
 pub mod tree_state;
 
-use ratatui::crossterm::event::KeyCode;
-
-use crate::model::{PreOrder, Profile};
+use crate::model::{Cct, MetricTable, PreOrder, Profile};
+use crate::session;
 use crate::ui::heat::HeatScale;
 use command::{Command, MetricChoice, PromptKind, SortSpec};
 use keymap::Keymap;
-use keys::Key;
 use tree_state::TreeState;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -58,8 +58,18 @@ pub enum Level {
 pub struct Message {
     pub level: Level,
     pub text: String,
-    /// For parse errors: where to draw the caret under the input echoed in `text`.
-    pub caret: Option<(usize, usize)>,
+    /// For command errors: the command text, and the byte span to underline in it.
+    pub caret: Option<(String, usize, usize)>,
+}
+
+/// View rules kept as text, so they survive rebuilds of the tree (node ids change).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Rules {
+    pub hidden: Vec<String>,
+    pub prune: Option<String>,
+    pub unpruned: Vec<String>,
+    pub focus: Option<String>,
+    pub limit: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -89,6 +99,23 @@ pub struct App {
     pub log: Vec<String>,
     pub log_nav: bool,
     pub history: Vec<String>,
+    /// The tree and metrics as loaded: every reshaping starts again from here.
+    pub original: (Cct, MetricTable),
+    /// Nodes the last filter matched (its kept ancestors are context), for `squash`.
+    pub matched: Option<Vec<bool>>,
+    /// `derive` definitions, re-evaluated when the tree changes shape.
+    pub derived: Vec<(String, crate::transform::derive::Arith)>,
+    pub rules: Rules,
+    /// Commands in effect (what undo pops) and what undo popped (what redo re-applies).
+    pub applied: Vec<String>,
+    pub redo: Vec<String>,
+    /// True while re-applying commands after undo: nothing is logged.
+    replaying: bool,
+    pub session: Option<session::Writer>,
+    /// Where `export` and `save` resolve relative paths, and `source` too.
+    pub cwd: std::path::PathBuf,
+    /// Terminal size (columns, rows), recorded in session headers.
+    pub term: (u16, u16),
 }
 
 impl App {
@@ -114,6 +141,7 @@ impl App {
         };
         let po = PreOrder::build(&profile.cct, |_| {});
         let tree = TreeState::new(&profile.cct, po);
+        let original = (profile.cct.clone(), profile.metrics.clone());
         let mut app = App {
             profile,
             tree,
@@ -131,22 +159,18 @@ impl App {
             log: Vec::new(),
             log_nav: false,
             history: Vec::new(),
+            original,
+            matched: None,
+            derived: Vec::new(),
+            rules: Rules::default(),
+            applied: Vec::new(),
+            redo: Vec::new(),
+            replaying: false,
+            session: None,
+            cwd: std::env::current_dir().unwrap_or_default(),
+            term: (120, 40),
         };
-        app.resort();
-        app.refresh_metric();
-        // Start with the roots open, and chains of single children below them, so the
-        // first real branching level is on screen.
-        for r in app.profile.cct.root_ids() {
-            let mut n = r;
-            for _ in 0..4 {
-                app.tree.set_open(n, true);
-                match app.profile.cct.children(n) {
-                    [only] => n = *only,
-                    _ => break,
-                }
-            }
-        }
-        app.tree.rebuild();
+        app.initial_view();
         for w in app.profile.warnings.clone() {
             app.message = Some(Message {
                 level: Level::Warning,
@@ -157,6 +181,45 @@ impl App {
         app
     }
 
+    /// The view as loaded: default metrics and sort, roots (and single-child chains
+    /// below them) open.
+    fn initial_view(&mut self) {
+        let p = &self.profile;
+        self.metric = if p.metrics.has(&p.default_metric) {
+            p.default_metric.clone()
+        } else {
+            p.metrics.base_metrics().first().cloned().unwrap_or_default()
+        };
+        self.metric2 = p
+            .metrics
+            .base_metrics()
+            .into_iter()
+            .find(|m| *m != self.metric && m != "count");
+        self.sort = SortKey::Metric {
+            column: p.metrics.inclusive_of(&self.metric),
+            descending: true,
+        };
+        self.search = None;
+        self.tree = TreeState::new(&self.profile.cct, PreOrder::build(&self.profile.cct, |_| {}));
+        self.resort();
+        self.refresh_metric();
+        // Start with the roots open, and chains of single children below them, so the
+        // first real branching level is on screen.
+        for r in self.profile.cct.root_ids() {
+            let mut n = r;
+            for _ in 0..4 {
+                self.tree.set_open(n, true);
+                match self.profile.cct.children(n) {
+                    [only] => n = *only,
+                    _ => break,
+                }
+            }
+        }
+        self.tree.cursor = 0;
+        self.tree.offset = 0;
+        self.refresh_rules();
+    }
+
     pub fn inclusive_column(&self) -> String {
         self.profile.metrics.inclusive_of(&self.metric)
     }
@@ -164,6 +227,7 @@ impl App {
     fn refresh_metric(&mut self) {
         let col = self.inclusive_column();
         let m = &self.profile.metrics;
+        self.tree.rules.weight = m.values(&col).map(|v| v.to_vec()).unwrap_or_default();
         if let Some(v) = m.values(&col) {
             self.heat = HeatScale::from_values(v.iter().copied());
             self.total = self
@@ -174,6 +238,9 @@ impl App {
                 .map(|&r| v[r as usize])
                 .filter(|x| x.is_finite())
                 .sum();
+        }
+        if self.rules.limit.is_some() {
+            self.refresh_rules();
         }
     }
 
@@ -246,9 +313,9 @@ impl App {
     }
 
     /// The node a command acts on: its path, or the cursor.
-    fn target(&self, path: &Option<String>) -> Result<u32, String> {
+    fn target(&self, path: &Option<String>) -> Result<u32, CmdError> {
         match path {
-            Some(p) => paths::resolve(&self.profile.cct, p),
+            Some(p) => paths::resolve(&self.profile.cct, p).map_err(CmdError::plain),
             None => self
                 .tree
                 .selected()
@@ -265,13 +332,12 @@ impl App {
         match Command::parse(text) {
             Ok(c) => self.update(c),
             Err(e) => {
-                let msg = format!("{text}: {e}");
                 self.message = Some(Message {
                     level: Level::Error,
-                    text: msg.clone(),
-                    caret: Some((e.pos, e.len.max(1))),
+                    text: e.msg.clone(),
+                    caret: Some((text.to_string(), e.pos, e.len.max(1))),
                 });
-                Err(msg)
+                Err(format!("{text}: {e}"))
             }
         }
     }
@@ -282,20 +348,75 @@ impl App {
         let logged = match self.apply(cmd.clone()) {
             Ok(l) => l,
             Err(e) => {
-                self.error(e.clone());
-                return Err(e);
+                if let Some(caret) = e.caret {
+                    self.message = Some(Message {
+                        level: Level::Error,
+                        text: e.msg.clone(),
+                        caret: Some(caret),
+                    });
+                } else {
+                    self.error(e.msg.clone());
+                }
+                return Err(e.msg);
             }
         };
-        if cmd.changes_view() || self.log_nav {
+        if !self.replaying && (cmd.changes_view() || self.log_nav) {
             if let Some(l) = logged {
-                self.log.push(l.to_string());
+                let text = l.to_string();
+                if l.changes_view() && !matches!(l, Command::Undo | Command::Redo | Command::Reset | Command::PopFilter) {
+                    self.applied.push(text.clone());
+                    if !matches!(cmd, Command::Redo) {
+                        self.redo.clear();
+                    }
+                }
+                self.record(&text);
             }
         }
         self.tree.scroll_into_view(self.page);
         Ok(())
     }
 
-    fn apply(&mut self, cmd: Command) -> Result<Option<Command>, String> {
+    /// Appends to the session log, and to the session file when there is one.
+    fn record(&mut self, text: &str) {
+        self.log.push(text.to_string());
+        if let Some(w) = self.session.as_mut() {
+            if let Err(e) = w.append(text) {
+                let path = w.path.display().to_string();
+                self.session = None;
+                self.error(format!("session file {path}: {e}; logging stopped"));
+            }
+        }
+    }
+
+    /// Rebuilds the view from the loaded tree by re-applying `applied` (undo, reset).
+    fn replay_applied(&mut self) -> Result<(), CmdError> {
+        let keep = self.tree.selected().map(|n| self.path_of(n));
+        let (cct, metrics) = self.original.clone();
+        self.profile.cct = cct;
+        self.profile.metrics = metrics;
+        self.matched = None;
+        self.derived.clear();
+        self.rules = Rules::default();
+        self.initial_view();
+        self.replaying = true;
+        let cmds = self.applied.clone();
+        let mut result = Ok(());
+        for c in &cmds {
+            if let Err(e) = Command::parse(c).map_err(|e| e.msg).and_then(|c| self.apply(c).map_err(|e| e.msg)) {
+                result = Err(CmdError::plain(format!("replaying {c:?}: {e}")));
+                break;
+            }
+        }
+        self.replaying = false;
+        if let Some(p) = keep {
+            if let Ok(n) = paths::resolve(&self.profile.cct, &p) {
+                self.tree.reveal(n);
+            }
+        }
+        result
+    }
+
+    fn apply(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
         let page = self.page.max(1) as isize;
         let logged = cmd.clone();
         match cmd {
@@ -429,7 +550,7 @@ impl App {
                             let column = if self.profile.metrics.has(k) {
                                 k.to_string()
                             } else {
-                                return Err(self.unknown_metric(k));
+                                return Err(self.unknown_metric(k).into());
                             };
                             SortKey::Metric { column, descending }
                         }
@@ -480,6 +601,43 @@ impl App {
             }
             Command::Help => self.mode = Mode::Help { scroll: 0 },
             Command::Quit => self.quit = true,
+            Command::Undo => {
+                let Some(last) = self.applied.pop() else {
+                    return Err("nothing to undo".into());
+                };
+                self.redo.push(last.clone());
+                self.replay_applied()?;
+                self.info(format!("undid: {last}"));
+            }
+            Command::Redo => {
+                let Some(next) = self.redo.pop() else {
+                    return Err("nothing to redo".into());
+                };
+                let c = Command::parse(&next).map_err(|e| CmdError::plain(e.msg))?;
+                let logged = self.apply(c)?;
+                if let Some(l) = &logged {
+                    if !self.replaying {
+                        self.applied.push(l.to_string());
+                    }
+                }
+                self.info(format!("redid: {next}"));
+                return Ok(Some(Command::Redo));
+            }
+            Command::Reset => {
+                self.applied.clear();
+                self.redo.clear();
+                self.replay_applied()?;
+                self.info("back to the tree as loaded");
+            }
+            Command::PopFilter => {
+                let Some(i) = self.applied.iter().rposition(|c| reshape::is_filter_like(c)) else {
+                    return Err("no filter to pop".into());
+                };
+                let popped = self.applied.remove(i);
+                self.replay_applied()?;
+                self.info(format!("popped: {popped}"));
+            }
+            other => return self.reshape(other),
         }
         Ok(Some(logged))
     }
@@ -489,7 +647,7 @@ impl App {
         n: u32,
         open: bool,
         canonical: fn(String) -> Command,
-    ) -> Result<Option<Command>, String> {
+    ) -> Result<Option<Command>, CmdError> {
         self.tree.set_open(n, open);
         self.tree.rebuild();
         Ok(Some(canonical(self.path_of(n))))
@@ -506,7 +664,7 @@ impl App {
         &self,
         choice: &MetricChoice,
         current: Option<&String>,
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, CmdError> {
         let names = self.profile.metrics.base_metrics();
         match choice {
             MetricChoice::Off => Ok(None),
@@ -514,7 +672,7 @@ impl App {
                 if self.profile.metrics.has(m) {
                     Ok(Some(m.clone()))
                 } else {
-                    Err(self.unknown_metric(m))
+                    Err(self.unknown_metric(m).into())
                 }
             }
             MetricChoice::Next => {
@@ -625,137 +783,33 @@ impl App {
         self.tree.reveal(node);
         self.info(format!("match {}/{}", idx + 1, total));
     }
+}
 
-    /// Handles one key press in the current mode.
-    pub fn on_key(&mut self, key: Key) {
-        if !matches!(self.mode, Mode::Prompt { .. }) {
-            self.message = None;
-        }
-        match self.mode.clone() {
-            Mode::Normal => {
-                if let Some(run) = self.keymap.lookup(&key).map(|s| s.to_string()) {
-                    let _ = self.run(&run);
-                }
-            }
-            Mode::Help { scroll } => match key.code {
-                KeyCode::Char('j') | KeyCode::Down => self.mode = Mode::Help { scroll: scroll + 1 },
-                KeyCode::Char('k') | KeyCode::Up => {
-                    self.mode = Mode::Help {
-                        scroll: scroll.saturating_sub(1),
-                    }
-                }
-                _ => self.mode = Mode::Normal,
-            },
-            Mode::MetricPicker { selected } => {
-                let names = self.profile.metrics.base_metrics();
-                match key.code {
-                    KeyCode::Char('j') | KeyCode::Down => {
-                        self.mode = Mode::MetricPicker {
-                            selected: (selected + 1).min(names.len().saturating_sub(1)),
-                        }
-                    }
-                    KeyCode::Char('k') | KeyCode::Up => {
-                        self.mode = Mode::MetricPicker {
-                            selected: selected.saturating_sub(1),
-                        }
-                    }
-                    KeyCode::Enter | KeyCode::Char('l') | KeyCode::Right => {
-                        self.mode = Mode::Normal;
-                        if let Some(m) = names.get(selected) {
-                            let _ = self.update(Command::Metric(MetricChoice::Named(m.clone())));
-                        }
-                    }
-                    _ => self.mode = Mode::Normal,
-                }
-            }
-            Mode::Prompt {
-                kind,
-                mut input,
-                history_pos,
-            } => self.prompt_key(key, kind, &mut input, history_pos),
+/// A command that failed: a message, and for expression errors the text and span to
+/// underline.
+#[derive(Debug, Clone)]
+pub struct CmdError {
+    pub msg: String,
+    pub caret: Option<(String, usize, usize)>,
+}
+
+impl CmdError {
+    pub fn plain(msg: impl Into<String>) -> CmdError {
+        CmdError {
+            msg: msg.into(),
+            caret: None,
         }
     }
+}
 
-    fn prompt_key(&mut self, key: Key, kind: PromptKind, input: &mut String, hist: Option<usize>) {
-        let mut history_pos = hist;
-        match key.code {
-            KeyCode::Esc => {
-                self.mode = Mode::Normal;
-                return;
-            }
-            KeyCode::Char('c') if key.ctrl => {
-                self.mode = Mode::Normal;
-                return;
-            }
-            KeyCode::Enter => {
-                self.mode = Mode::Normal;
-                let text = input.trim().to_string();
-                if text.is_empty() {
-                    return;
-                }
-                match kind {
-                    PromptKind::Search => {
-                        let _ = self.update(Command::Search(text));
-                    }
-                    PromptKind::Command => {
-                        self.history.push(text.clone());
-                        let _ = self.run(&text);
-                    }
-                }
-                return;
-            }
-            KeyCode::Backspace if input.pop().is_none() => {
-                self.mode = Mode::Normal;
-                return;
-            }
-            KeyCode::Backspace => {}
-            KeyCode::Char('u') if key.ctrl => input.clear(),
-            KeyCode::Up if kind == PromptKind::Command && !self.history.is_empty() => {
-                let i = history_pos
-                    .map(|i| i.saturating_sub(1))
-                    .unwrap_or(self.history.len() - 1);
-                history_pos = Some(i);
-                *input = self.history[i].clone();
-            }
-            KeyCode::Down if kind == PromptKind::Command => {
-                if let Some(i) = history_pos {
-                    if i + 1 < self.history.len() {
-                        history_pos = Some(i + 1);
-                        *input = self.history[i + 1].clone();
-                    } else {
-                        history_pos = None;
-                        input.clear();
-                    }
-                }
-            }
-            KeyCode::Tab if kind == PromptKind::Command && !input.contains(' ') => {
-                let cands: Vec<&str> = command::COMMANDS
-                    .iter()
-                    .map(|(n, _)| *n)
-                    .filter(|n| n.starts_with(input.as_str()))
-                    .collect();
-                if cands.len() == 1 {
-                    *input = format!("{} ", cands[0]);
-                } else if !cands.is_empty() {
-                    self.info(cands.join("  "));
-                }
-            }
-            KeyCode::Char(c) if !key.ctrl => input.push(c),
-            _ => {}
-        }
-        self.mode = Mode::Prompt {
-            kind,
-            input: input.clone(),
-            history_pos,
-        };
-        if kind == PromptKind::Search {
-            // Incremental search: highlight as the user types.
-            if input.is_empty() {
-                self.search = None;
-            } else {
-                let t = input.clone();
-                self.search_for(&t);
-            }
-        }
+impl From<String> for CmdError {
+    fn from(msg: String) -> CmdError {
+        CmdError::plain(msg)
+    }
+}
+
+impl From<&str> for CmdError {
+    fn from(msg: &str) -> CmdError {
+        CmdError::plain(msg)
     }
 }

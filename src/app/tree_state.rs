@@ -1,17 +1,48 @@
 //! The folding state of the CCT view: which nodes are open, the visible rows (computed
 //! from the pre-order index by jumping over closed subtrees), the cursor and scroll.
+//! Pruned siblings collapse into one aggregate row; hidden subtrees and everything
+//! outside the focus are skipped.
 
 use crate::model::{Cct, PreOrder, NO_NODE};
+
+/// One screen row: a node, or `more` pruned siblings starting at `pos`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Row {
+    pub pos: u32,
+    pub more: u32,
+    /// Sum of the primary inclusive metric over an aggregate's nodes.
+    pub total: f64,
+}
+
+impl Row {
+    pub fn is_node(&self) -> bool {
+        self.more == 0
+    }
+}
+
+/// What the rows leave out, resolved to node ids of the current tree.
+#[derive(Debug, Clone, Default)]
+pub struct RowRules {
+    /// Subtrees elided by `hide`.
+    pub hidden: Vec<bool>,
+    /// Nodes under the prune or limit threshold.
+    pub below: Option<Vec<bool>>,
+    /// Parents whose pruned children are shown anyway (`unprune`).
+    pub unpruned: Vec<bool>,
+    pub focus: Option<u32>,
+    /// Primary inclusive metric per node (aggregate totals).
+    pub weight: Vec<f64>,
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct TreeState {
     pub po: PreOrder,
     /// Open flag per node id (survives re-sorting).
     pub open: Vec<bool>,
-    /// Visible rows as pre-order positions.
-    pub visible: Vec<u32>,
+    pub visible: Vec<Row>,
     pub cursor: usize,
     pub offset: usize,
+    pub rules: RowRules,
 }
 
 impl TreeState {
@@ -25,21 +56,96 @@ impl TreeState {
         t
     }
 
-    /// Recomputes the visible rows: O(visible rows), closed subtrees are skipped whole.
-    pub fn rebuild(&mut self) {
-        let keep = self.selected();
-        self.visible.clear();
-        let n = self.po.len() as u32;
-        let mut p = 0u32;
-        while p < n {
-            self.visible.push(p);
+    fn hidden(&self, node: u32) -> bool {
+        self.rules.hidden.get(node as usize).copied().unwrap_or(false)
+    }
+
+    fn below(&self, node: u32) -> bool {
+        self.rules
+            .below
+            .as_ref()
+            .is_some_and(|b| b.get(node as usize).copied().unwrap_or(false))
+    }
+
+    fn unpruned(&self, parent_pos: u32) -> bool {
+        parent_pos != NO_NODE
+            && self
+                .rules
+                .unpruned
+                .get(self.po.node[parent_pos as usize] as usize)
+                .copied()
+                .unwrap_or(false)
+    }
+
+    fn compute_rows(&self) -> Vec<Row> {
+        let mut rows = Vec::new();
+        let (mut p, stop) = match self.rules.focus {
+            Some(f) => {
+                let fp = self.po.pos[f as usize];
+                (fp, self.po.end[fp as usize])
+            }
+            None => (0, self.po.len() as u32),
+        };
+        while p < stop {
             let node = self.po.node[p as usize];
+            if self.hidden(node) {
+                p = self.po.end[p as usize];
+                continue;
+            }
+            let parent = self.po.parent[p as usize];
+            let is_focus_root = self.rules.focus == Some(node);
+            if !is_focus_root && self.below(node) && !self.unpruned(parent) {
+                // A run of pruned siblings becomes one row.
+                let sib_end = if parent == NO_NODE || is_focus_root {
+                    stop
+                } else {
+                    self.po.end[parent as usize].min(stop)
+                };
+                let mut q = p;
+                let mut count = 0;
+                let mut total = 0.0;
+                while q < sib_end {
+                    let n = self.po.node[q as usize];
+                    if self.hidden(n) {
+                        q = self.po.end[q as usize];
+                        continue;
+                    }
+                    if !self.below(n) {
+                        break;
+                    }
+                    count += 1;
+                    let w = self.rules.weight.get(n as usize).copied().unwrap_or(f64::NAN);
+                    if w.is_finite() {
+                        total += w;
+                    }
+                    q = self.po.end[q as usize];
+                }
+                rows.push(Row {
+                    pos: p,
+                    more: count,
+                    total,
+                });
+                p = q;
+                continue;
+            }
+            rows.push(Row {
+                pos: p,
+                more: 0,
+                total: 0.0,
+            });
             p = if self.open[node as usize] {
                 p + 1
             } else {
                 self.po.end[p as usize]
             };
         }
+        rows
+    }
+
+    /// Recomputes the visible rows: O(visible rows), closed subtrees are skipped whole.
+    pub fn rebuild(&mut self) {
+        let keep = self.selected();
+        self.visible = self.compute_rows();
         if let Some(node) = keep {
             self.reveal(node);
         }
@@ -50,32 +156,42 @@ impl TreeState {
     pub fn reorder(&mut self, po: PreOrder) {
         let keep = self.selected();
         self.po = po;
-        self.visible.clear();
         self.cursor = 0;
-        self.rebuild();
+        self.visible = self.compute_rows();
         if let Some(n) = keep {
             self.reveal(n);
         }
     }
 
+    pub fn row(&self) -> Option<Row> {
+        self.visible.get(self.cursor).copied()
+    }
+
+    /// The node under the cursor; on an aggregate row, its first node.
     pub fn selected(&self) -> Option<u32> {
-        self.visible
-            .get(self.cursor)
-            .map(|&p| self.po.node[p as usize])
+        self.row().map(|r| self.po.node[r.pos as usize])
     }
 
     pub fn selected_pos(&self) -> Option<u32> {
-        self.visible.get(self.cursor).copied()
+        self.row().map(|r| r.pos)
     }
 
     pub fn is_open(&self, node: u32) -> bool {
         self.open[node as usize]
     }
 
-    /// Opens every ancestor of `node` and moves the cursor to it.
+    fn row_index(&self, pos: u32) -> Result<usize, usize> {
+        self.visible.binary_search_by_key(&pos, |r| r.pos)
+    }
+
+    /// Opens every ancestor of `node` and moves the cursor to it (or to the aggregate
+    /// row that holds it).
     pub fn reveal(&mut self, node: u32) {
+        let Some(&pos) = self.po.pos.get(node as usize) else {
+            return;
+        };
         let mut changed = false;
-        let mut p = self.po.parent[self.po.pos[node as usize] as usize];
+        let mut p = self.po.parent[pos as usize];
         while p != NO_NODE {
             let n = self.po.node[p as usize];
             if !self.open[n as usize] {
@@ -85,22 +201,12 @@ impl TreeState {
             p = self.po.parent[p as usize];
         }
         if changed {
-            self.visible.clear();
-            let n = self.po.len() as u32;
-            let mut q = 0u32;
-            while q < n {
-                self.visible.push(q);
-                let nd = self.po.node[q as usize];
-                q = if self.open[nd as usize] {
-                    q + 1
-                } else {
-                    self.po.end[q as usize]
-                };
-            }
+            self.visible = self.compute_rows();
         }
-        let pos = self.po.pos[node as usize];
-        if let Ok(i) = self.visible.binary_search(&pos) {
-            self.cursor = i;
+        match self.row_index(pos) {
+            Ok(i) => self.cursor = i,
+            Err(i) if i > 0 && !self.visible[i - 1].is_node() => self.cursor = i - 1,
+            Err(_) => {}
         }
     }
 

@@ -11,7 +11,6 @@ use crate::ui::heat::HeatScale;
 pub struct TextOptions<'a> {
     pub metrics: &'a [String],
     pub precision: usize,
-    pub depth: Option<usize>,
     pub legend: bool,
     /// ANSI colours for the first metric (Hatchet colours only on a terminal).
     pub color: bool,
@@ -40,7 +39,7 @@ pub fn format_value(v: f64, precision: usize) -> String {
     }
 }
 
-pub fn render(cct: &Cct, metrics: &MetricTable, po: &PreOrder, opt: &TextOptions) -> String {
+pub fn render(cct: &Cct, metrics: &MetricTable, po: &PreOrder, positions: &[u32], opt: &TextOptions) -> String {
     let mut out = String::new();
     let cols: Vec<&[f64]> = opt
         .metrics
@@ -54,12 +53,11 @@ pub fn render(cct: &Cct, metrics: &MetricTable, po: &PreOrder, opt: &TextOptions
     let g = &opt.glyphs;
     // prefix[d] = the guide text contributed by the ancestor at depth d.
     let mut prefix: Vec<&str> = Vec::new();
-    let positions = super::visible_positions(po, opt.depth);
-    for &p in &positions {
+    for &p in positions {
         let pi = p as usize;
         let depth = po.depth[pi] as usize;
         let node = po.node[pi];
-        let last = is_last_child(po, p, opt.depth);
+        let last = is_last_child(po, p, positions);
         prefix.truncate(depth.saturating_sub(1));
         let mut line = String::new();
         for s in &prefix {
@@ -101,14 +99,19 @@ pub fn render(cct: &Cct, metrics: &MetricTable, po: &PreOrder, opt: &TextOptions
     out
 }
 
-fn is_last_child(po: &PreOrder, p: u32, _depth: Option<usize>) -> bool {
+/// Last among the siblings that are printed (hidden ones do not count).
+fn is_last_child(po: &PreOrder, p: u32, positions: &[u32]) -> bool {
     let parent = po.parent[p as usize];
     let end = if parent == crate::model::NO_NODE {
-        return true;
+        po.len() as u32
     } else {
         po.end[parent as usize]
     };
-    po.end[p as usize] >= end
+    let next = po.end[p as usize];
+    let i = positions.partition_point(|&q| q < next);
+    positions
+        .get(i)
+        .is_none_or(|&q| q >= end || po.parent[q as usize] != parent)
 }
 
 /// Hatchet's legend: the metric's range, then the six bins from the top down.

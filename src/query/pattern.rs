@@ -1,9 +1,14 @@
 //! Path patterns, Hatchet's query model: a sequence of (quantifier, predicate) matched
-//! along downward paths that may start at any node; the result is every node on a
-//! matched path. Runs in O(nodes x pattern length): a bottom-up pass finds where a
-//! pattern suffix can still complete, a top-down pass follows the paths that start.
+//! along downward paths; the result is every node on a matched path.
+//!
+//! The matching follows Hatchet's engine step for step, because users compare the
+//! kept nodes with Hatchet's: a match may start at any node; `*` is non-greedy (it
+//! stops at the first node that satisfies the next step, and that node is then taken
+//! by the next step); a `*` in first position may also consume the start node; a
+//! trailing `*` runs down every chain of matching nodes. On a tree a path is fixed by
+//! its first and last node, so partial matches are (first, last) pairs, not lists.
 
-use crate::model::{Cct, PreOrder};
+use crate::model::Cct;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Quant {
@@ -13,68 +18,145 @@ pub enum Quant {
     Star,
 }
 
-/// One pattern element; `pred[n]` says whether node n may be consumed by it.
+/// One pattern element; `pred[n]` says whether node n satisfies it.
 pub struct Elem {
     pub quant: Quant,
     pub pred: Vec<bool>,
 }
 
-/// Marks the nodes on any downward path that matches `pattern`.
-pub fn match_paths(cct: &Cct, pattern: &[Elem]) -> Vec<bool> {
-    let n = cct.len();
-    let l = pattern.len();
-    let mut marked = vec![false; n];
-    if l == 0 || n == 0 {
-        return marked;
+struct Matcher<'a> {
+    cct: &'a Cct,
+    p: &'a [Elem],
+}
+
+impl Matcher<'_> {
+    fn kids(&self, n: u32) -> Vec<u32> {
+        let mut k = self.cct.children(n).to_vec();
+        k.sort_unstable();
+        k
     }
-    // empty[i]: pattern[i..] can match an empty path.
-    let mut empty = vec![true; l + 1];
-    for i in (0..l).rev() {
-        empty[i] = empty[i + 1] && pattern[i].quant == Quant::Star;
-    }
-    let po = PreOrder::build(cct, |_| {});
-    // done[i][node]: pattern[i..] matches a path whose first node is `node`.
-    let mut done = vec![vec![false; n]; l + 1];
-    // after[i][node]: having consumed `node`, the rest from element i can complete below
-    // it (or right there when the rest may be empty).
-    let next_of = |i: usize| match pattern[i].quant {
-        Quant::One => i + 1,
-        Quant::Star => i,
-    };
-    let mut after = vec![vec![false; n]; l];
-    for p in (0..po.len()).rev() {
-        let node = po.node[p] as usize;
-        for i in (0..l).rev() {
-            let nx = next_of(i);
-            let cont = empty[i + 1] || cct.children(node as u32).iter().any(|&c| done[nx][c as usize]);
-            after[i][node] = cont;
-            let consume = pattern[i].pred[node] && cont;
-            done[i][node] = consume
-                || (pattern[i].quant == Quant::Star && done[i + 1][node]);
+
+    /// What a `*` at element `j` makes of the subtree at `node`: `None` when no path
+    /// goes on through it; otherwise the new last nodes (`None` inside = the path stops
+    /// before `node`). Iterative: real CCTs are deep.
+    fn star(&self, node: u32, j: usize) -> Option<Vec<Option<u32>>> {
+        let last = j + 1 == self.p.len();
+        // Decide for one node without looking at children: Some(result) when final.
+        let direct = |n: u32| -> Option<Option<Vec<Option<u32>>>> {
+            if !last && self.p[j + 1].pred[n as usize] {
+                return Some(Some(vec![None]));
+            }
+            if !self.p[j].pred[n as usize] {
+                return Some(if last { Some(vec![None]) } else { None });
+            }
+            if self.cct.children(n).is_empty() {
+                return Some(if last { Some(vec![Some(n)]) } else { None });
+            }
+            None
+        };
+        if let Some(r) = direct(node) {
+            return r;
         }
-    }
-    // Forward: reach[i][node] = some start leads to element i at `node`.
-    let mut reach = vec![vec![false; n]; l];
-    for &node in &po.node {
-        let node = node as usize;
-        reach[0][node] = true;
-        for i in 0..l {
-            if !reach[i][node] {
+        // Frames: (node, its children, next child index, collected ends).
+        let mut stack: Vec<(u32, Vec<u32>, usize, Vec<Option<u32>>)> = vec![(node, self.kids(node), 0, Vec::new())];
+        loop {
+            let top = stack.last_mut().unwrap();
+            if top.2 < top.1.len() {
+                let c = top.1[top.2];
+                top.2 += 1;
+                match direct(c) {
+                    Some(Some(v)) => top.3.extend(v),
+                    Some(None) => {}
+                    None => {
+                        let kids = self.kids(c);
+                        stack.push((c, kids, 0, Vec::new()));
+                    }
+                }
                 continue;
             }
-            if pattern[i].quant == Quant::Star && i + 1 < l {
-                reach[i + 1][node] = true;
+            let (n, _, _, mut ends) = stack.pop().unwrap();
+            let result = if ends.is_empty() {
+                None
+            } else {
+                ends.sort_unstable();
+                ends.dedup();
+                Some(ends.into_iter().map(|x| Some(x.unwrap_or(n))).collect::<Vec<_>>())
+            };
+            match stack.last_mut() {
+                None => return result,
+                Some(parent) => {
+                    if let Some(v) = result {
+                        parent.3.extend(v);
+                    }
+                }
             }
-            if pattern[i].pred[node] && after[i][node] {
-                marked[node] = true;
-                let nx = next_of(i);
-                if nx < l {
-                    for &c in cct.children(node as u32) {
-                        if done[nx][c as usize] {
-                            reach[nx][c as usize] = true;
+        }
+    }
+
+    /// Every match that starts at `root` taken by element `idx`: the last nodes.
+    fn from(&self, root: u32, idx: usize) -> Vec<u32> {
+        let l = self.p.len();
+        let mut j = if self.p[idx].quant == Quant::Star { 0 } else { idx + 1 };
+        let mut matches = vec![root];
+        while j < l {
+            let mut next = Vec::new();
+            for &last in &matches {
+                match self.p[j].quant {
+                    Quant::One => {
+                        next.extend(self.kids(last).into_iter().filter(|&c| self.p[j].pred[c as usize]));
+                    }
+                    Quant::Star => {
+                        let kids = self.kids(last);
+                        if kids.is_empty() {
+                            next.push(last);
+                        }
+                        for c in kids {
+                            if let Some(v) = self.star(c, j) {
+                                next.extend(v.into_iter().map(|x| x.unwrap_or(last)));
+                            }
                         }
                     }
                 }
+            }
+            next.dedup();
+            if next.is_empty() {
+                return Vec::new();
+            }
+            matches = next;
+            j += 1;
+        }
+        matches
+    }
+}
+
+/// Marks the nodes on any downward path that matches `pattern`.
+pub fn match_paths(cct: &Cct, pattern: &[Elem]) -> Vec<bool> {
+    let mut marked = vec![false; cct.len()];
+    if pattern.is_empty() {
+        return marked;
+    }
+    let m = Matcher { cct, p: pattern };
+    let mut spans: Vec<(u32, u32)> = Vec::new();
+    for n in 0..cct.len() as u32 {
+        if pattern[0].quant == Quant::Star && pattern.len() > 1 && pattern[1].pred[n as usize] {
+            spans.extend(m.from(n, 1).into_iter().map(|e| (n, e)));
+        }
+        if pattern[0].pred[n as usize] {
+            spans.extend(m.from(n, 0).into_iter().map(|e| (n, e)));
+        }
+    }
+    spans.sort_unstable();
+    spans.dedup();
+    for (start, end) in spans {
+        let mut x = end;
+        loop {
+            marked[x as usize] = true;
+            if x == start {
+                break;
+            }
+            match cct.parent(x) {
+                Some(p) => x = p,
+                None => break,
             }
         }
     }

@@ -54,8 +54,15 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     } else {
         tree_view::render(app, theme, g, main, buf);
     }
-    legend(app, theme, g, row(area.height - 2), buf);
-    status(app, theme, g, row(area.height - 1), buf);
+    match app.message.as_ref().and_then(|m| m.caret.as_ref().map(|c| (m, c))) {
+        Some((m, (text, pos, len))) => {
+            caret(theme, text, *pos, *len, &m.text, row(area.height - 2), row(area.height - 1), buf)
+        }
+        None => {
+            legend(app, theme, g, row(area.height - 2), buf);
+            status(app, theme, g, row(area.height - 1), buf);
+        }
+    }
     match &app.mode {
         Mode::Help { scroll } => help::render_help(app, theme, g, *scroll, area, buf),
         Mode::MetricPicker { selected } => help::render_picker(app, theme, g, *selected, area, buf),
@@ -199,6 +206,23 @@ fn legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     }
 }
 
+/// A command error: the command echoed, then a caret under the offending token.
+#[allow(clippy::too_many_arguments)]
+fn caret(theme: &Theme, text: &str, pos: usize, len: usize, msg: &str, echo: Rect, under: Rect, buf: &mut Buffer) {
+    let err = theme.style("ui.status.error");
+    buf.set_stringn(echo.x, echo.y, format!(":{text}"), echo.width as usize, theme.style("ui.text"));
+    // Byte offsets to columns.
+    let col = text.get(..pos.min(text.len())).map(|s| s.chars().count()).unwrap_or(0);
+    let width = text
+        .get(pos.min(text.len())..(pos + len).min(text.len()))
+        .map(|s| s.chars().count())
+        .unwrap_or(1)
+        .max(1);
+    let line = format!("{}{} {msg}", " ".repeat(col + 1), "^".repeat(width));
+    buf.set_style(under, theme.style("ui.status"));
+    buf.set_stringn(under.x, under.y, line, under.width as usize, err);
+}
+
 fn status(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     let base = theme.style("ui.status");
     buf.set_style(r, base);
@@ -228,13 +252,12 @@ fn status(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
             buf.set_stringn(r.x, r.y, format!(" {}", m.text), avail, st);
         }
         None => {
-            buf.set_stringn(
-                r.x,
-                r.y,
-                " ?:help  /:search  s:sort  m:metric  H:hot path  q:quit",
-                avail,
-                base,
-            );
+            let mut hints = " ?:help  /:search  ::command  s:sort  m:metric  H:hot path  q:quit".to_string();
+            if let Some(w) = &app.session {
+                let name = w.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                hints.push_str(&format!("  session: {name}"));
+            }
+            buf.set_stringn(r.x, r.y, hints, avail, base);
         }
     }
     buf.set_stringn(

@@ -100,10 +100,8 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     };
     let start = tree.offset.min(tree.visible.len());
     let end = (start + body.height as usize).min(tree.visible.len());
-    let rows: Vec<u32> = tree.visible[start..end]
-        .iter()
-        .map(|&p| tree.po.node[p as usize])
-        .collect();
+    let vis = &tree.visible[start..end];
+    let rows: Vec<u32> = vis.iter().map(|r| tree.po.node[r.pos as usize]).collect();
     let narrow = area.width < 60;
     let cols = columns(app, &rows, narrow);
     let heat_glyph_w: u16 = if theme.heat_glyphs { 2 } else { 0 };
@@ -152,6 +150,25 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
             text
         };
         buf.set_style(Rect::new(area.x, y, area.width, 1), row_style);
+        let row = vis[i];
+        if !row.is_node() {
+            // An aggregate of pruned siblings, at their indentation.
+            let depth = tree.po.depth[row.pos as usize] as usize;
+            let indent = (depth * 2).min(area.right().saturating_sub(name_x) as usize / 2);
+            let inc = app.inclusive_column();
+            let total = format::value(row.total, unit_of(app, &inc), g.micro);
+            let label = format!("{} {} more ({total})", g.ellipsis, row.more);
+            let w = cols.first().map(|c| c.width as usize - 1).unwrap_or(0);
+            buf.set_stringn(area.x, y, format!("{total:>w$}"), w, row_style.patch(theme.style("ui.dim")));
+            if indent > 0 {
+                let guides: String = (0..indent / 2).map(|_| if g.ascii { "| " } else { "│ " }).collect();
+                buf.set_stringn(name_x, y, &guides, indent, row_style.patch(guide));
+            }
+            let nx = name_x + indent as u16;
+            let left = area.right().saturating_sub(nx) as usize;
+            buf.set_stringn(nx, y, label, left, row_style.patch(theme.style("ui.dim")));
+            continue;
+        }
         let mut x = area.x;
         for c in &cols {
             let v = c.values[i];
@@ -207,6 +224,10 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         let left = area.right().saturating_sub(nx) as usize;
         let name = app.profile.cct.name(node);
         let mut name_style = row_style;
+        // Ancestors kept only as context for a filter's matches are dimmed.
+        if app.matched.as_ref().is_some_and(|m| !m[node as usize]) {
+            name_style = name_style.patch(theme.style("ui.dim"));
+        }
         if name.starts_with("<unattributed>") {
             name_style = name_style.patch(theme.style("ui.unattributed"));
         }

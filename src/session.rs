@@ -1,0 +1,310 @@
+//! Session files: JSON Lines, a versioned header and then one line per command that
+//! changed the view, written and flushed as each takes effect (a killed process loses
+//! nothing). docs/session.md is the specification.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+pub const FORMAT: &str = "grove-session";
+pub const VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Input {
+    pub path: String,
+    pub size: u64,
+    /// `fnv64w:<16 hex digits>` of the file's bytes (see `content_hash`).
+    pub hash: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Term {
+    pub cols: u16,
+    pub rows: u16,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Header {
+    pub format: String,
+    pub version: u32,
+    pub tool_version: String,
+    pub created: String,
+    pub inputs: Vec<Input>,
+    pub term: Term,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Entry {
+    pub seq: u64,
+    pub t_ms: u64,
+    pub cmd: String,
+}
+
+/// 64-bit FNV-1a over little-endian 8-byte words (then the tail bytes): a content hash
+/// that reads at memory speed, so fingerprinting a multi-GB trace costs little.
+pub fn content_hash(path: &Path) -> std::io::Result<String> {
+    let mut f = File::open(path)?;
+    let mut h: u64 = 0xcbf29ce484222325;
+    const PRIME: u64 = 0x100000001b3;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut carry: Vec<u8> = Vec::new();
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        let mut data: &[u8] = &buf[..n];
+        let mut joined;
+        if !carry.is_empty() {
+            joined = std::mem::take(&mut carry);
+            joined.extend_from_slice(data);
+            data = &joined[..];
+            let words = data.len() / 8 * 8;
+            for w in data[..words].chunks_exact(8) {
+                h = (h ^ u64::from_le_bytes(w.try_into().unwrap())).wrapping_mul(PRIME);
+            }
+            carry = data[words..].to_vec();
+            continue;
+        }
+        let words = data.len() / 8 * 8;
+        for w in data[..words].chunks_exact(8) {
+            h = (h ^ u64::from_le_bytes(w.try_into().unwrap())).wrapping_mul(PRIME);
+        }
+        carry = data[words..].to_vec();
+    }
+    for &b in &carry {
+        h = (h ^ b as u64).wrapping_mul(PRIME);
+    }
+    Ok(format!("fnv64w:{h:016x}"))
+}
+
+pub fn input_of(path: &Path) -> std::io::Result<Input> {
+    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    Ok(Input {
+        path: abs.display().to_string(),
+        size: std::fs::metadata(path)?.len(),
+        hash: content_hash(path)?,
+    })
+}
+
+/// RFC 3339 UTC time of now, without a date crate.
+pub fn now_rfc3339() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let days = (secs / 86400) as i64;
+    let rem = secs % 86400;
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        (rem / 60) % 60,
+        rem % 60
+    )
+}
+
+pub struct Writer {
+    file: File,
+    pub path: PathBuf,
+    seq: u64,
+    start: Instant,
+}
+
+impl Writer {
+    /// Creates (or truncates) a session file and writes its header.
+    pub fn create(path: &Path, header: &Header) -> std::io::Result<Writer> {
+        if let Some(dir) = path.parent() {
+            if !dir.as_os_str().is_empty() {
+                std::fs::create_dir_all(dir)?;
+            }
+        }
+        let mut file = OpenOptions::new()
+            .create(true)
+            .write(true)
+            .truncate(true)
+            .open(path)?;
+        let mut line = serde_json::to_string(header)?;
+        line.push('\n');
+        file.write_all(line.as_bytes())?;
+        file.flush()?;
+        Ok(Writer {
+            file,
+            path: path.to_path_buf(),
+            seq: 0,
+            start: Instant::now(),
+        })
+    }
+
+    /// Appends one command and flushes it to the OS before returning.
+    pub fn append(&mut self, cmd: &str) -> std::io::Result<()> {
+        self.seq += 1;
+        let e = Entry {
+            seq: self.seq,
+            t_ms: self.start.elapsed().as_millis() as u64,
+            cmd: cmd.to_string(),
+        };
+        let mut line = serde_json::to_string(&e)?;
+        line.push('\n');
+        self.file.write_all(line.as_bytes())?;
+        self.file.flush()
+    }
+}
+
+/// A session or command file, read back.
+#[derive(Debug, Clone, Default)]
+pub struct Script {
+    pub header: Option<Header>,
+    /// (line number, command text)
+    pub commands: Vec<(usize, String)>,
+    pub warnings: Vec<String>,
+}
+
+/// Reads a `.jsonl` session, or a plain text file with one command per line (`#`
+/// comments), which is what `source` and `--replay` accept.
+pub fn read(path: &Path) -> Result<Script, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+pub fn parse(text: &str) -> Result<Script, String> {
+    let mut script = Script::default();
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'));
+    let jsonl = first.is_some_and(|l| l.starts_with('{'));
+    let ends_with_newline = text.ends_with('\n');
+    let lines: Vec<&str> = text.split('\n').collect();
+    let last_index = lines.iter().rposition(|l| !l.trim().is_empty());
+    for (i, raw) in lines.iter().enumerate() {
+        let line = raw.trim_end_matches('\r').trim();
+        let no = i + 1;
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if !jsonl {
+            script.commands.push((no, line.to_string()));
+            continue;
+        }
+        let value: serde_json::Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => {
+                // A crash mid-write leaves a truncated last line: replay up to it.
+                if Some(i) == last_index && !ends_with_newline {
+                    script
+                        .warnings
+                        .push(format!("line {no}: truncated last line ignored"));
+                    break;
+                }
+                return Err(format!("line {no}: not a JSON object: {e}"));
+            }
+        };
+        if value.get("format").is_some() {
+            let h: Header = serde_json::from_value(value)
+                .map_err(|e| format!("line {no}: bad session header: {e}"))?;
+            if h.format != FORMAT {
+                return Err(format!("line {no}: not a grove session (format {:?})", h.format));
+            }
+            if h.version > VERSION {
+                return Err(format!(
+                    "line {no}: session version {} is newer than this grove understands ({VERSION})",
+                    h.version
+                ));
+            }
+            script.header = Some(h);
+            continue;
+        }
+        match value.get("cmd").and_then(|c| c.as_str()) {
+            Some(c) => script.commands.push((no, c.to_string())),
+            None => return Err(format!("line {no}: an entry needs a \"cmd\" string")),
+        }
+    }
+    Ok(script)
+}
+
+/// `$XDG_STATE_HOME/grove/sessions` (or `~/.local/state/grove/sessions`).
+pub fn default_dir() -> Option<PathBuf> {
+    let base = match std::env::var_os("XDG_STATE_HOME") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => PathBuf::from(std::env::var_os("HOME")?).join(".local/state"),
+    };
+    Some(base.join("grove").join("sessions"))
+}
+
+/// A fresh default session path: `<dir>/<UTC time>-<input name>.jsonl`.
+pub fn default_path(label: &str) -> Option<PathBuf> {
+    let stamp: String = now_rfc3339()
+        .chars()
+        .map(|c| if c == ':' { '-' } else { c })
+        .collect();
+    let clean: String = label
+        .chars()
+        .map(|c| if c.is_alphanumeric() || c == '.' || c == '_' { c } else { '_' })
+        .collect();
+    Some(default_dir()?.join(format!("{stamp}-{clean}.jsonl")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_then_read() {
+        let dir = std::env::temp_dir().join(format!("grove-session-{}", std::process::id()));
+        let path = dir.join("s.jsonl");
+        let h = Header {
+            format: FORMAT.into(),
+            version: VERSION,
+            tool_version: "0".into(),
+            created: now_rfc3339(),
+            inputs: vec![],
+            term: Term { cols: 80, rows: 24 },
+        };
+        let mut w = Writer::create(&path, &h).unwrap();
+        w.append("filter time > 1ms").unwrap();
+        w.append("sort name asc").unwrap();
+        let s = read(&path).unwrap();
+        assert_eq!(s.header.unwrap(), h);
+        assert_eq!(s.commands, vec![(2, "filter time > 1ms".into()), (3, "sort name asc".into())]);
+        // A truncated last line is a warning; a bad middle line an error with its number.
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("{\"seq\":3,\"t_ms\":1,\"cm");
+        let s = parse(&text).unwrap();
+        assert_eq!(s.commands.len(), 2);
+        assert!(s.warnings[0].contains("line 4"));
+        let bad = text.replace("{\"seq\":2", "{oops");
+        assert!(parse(&bad).unwrap_err().starts_with("line 3"));
+        // Plain command files.
+        let s = parse("# setup\nfilter leaf\n\nsort name asc\n").unwrap();
+        assert_eq!(s.commands, vec![(2, "filter leaf".into()), (4, "sort name asc".into())]);
+    }
+
+    #[test]
+    fn hash_and_time() {
+        let dir = std::env::temp_dir().join(format!("grove-hash-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let a = dir.join("a");
+        std::fs::write(&a, b"hello world, 123").unwrap();
+        let h1 = content_hash(&a).unwrap();
+        std::fs::write(&a, b"hello world, 124").unwrap();
+        assert_ne!(h1, content_hash(&a).unwrap());
+        assert!(h1.starts_with("fnv64w:"));
+        let t = now_rfc3339();
+        assert_eq!(t.len(), 20);
+        assert!(t.ends_with('Z'));
+    }
+}

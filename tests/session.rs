@@ -1,0 +1,231 @@
+//! Session files: a keyboard workflow writes one; replaying it headless gives the same
+//! tree, and replaying it into the TestBackend gives the same screen. Bad sessions fail
+//! with their line number.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use grove::app::command::ExportFormat;
+use grove::app::keymap::Keymap;
+use grove::app::keys::Key;
+use grove::app::App;
+use grove::readers::load_path;
+use grove::session;
+use grove::ui::glyphs::Glyphs;
+use grove::ui::layout::tree_rows;
+use grove::ui::theme::{ColorDepth, Theme};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+const SMALL: &str = "testdata/small.trace.json";
+const W: u16 = 120;
+const H: u16 = 36;
+
+fn input() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(SMALL)
+}
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("grove-session-test-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn app() -> App {
+    let mut a = App::new(load_path(&input()).unwrap(), Keymap::default_map());
+    a.page = tree_rows(W, H);
+    a.term = (W, H);
+    a
+}
+
+fn screen(a: &App) -> String {
+    let theme = Theme::builtin("default", ColorDepth::Ansi256).unwrap();
+    let mut t = Terminal::new(TestBackend::new(W, H)).unwrap();
+    t.draw(|f| grove::ui::draw(f, a, &theme, &Glyphs::pick(false))).unwrap();
+    let buf = t.backend().buffer().clone();
+    (0..H - 2)
+        .map(|y| (0..W).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")
+        .collect()
+}
+
+fn grove(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_grove")).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn keys(a: &mut App, script: &str) {
+    for k in Key::parse_seq(script).unwrap() {
+        a.on_key(k);
+    }
+}
+
+/// The workflow of the round-trip tests: filter, derive, sort, folding, prune, focus.
+const WORKFLOW: &str = ":filter time (inc) > 1% or type == kernel<ret>:derive share = gpu_time / (time + 1)<ret>\
+:sort share (inc) desc<ret>jjl:prune count < 1<ret>Hjz";
+
+#[test]
+fn keyboard_session_replays_to_the_same_tree_and_screen() {
+    let dir = tmpdir("roundtrip");
+    let path = dir.join("s.jsonl");
+    let mut a = app();
+    a.session = Some(session::Writer::create(&path, &a.session_header()).unwrap());
+    let mut lines_seen = 1;
+    for k in Key::parse_seq(WORKFLOW).unwrap() {
+        a.on_key(k);
+        // Flushed as each command takes effect: the file always holds the whole log.
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 1 + a.log.len());
+        lines_seen = lines_seen.max(text.lines().count());
+    }
+    assert!(lines_seen >= 7, "{lines_seen}");
+    let script = session::read(&path).unwrap();
+    let header = script.header.clone().unwrap();
+    assert_eq!(header.format, "grove-session");
+    assert_eq!(header.inputs[0].size, std::fs::metadata(input()).unwrap().len());
+    assert_eq!((header.term.cols, header.term.rows), (W, H));
+
+    // Headless: the binary prints the same tree as the interactive app.
+    let mut want = Vec::new();
+    a.export_to(ExportFormat::Json, &mut want).unwrap();
+    let (code, got, err) = grove(&["replay", path.to_str().unwrap(), "--print", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(got, String::from_utf8(want).unwrap());
+    let mut csv = Vec::new();
+    a.export_to(ExportFormat::Csv, &mut csv).unwrap();
+    let (_, got, _) = grove(&["replay", path.to_str().unwrap(), "--print", "csv"]);
+    assert_eq!(got, String::from_utf8(csv).unwrap());
+
+    // Into a fresh app and the TestBackend: the same screen.
+    let mut b = app();
+    b.run_script(&script, "s.jsonl", None).unwrap();
+    assert_eq!(screen(&b), screen(&a));
+    assert_eq!(b.log, a.log);
+}
+
+#[test]
+fn undo_redo_and_reset_replay() {
+    let dir = tmpdir("undo");
+    let path = dir.join("s.jsonl");
+    let mut a = app();
+    a.session = Some(session::Writer::create(&path, &a.session_header()).unwrap());
+    keys(&mut a, ":filter leaf<ret>:filter type == kernel<ret>U");
+    let after_undo = a.profile.cct.len();
+    keys(&mut a, "<C-r>");
+    let after_redo = a.profile.cct.len();
+    assert!(after_redo < after_undo);
+    keys(&mut a, "<Esc>");
+    assert_eq!(a.profile.cct.len(), after_undo);
+    let script = session::read(&path).unwrap();
+    let mut b = app();
+    b.run_script(&script, "s", None).unwrap();
+    assert_eq!(b.profile.cct.len(), a.profile.cct.len());
+    assert_eq!(screen(&b), screen(&a));
+    keys(&mut a, ":reset<ret>");
+    assert_eq!(a.profile.cct.len(), app().profile.cct.len());
+}
+
+#[test]
+fn truncated_last_line_replays_the_rest() {
+    let dir = tmpdir("trunc");
+    let path = dir.join("s.jsonl");
+    let mut a = app();
+    a.session = Some(session::Writer::create(&path, &a.session_header()).unwrap());
+    keys(&mut a, ":filter leaf<ret>:sort name asc<ret>");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("{\"seq\":3,\"t_ms\":5,\"cmd\":\"sort na");
+    std::fs::write(&path, text).unwrap();
+    let (code, out, err) = grove(&["replay", path.to_str().unwrap(), "--print", "tree"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("truncated last line"), "{err}");
+    assert!(!out.is_empty());
+}
+
+#[test]
+fn unknown_command_stops_with_its_line() {
+    let dir = tmpdir("unknown");
+    let path = dir.join("s.jsonl");
+    let mut a = app();
+    a.session = Some(session::Writer::create(&path, &a.session_header()).unwrap());
+    keys(&mut a, ":filter leaf<ret>");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("{\"seq\":2,\"t_ms\":5,\"cmd\":\"frobnicate\"}\n");
+    std::fs::write(&path, text).unwrap();
+    let (code, _, err) = grove(&["replay", path.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("line 3"), "{err}");
+    assert!(err.contains("frobnicate"), "{err}");
+}
+
+#[test]
+fn changed_input_warns_and_strict_refuses() {
+    let dir = tmpdir("changed");
+    let copy = dir.join("trace.json");
+    std::fs::copy(input(), &copy).unwrap();
+    let path = dir.join("s.jsonl");
+    let mut a = App::new(load_path(&copy).unwrap(), Keymap::default_map());
+    a.session = Some(session::Writer::create(&path, &a.session_header()).unwrap());
+    keys(&mut a, ":sort name asc<ret>:filter leaf<ret>");
+    let (code, _, err) = grove(&["replay", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "{err}");
+    // Same size, one byte different.
+    let mut bytes = std::fs::read(&copy).unwrap();
+    let i = bytes.iter().position(|&b| b == b'6').unwrap();
+    bytes[i] = b'7';
+    std::fs::write(&copy, bytes).unwrap();
+    let (code, _, err) = grove(&["replay", path.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(err.contains("changed since the session was recorded"), "{err}");
+    let (code, _, err) = grove(&["replay", path.to_str().unwrap(), "--strict"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("changed"), "{err}");
+}
+
+#[test]
+fn until_stops_early() {
+    let dir = tmpdir("until");
+    let path = dir.join("s.jsonl");
+    let mut a = app();
+    a.session = Some(session::Writer::create(&path, &a.session_header()).unwrap());
+    keys(&mut a, ":filter leaf<ret>:filter type == kernel<ret>");
+    let (_, one, _) = grove(&["replay", path.to_str().unwrap(), "--until", "1", "--print", "csv"]);
+    let (_, two, _) = grove(&["replay", path.to_str().unwrap(), "--print", "csv"]);
+    assert!(one.lines().count() > two.lines().count());
+}
+
+#[test]
+fn source_export_and_save() {
+    let dir = tmpdir("source");
+    let cmds = dir.join("setup.cmds");
+    std::fs::write(&cmds, "# a hand-written script\nfilter type == kernel\n\nsort name asc\n").unwrap();
+    let mut a = app();
+    a.cwd = dir.clone();
+    a.run("source setup.cmds").unwrap();
+    assert_eq!(a.log, vec!["filter type == kernel", "sort name asc"]);
+    for (fmt, file) in [("csv", "t.csv"), ("json", "t.json"), ("hatchet", "t.hatchet.json"), ("folded", "t.folded")] {
+        a.run(&format!("export {fmt} {file}")).unwrap();
+        assert!(std::fs::metadata(dir.join(file)).unwrap().len() > 0, "{fmt}");
+    }
+    // The exported literal loads back with the same nodes.
+    let back = load_path(&dir.join("t.hatchet.json")).unwrap();
+    assert_eq!(back.cct.len(), a.profile.cct.len());
+    a.run("save saved.jsonl").unwrap();
+    let s = session::read(&dir.join("saved.jsonl")).unwrap();
+    assert_eq!(s.commands.len(), 2);
+    // A bad line in a sourced file names the file and line.
+    std::fs::write(&cmds, "sort name asc\nfilter nope > 3\n").unwrap();
+    let e = a.run("source setup.cmds").unwrap_err();
+    assert!(e.contains("line 2"), "{e}");
+}
+
+#[test]
+fn tree_cmd_matches_replay() {
+    let f = input();
+    let (_, a, _) = grove(&["tree", f.to_str().unwrap(), "--cmd", "filter type == kernel", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&a).unwrap();
+    assert!(v["nodes"].as_array().unwrap().iter().any(|n| n["type"] == "kernel"));
+}
