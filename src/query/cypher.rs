@@ -340,6 +340,32 @@ fn test(t: &Tree, n: u32, cond: &Cond, re: Option<&Regex>) -> bool {
     }
 }
 
+/// Hatchet checks each column's type before it evaluates a variable: an unknown column
+/// makes the variable match nothing (even under OR), a type mismatch is an error.
+fn check_types(t: &Tree, clauses: &[Clause]) -> Result<bool, String> {
+    for cl in clauses {
+        let Cond::Column { column, op, value } = &cl.cond else {
+            continue;
+        };
+        let numeric = t.metrics.has(column);
+        if !numeric && !t.has_attr(column) {
+            return Ok(false);
+        }
+        let mismatch = match (op, value) {
+            (CondOp::IsNan(_) | CondOp::IsInf(_), _) => !numeric,
+            (CondOp::IsNone(_), _) => false,
+            (CondOp::Starts | CondOp::Ends | CondOp::Contains | CondOp::Regex, _) => numeric,
+            (_, Some(Lit::Num(_))) => !numeric,
+            (_, Some(Lit::Str(_))) => numeric,
+            (_, None) => false,
+        };
+        if mismatch {
+            return Err(format!("type mismatch in filter: {column:?} compared with the wrong kind of value"));
+        }
+    }
+    Ok(true)
+}
+
 /// Evaluates a variable's clauses as Python would: `a and b or c and d`.
 fn var_pred(t: &Tree, clauses: &[Clause]) -> Vec<bool> {
     let res: Vec<Option<Regex>> = clauses
@@ -380,7 +406,11 @@ fn eval(q: &Query, t: &Tree) -> Result<Vec<bool>, QueryError> {
             for spec in nodes {
                 let pred = match &spec.var {
                     Some(v) => match conds.iter().find(|(name, _)| name == v) {
-                        Some((_, clauses)) => var_pred(t, clauses),
+                        Some((_, clauses)) => match check_types(t, clauses) {
+                            Ok(true) => var_pred(t, clauses),
+                            Ok(false) => vec![false; n],
+                            Err(m) => return Err(QueryError::new(0, 0, m)),
+                        },
                         None => vec![true; n],
                     },
                     None => vec![true; n],
@@ -502,8 +532,9 @@ mod object {
                 let Value::String(pat) = want else {
                     return Err(format!("{key} is text: give a regular expression"));
                 };
-                // Full match, as Python's re.fullmatch.
-                let re = Regex::new(&format!("^(?:{pat})$")).map_err(|e| format!("invalid regex for {key}: {e}"))?;
+                // Hatchet runs re.match(pattern + "\Z"): anchored at the start, and at the
+                // end only for the last top-level alternative ("ba|grault" matches "bar").
+                let re = Regex::new(&format!("^(?:{pat}\\z)")).map_err(|e| format!("invalid regex for {key}: {e}"))?;
                 let key = key.clone();
                 Box::new(move |node| t.attr(node, &key).is_some_and(|s| re.is_match(s)))
             };
@@ -571,6 +602,7 @@ mod tests {
     fn object_dialect() {
         assert_eq!(q(r#"[{"name": "MPI_.*"}]"#), [false, false, true, true]);
         assert_eq!(q(r#"[{"name": "MPI"}]"#), [false; 4]);
+        assert_eq!(q(r#"[{"name": "MPI|solve"}]"#), [false, true, true, true]);
         assert_eq!(q(r#"[{"name": "solve"}, "*"]"#), [false, true, true, false]);
         assert_eq!(q(r#"[".", {"time (inc)": "> 3"}]"#), [true, true, false, true]);
         assert_eq!(q(r#"[["*", {"time": ["> 1", "< 4"]}]]"#), [false, true, true, false]);

@@ -32,25 +32,42 @@ pub struct ChromeTrace {
     pub devices: Vec<serde_json::Value>,
 }
 
+/// A reusable text slot: events reuse their buffers instead of allocating per field.
+#[derive(Default)]
+struct Field {
+    buf: Vec<u8>,
+    set: bool,
+}
+
+impl Field {
+    fn get(&self) -> Option<&[u8]> {
+        self.set.then_some(&self.buf[..])
+    }
+
+    fn clear(&mut self) {
+        self.set = false;
+    }
+}
+
 #[derive(Default)]
 struct RawEvent {
     name: Vec<u8>,
     cat: Vec<u8>,
     ph: u8,
-    ts: Option<Vec<u8>>,
-    dur: Option<Vec<u8>>,
+    ts: Field,
+    dur: Field,
     pid: Vec<u8>,
     tid: Vec<u8>,
-    id: Option<Vec<u8>>,
+    id: Field,
     scope: u8,
     bp_e: bool,
     args: Vec<u8>,
     has_args: bool,
     // Selected args, extracted while streaming.
-    correlation: Option<Vec<u8>>,
-    external_id: Option<Vec<u8>>,
-    device: Option<Vec<u8>>,
-    stream: Option<Vec<u8>>,
+    correlation: Field,
+    external_id: Field,
+    device: Field,
+    stream: Field,
 }
 
 impl RawEvent {
@@ -58,19 +75,19 @@ impl RawEvent {
         self.name.clear();
         self.cat.clear();
         self.ph = 0;
-        self.ts = None;
-        self.dur = None;
+        self.ts.clear();
+        self.dur.clear();
         self.pid.clear();
         self.tid.clear();
-        self.id = None;
+        self.id.clear();
         self.scope = 0;
         self.bp_e = false;
         self.args.clear();
         self.has_args = false;
-        self.correlation = None;
-        self.external_id = None;
-        self.device = None;
-        self.stream = None;
+        self.correlation.clear();
+        self.external_id.clear();
+        self.device.clear();
+        self.stream.clear();
     }
 }
 
@@ -279,14 +296,12 @@ impl Parser {
                     ev.ph = self.val.first().copied().unwrap_or(0);
                 }
                 b"ts" => {
-                    let mut v = Vec::new();
-                    r.read_scalar(&mut v)?;
-                    ev.ts = Some(v);
+                    r.read_scalar(&mut ev.ts.buf)?;
+                    ev.ts.set = true;
                 }
                 b"dur" => {
-                    let mut v = Vec::new();
-                    r.read_scalar(&mut v)?;
-                    ev.dur = Some(v);
+                    r.read_scalar(&mut ev.dur.buf)?;
+                    ev.dur.set = true;
                 }
                 b"pid" => {
                     r.read_scalar(&mut ev.pid)?;
@@ -295,9 +310,8 @@ impl Parser {
                     r.read_scalar(&mut ev.tid)?;
                 }
                 b"id" => {
-                    let mut v = Vec::new();
-                    r.read_scalar(&mut v)?;
-                    ev.id = Some(v);
+                    r.read_scalar(&mut ev.id.buf)?;
+                    ev.id.set = true;
                 }
                 b"s" => {
                     r.read_scalar(&mut self.val)?;
@@ -309,10 +323,23 @@ impl Parser {
                 }
                 b"args" if r.peek_kind()? == Kind::Object => {
                     ev.has_args = true;
-                    r.start_capture(std::mem::take(&mut ev.args));
-                    let res = read_args(r, ev, &mut self.val);
-                    ev.args = r.end_capture();
-                    res?;
+                    // The raw text is kept only for GPU rows, metadata and counters; when
+                    // ph and cat came first (Kineto writes args last) CPU rows skip the copy.
+                    let keep_text = ev.ph == 0
+                        || matches!(ev.ph, b'M' | b'C')
+                        || ev.cat.is_empty()
+                        || std::str::from_utf8(&ev.cat)
+                            .ok()
+                            .and_then(EventKind::from_category)
+                            .is_none_or(|k| k.on_gpu_lane() || k == EventKind::Sync);
+                    if keep_text {
+                        r.start_capture(std::mem::take(&mut ev.args));
+                        let res = read_args(r, ev, &mut self.val);
+                        ev.args = r.end_capture();
+                        res?;
+                    } else {
+                        read_args(r, ev, &mut self.val)?;
+                    }
                 }
                 _ => r.skip_value()?,
             }
@@ -333,12 +360,12 @@ impl Parser {
         }
     }
 
-    fn time_of(&mut self, text: &Option<Vec<u8>>) -> Option<i64> {
-        text.as_ref().and_then(|t| parse_decimal_scaled(t, 3))
+    fn time_of(text: &Field) -> Option<i64> {
+        text.get().and_then(|t| parse_decimal_scaled(t, 3))
     }
 
     fn slice_event(&mut self, ph: u8) {
-        let Some(ts) = self.time_of(&self.raw.ts.clone()) else {
+        let Some(ts) = Self::time_of(&self.raw.ts) else {
             self.stats.dropped_bad_time += 1;
             return;
         };
@@ -398,8 +425,8 @@ impl Parser {
             _ => {}
         }
         let dur = if ph == b'X' {
-            match self.raw.dur.clone() {
-                Some(d) => match parse_decimal_scaled(&d, 3) {
+            match self.raw.dur.get() {
+                Some(d) => match parse_decimal_scaled(d, 3) {
                     Some(d) if d >= 0 => d,
                     Some(_) => {
                         self.stats.negative_dur += 1;
@@ -425,10 +452,10 @@ impl Parser {
         let i = t.push(name, cat, kind, ts, dur, pid, tid);
         t.seq[i] = self.seq;
         self.max_ts = self.max_ts.max(ts + dur);
-        if let Some(c) = ev.correlation.as_deref().and_then(int_of) {
+        if let Some(c) = ev.correlation.get().and_then(int_of) {
             t.correlation[i] = c;
         }
-        if let Some(x) = ev.external_id.as_deref().and_then(int_of) {
+        if let Some(x) = ev.external_id.get().and_then(int_of) {
             t.external_id[i] = x;
         }
         if kind.on_gpu_lane() || kind == EventKind::Sync {
@@ -442,13 +469,13 @@ impl Parser {
             };
             t.device[i] = ev
                 .device
-                .as_deref()
+                .get()
                 .and_then(int_of)
                 .or_else(pid_device)
                 .unwrap_or(NONE_I64);
             let mut stream = ev
                 .stream
-                .as_deref()
+                .get()
                 .and_then(int_of)
                 .or_else(|| stream_number(&tid_text))
                 .unwrap_or(NONE_I64);
@@ -497,7 +524,7 @@ impl Parser {
     }
 
     fn counter_event(&mut self) {
-        let Some(ts) = self.time_of(&self.raw.ts.clone()) else {
+        let Some(ts) = Self::time_of(&self.raw.ts) else {
             self.stats.dropped_bad_time += 1;
             return;
         };
@@ -535,8 +562,8 @@ impl Parser {
             return;
         }
         let (Some(id), Some(ts)) = (
-            ev.id.as_deref().and_then(int_of),
-            ev.ts.as_deref().and_then(|t| parse_decimal_scaled(t, 3)),
+            ev.id.get().and_then(int_of),
+            ev.ts.get().and_then(|t| parse_decimal_scaled(t, 3)),
         ) else {
             return;
         };
@@ -661,11 +688,7 @@ fn read_args<R: Read>(
                 continue;
             }
         };
-        let mut v = Vec::new();
-        match r.read_scalar(&mut v)? {
-            Kind::Num | Kind::Str => *slot = Some(v),
-            _ => {}
-        }
+        slot.set = matches!(r.read_scalar(&mut slot.buf)?, Kind::Num | Kind::Str);
     }
     Ok(())
 }
