@@ -373,11 +373,10 @@ fn info_text(p: &Profile) -> String {
             count(EventKind::Instant)
         );
         let _ = writeln!(s, "gpu time: {gpu_ns} ns");
-        let _ = writeln!(
-            s,
-            "ranks:    {}",
-            if p.meta_value("rank").is_some() { 1 } else { 0 }.max(1)
-        );
+        if let Some(r) = p.meta_value("rank") {
+            let world = p.meta_value("distributedInfo.world_size").unwrap_or("?");
+            let _ = writeln!(s, "rank:     {r} of {world}");
+        }
         let _ = writeln!(s, "devices:  {}", devices.len());
         let _ = writeln!(s, "streams:  {}", streams.len());
         let _ = writeln!(s, "threads:  {}", threads.len());

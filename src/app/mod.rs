@@ -171,10 +171,16 @@ impl App {
             term: (120, 40),
         };
         app.initial_view();
-        for w in app.profile.warnings.clone() {
+        let w = &app.profile.warnings;
+        if !w.is_empty() {
+            let text = if w.len() == 1 {
+                w[0].clone()
+            } else {
+                format!("{} warnings: {}", w.len(), w.join("; "))
+            };
             app.message = Some(Message {
                 level: Level::Warning,
-                text: w,
+                text,
                 caret: None,
             });
         }
@@ -517,11 +523,18 @@ impl App {
                 let mut n = start;
                 loop {
                     let kids = self.tree.children(n);
-                    let best = kids.into_iter().max_by(|&a, &b| {
-                        let va = vals.get(a as usize).copied().unwrap_or(f64::NAN);
-                        let vb = vals.get(b as usize).copied().unwrap_or(f64::NAN);
-                        va.total_cmp(&vb).then(b.cmp(&a))
-                    });
+                    // A node without a value is never the heaviest.
+                    let value = |n: u32| {
+                        let v = vals.get(n as usize).copied().unwrap_or(f64::NAN);
+                        if v.is_nan() {
+                            f64::NEG_INFINITY
+                        } else {
+                            v
+                        }
+                    };
+                    let best = kids
+                        .into_iter()
+                        .max_by(|&a, &b| value(a).total_cmp(&value(b)).then(b.cmp(&a)));
                     match best {
                         Some(c) => {
                             self.tree.set_open(n, true);
@@ -536,6 +549,9 @@ impl App {
             }
             Command::Search(text) => {
                 self.search_for(&text);
+                if self.search.as_ref().is_some_and(|s| s.matches.is_empty()) {
+                    return Err(format!("no node matches {text:?}").into());
+                }
                 self.jump_match(true, true);
             }
             Command::SearchNext => self.jump_match(true, false),

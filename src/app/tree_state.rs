@@ -147,9 +147,36 @@ impl TreeState {
         let keep = self.selected();
         self.visible = self.compute_rows();
         if let Some(node) = keep {
-            self.reveal(node);
+            self.settle_on(node);
         }
         self.cursor = self.cursor.min(self.visible.len().saturating_sub(1));
+    }
+
+    /// Puts the cursor on `node`, or on its nearest visible ancestor when a fold now
+    /// hides it — without reopening anything.
+    fn settle_on(&mut self, node: u32) {
+        let mut pos = self.po.pos[node as usize];
+        loop {
+            match self.row_index(pos) {
+                Ok(i) => {
+                    self.cursor = i;
+                    return;
+                }
+                Err(i) if i > 0 && !self.visible[i - 1].is_node() => {
+                    let r = self.visible[i - 1];
+                    // Inside an aggregate row only when it covers this sibling run.
+                    if self.po.parent[r.pos as usize] == self.po.parent[pos as usize] {
+                        self.cursor = i - 1;
+                        return;
+                    }
+                }
+                Err(_) => {}
+            }
+            match self.po.parent[pos as usize] {
+                NO_NODE => return,
+                p => pos = p,
+            }
+        }
     }
 
     /// Swaps in a new pre-order (after a sort) and keeps the selected node.
@@ -159,7 +186,7 @@ impl TreeState {
         self.cursor = 0;
         self.visible = self.compute_rows();
         if let Some(n) = keep {
-            self.reveal(n);
+            self.settle_on(n);
         }
     }
 

@@ -72,21 +72,27 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
                 .push(i as u32);
         }
     }
+    // Lane roots are named by thread; threads that share a name get their ids added.
+    let mut labels: HashMap<(u32, u32), String> = HashMap::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for &(p, t) in &lanes {
+        *seen.entry(lane_label(tr, p, t)).or_default() += 1;
+    }
+    for &(p, t) in &lanes {
+        let l = lane_label(tr, p, t);
+        let l = if seen[&l] > 1 {
+            let s = &tr.events.strings;
+            format!("{l} (pid {} tid {})", s.resolve(p), s.resolve(t))
+        } else {
+            l
+        };
+        labels.insert((p, t), l);
+    }
     let mut overlaps = 0u64;
     for key in &lanes {
         let mut idx = lane_events.remove(key).unwrap_or_default();
-        idx.sort_by(|&a, &b| {
-            let (a, b) = (a as usize, b as usize);
-            let by_time = ev.ts[a].cmp(&ev.ts[b]);
-            if ev.begin_end[a] || ev.begin_end[b] {
-                by_time.then(ev.seq[a].cmp(&ev.seq[b]))
-            } else {
-                by_time
-                    .then(ev.dur[b].cmp(&ev.dur[a]))
-                    .then(ev.seq[a].cmp(&ev.seq[b]))
-            }
-        });
-        let root = cct.child(None, &lane_label(tr, key.0, key.1), "thread");
+        order_slices(ev, &mut idx);
+        let root = cct.child(None, &labels[&(key.0, key.1)], "thread");
         grow(&mut time, cct.len());
         grow(&mut gpu, cct.len());
         grow(&mut count, cct.len());
@@ -233,6 +239,37 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         metrics,
         node_of_event,
         warnings,
+    }
+}
+
+/// Orders one thread's slices for the nesting sweep: by start, then file order; among
+/// X slices that start together the longer comes first (it is the parent), while B/E
+/// slices keep their place in the file. Reordering only the X slices inside each run of
+/// equal starts keeps the order total and consistent.
+fn order_slices(ev: &EventTable, idx: &mut [u32]) {
+    idx.sort_unstable_by_key(|&i| (ev.ts[i as usize], ev.seq[i as usize]));
+    let mut start = 0;
+    while start < idx.len() {
+        let ts = ev.ts[idx[start] as usize];
+        let mut end = start + 1;
+        while end < idx.len() && ev.ts[idx[end] as usize] == ts {
+            end += 1;
+        }
+        if end - start > 1 {
+            let run = &mut idx[start..end];
+            let slots: Vec<usize> = (0..run.len())
+                .filter(|&k| !ev.begin_end[run[k] as usize])
+                .collect();
+            let mut xs: Vec<u32> = slots.iter().map(|&k| run[k]).collect();
+            xs.sort_by(|&a, &b| {
+                let (a, b) = (a as usize, b as usize);
+                ev.dur[b].cmp(&ev.dur[a]).then(ev.seq[a].cmp(&ev.seq[b]))
+            });
+            for (&k, x) in slots.iter().zip(xs) {
+                run[k] = x;
+            }
+        }
+        start = end;
     }
 }
 
