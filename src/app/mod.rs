@@ -139,8 +139,7 @@ impl App {
             column: profile.metrics.inclusive_of(&metric),
             descending: true,
         };
-        let po = PreOrder::build(&profile.cct, |_| {});
-        let tree = TreeState::new(&profile.cct, po);
+        let tree = TreeState::default();
         let original = (profile.cct.clone(), profile.metrics.clone());
         let mut app = App {
             profile,
@@ -206,7 +205,8 @@ impl App {
             descending: true,
         };
         self.search = None;
-        self.tree = TreeState::new(&self.profile.cct, PreOrder::build(&self.profile.cct, |_| {}));
+        // resort() below builds the pre-order index.
+        self.tree = TreeState::new(&self.profile.cct, PreOrder::default());
         self.resort();
         self.refresh_metric();
         // Start with the roots open, and chains of single children below them, so the
@@ -215,8 +215,9 @@ impl App {
             let mut n = r;
             for _ in 0..4 {
                 self.tree.set_open(n, true);
-                match self.profile.cct.children(n) {
-                    [only] => n = *only,
+                let mut kids = self.profile.cct.children(n);
+                match (kids.next(), kids.next()) {
+                    (Some(only), None) => n = only,
                     _ => break,
                 }
             }
@@ -478,7 +479,7 @@ impl App {
             }
             Command::CollapseOrParent => {
                 let n = self.target(&None)?;
-                let has_kids = !self.profile.cct.children(n).is_empty();
+                let has_kids = self.profile.cct.has_children(n);
                 if self.tree.is_open(n) && has_kids {
                     return self.fold(n, false, |n| Command::Collapse(Some(n)));
                 }

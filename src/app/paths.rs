@@ -10,7 +10,7 @@ fn escape(name: &str) -> String {
 
 fn siblings(cct: &Cct, node: u32) -> Vec<u32> {
     match cct.parent(node) {
-        Some(p) => cct.children(p).to_vec(),
+        Some(p) => cct.children(p).collect(),
         None => cct.root_ids(),
     }
 }
@@ -79,7 +79,7 @@ pub fn resolve(cct: &Cct, path: &str) -> Result<u32, String> {
             }
         };
         found = pick;
-        level = cct.children(pick).to_vec();
+        level = cct.children(pick).collect();
     }
     if found == NO_NODE {
         return Err("empty path".into());

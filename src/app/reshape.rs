@@ -54,10 +54,8 @@ impl App {
         for (name, e) in self.derived.clone() {
             let _ = derive::derive(&mut self.profile.metrics, &name, &e);
         }
-        self.tree = super::tree_state::TreeState::new(
-            &self.profile.cct,
-            PreOrder::build(&self.profile.cct, |_| {}),
-        );
+        // resort() below builds the pre-order index.
+        self.tree = super::tree_state::TreeState::new(&self.profile.cct, PreOrder::default());
         self.tree.open = open;
         for root in self.profile.cct.root_ids() {
             self.tree.set_open(root, true);

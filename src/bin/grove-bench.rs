@@ -40,6 +40,108 @@ fn uncompressed_size(path: &std::path::Path) -> u64 {
     }
 }
 
+/// A random CCT like Hatchet's benchmark trees: fan-out about 4, names from a pool of
+/// 2,000, log-normal exclusive time, exact inclusive time.
+fn synthetic(n: usize) -> grove::model::Profile {
+    use grove::model::{Cct, Format, Frame, MetricTable, Profile, Source};
+    let mut seed = 0x2545F4914F6CDD1Du64;
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let names: Vec<String> = (0..2000).map(|i| format!("func_{i}")).collect();
+    let mut cct = Cct::default();
+    let mut queue = std::collections::VecDeque::new();
+    let root = cct.add_node(None, Frame::new("main", "function"));
+    queue.push_back(root);
+    while cct.len() < n {
+        let Some(p) = queue.pop_front() else { break };
+        let kids = 1 + rnd() % 7;
+        for _ in 0..kids {
+            if cct.len() >= n {
+                break;
+            }
+            let name = &names[(rnd() % 2000) as usize];
+            let c = cct.add_node(Some(p), Frame::new(name, "function"));
+            queue.push_back(c);
+        }
+    }
+    let time: Vec<f64> = (0..cct.len())
+        .map(|_| {
+            // Sum of uniforms ~ normal; exp gives a log-normal.
+            let z: f64 = (0..4).map(|_| (rnd() % 10_000) as f64 / 10_000.0).sum::<f64>() - 2.0;
+            (z * 1.5).exp() * 1000.0
+        })
+        .collect();
+    let mut m = MetricTable::new(cct.len());
+    m.set("time", "ns", time);
+    m.derive_inclusive(&cct, &["time"]);
+    Profile {
+        source: Source {
+            path: None,
+            format: Format::HatchetLiteral,
+            size: 0,
+            gzip: false,
+            label: "synthetic".into(),
+        },
+        dialect: "synthetic".into(),
+        cct,
+        metrics: m,
+        events: None,
+        counters: None,
+        meta: Vec::new(),
+        warnings: Vec::new(),
+        default_metric: "time".into(),
+    }
+}
+
+fn commands(n: usize) {
+    let t = Instant::now();
+    let p = synthetic(n);
+    println!("nodes {}", p.cct.len());
+    println!("build_tree {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
+    // The p90 of inclusive time, as in Hatchet's benchmark.
+    let mut inc = p.metrics.values("time (inc)").unwrap().to_vec();
+    inc.sort_by(f64::total_cmp);
+    let p90 = inc[inc.len() * 9 / 10];
+    let t = Instant::now();
+    let mut app = App::new(p, Keymap::default_map());
+    println!("open_app {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
+    let tree = grove::query::Tree { cct: &app.profile.cct, metrics: &app.profile.metrics };
+    let e = grove::query::expr::parse(&format!("time (inc) > {p90}")).unwrap();
+    let t = Instant::now();
+    let sel = grove::query::expr::select(&e, &tree).unwrap();
+    println!("filter_select {:.1} ms ({} match)", t.elapsed().as_secs_f64() * 1e3, sel.iter().filter(|x| **x).count());
+    let q = format!("MATCH (\"*\")->(\".\", p) WHERE p.\"time (inc)\" > {p90}");
+    let t = Instant::now();
+    let sel = grove::query::cypher::select(&q, &tree).unwrap();
+    println!("hatchet_query_select {:.1} ms ({} kept)", t.elapsed().as_secs_f64() * 1e3, sel.iter().filter(|x| **x).count());
+    let mut table = app.profile.metrics.clone();
+    let (name, def) = grove::transform::derive::parse_definition("ratio = time / (time (inc) + 1)").unwrap();
+    let t = Instant::now();
+    grove::transform::derive::derive(&mut table, &name, &def).unwrap();
+    println!("derive_eval {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
+    for cmd in [
+        format!("filter time (inc) > {p90}"),
+        "undo".to_string(),
+        format!("derive ratio = time / (time (inc) + 1)"),
+        format!("filter time (inc) > {p90}"),
+        "undo".to_string(),
+        format!("filter --squash time (inc) > {p90}"),
+        "undo".to_string(),
+        format!("prune time (inc) < {p90}"),
+        "sort name asc".to_string(),
+        "expand-all main".to_string(),
+    ] {
+        let t = Instant::now();
+        app.run(&cmd).unwrap();
+        println!("command {:.1} ms  :{cmd}", t.elapsed().as_secs_f64() * 1e3);
+    }
+    println!("peak_rss {:.1} MiB", peak_rss_mib());
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(|s| s.as_str()) {
@@ -95,8 +197,12 @@ fn main() {
             app.update(Command::parse("sort next").unwrap()).unwrap();
             println!("resort {:.3} ms", t.elapsed().as_secs_f64() * 1e3);
         }
+        Some("commands") => {
+            let n: usize = args.get(1).and_then(|x| x.parse().ok()).unwrap_or(1_000_000);
+            commands(n);
+        }
         _ => {
-            eprintln!("usage: grove-bench load FILE... | grove-bench frame FILE");
+            eprintln!("usage: grove-bench load FILE... | grove-bench frame FILE | grove-bench commands [NODES]");
             std::process::exit(2);
         }
     }

@@ -4,16 +4,19 @@
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::Direction;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 pub const NO_NODE: u32 = u32::MAX;
 
 /// What a node stands for. `kind` is Hatchet's frame `type` (function, kernel, ...).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Frame {
-    pub name: Box<str>,
-    pub kind: Box<str>,
+    // Shared strings: rebuilding or cloning a million-node tree (filters, undo) copies
+    // pointers, not text.
+    pub name: Arc<str>,
+    pub kind: Arc<str>,
     /// Other frame and node attributes in insertion order: file, line, module, kernel args.
-    pub attrs: Vec<(Box<str>, Box<str>)>,
+    pub attrs: Vec<(Arc<str>, Arc<str>)>,
 }
 
 impl Frame {
@@ -51,10 +54,13 @@ pub struct Cct {
     pub roots: Vec<NodeIndex>,
     /// Parent of each node (a tree: one parent at most), indexed by node index.
     parent: Vec<u32>,
-    /// Children in insertion (data) order; petgraph iterates neighbours newest first.
-    children: Vec<Vec<u32>>,
+    /// Children in insertion (data) order as linked lists (petgraph iterates neighbours
+    /// newest first); flat arrays keep clones of big trees to a few memcpys.
+    first_child: Vec<u32>,
+    last_child: Vec<u32>,
+    next_sibling: Vec<u32>,
     /// (parent or NO_NODE, name, kind) -> child: merges instances that share a call path.
-    by_path: HashMap<(u32, Box<str>, Box<str>), u32>,
+    by_path: HashMap<(u32, Arc<str>, Arc<str>), u32>,
 }
 
 impl Cct {
@@ -85,24 +91,40 @@ impl Cct {
         }
     }
 
-    pub fn children(&self, n: u32) -> &[u32] {
-        &self.children[n as usize]
+    pub fn children(&self, n: u32) -> Children<'_> {
+        Children {
+            cct: self,
+            next: self.first_child[n as usize],
+        }
+    }
+
+    pub fn has_children(&self, n: u32) -> bool {
+        self.first_child[n as usize] != NO_NODE
     }
 
     pub fn root_ids(&self) -> Vec<u32> {
         self.roots.iter().map(|r| r.index() as u32).collect()
     }
 
-    /// Adds a node without merging (Hatchet literal nodes keep their identity).
+    /// Adds a node without merging (Hatchet literal nodes keep their identity). A parent
+    /// always exists before its children, so parents have smaller ids: passes in id
+    /// order see parents first.
     pub fn add_node(&mut self, parent: Option<u32>, frame: Frame) -> u32 {
         let idx = self.graph.add_node(frame);
         let id = idx.index() as u32;
         self.parent.push(parent.unwrap_or(NO_NODE));
-        self.children.push(Vec::new());
+        self.first_child.push(NO_NODE);
+        self.last_child.push(NO_NODE);
+        self.next_sibling.push(NO_NODE);
         match parent {
             Some(p) => {
                 self.graph.add_edge(NodeIndex::new(p as usize), idx, ());
-                self.children[p as usize].push(id);
+                let p = p as usize;
+                match self.last_child[p] {
+                    NO_NODE => self.first_child[p] = id,
+                    last => self.next_sibling[last as usize] = id,
+                }
+                self.last_child[p] = id;
             }
             None => self.roots.push(idx),
         }
@@ -112,13 +134,30 @@ impl Cct {
     /// Returns the child of `parent` with this name and kind, creating it if needed:
     /// instances that share a call path become one node.
     pub fn child(&mut self, parent: Option<u32>, name: &str, kind: &str) -> u32 {
-        let key = (parent.unwrap_or(NO_NODE), Box::from(name), Box::from(kind));
+        let key = (parent.unwrap_or(NO_NODE), Arc::from(name), Arc::from(kind));
         if let Some(&n) = self.by_path.get(&key) {
             return n;
         }
         let n = self.add_node(parent, Frame::new(name, kind));
         self.by_path.insert(key, n);
         n
+    }
+
+    /// Drops the path index used while building: the tree is read-only from here on,
+    /// and clones (undo keeps the loaded tree) get cheaper.
+    pub fn finish(&mut self) {
+        self.by_path = HashMap::new();
+    }
+
+    /// Depth of every node (roots are 0), in one pass over ids.
+    pub fn depths(&self) -> Vec<u32> {
+        let mut d = vec![0u32; self.len()];
+        for n in 0..self.len() as u32 {
+            if let Some(p) = self.parent(n) {
+                d[n as usize] = d[p as usize] + 1;
+            }
+        }
+        d
     }
 
     pub fn depth(&self, mut n: u32) -> usize {
@@ -155,6 +194,24 @@ impl Cct {
                 Some(p) => ps == [NodeIndex::new(p as usize)],
             }
         })
+    }
+}
+
+/// The children of a node, in insertion order.
+pub struct Children<'a> {
+    cct: &'a Cct,
+    next: u32,
+}
+
+impl Iterator for Children<'_> {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        if self.next == NO_NODE {
+            return None;
+        }
+        let n = self.next;
+        self.next = self.cct.next_sibling[n as usize];
+        Some(n)
     }
 }
 
@@ -209,7 +266,7 @@ impl PreOrder {
             po.parent.push(parent_pos);
             open.push(p);
             kids.clear();
-            kids.extend_from_slice(cct.children(node));
+            kids.extend(cct.children(node));
             order(&mut kids);
             for &c in kids.iter().rev() {
                 stack.push((c, depth.saturating_add(1), p));

@@ -123,18 +123,15 @@ impl MetricTable {
 }
 
 /// Sum of `exc` over each node's subtree (NaN counts as 0 unless the whole subtree is NaN).
+/// Nodes are created after their parents, so one backward pass over ids suffices.
 pub fn subtree_sums(cct: &Cct, exc: &[f64]) -> Vec<f64> {
-    let po = super::cct::PreOrder::build(cct, |_| {});
     let mut inc: Vec<f64> = exc.to_vec();
-    // Children come after parents in pre-order: accumulate bottom-up.
-    for p in (0..po.len()).rev() {
-        let parent = po.parent[p];
-        if parent != super::cct::NO_NODE {
-            let child = po.node[p] as usize;
-            let par = po.node[parent as usize] as usize;
-            let v = inc[child];
+    for n in (0..cct.len() as u32).rev() {
+        if let Some(par) = cct.parent(n) {
+            let v = inc[n as usize];
             if !v.is_nan() {
-                inc[par] = if inc[par].is_nan() { v } else { inc[par] + v };
+                let p = &mut inc[par as usize];
+                *p = if p.is_nan() { v } else { *p + v };
             }
         }
     }

@@ -302,7 +302,7 @@ fn cell<'a>(t: &Tree<'a>, n: u32, column: &str) -> Cell<'a> {
 fn test(t: &Tree, n: u32, cond: &Cond, re: Option<&Regex>) -> bool {
     let Cond::Column { column, op, value } = cond else {
         let Cond::Leaf(want) = cond else { unreachable!() };
-        return t.cct.children(n).is_empty() == *want;
+        return !t.cct.has_children(n) == *want;
     };
     let c = cell(t, n, column);
     match (op, value, c) {

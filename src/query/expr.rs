@@ -269,51 +269,76 @@ fn compile<'a>(e: &Expr, t: &Tree<'a>) -> Result<Compiled<'a>, QueryError> {
     })
 }
 
-fn eval(c: &Compiled, t: &Tree, n: u32, depth: &[u16]) -> bool {
+/// Evaluates column by column: each comparison is one tight loop over a metric slice,
+/// so a filter over a million nodes costs a few milliseconds.
+fn eval(c: &Compiled, t: &Tree, depth: &mut Option<Vec<u32>>) -> Vec<bool> {
+    let n = t.cct.len();
     match c {
-        Compiled::And(a, b) => eval(a, t, n, depth) && eval(b, t, n, depth),
-        Compiled::Or(a, b) => eval(a, t, n, depth) || eval(b, t, n, depth),
-        Compiled::Not(a) => !eval(a, t, n, depth),
-        Compiled::Leaf => t.cct.children(n).is_empty(),
-        Compiled::Num { col, op, v } => num_op(*op, col[n as usize], *v),
-        Compiled::Depth { op, v } => num_op(*op, depth[n as usize] as f64, *v),
-        Compiled::AttrNum { key, op, v } => t
-            .attr(n, key)
-            .and_then(|s| s.trim().parse::<f64>().ok())
-            .is_some_and(|a| num_op(*op, a, *v)),
-        Compiled::Text { key, op, s, re } => {
-            let Some(a) = t.attr(n, key) else {
-                return matches!(op, Op::Ne | Op::NotMatch);
-            };
+        Compiled::And(a, b) => {
+            let mut x = eval(a, t, depth);
+            let y = eval(b, t, depth);
+            x.iter_mut().zip(y).for_each(|(p, q)| *p &= q);
+            x
+        }
+        Compiled::Or(a, b) => {
+            let mut x = eval(a, t, depth);
+            let y = eval(b, t, depth);
+            x.iter_mut().zip(y).for_each(|(p, q)| *p |= q);
+            x
+        }
+        Compiled::Not(a) => eval(a, t, depth).into_iter().map(|x| !x).collect(),
+        Compiled::Leaf => (0..n as u32).map(|i| !t.cct.has_children(i)).collect(),
+        Compiled::Num { col, op, v } => {
+            let v = *v;
             match op {
-                Op::Eq => a == s,
-                Op::Ne => a != s,
-                Op::Match => re.as_ref().is_some_and(|r| r.is_match(a)),
-                Op::NotMatch => !re.as_ref().is_some_and(|r| r.is_match(a)),
-                Op::Starts => a.starts_with(s.as_str()),
-                Op::Ends => a.ends_with(s.as_str()),
-                Op::Contains => a.contains(s.as_str()),
-                _ => false,
+                Op::Gt => col.iter().map(|&a| a > v).collect(),
+                Op::Ge => col.iter().map(|&a| a >= v).collect(),
+                Op::Lt => col.iter().map(|&a| a < v).collect(),
+                Op::Le => col.iter().map(|&a| a <= v).collect(),
+                Op::Eq => col.iter().map(|&a| a == v).collect(),
+                _ => col.iter().map(|&a| a != v).collect(),
             }
         }
+        Compiled::Depth { op, v } => {
+            let d = depth.get_or_insert_with(|| t.cct.depths());
+            d.iter().map(|&x| num_op(*op, x as f64, *v)).collect()
+        }
+        Compiled::AttrNum { key, op, v } => (0..n as u32)
+            .map(|i| {
+                t.attr(i, key)
+                    .and_then(|s| s.trim().parse::<f64>().ok())
+                    .is_some_and(|a| num_op(*op, a, *v))
+            })
+            .collect(),
+        Compiled::Text { key, op, s, re } => (0..n as u32)
+            .map(|i| {
+                let Some(a) = t.attr(i, key) else {
+                    return matches!(op, Op::Ne | Op::NotMatch);
+                };
+                match op {
+                    Op::Eq => a == s,
+                    Op::Ne => a != s,
+                    Op::Match => re.as_ref().is_some_and(|r| r.is_match(a)),
+                    Op::NotMatch => !re.as_ref().is_some_and(|r| r.is_match(a)),
+                    Op::Starts => a.starts_with(s.as_str()),
+                    Op::Ends => a.ends_with(s.as_str()),
+                    Op::Contains => a.contains(s.as_str()),
+                    _ => false,
+                }
+            })
+            .collect(),
     }
 }
 
 /// Depth of every node (roots are 0).
-pub fn depths(t: &Tree) -> Vec<u16> {
-    let po = crate::model::PreOrder::build(t.cct, |_| {});
-    let mut d = vec![0u16; t.cct.len()];
-    for (p, &n) in po.node.iter().enumerate() {
-        d[n as usize] = po.depth[p];
-    }
-    d
+pub fn depths(t: &Tree) -> Vec<u32> {
+    t.cct.depths()
 }
 
 /// The nodes an expression selects.
 pub fn select(e: &Expr, t: &Tree) -> Result<Vec<bool>, QueryError> {
     let c = compile(e, t)?;
-    let d = depths(t);
-    Ok((0..t.cct.len() as u32).map(|n| eval(&c, t, n, &d)).collect())
+    Ok(eval(&c, t, &mut None))
 }
 
 #[cfg(test)]

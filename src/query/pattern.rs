@@ -31,7 +31,7 @@ struct Matcher<'a> {
 
 impl Matcher<'_> {
     fn kids(&self, n: u32) -> Vec<u32> {
-        let mut k = self.cct.children(n).to_vec();
+        let mut k: Vec<u32> = self.cct.children(n).collect();
         k.sort_unstable();
         k
     }
@@ -49,7 +49,7 @@ impl Matcher<'_> {
             if !self.p[j].pred[n as usize] {
                 return Some(if last { Some(vec![None]) } else { None });
             }
-            if self.cct.children(n).is_empty() {
+            if !self.cct.has_children(n) {
                 return Some(if last { Some(vec![Some(n)]) } else { None });
             }
             None

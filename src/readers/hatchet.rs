@@ -301,7 +301,7 @@ mod tests {
     fn write_then_read_back() {
         let l = read(SAMPLE.as_bytes()).unwrap();
         let mut buf = Vec::new();
-        let kids = |n: u32| l.cct.children(n).to_vec();
+        let kids = |n: u32| l.cct.children(n).collect();
         write(&mut buf, &l.cct, &l.metrics, &l.cct.root_ids(), &kids).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&buf).unwrap();
         assert_eq!(v[0]["children"][0]["frame"]["file"], "a.c");

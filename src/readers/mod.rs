@@ -137,6 +137,12 @@ pub fn load_reader(
 }
 
 fn read_format(format: Format, input: Box<dyn BufRead>, source: Source) -> Result<Profile, String> {
+    let mut p = read_any(format, input, source)?;
+    p.cct.finish();
+    Ok(p)
+}
+
+fn read_any(format: Format, input: Box<dyn BufRead>, source: Source) -> Result<Profile, String> {
     match format {
         Format::ChromeTrace | Format::Demo => {
             let tr = chrome::parse(input).map_err(|e| e.to_string())?;

@@ -8,10 +8,9 @@
 use std::collections::HashMap;
 
 use super::{aggregate, Rebuilt};
-use crate::model::{Cct, Frame, MetricTable, PreOrder, NO_NODE};
+use crate::model::{Cct, Frame, MetricTable, NO_NODE};
 
 pub fn group_by(cct: &Cct, metrics: &MetricTable, key: &str) -> Rebuilt {
-    let po = PreOrder::build(cct, |v| v.sort_unstable());
     let value = |n: u32| -> String {
         cct.frame(n)
             .attr(key)
@@ -23,8 +22,8 @@ pub fn group_by(cct: &Cct, metrics: &MetricTable, key: &str) -> Rebuilt {
     let mut members: Vec<Vec<u32>> = Vec::new();
     let mut new_of = vec![NO_NODE; cct.len()];
     let mut index: HashMap<(u32, String), u32> = HashMap::new();
-    for p in 0..po.len() {
-        let old = po.node[p];
+    // Parents have smaller ids than their children: one pass in id order.
+    for old in 0..cct.len() as u32 {
         let v = value(old);
         let parent_new = match cct.parent(old) {
             Some(par) => new_of[par as usize],

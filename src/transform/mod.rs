@@ -8,7 +8,7 @@ pub mod groupby;
 use std::collections::HashMap;
 
 use crate::model::metrics::{base_of_inclusive, inclusive_name, subtree_sums};
-use crate::model::{Cct, Frame, MetricTable, PreOrder, NO_NODE};
+use crate::model::{Cct, Frame, MetricTable, NO_NODE};
 
 /// A rebuilt tree, with the old node each new node came from (the first, when merged).
 pub struct Rebuilt {
@@ -36,29 +36,22 @@ pub fn rebuild(
     merge: bool,
     recompute: bool,
 ) -> Rebuilt {
-    let po = PreOrder::build(cct, |v| v.sort_unstable());
     let mut out = Cct::default();
     let mut origin: Vec<u32> = Vec::new();
     let mut new_of = vec![NO_NODE; cct.len()];
-    // First old node mapped to each new node, and all of them (for sums).
+    // The old nodes merged into each new node.
     let mut members: Vec<Vec<u32>> = Vec::new();
-    let mut index: HashMap<(u32, Box<str>, Box<str>), u32> = HashMap::new();
-    // Nearest kept ancestor's new node, per pre-order position.
-    let mut anchor = vec![NO_NODE; po.len()];
-    for p in 0..po.len() {
-        let old = po.node[p];
-        let parent_pos = po.parent[p];
-        let up = if parent_pos == NO_NODE {
-            NO_NODE
-        } else {
-            let pn = po.node[parent_pos as usize];
-            if new_of[pn as usize] != NO_NODE {
-                new_of[pn as usize]
-            } else {
-                anchor[parent_pos as usize]
-            }
+    let mut index: HashMap<(u32, std::sync::Arc<str>, std::sync::Arc<str>), u32> = HashMap::new();
+    // Nearest kept ancestor's new node, per old node. Ids grow from parents to
+    // children, so one pass in id order sees every parent first.
+    let mut anchor = vec![NO_NODE; cct.len()];
+    for old in 0..cct.len() as u32 {
+        let up = match cct.parent(old) {
+            None => NO_NODE,
+            Some(pn) if new_of[pn as usize] != NO_NODE => new_of[pn as usize],
+            Some(pn) => anchor[pn as usize],
         };
-        anchor[p] = up;
+        anchor[old as usize] = up;
         if !keep[old as usize] {
             continue;
         }
