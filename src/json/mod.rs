@@ -100,11 +100,11 @@ impl<R: Read> JsonReader<R> {
         if self.eof {
             return false;
         }
-        for (i, &b) in self.buf[..self.len].iter().enumerate() {
-            if b == b'\n' {
-                self.lines_before += 1;
-                self.last_nl_before = self.base + i as u64 + 1;
-            }
+        // Line bookkeeping per buffer, not per byte: a counting loop vectorises.
+        let chunk = &self.buf[..self.len];
+        self.lines_before += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
+        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+            self.last_nl_before = self.base + i as u64 + 1;
         }
         self.base += self.len as u64;
         self.pos = 0;
@@ -439,11 +439,18 @@ impl<R: Read> JsonReader<R> {
     pub fn read_num(&mut self, out: &mut Vec<u8>) -> Result<()> {
         out.clear();
         self.skip_ws();
-        while let Some(b) = self.peek() {
-            if matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
-                out.push(b);
-                self.bump();
-            } else {
+        let is_num = |b: u8| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E');
+        loop {
+            // Copy the run of number bytes in the buffer at once.
+            let start = self.pos;
+            while self.pos < self.len && is_num(self.buf[self.pos]) {
+                self.pos += 1;
+            }
+            out.extend_from_slice(&self.buf[start..self.pos]);
+            if let Some(cap) = self.capture.as_mut() {
+                cap.extend_from_slice(&self.buf[start..self.pos]);
+            }
+            if self.pos < self.len || !self.refill() {
                 break;
             }
         }

@@ -60,7 +60,7 @@ pub struct Cct {
     last_child: Vec<u32>,
     next_sibling: Vec<u32>,
     /// (parent or NO_NODE, name, kind) -> child: merges instances that share a call path.
-    by_path: HashMap<(u32, Arc<str>, Arc<str>), u32>,
+    by_path: HashMap<(u32, Arc<str>, Arc<str>), u32, super::intern::FxBuild>,
 }
 
 impl Cct {
@@ -146,7 +146,7 @@ impl Cct {
     /// Drops the path index used while building: the tree is read-only from here on,
     /// and clones (undo keeps the loaded tree) get cheaper.
     pub fn finish(&mut self) {
-        self.by_path = HashMap::new();
+        self.by_path = HashMap::default();
     }
 
     /// Depth of every node (roots are 0), in one pass over ids.

@@ -14,10 +14,12 @@
 //! `<unattributed> stream N` root per stream, so nothing is lost.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::chrome::ChromeTrace;
 use crate::model::events::{EventKind, EventTable, NONE_I64};
-use crate::model::{Cct, MetricTable, NO_NODE};
+use crate::model::intern::FxBuild;
+use crate::model::{Cct, Frame, MetricTable, NO_NODE};
 
 pub struct TraceTree {
     pub cct: Cct,
@@ -57,6 +59,7 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         }
     };
 
+    let mut nodes = NodeIndex::new(ev);
     // CPU lanes in order of first appearance.
     let mut lanes: Vec<(u32, u32)> = Vec::new();
     let mut lane_events: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
@@ -131,9 +134,7 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
             if parent_at > 0 {
                 stack[parent_at - 1].3 += ev.dur[i];
             }
-            let kind = ev.strings.resolve(ev.cat[i]);
-            let kind = if kind.is_empty() { "function" } else { kind };
-            let node = cct.child(Some(parent_node), ev.name_of(i), kind);
+            let node = nodes.child(&mut cct, parent_node, ev, i);
             grow(&mut time, cct.len());
             grow(&mut gpu, cct.len());
             grow(&mut count, cct.len());
@@ -157,8 +158,8 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     }
 
     // Launch links: correlation first, ac2g flows as the fallback.
-    let mut by_corr: HashMap<i64, usize> = HashMap::new();
-    let mut by_start: HashMap<(u32, u32, i64), usize> = HashMap::new();
+    let mut by_corr: HashMap<i64, usize, FxBuild> = HashMap::default();
+    let mut by_start: HashMap<(u32, u32, i64), usize, FxBuild> = HashMap::default();
     for (i, &node) in node_of_event.iter().enumerate() {
         if ev.kind[i] == EventKind::Runtime && node != NO_NODE {
             if ev.correlation[i] != NONE_I64 {
@@ -208,8 +209,7 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
                 r
             }
         };
-        let kind = ev.strings.resolve(ev.cat[i]);
-        let node = cct.child(Some(parent), ev.name_of(i), kind);
+        let node = nodes.child(&mut cct, parent, ev, i);
         grow(&mut time, cct.len());
         grow(&mut gpu, cct.len());
         grow(&mut count, cct.len());
@@ -270,6 +270,49 @@ fn order_slices(ev: &EventTable, idx: &mut [u32]) {
             }
         }
         start = end;
+    }
+}
+
+/// Finds or makes the node for an event under a parent, keyed by interned ids so the
+/// hot loop neither hashes nor allocates text; frames share one string per name.
+struct NodeIndex {
+    map: HashMap<(u32, u32, u32), u32, FxBuild>,
+    text: Vec<Option<Arc<str>>>,
+}
+
+impl NodeIndex {
+    fn new(ev: &EventTable) -> NodeIndex {
+        NodeIndex {
+            map: HashMap::default(),
+            text: vec![None; ev.strings.len()],
+        }
+    }
+
+    fn text(&mut self, ev: &EventTable, id: u32) -> Arc<str> {
+        self.text[id as usize]
+            .get_or_insert_with(|| Arc::from(ev.strings.resolve(id)))
+            .clone()
+    }
+
+    fn child(&mut self, cct: &mut Cct, parent: u32, ev: &EventTable, i: usize) -> u32 {
+        let key = (parent, ev.name[i], ev.cat[i]);
+        if let Some(&n) = self.map.get(&key) {
+            return n;
+        }
+        let name = self.text(ev, ev.name[i]);
+        let kind = if ev.strings.resolve(ev.cat[i]).is_empty() {
+            Arc::from("function")
+        } else {
+            self.text(ev, ev.cat[i])
+        };
+        let frame = Frame {
+            name,
+            kind,
+            attrs: Vec::new(),
+        };
+        let n = cct.add_node(Some(parent), frame);
+        self.map.insert(key, n);
+        n
     }
 }
 
