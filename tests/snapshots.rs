@@ -280,6 +280,16 @@ fn command_history_and_completion() {
 }
 
 #[test]
+fn tab_completes_metrics_and_paths() {
+    check(case("tab_completion", ":focus thr<Tab>Pro<Tab>aten::it<Tab><ret>"));
+}
+
+#[test]
+fn tab_lists_metric_candidates() {
+    check(case("tab_metrics", ":filter gpu<Tab>"));
+}
+
+#[test]
 fn mono_ascii() {
     let mut c = case("mono_ascii", "H");
     c.mono = true;

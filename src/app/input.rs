@@ -5,7 +5,7 @@ use ratatui::crossterm::event::KeyCode;
 
 use super::command::{self, Command, MetricChoice, PromptKind};
 use super::keys::Key;
-use super::{App, Mode};
+use super::{paths, App, Mode};
 
 impl App {
     /// Handles one key press in the current mode.
@@ -68,7 +68,83 @@ impl App {
         }
     }
 
+    /// Completions for the last word of a command line: command names first, then
+    /// metric names or node paths depending on the command. Returns the text to keep,
+    /// the word being completed, and the candidates (whole replacements of the word).
+    fn complete(&self, input: &str) -> (String, String, Vec<String>) {
+        let Some(space) = input.rfind(' ') else {
+            let c = command::COMMANDS
+                .iter()
+                .map(|(n, _)| n.to_string())
+                .filter(|n| n.starts_with(input))
+                .collect();
+            return (String::new(), input.to_string(), c);
+        };
+        let head = input.split_whitespace().next().unwrap_or("");
+        let mut keep = input[..=space].to_string();
+        let mut word = input[space + 1..].to_string();
+        let takes_path = matches!(
+            head,
+            "expand" | "collapse" | "toggle" | "select" | "focus" | "hide" | "show" | "unprune"
+                | "hot-path" | "expand-all" | "collapse-all" | "expand-children" | "collapse-children"
+        );
+        let cands = if takes_path {
+            // A path is the whole argument (quoted when it has spaces).
+            let after = input[head.len()..].trim_start();
+            keep = input[..input.len() - after.len()].to_string();
+            word = after.trim_start_matches('"').to_string();
+            // Complete one path segment under the part already typed.
+            let (dir, leaf) = match word.rfind('/') {
+                Some(i) => (&word[..i], &word[i + 1..]),
+                None => ("", word.as_str()),
+            };
+            let cct = &self.profile.cct;
+            let level: Vec<u32> = if dir.is_empty() {
+                cct.root_ids()
+            } else {
+                match paths::resolve(cct, dir) {
+                    Ok(n) => cct.children(n).collect(),
+                    Err(_) => Vec::new(),
+                }
+            };
+            let quote = |p: String| {
+                if p.contains([' ', '"']) {
+                    format!("\"{p}")
+                } else {
+                    p
+                }
+            };
+            let mut c: Vec<String> = level
+                .into_iter()
+                .map(|n| {
+                    let p = paths::path_of(cct, n);
+                    let seg = p.rsplit('/').next().unwrap_or(&p).to_string();
+                    let slash = if cct.has_children(n) { "/" } else { "" };
+                    let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
+                    (seg.clone(), format!("{prefix}{seg}{slash}"))
+                })
+                .filter(|(seg, _)| seg.starts_with(leaf))
+                .map(|(_, full)| quote(full))
+                .collect();
+            c.sort();
+            c.dedup();
+            c
+        } else {
+            self.profile
+                .metrics
+                .names()
+                .into_iter()
+                .chain(["name", "type", "depth", "leaf"].map(String::from))
+                .filter(|m| m.starts_with(&word))
+                .collect()
+        };
+        (keep, word, cands)
+    }
+
     fn prompt_key(&mut self, key: Key, kind: PromptKind, input: &mut String, hist: Option<usize>) {
+        if key.code != KeyCode::Tab {
+            self.completions.clear();
+        }
         let mut history_pos = hist;
         match key.code {
             KeyCode::Esc => {
@@ -120,16 +196,26 @@ impl App {
                     }
                 }
             }
-            KeyCode::Tab if kind == PromptKind::Command && !input.contains(' ') => {
-                let cands: Vec<&str> = command::COMMANDS
-                    .iter()
-                    .map(|(n, _)| *n)
-                    .filter(|n| n.starts_with(input.as_str()))
-                    .collect();
+            KeyCode::Tab if kind == PromptKind::Command => {
+                let (keep, word, cands) = self.complete(input);
                 if cands.len() == 1 {
-                    *input = format!("{} ", cands[0]);
+                    *input = format!("{keep}{}", cands[0]);
+                    if !cands[0].ends_with('/') {
+                        if cands[0].starts_with('"') {
+                            input.push('"');
+                        }
+                        input.push(' ');
+                    }
+                    self.completions.clear();
                 } else if !cands.is_empty() {
-                    self.info(cands.join("  "));
+                    // Extend to the longest common prefix, list the rest.
+                    let common = cands.iter().skip(1).fold(cands[0].clone(), |acc, c| {
+                        acc.chars().zip(c.chars()).take_while(|(a, b)| a == b).map(|(a, _)| a).collect()
+                    });
+                    if common.len() > word.len() {
+                        *input = format!("{keep}{common}");
+                    }
+                    self.completions = cands;
                 }
             }
             KeyCode::Char(c) if !key.ctrl => input.push(c),

@@ -116,6 +116,8 @@ pub struct App {
     pub cwd: std::path::PathBuf,
     /// Terminal size (columns, rows), recorded in session headers.
     pub term: (u16, u16),
+    /// Candidates of the last Tab in the command line (shown above it).
+    pub completions: Vec<String>,
 }
 
 impl App {
@@ -168,6 +170,7 @@ impl App {
             session: None,
             cwd: std::env::current_dir().unwrap_or_default(),
             term: (120, 40),
+            completions: Vec::new(),
         };
         app.initial_view();
         let w = &app.profile.warnings;

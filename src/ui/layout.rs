@@ -59,7 +59,13 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
             caret(theme, text, *pos, *len, &m.text, row(area.height - 2), row(area.height - 1), buf)
         }
         None => {
-            legend(app, theme, g, row(area.height - 2), buf);
+            if matches!(app.mode, Mode::Prompt { .. }) && !app.completions.is_empty() {
+                let r = row(area.height - 2);
+                let text = format!(" Tab: {}", app.completions.join("  "));
+                buf.set_stringn(r.x, r.y, text, r.width as usize, theme.style("ui.dim"));
+            } else {
+                legend(app, theme, g, row(area.height - 2), buf);
+            }
             status(app, theme, g, row(area.height - 1), buf);
         }
     }
