@@ -157,7 +157,20 @@ impl App {
             }
             KeyCode::Enter => {
                 self.mode = Mode::Normal;
-                let text = input.trim().to_string();
+                let mut text = input.trim().to_string();
+                // A path completed with Tab may leave its quote open: close it.
+                let mut quotes = 0;
+                let mut escaped = false;
+                for ch in text.chars() {
+                    match ch {
+                        '\\' if !escaped => escaped = true,
+                        '"' if !escaped => quotes += 1,
+                        _ => escaped = false,
+                    }
+                }
+                if kind == PromptKind::Command && quotes % 2 == 1 {
+                    text.push('"');
+                }
                 if text.is_empty() {
                     return;
                 }

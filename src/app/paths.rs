@@ -51,6 +51,11 @@ fn split(path: &str) -> Vec<String> {
 }
 
 pub fn resolve(cct: &Cct, path: &str) -> Result<u32, String> {
+    // A trailing slash (left by Tab completion) names the same node.
+    let path = match path.strip_suffix('/') {
+        Some(p) if !p.ends_with('\\') => p,
+        _ => path,
+    };
     let mut level = cct.root_ids();
     let mut found = NO_NODE;
     for seg in split(path) {

@@ -89,6 +89,9 @@ fn header(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
         format!("2nd {m2}"),
         format!("sort {}", app.sort_label()),
     ]
+    .into_iter()
+    .chain(view_state(app))
+    .collect::<Vec<_>>()
     .join(g.sep);
     buf.set_stringn(
         r.x,
@@ -104,6 +107,35 @@ fn header(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
         r.width.saturating_sub(6) as usize,
         st,
     );
+}
+
+/// What reshapes the view right now, so a filtered tree never passes for the whole.
+fn view_state(app: &App) -> Vec<String> {
+    let mut out = Vec::new();
+    let reshaping = app
+        .applied
+        .iter()
+        .filter(|c| {
+            let head = c.split_whitespace().next().unwrap_or("");
+            matches!(head, "filter" | "squash" | "compose" | "group-by")
+        })
+        .count();
+    if reshaping > 0 {
+        out.push(format!("{reshaping} reshaped"));
+    }
+    if let Some(p) = &app.rules.prune {
+        out.push(format!("prune {p}"));
+    }
+    if let Some(l) = app.rules.limit {
+        out.push(format!("limit {l}%"));
+    }
+    if let Some(f) = &app.rules.focus {
+        out.push(format!("focus {}", f.rsplit('/').next().unwrap_or(f)));
+    }
+    if !app.rules.hidden.is_empty() {
+        out.push(format!("{} hidden", app.rules.hidden.len()));
+    }
+    out
 }
 
 fn breadcrumb(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
