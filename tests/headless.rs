@@ -75,6 +75,29 @@ fn text_tree_matches_hatchet() {
     assert_eq!(out, want);
 }
 
+/// grove's export of a generated trace, loaded by Hatchet 2026.2.0 and printed with
+/// `tree(metric_column=["time (inc)", "time"], precision=2, render_header=False)`, is
+/// testdata/hatchet_tree_small.txt; grove prints the same export identically.
+#[test]
+fn export_prints_like_hatchet() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/small.trace.json");
+    let (code, literal, err) = grove(&["tree", f.to_str().unwrap(), "--format", "hatchet"]);
+    assert_eq!(code, 0, "{err}");
+    let exported = tmp("small.literal.json", literal.as_bytes());
+    let (code, out, err) = grove(&[
+        "tree",
+        exported.to_str().unwrap(),
+        "--metric",
+        "time (inc),time",
+        "--precision",
+        "2",
+        "--no-legend",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let want = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/hatchet_tree_small.txt")).unwrap();
+    assert_eq!(out, want);
+}
+
 #[test]
 fn text_tree_legend_and_depth() {
     let Some(f) = corpus("hatchet-exports/graph-literal.literal.json") else {

@@ -40,6 +40,7 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
     let mut text = Vec::new();
     let mut warnings = Vec::new();
     let mut nid_metric = false;
+    let mut nids: Vec<Option<f64>> = Vec::new();
 
     if r.peek_kind()? != Kind::Array {
         return Err(r.error("a Hatchet literal is a JSON list of root nodes"));
@@ -64,6 +65,7 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
                 r.begin_object()?;
                 let node = cct.add_node(parent, Frame::new("", "None"));
                 values.push(Vec::new());
+                nids.push(None);
                 stack.push(Ctx::Node {
                     node,
                     first: true,
@@ -97,6 +99,7 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
                             let kind = r.read_scalar(&mut text)?;
                             if k == "_hatchet_nid" {
                                 nid_metric = true;
+                                nids[node as usize] = std::str::from_utf8(&text).ok().and_then(|t| t.parse().ok());
                                 continue;
                             }
                             let v = match kind {
@@ -129,6 +132,10 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
     if !r.at_eof() {
         return Err(r.error("unexpected data after the list of roots"));
     }
+    // Hatchet's data order: by `_hatchet_nid` when the file has it, otherwise by frame
+    // (from_literal numbers nodes in sorted-frame order). Rebuild the tree in that order
+    // so node ids, "data order" and the text layout agree with Hatchet.
+    let (cct, values) = hatchet_order(&cct, values, &nids);
     let rows = cct.len();
     let mut metrics = MetricTable::new(rows);
     for (id, k) in keys.iter().enumerate() {
@@ -166,6 +173,50 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
         default_metric,
         warnings,
     })
+}
+
+/// Hatchet compares frames as sorted (attribute, value) tuples.
+fn frame_key(f: &Frame) -> Vec<(String, String)> {
+    let mut k: Vec<(String, String)> = f
+        .attrs
+        .iter()
+        .map(|(a, v)| (a.to_string(), v.to_string()))
+        .chain([("name".to_string(), f.name.to_string()), ("type".to_string(), f.kind.to_string())])
+        .collect();
+    k.sort();
+    k
+}
+
+type Values = Vec<Vec<(usize, f64)>>;
+
+fn hatchet_order(cct: &Cct, values: Values, nids: &[Option<f64>]) -> (Cct, Values) {
+    let by_nid = nids.iter().all(|n| n.is_some()) && !nids.is_empty();
+    let keys: Vec<Vec<(String, String)>> = if by_nid {
+        Vec::new()
+    } else {
+        (0..cct.len() as u32).map(|n| frame_key(cct.frame(n))).collect()
+    };
+    let order = |v: &mut Vec<u32>| {
+        if by_nid {
+            v.sort_by(|&a, &b| nids[a as usize].unwrap_or(0.0).total_cmp(&nids[b as usize].unwrap_or(0.0)));
+        } else {
+            v.sort_by(|&a, &b| keys[a as usize].cmp(&keys[b as usize]));
+        }
+    };
+    let po = crate::model::PreOrder::build(cct, order);
+    let mut out = Cct::default();
+    let mut new_of = vec![0u32; cct.len()];
+    let mut vals = Vec::with_capacity(values.len());
+    let mut values = values;
+    for (p, &old) in po.node.iter().enumerate() {
+        let parent = match po.parent[p] {
+            crate::model::NO_NODE => None,
+            q => Some(new_of[po.node[q as usize] as usize]),
+        };
+        new_of[old as usize] = out.add_node(parent, cct.frame(old).clone());
+        vals.push(std::mem::take(&mut values[old as usize]));
+    }
+    (out, vals)
 }
 
 fn number(text: &[u8]) -> f64 {
