@@ -7,10 +7,10 @@ use grove::app::command::{Command, ExportFormat, SortSpec};
 use grove::app::keymap::Keymap;
 use grove::app::App;
 use grove::cli::{Cli, ColorArg, Look, PrintFormat, ReplayOpts, Sub, TreeFormat};
-use grove::session;
 use grove::export;
 use grove::model::{EventKind, Profile};
 use grove::readers;
+use grove::session;
 use grove::ui::glyphs::Glyphs;
 use grove::ui::theme::{ColorDepth, Theme};
 
@@ -164,7 +164,13 @@ fn run(cli: Cli) -> Result<(), String> {
             depth,
         }) => {
             let script = session::read(&path)?;
-            let mut app = open_for_replay(&path, &script, input.as_deref(), &opts, Keymap::default_map())?;
+            let mut app = open_for_replay(
+                &path,
+                &script,
+                input.as_deref(),
+                &opts,
+                Keymap::default_map(),
+            )?;
             replay_into(&mut app, &path, &script, &opts)?;
             for c in &cmds {
                 app.run(c)?;
@@ -234,7 +240,10 @@ fn open_for_replay(
     opts: &ReplayOpts,
     keymap: Keymap,
 ) -> Result<App, String> {
-    let recorded = script.header.as_ref().and_then(|h| h.inputs.first().cloned());
+    let recorded = script
+        .header
+        .as_ref()
+        .and_then(|h| h.inputs.first().cloned());
     let file: Option<std::path::PathBuf> = match (input, &recorded) {
         (Some(i), _) => Some(i.to_path_buf()),
         (None, Some(r)) => Some(std::path::PathBuf::from(&r.path)),
@@ -287,7 +296,12 @@ fn replay_into(
 }
 
 /// Prints the current view of an app (headless replay).
-fn print_view(app: &App, print: PrintFormat, depth: Option<usize>, look: &Look) -> Result<(), String> {
+fn print_view(
+    app: &App,
+    print: PrintFormat,
+    depth: Option<usize>,
+    look: &Look,
+) -> Result<(), String> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let res = match print {
@@ -311,7 +325,13 @@ fn print_view(app: &App, print: PrintFormat, depth: Option<usize>, look: &Look) 
                 expand_names: false,
                 glyphs: glyphs_of(look),
             };
-            let text = export::text::render(&app.profile.cct, &app.profile.metrics, po, &positions, &opts);
+            let text = export::text::render(
+                &app.profile.cct,
+                &app.profile.metrics,
+                po,
+                &positions,
+                &opts,
+            );
             out.write_all(text.as_bytes())
         }
         PrintFormat::Json => app.export_to(ExportFormat::Json, &mut out),

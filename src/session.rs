@@ -217,7 +217,10 @@ pub fn parse(text: &str) -> Result<Script, String> {
             let h: Header = serde_json::from_value(value)
                 .map_err(|e| format!("line {no}: bad session header: {e}"))?;
             if h.format != FORMAT {
-                return Err(format!("line {no}: not a grove session (format {:?})", h.format));
+                return Err(format!(
+                    "line {no}: not a grove session (format {:?})",
+                    h.format
+                ));
             }
             if h.version > VERSION {
                 return Err(format!(
@@ -253,7 +256,13 @@ pub fn default_path(label: &str) -> Option<PathBuf> {
         .collect();
     let clean: String = label
         .chars()
-        .map(|c| if c.is_alphanumeric() || c == '.' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_alphanumeric() || c == '.' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     Some(default_dir()?.join(format!("{stamp}-{clean}.jsonl")))
 }
@@ -279,7 +288,10 @@ mod tests {
         w.append("sort name asc").unwrap();
         let s = read(&path).unwrap();
         assert_eq!(s.header.unwrap(), h);
-        assert_eq!(s.commands, vec![(2, "filter time > 1ms".into()), (3, "sort name asc".into())]);
+        assert_eq!(
+            s.commands,
+            vec![(2, "filter time > 1ms".into()), (3, "sort name asc".into())]
+        );
         // A truncated last line is a warning; a bad middle line an error with its number.
         let mut text = std::fs::read_to_string(&path).unwrap();
         text.push_str("{\"seq\":3,\"t_ms\":1,\"cm");
@@ -290,7 +302,10 @@ mod tests {
         assert!(parse(&bad).unwrap_err().starts_with("line 3"));
         // Plain command files.
         let s = parse("# setup\nfilter leaf\n\nsort name asc\n").unwrap();
-        assert_eq!(s.commands, vec![(2, "filter leaf".into()), (4, "sort name asc".into())]);
+        assert_eq!(
+            s.commands,
+            vec![(2, "filter leaf".into()), (4, "sort name asc".into())]
+        );
     }
 
     #[test]

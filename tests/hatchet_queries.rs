@@ -28,9 +28,13 @@ fn queries_and_squash_match_hatchet() {
         if file.extension().is_none_or(|e| e != "json") {
             continue;
         }
-        let g: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let g: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         let p = load_path(&corpus.join(g["input"].as_str().unwrap())).unwrap();
-        let t = Tree { cct: &p.cct, metrics: &p.metrics };
+        let t = Tree {
+            cct: &p.cct,
+            metrics: &p.metrics,
+        };
         // gprof2dot-cpi is a call graph; grove's tree repeats shared nodes per path.
         let dag = g["input"].as_str().unwrap().contains("gprof2dot");
         for case in g["cases"].as_array().unwrap() {
@@ -50,7 +54,10 @@ fn queries_and_squash_match_hatchet() {
             let what = format!("{}: {q}", file.display());
             match error {
                 Some(e) if e.starts_with("EmptyFilter") => {
-                    assert!(sel.unwrap().iter().all(|m| !m), "{what}: Hatchet keeps nothing");
+                    assert!(
+                        sel.unwrap().iter().all(|m| !m),
+                        "{what}: Hatchet keeps nothing"
+                    );
                     checked += 1;
                     continue;
                 }
@@ -66,7 +73,10 @@ fn queries_and_squash_match_hatchet() {
             // Hatchet's file order, which grove's sibling order need not follow).
             let strip = |seg: &str| -> String {
                 match seg.rfind('#') {
-                    Some(i) if seg[i + 1..].chars().all(|c| c.is_ascii_digit()) && i + 1 < seg.len() => {
+                    Some(i)
+                        if seg[i + 1..].chars().all(|c| c.is_ascii_digit())
+                            && i + 1 < seg.len() =>
+                    {
                         seg[..i].to_string()
                     }
                     _ => seg.to_string(),
@@ -74,19 +84,34 @@ fn queries_and_squash_match_hatchet() {
             };
             let mut got: Vec<Vec<String>> = (0..p.cct.len() as u32)
                 .filter(|&n| sel[n as usize])
-                .map(|n| p.cct.path(n).iter().map(|&x| p.cct.name(x).to_string()).collect())
+                .map(|n| {
+                    p.cct
+                        .path(n)
+                        .iter()
+                        .map(|&x| p.cct.name(x).to_string())
+                        .collect()
+                })
                 .collect();
             got.sort();
             let mut want: Vec<Vec<String>> = case["kept_paths"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|x| x.as_array().unwrap().iter().map(|s| strip(s.as_str().unwrap())).collect())
+                .map(|x| {
+                    x.as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|s| strip(s.as_str().unwrap()))
+                        .collect()
+                })
                 .collect();
             want.sort();
             if dag {
                 let want: BTreeSet<_> = want.into_iter().collect();
-                assert!(got.iter().all(|g| want.contains(g)), "{what}: kept paths {got:?} not within {want:?}");
+                assert!(
+                    got.iter().all(|g| want.contains(g)),
+                    "{what}: kept paths {got:?} not within {want:?}"
+                );
             } else {
                 assert_eq!(got, want, "{what}: kept paths");
             }
@@ -98,8 +123,17 @@ fn queries_and_squash_match_hatchet() {
             let r = rebuild(&p.cct, &p.metrics, &sel, &|_| None, true, true);
             let mut rows: Vec<(Vec<String>, f64, f64)> = (0..r.cct.len() as u32)
                 .map(|n| {
-                    let path = r.cct.path(n).iter().map(|&x| r.cct.name(x).to_string()).collect();
-                    (path, r.metrics.get("time", n), r.metrics.get("time (inc)", n))
+                    let path = r
+                        .cct
+                        .path(n)
+                        .iter()
+                        .map(|&x| r.cct.name(x).to_string())
+                        .collect();
+                    (
+                        path,
+                        r.metrics.get("time", n),
+                        r.metrics.get("time (inc)", n),
+                    )
                 })
                 .collect();
             rows.sort_by(|a, b| a.0.cmp(&b.0));
@@ -108,8 +142,17 @@ fn queries_and_squash_match_hatchet() {
                 .unwrap()
                 .iter()
                 .map(|row| {
-                    let path = row["path"].as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect();
-                    (path, row["time"].as_f64().unwrap(), row["time (inc)"].as_f64().unwrap())
+                    let path = row["path"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|s| s.as_str().unwrap().to_string())
+                        .collect();
+                    (
+                        path,
+                        row["time"].as_f64().unwrap(),
+                        row["time (inc)"].as_f64().unwrap(),
+                    )
                 })
                 .collect();
             want.sort_by(|a, b| a.0.cmp(&b.0));

@@ -94,7 +94,10 @@ fn export_prints_like_hatchet() {
         "--no-legend",
     ]);
     assert_eq!(code, 0, "{err}");
-    let want = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/hatchet_tree_small.txt")).unwrap();
+    let want = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/hatchet_tree_small.txt"),
+    )
+    .unwrap();
     assert_eq!(out, want);
 }
 

@@ -22,13 +22,93 @@ impl Rng {
 }
 
 const TOKENS: &[&str] = &[
-    "filter", "--squash", "prune", "derive", "sort", "metric", "compose", "as", "limit", "export",
-    "MATCH", "WHERE", "AND", "OR", "NOT", "IS", "LEAF", "STARTS", "WITH", "(", ")", "{", "}", "[", "]",
-    "->", ".", ",", "\"*\"", "\".\"", "\"+\"", "p", "p.\"name\"", "p.\"time\"", "=", "==", "!=", "<", ">",
-    "<=", ">=", "~", "!~", "=~", "and", "or", "not", "leaf", "depth", "name", "type", "time",
-    "time (inc)", "(inc)", "gpu_time", "count", "1", "1.5ms", "5%", "-3", "2e3", "\"x\"", "\"^a.*\"",
-    "\"(\"", "'q'", "min(", "max(", "abs(", "log(", "+", "-", "*", "/", "x", "=", "\\", "\"", "µs",
-    "{\"name\": \"a\"}", "\"*\",", "[\".\"", "#", ":", "off", "1%", " ", "  ",
+    "filter",
+    "--squash",
+    "prune",
+    "derive",
+    "sort",
+    "metric",
+    "compose",
+    "as",
+    "limit",
+    "export",
+    "MATCH",
+    "WHERE",
+    "AND",
+    "OR",
+    "NOT",
+    "IS",
+    "LEAF",
+    "STARTS",
+    "WITH",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    "->",
+    ".",
+    ",",
+    "\"*\"",
+    "\".\"",
+    "\"+\"",
+    "p",
+    "p.\"name\"",
+    "p.\"time\"",
+    "=",
+    "==",
+    "!=",
+    "<",
+    ">",
+    "<=",
+    ">=",
+    "~",
+    "!~",
+    "=~",
+    "and",
+    "or",
+    "not",
+    "leaf",
+    "depth",
+    "name",
+    "type",
+    "time",
+    "time (inc)",
+    "(inc)",
+    "gpu_time",
+    "count",
+    "1",
+    "1.5ms",
+    "5%",
+    "-3",
+    "2e3",
+    "\"x\"",
+    "\"^a.*\"",
+    "\"(\"",
+    "'q'",
+    "min(",
+    "max(",
+    "abs(",
+    "log(",
+    "+",
+    "-",
+    "*",
+    "/",
+    "x",
+    "=",
+    "\\",
+    "\"",
+    "µs",
+    "{\"name\": \"a\"}",
+    "\"*\",",
+    "[\".\"",
+    "#",
+    ":",
+    "off",
+    "1%",
+    " ",
+    "  ",
 ];
 
 fn tree() -> (Cct, MetricTable) {
@@ -46,12 +126,18 @@ fn tree() -> (Cct, MetricTable) {
 #[test]
 fn random_input_never_panics_and_errors_have_positions() {
     let (c, m) = tree();
-    let t = Tree { cct: &c, metrics: &m };
+    let t = Tree {
+        cct: &c,
+        metrics: &m,
+    };
     let mut rng = Rng(0x853c49e6748fea9b);
     for _ in 0..20_000 {
         let n = 1 + rng.next() % 9;
-        let text: String = (0..n).map(|_| rng.pick(TOKENS)).collect::<Vec<_>>().join(" ");
-        let text = if rng.next() % 4 == 0 {
+        let text: String = (0..n)
+            .map(|_| rng.pick(TOKENS))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let text = if rng.next().is_multiple_of(4) {
             // Cut in the middle of a token, on a char boundary.
             let mut cut = (rng.next() as usize) % (text.len() + 1);
             while !text.is_char_boundary(cut) {

@@ -64,7 +64,8 @@ fn byte_flips_never_panic() {
 
 #[test]
 fn deep_nesting_does_not_overflow() {
-    let mut s = String::from("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"args\":");
+    let mut s =
+        String::from("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"args\":");
     s.push_str(&"[".repeat(200_000));
     s.push_str(&"]".repeat(200_000));
     s.push_str("}]}");

@@ -41,7 +41,8 @@ fn app() -> App {
 fn screen(a: &App) -> String {
     let theme = Theme::builtin("default", ColorDepth::Ansi256).unwrap();
     let mut t = Terminal::new(TestBackend::new(W, H)).unwrap();
-    t.draw(|f| grove::ui::draw(f, a, &theme, &Glyphs::pick(false))).unwrap();
+    t.draw(|f| grove::ui::draw(f, a, &theme, &Glyphs::pick(false)))
+        .unwrap();
     let buf = t.backend().buffer().clone();
     (0..H - 2)
         .map(|y| (0..W).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")
@@ -49,7 +50,10 @@ fn screen(a: &App) -> String {
 }
 
 fn grove(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_grove")).args(args).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_grove"))
+        .args(args)
+        .output()
+        .unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -64,7 +68,8 @@ fn keys(a: &mut App, script: &str) {
 }
 
 /// The workflow of the round-trip tests: filter, derive, sort, folding, prune, focus.
-const WORKFLOW: &str = ":filter time (inc) > 1% or type == kernel<ret>:derive share = gpu_time / (time + 1)<ret>\
+const WORKFLOW: &str =
+    ":filter time (inc) > 1% or type == kernel<ret>:derive share = gpu_time / (time + 1)<ret>\
 :sort share (inc) desc<ret>jjl:prune count < 1<ret>Hjz";
 
 #[test]
@@ -85,7 +90,10 @@ fn keyboard_session_replays_to_the_same_tree_and_screen() {
     let script = session::read(&path).unwrap();
     let header = script.header.clone().unwrap();
     assert_eq!(header.format, "grove-session");
-    assert_eq!(header.inputs[0].size, std::fs::metadata(input()).unwrap().len());
+    assert_eq!(
+        header.inputs[0].size,
+        std::fs::metadata(input()).unwrap().len()
+    );
     assert_eq!((header.term.cols, header.term.rows), (W, H));
 
     // Headless: the binary prints the same tree as the interactive app.
@@ -179,7 +187,10 @@ fn changed_input_warns_and_strict_refuses() {
     std::fs::write(&copy, bytes).unwrap();
     let (code, _, err) = grove(&["replay", path.to_str().unwrap()]);
     assert_eq!(code, 0);
-    assert!(err.contains("changed since the session was recorded"), "{err}");
+    assert!(
+        err.contains("changed since the session was recorded"),
+        "{err}"
+    );
     let (code, _, err) = grove(&["replay", path.to_str().unwrap(), "--strict"]);
     assert_eq!(code, 2);
     assert!(err.contains("changed"), "{err}");
@@ -192,7 +203,14 @@ fn until_stops_early() {
     let mut a = app();
     a.session = Some(session::Writer::create(&path, &a.session_header()).unwrap());
     keys(&mut a, ":filter leaf<ret>:filter type == kernel<ret>");
-    let (_, one, _) = grove(&["replay", path.to_str().unwrap(), "--until", "1", "--print", "csv"]);
+    let (_, one, _) = grove(&[
+        "replay",
+        path.to_str().unwrap(),
+        "--until",
+        "1",
+        "--print",
+        "csv",
+    ]);
     let (_, two, _) = grove(&["replay", path.to_str().unwrap(), "--print", "csv"]);
     assert!(one.lines().count() > two.lines().count());
 }
@@ -201,14 +219,26 @@ fn until_stops_early() {
 fn source_export_and_save() {
     let dir = tmpdir("source");
     let cmds = dir.join("setup.cmds");
-    std::fs::write(&cmds, "# a hand-written script\nfilter type == kernel\n\nsort name asc\n").unwrap();
+    std::fs::write(
+        &cmds,
+        "# a hand-written script\nfilter type == kernel\n\nsort name asc\n",
+    )
+    .unwrap();
     let mut a = app();
     a.cwd = dir.clone();
     a.run("source setup.cmds").unwrap();
     assert_eq!(a.log, vec!["filter type == kernel", "sort name asc"]);
-    for (fmt, file) in [("csv", "t.csv"), ("json", "t.json"), ("hatchet", "t.hatchet.json"), ("folded", "t.folded")] {
+    for (fmt, file) in [
+        ("csv", "t.csv"),
+        ("json", "t.json"),
+        ("hatchet", "t.hatchet.json"),
+        ("folded", "t.folded"),
+    ] {
         a.run(&format!("export {fmt} {file}")).unwrap();
-        assert!(std::fs::metadata(dir.join(file)).unwrap().len() > 0, "{fmt}");
+        assert!(
+            std::fs::metadata(dir.join(file)).unwrap().len() > 0,
+            "{fmt}"
+        );
     }
     // The exported literal loads back with the same nodes.
     let back = load_path(&dir.join("t.hatchet.json")).unwrap();
@@ -225,7 +255,18 @@ fn source_export_and_save() {
 #[test]
 fn tree_cmd_matches_replay() {
     let f = input();
-    let (_, a, _) = grove(&["tree", f.to_str().unwrap(), "--cmd", "filter type == kernel", "--format", "json"]);
+    let (_, a, _) = grove(&[
+        "tree",
+        f.to_str().unwrap(),
+        "--cmd",
+        "filter type == kernel",
+        "--format",
+        "json",
+    ]);
     let v: serde_json::Value = serde_json::from_str(&a).unwrap();
-    assert!(v["nodes"].as_array().unwrap().iter().any(|n| n["type"] == "kernel"));
+    assert!(v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n["type"] == "kernel"));
 }

@@ -208,7 +208,10 @@ fn filter_keeps_ancestors() {
 
 #[test]
 fn filter_squash() {
-    check(case("filter_squash", ":filter --squash type == kernel<ret>"));
+    check(case(
+        "filter_squash",
+        ":filter --squash type == kernel<ret>",
+    ));
 }
 
 #[test]
@@ -226,17 +229,26 @@ fn prune_aggregates() {
 
 #[test]
 fn prune_then_open_aggregate() {
-    check(case("prune_unprune", ":prune time (inc) < 50us<ret>Ejjjjj<ret>"));
+    check(case(
+        "prune_unprune",
+        ":prune time (inc) < 50us<ret>Ejjjjj<ret>",
+    ));
 }
 
 #[test]
 fn hide_subtree() {
-    check(case("hide", "j:hide \"thread 3774487 (python)/ProfilerStep#2/aten::item\"<ret>"));
+    check(case(
+        "hide",
+        "j:hide \"thread 3774487 (python)/ProfilerStep#2/aten::item\"<ret>",
+    ));
 }
 
 #[test]
 fn compose_names() {
-    check(case("compose", ":compose aten::empty aten::to as alloc+copy<ret>E"));
+    check(case(
+        "compose",
+        ":compose aten::empty aten::to as alloc+copy<ret>E",
+    ));
 }
 
 #[test]
@@ -246,7 +258,10 @@ fn group_by_type() {
 
 #[test]
 fn derive_metric() {
-    check(case("derive", ":derive gpu_share = gpu_time / (time + 1)<ret>:metric gpu_share<ret>"));
+    check(case(
+        "derive",
+        ":derive gpu_share = gpu_time / (time + 1)<ret>:metric gpu_share<ret>",
+    ));
 }
 
 #[test]
@@ -256,17 +271,26 @@ fn focus_and_limit() {
 
 #[test]
 fn undo_redo() {
-    check(case("undo_redo", ":filter leaf<ret>:sort name asc<ret>UU<C-r>"));
+    check(case(
+        "undo_redo",
+        ":filter leaf<ret>:sort name asc<ret>UU<C-r>",
+    ));
 }
 
 #[test]
 fn escape_pops_filter() {
-    check(case("pop_filter", ":filter leaf<ret>:prune count < 2<ret><Esc><Esc>"));
+    check(case(
+        "pop_filter",
+        ":filter leaf<ret>:prune count < 2<ret><Esc><Esc>",
+    ));
 }
 
 #[test]
 fn filter_error_caret() {
-    check(case("filter_error", ":filter time (inc) > 5 parsecs and nme ~ x<ret>"));
+    check(case(
+        "filter_error",
+        ":filter time (inc) > 5 parsecs and nme ~ x<ret>",
+    ));
 }
 
 #[test]
@@ -276,12 +300,18 @@ fn filter_unknown_metric_caret() {
 
 #[test]
 fn command_history_and_completion() {
-    check(case("history_completion", ":sort name asc<ret>:<Up><BS><BS><BS>desc<ret>:gro<Tab>type<ret>"));
+    check(case(
+        "history_completion",
+        ":sort name asc<ret>:<Up><BS><BS><BS>desc<ret>:gro<Tab>type<ret>",
+    ));
 }
 
 #[test]
 fn tab_completes_metrics_and_paths() {
-    check(case("tab_completion", ":focus thr<Tab>Pro<Tab>aten::it<Tab><ret>"));
+    check(case(
+        "tab_completion",
+        ":focus thr<Tab>Pro<Tab>aten::it<Tab><ret>",
+    ));
 }
 
 #[test]

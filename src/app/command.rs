@@ -289,24 +289,51 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("pick-metric", "choose the primary metric from a list"),
     ("prompt", "open the input line: search | command"),
     ("help", "show the keys and their commands"),
-    ("filter", "keep nodes matching EXPR (or a Hatchet query) and their ancestors; --squash re-parents"),
-    ("squash", "squash the last filter: re-parent matches to their nearest kept ancestor"),
-    ("prune", "hide nodes where METRIC < VALUE, one aggregate row per run of siblings; prune off"),
+    (
+        "filter",
+        "keep nodes matching EXPR (or a Hatchet query) and their ancestors; --squash re-parents",
+    ),
+    (
+        "squash",
+        "squash the last filter: re-parent matches to their nearest kept ancestor",
+    ),
+    (
+        "prune",
+        "hide nodes where METRIC < VALUE, one aggregate row per run of siblings; prune off",
+    ),
     ("unprune", "show the pruned children of PATH"),
     ("hide", "elide the subtree at PATH"),
     ("show", "undo hide PATH"),
-    ("compose", "NAME1 NAME2 ... as NEW: treat those functions as one"),
-    ("group-by", "aggregate by an attribute (module, file, type, ...)"),
-    ("derive", "NAME = EXPR: a new metric from arithmetic on metrics"),
+    (
+        "compose",
+        "NAME1 NAME2 ... as NEW: treat those functions as one",
+    ),
+    (
+        "group-by",
+        "aggregate by an attribute (module, file, type, ...)",
+    ),
+    (
+        "derive",
+        "NAME = EXPR: a new metric from arithmetic on metrics",
+    ),
     ("focus", "show only the subtree at PATH"),
     ("unfocus", "show the whole tree again"),
-    ("limit", "hide what is below a share of the total: limit 1% | limit off"),
+    (
+        "limit",
+        "hide what is below a share of the total: limit 1% | limit off",
+    ),
     ("undo", "undo the last change"),
     ("redo", "redo what undo undid"),
     ("reset", "back to the tree as loaded"),
-    ("pop-filter", "drop the latest filter, prune, limit or focus"),
+    (
+        "pop-filter",
+        "drop the latest filter, prune, limit or focus",
+    ),
     ("source", "run the commands of a session or text file"),
-    ("export", "hatchet|json|csv|folded FILE: write the current tree"),
+    (
+        "export",
+        "hatchet|json|csv|folded FILE: write the current tree",
+    ),
     ("save", "write the session so far to FILE"),
     ("quit", "leave grove"),
 ];
@@ -540,7 +567,9 @@ impl Command {
                     }),
                 }
             }
-            "group-by" => Ok(Command::GroupBy(rest("an attribute (module, file, type, ...)")?)),
+            "group-by" => Ok(Command::GroupBy(rest(
+                "an attribute (module, file, type, ...)",
+            )?)),
             "derive" => {
                 let (def, at) = raw_rest(text, head);
                 crate::transform::derive::parse_definition(def).map_err(|e| from_query(e, at))?;
@@ -697,7 +726,9 @@ impl fmt::Display for Command {
             Command::Reset => f.write_str("reset"),
             Command::PopFilter => f.write_str("pop-filter"),
             Command::Source(p) => write!(f, "source {}", quote(p)),
-            Command::Export { format, path } => write!(f, "export {} {}", format.name(), quote(path)),
+            Command::Export { format, path } => {
+                write!(f, "export {} {}", format.name(), quote(path))
+            }
             Command::Save(p) => write!(f, "save {}", quote(p)),
             Command::Quit => f.write_str("quit"),
         }

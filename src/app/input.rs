@@ -20,8 +20,11 @@ impl App {
                 };
                 // On an aggregate row, opening it shows the pruned siblings.
                 if let Some(row) = self.tree.row() {
-                    if !row.is_node() && matches!(run.as_str(), "toggle" | "expand" | "expand-children") {
-                        if let Some(parent) = self.tree.parent(self.tree.po.node[row.pos as usize]) {
+                    if !row.is_node()
+                        && matches!(run.as_str(), "toggle" | "expand" | "expand-children")
+                    {
+                        if let Some(parent) = self.tree.parent(self.tree.po.node[row.pos as usize])
+                        {
                             let _ = self.update(Command::Unprune(self.path_of(parent)));
                             return;
                         }
@@ -85,8 +88,19 @@ impl App {
         let mut word = input[space + 1..].to_string();
         let takes_path = matches!(
             head,
-            "expand" | "collapse" | "toggle" | "select" | "focus" | "hide" | "show" | "unprune"
-                | "hot-path" | "expand-all" | "collapse-all" | "expand-children" | "collapse-children"
+            "expand"
+                | "collapse"
+                | "toggle"
+                | "select"
+                | "focus"
+                | "hide"
+                | "show"
+                | "unprune"
+                | "hot-path"
+                | "expand-all"
+                | "collapse-all"
+                | "expand-children"
+                | "collapse-children"
         );
         let cands = if takes_path {
             // A path is the whole argument (quoted when it has spaces).
@@ -120,7 +134,11 @@ impl App {
                     let p = paths::path_of(cct, n);
                     let seg = p.rsplit('/').next().unwrap_or(&p).to_string();
                     let slash = if cct.has_children(n) { "/" } else { "" };
-                    let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
+                    let prefix = if dir.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{dir}/")
+                    };
                     (seg.clone(), format!("{prefix}{seg}{slash}"))
                 })
                 .filter(|(seg, _)| seg.starts_with(leaf))
@@ -223,7 +241,11 @@ impl App {
                 } else if !cands.is_empty() {
                     // Extend to the longest common prefix, list the rest.
                     let common = cands.iter().skip(1).fold(cands[0].clone(), |acc, c| {
-                        acc.chars().zip(c.chars()).take_while(|(a, b)| a == b).map(|(a, _)| a).collect()
+                        acc.chars()
+                            .zip(c.chars())
+                            .take_while(|(a, b)| a == b)
+                            .map(|(a, _)| a)
+                            .collect()
                     });
                     if common.len() > word.len() {
                         *input = format!("{keep}{common}");

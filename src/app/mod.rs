@@ -196,7 +196,11 @@ impl App {
         self.metric = if p.metrics.has(&p.default_metric) {
             p.default_metric.clone()
         } else {
-            p.metrics.base_metrics().first().cloned().unwrap_or_default()
+            p.metrics
+                .base_metrics()
+                .first()
+                .cloned()
+                .unwrap_or_default()
         };
         self.metric2 = p
             .metrics
@@ -373,7 +377,12 @@ impl App {
         if !self.replaying && (cmd.changes_view() || self.log_nav) {
             if let Some(l) = logged {
                 let text = l.to_string();
-                if l.changes_view() && !matches!(l, Command::Undo | Command::Redo | Command::Reset | Command::PopFilter) {
+                if l.changes_view()
+                    && !matches!(
+                        l,
+                        Command::Undo | Command::Redo | Command::Reset | Command::PopFilter
+                    )
+                {
                     self.applied.push(text.clone());
                     if !matches!(cmd, Command::Redo) {
                         self.redo.clear();
@@ -412,7 +421,10 @@ impl App {
         let cmds = self.applied.clone();
         let mut result = Ok(());
         for c in &cmds {
-            if let Err(e) = Command::parse(c).map_err(|e| e.msg).and_then(|c| self.apply(c).map_err(|e| e.msg)) {
+            if let Err(e) = Command::parse(c)
+                .map_err(|e| e.msg)
+                .and_then(|c| self.apply(c).map_err(|e| e.msg))
+            {
                 result = Err(CmdError::plain(format!("replaying {c:?}: {e}")));
                 break;
             }
@@ -650,7 +662,11 @@ impl App {
                 self.info("back to the tree as loaded");
             }
             Command::PopFilter => {
-                let Some(i) = self.applied.iter().rposition(|c| reshape::is_filter_like(c)) else {
+                let Some(i) = self
+                    .applied
+                    .iter()
+                    .rposition(|c| reshape::is_filter_like(c))
+                else {
                     return Err("no filter to pop".into());
                 };
                 let popped = self.applied.remove(i);

@@ -14,7 +14,10 @@ use crate::transform::{self, derive, groupby, Rebuilt};
 /// Commands that Esc (`pop-filter`) can take back.
 pub fn is_filter_like(cmd: &str) -> bool {
     let head = cmd.split_whitespace().next().unwrap_or("");
-    matches!(head, "filter" | "squash" | "prune" | "limit" | "focus" | "hide")
+    matches!(
+        head,
+        "filter" | "squash" | "prune" | "limit" | "focus" | "hide"
+    )
 }
 
 fn query_error(e: QueryError, text: String, at: usize) -> CmdError {
@@ -79,7 +82,10 @@ impl App {
             self.tree.open.iter_mut().for_each(|o| *o = true);
         } else {
             let firsts: Vec<u32> = match &self.matched {
-                Some(m) => (0..n as u32).filter(|&x| m[x as usize]).take(1000).collect(),
+                Some(m) => (0..n as u32)
+                    .filter(|&x| m[x as usize])
+                    .take(1000)
+                    .collect(),
                 None => Vec::new(),
             };
             for x in firsts {
@@ -150,29 +156,55 @@ impl App {
                     });
                 }
                 let r = if *squash {
-                    transform::rebuild(&self.profile.cct, &self.profile.metrics, &matched, &|_| None, true, true)
+                    transform::rebuild(
+                        &self.profile.cct,
+                        &self.profile.metrics,
+                        &matched,
+                        &|_| None,
+                        true,
+                        true,
+                    )
                 } else {
                     let keep = transform::with_ancestors(&self.profile.cct, &matched);
-                    transform::rebuild(&self.profile.cct, &self.profile.metrics, &keep, &|_| None, false, false)
+                    transform::rebuild(
+                        &self.profile.cct,
+                        &self.profile.metrics,
+                        &keep,
+                        &|_| None,
+                        false,
+                        false,
+                    )
                 };
                 let before = self.profile.cct.len();
                 self.install(r, (!*squash).then_some(&matched[..]));
                 self.open_results();
                 self.refresh_rules();
-                self.info(format!("{count} of {before} nodes match; {} shown", self.profile.cct.len()));
+                self.info(format!(
+                    "{count} of {before} nodes match; {} shown",
+                    self.profile.cct.len()
+                ));
             }
             Command::Squash => {
                 let Some(m) = self.matched.clone() else {
                     return Err("squash follows a filter: there is nothing to squash".into());
                 };
-                let r = transform::rebuild(&self.profile.cct, &self.profile.metrics, &m, &|_| None, true, true);
+                let r = transform::rebuild(
+                    &self.profile.cct,
+                    &self.profile.metrics,
+                    &m,
+                    &|_| None,
+                    true,
+                    true,
+                );
                 self.install(r, None);
                 self.refresh_rules();
                 self.info(format!("squashed to {} nodes", self.profile.cct.len()));
             }
             Command::Compose { names, new } => {
                 let cct = &self.profile.cct;
-                let hits = (0..cct.len() as u32).filter(|&n| names.iter().any(|x| x == cct.name(n))).count();
+                let hits = (0..cct.len() as u32)
+                    .filter(|&n| names.iter().any(|x| x == cct.name(n)))
+                    .count();
                 if hits == 0 {
                     return Err(format!("no node is named {}", names.join(" or ")).into());
                 }
@@ -199,7 +231,8 @@ impl App {
             }
             Command::Derive { def, .. } => {
                 let at = whole.len() - def.len();
-                let (name, e) = derive::parse_definition(def).map_err(|e| query_error(e, whole.clone(), at))?;
+                let (name, e) =
+                    derive::parse_definition(def).map_err(|e| query_error(e, whole.clone(), at))?;
                 let made = derive::derive(&mut self.profile.metrics, &name, &e)
                     .map_err(|e| query_error(e, whole.clone(), at))?;
                 self.derived.retain(|(n, _)| *n != name);
@@ -212,7 +245,10 @@ impl App {
                 let sel = self.select(e, at, &whole)?;
                 self.rules.prune = Some(e.clone());
                 self.refresh_rules();
-                self.info(format!("{} nodes pruned", sel.iter().filter(|x| **x).count()));
+                self.info(format!(
+                    "{} nodes pruned",
+                    sel.iter().filter(|x| **x).count()
+                ));
             }
             Command::PruneOff => {
                 self.rules.prune = None;
@@ -273,7 +309,8 @@ impl App {
             }
             Command::Save(path) => {
                 let p = self.resolve_path(path);
-                self.save(&p).map_err(|e| CmdError::plain(format!("{}: {e}", p.display())))?;
+                self.save(&p)
+                    .map_err(|e| CmdError::plain(format!("{}: {e}", p.display())))?;
                 self.info(format!("saved the session to {}", p.display()));
                 return Ok(None);
             }
@@ -299,7 +336,12 @@ impl App {
     }
 
     /// Runs a script's commands (all, or the first `until`).
-    pub fn run_script(&mut self, script: &session::Script, name: &str, until: Option<usize>) -> Result<(), CmdError> {
+    pub fn run_script(
+        &mut self,
+        script: &session::Script,
+        name: &str,
+        until: Option<usize>,
+    ) -> Result<(), CmdError> {
         for (i, (line, cmd)) in script.commands.iter().enumerate() {
             if until.is_some_and(|u| i >= u) {
                 break;
@@ -380,17 +422,26 @@ impl App {
         out
     }
 
-    pub fn export_to<W: std::io::Write>(&self, format: ExportFormat, out: &mut W) -> std::io::Result<()> {
+    pub fn export_to<W: std::io::Write>(
+        &self,
+        format: ExportFormat,
+        out: &mut W,
+    ) -> std::io::Result<()> {
         let positions = self.export_positions();
         let po = &self.tree.po;
         let p = &self.profile;
         match format {
             ExportFormat::Json => crate::export::json::write(out, p, po, &positions),
             ExportFormat::Hatchet => {
-                let keep: std::collections::HashSet<u32> = positions.iter().map(|&x| po.node[x as usize]).collect();
+                let keep: std::collections::HashSet<u32> =
+                    positions.iter().map(|&x| po.node[x as usize]).collect();
                 let roots: Vec<u32> = match self.tree.rules.focus {
                     Some(f) => vec![f],
-                    None => po.root_positions().map(|r| po.node[r as usize]).filter(|n| keep.contains(n)).collect(),
+                    None => po
+                        .root_positions()
+                        .map(|r| po.node[r as usize])
+                        .filter(|n| keep.contains(n))
+                        .collect(),
                 };
                 let kids = |n: u32| -> Vec<u32> {
                     po.child_positions(po.pos[n as usize])
@@ -403,7 +454,12 @@ impl App {
             ExportFormat::Csv => crate::export::csv::write(out, p, po, &positions),
             ExportFormat::Folded => {
                 let exc = p.metrics.values(&self.metric).unwrap_or(&[]);
-                crate::readers::folded::write(out, &p.cct, exc, positions.iter().map(|&x| po.node[x as usize]))
+                crate::readers::folded::write(
+                    out,
+                    &p.cct,
+                    exc,
+                    positions.iter().map(|&x| po.node[x as usize]),
+                )
             }
         }
     }

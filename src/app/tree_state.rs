@@ -57,7 +57,11 @@ impl TreeState {
     }
 
     fn hidden(&self, node: u32) -> bool {
-        self.rules.hidden.get(node as usize).copied().unwrap_or(false)
+        self.rules
+            .hidden
+            .get(node as usize)
+            .copied()
+            .unwrap_or(false)
     }
 
     fn below(&self, node: u32) -> bool {
@@ -114,7 +118,12 @@ impl TreeState {
                         break;
                     }
                     count += 1;
-                    let w = self.rules.weight.get(n as usize).copied().unwrap_or(f64::NAN);
+                    let w = self
+                        .rules
+                        .weight
+                        .get(n as usize)
+                        .copied()
+                        .unwrap_or(f64::NAN);
                     if w.is_finite() {
                         total += w;
                     }

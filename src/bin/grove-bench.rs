@@ -71,7 +71,10 @@ fn synthetic(n: usize) -> grove::model::Profile {
     let time: Vec<f64> = (0..cct.len())
         .map(|_| {
             // Sum of uniforms ~ normal; exp gives a log-normal.
-            let z: f64 = (0..4).map(|_| (rnd() % 10_000) as f64 / 10_000.0).sum::<f64>() - 2.0;
+            let z: f64 = (0..4)
+                .map(|_| (rnd() % 10_000) as f64 / 10_000.0)
+                .sum::<f64>()
+                - 2.0;
             (z * 1.5).exp() * 1000.0
         })
         .collect();
@@ -109,24 +112,36 @@ fn commands(n: usize) {
     let t = Instant::now();
     let mut app = App::new(p, Keymap::default_map());
     println!("open_app {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
-    let tree = grove::query::Tree { cct: &app.profile.cct, metrics: &app.profile.metrics };
+    let tree = grove::query::Tree {
+        cct: &app.profile.cct,
+        metrics: &app.profile.metrics,
+    };
     let e = grove::query::expr::parse(&format!("time (inc) > {p90}")).unwrap();
     let t = Instant::now();
     let sel = grove::query::expr::select(&e, &tree).unwrap();
-    println!("filter_select {:.1} ms ({} match)", t.elapsed().as_secs_f64() * 1e3, sel.iter().filter(|x| **x).count());
+    println!(
+        "filter_select {:.1} ms ({} match)",
+        t.elapsed().as_secs_f64() * 1e3,
+        sel.iter().filter(|x| **x).count()
+    );
     let q = format!("MATCH (\"*\")->(\".\", p) WHERE p.\"time (inc)\" > {p90}");
     let t = Instant::now();
     let sel = grove::query::cypher::select(&q, &tree).unwrap();
-    println!("hatchet_query_select {:.1} ms ({} kept)", t.elapsed().as_secs_f64() * 1e3, sel.iter().filter(|x| **x).count());
+    println!(
+        "hatchet_query_select {:.1} ms ({} kept)",
+        t.elapsed().as_secs_f64() * 1e3,
+        sel.iter().filter(|x| **x).count()
+    );
     let mut table = app.profile.metrics.clone();
-    let (name, def) = grove::transform::derive::parse_definition("ratio = time / (time (inc) + 1)").unwrap();
+    let (name, def) =
+        grove::transform::derive::parse_definition("ratio = time / (time (inc) + 1)").unwrap();
     let t = Instant::now();
     grove::transform::derive::derive(&mut table, &name, &def).unwrap();
     println!("derive_eval {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
     for cmd in [
         format!("filter time (inc) > {p90}"),
         "undo".to_string(),
-        format!("derive ratio = time / (time (inc) + 1)"),
+        "derive ratio = time / (time (inc) + 1)".to_string(),
         format!("filter time (inc) > {p90}"),
         "undo".to_string(),
         format!("filter --squash time (inc) > {p90}"),
@@ -198,7 +213,10 @@ fn main() {
             println!("resort {:.3} ms", t.elapsed().as_secs_f64() * 1e3);
         }
         Some("commands") => {
-            let n: usize = args.get(1).and_then(|x| x.parse().ok()).unwrap_or(1_000_000);
+            let n: usize = args
+                .get(1)
+                .and_then(|x| x.parse().ok())
+                .unwrap_or(1_000_000);
             commands(n);
         }
         _ => {

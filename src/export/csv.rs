@@ -14,12 +14,25 @@ fn field(s: &str) -> String {
     }
 }
 
-pub fn write<W: Write>(out: &mut W, p: &Profile, po: &PreOrder, positions: &[u32]) -> std::io::Result<()> {
+pub fn write<W: Write>(
+    out: &mut W,
+    p: &Profile,
+    po: &PreOrder,
+    positions: &[u32],
+) -> std::io::Result<()> {
     let names = p.metrics.names();
-    let mut head = vec!["path".to_string(), "name".into(), "type".into(), "depth".into()];
+    let mut head = vec![
+        "path".to_string(),
+        "name".into(),
+        "type".into(),
+        "depth".into(),
+    ];
     head.extend(names.iter().map(|n| field(n)));
     writeln!(out, "{}", head.join(","))?;
-    let cols: Vec<&[f64]> = names.iter().map(|n| p.metrics.values(n).unwrap_or(&[])).collect();
+    let cols: Vec<&[f64]> = names
+        .iter()
+        .map(|n| p.metrics.values(n).unwrap_or(&[]))
+        .collect();
     for &pos in positions {
         let n = po.node[pos as usize];
         let f = p.cct.frame(n);
@@ -31,7 +44,11 @@ pub fn write<W: Write>(out: &mut W, p: &Profile, po: &PreOrder, positions: &[u32
         ];
         for c in &cols {
             let v = c.get(n as usize).copied().unwrap_or(f64::NAN);
-            row.push(if v.is_finite() { format!("{v}") } else { String::new() });
+            row.push(if v.is_finite() {
+                format!("{v}")
+            } else {
+                String::new()
+            });
         }
         writeln!(out, "{}", row.join(","))?;
     }

@@ -39,7 +39,13 @@ pub fn format_value(v: f64, precision: usize) -> String {
     }
 }
 
-pub fn render(cct: &Cct, metrics: &MetricTable, po: &PreOrder, positions: &[u32], opt: &TextOptions) -> String {
+pub fn render(
+    cct: &Cct,
+    metrics: &MetricTable,
+    po: &PreOrder,
+    positions: &[u32],
+    opt: &TextOptions,
+) -> String {
     let mut out = String::new();
     let cols: Vec<&[f64]> = opt
         .metrics

@@ -33,7 +33,11 @@ enum CondOp {
 #[derive(Debug, Clone, PartialEq)]
 enum Cond {
     Leaf(bool),
-    Column { column: String, op: CondOp, value: Option<Lit> },
+    Column {
+        column: String,
+        op: CondOp,
+        value: Option<Lit>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -71,7 +75,9 @@ enum Query {
 /// True when the text is a Hatchet query rather than a grove expression.
 pub fn is_hatchet_query(text: &str) -> bool {
     let t = text.trim_start();
-    t.starts_with('[') || t.starts_with('{') || t.get(..5).is_some_and(|w| w.eq_ignore_ascii_case("match"))
+    t.starts_with('[')
+        || t.starts_with('{')
+        || t.get(..5).is_some_and(|w| w.eq_ignore_ascii_case("match"))
 }
 
 pub fn select(text: &str, t: &Tree) -> Result<Vec<bool>, QueryError> {
@@ -135,8 +141,15 @@ fn matcher(c: &mut Cursor) -> Result<Query, QueryError> {
             first = false;
             let not = c.eat_kw("not");
             let (var, cond) = condition(c)?;
-            if !nodes.iter().any(|n| n.var.as_deref() == Some(var.0.as_str())) {
-                return Err(QueryError::new(var.1, var.2, format!("variable {} is not in the MATCH", var.0)));
+            if !nodes
+                .iter()
+                .any(|n| n.var.as_deref() == Some(var.0.as_str()))
+            {
+                return Err(QueryError::new(
+                    var.1,
+                    var.2,
+                    format!("variable {} is not in the MATCH", var.0),
+                ));
             }
             let entry = match conds.iter_mut().find(|(v, _)| *v == var.0) {
                 Some(e) => e,
@@ -159,31 +172,59 @@ fn node(c: &mut Cursor) -> Result<NodeSpec, QueryError> {
         quant: ".".into(),
         var: None,
     };
-    match c.next() {
-        Some(Token { tok: Tok::Str(q), pos, len }) => {
+    match c.advance() {
+        Some(Token {
+            tok: Tok::Str(q),
+            pos,
+            len,
+        }) => {
             if !matches!(q.as_str(), "." | "*" | "+") {
-                return Err(QueryError::new(*pos, *len, "a quantifier is \".\", \"*\", \"+\" or a number"));
+                return Err(QueryError::new(
+                    *pos,
+                    *len,
+                    "a quantifier is \".\", \"*\", \"+\" or a number",
+                ));
             }
             spec.quant = q.clone();
         }
-        Some(Token { tok: Tok::Number(k, None), pos, len }) => {
+        Some(Token {
+            tok: Tok::Number(k, None),
+            pos,
+            len,
+        }) => {
             if k.fract() != 0.0 || *k < 0.0 {
-                return Err(QueryError::new(*pos, *len, "a count quantifier is a whole number"));
+                return Err(QueryError::new(
+                    *pos,
+                    *len,
+                    "a count quantifier is a whole number",
+                ));
             }
             spec.quant = format!("{}", *k as u64);
         }
-        Some(Token { tok: Tok::Ident(v), .. }) => {
+        Some(Token {
+            tok: Tok::Ident(v), ..
+        }) => {
             spec.var = Some(v.clone());
             c.expect_sym(")")?;
             return Ok(spec);
         }
-        Some(Token { tok: Tok::Sym(")"), .. }) => return Ok(spec),
-        Some(t) => return Err(QueryError::new(t.pos, t.len, "expected a quantifier or a variable")),
+        Some(Token {
+            tok: Tok::Sym(")"), ..
+        }) => return Ok(spec),
+        Some(t) => {
+            return Err(QueryError::new(
+                t.pos,
+                t.len,
+                "expected a quantifier or a variable",
+            ))
+        }
         None => return Err(c.error_here("expected a quantifier or a variable")),
     }
     if c.eat_sym(",") {
-        match c.next() {
-            Some(Token { tok: Tok::Ident(v), .. }) => spec.var = Some(v.clone()),
+        match c.advance() {
+            Some(Token {
+                tok: Tok::Ident(v), ..
+            }) => spec.var = Some(v.clone()),
             Some(t) => return Err(QueryError::new(t.pos, t.len, "expected a variable name")),
             None => return Err(c.error_here("expected a variable name")),
         }
@@ -195,8 +236,12 @@ fn node(c: &mut Cursor) -> Result<NodeSpec, QueryError> {
 type VarRef = (String, usize, usize);
 
 fn condition(c: &mut Cursor) -> Result<(VarRef, Cond), QueryError> {
-    let var = match c.next() {
-        Some(Token { tok: Tok::Ident(v), pos, len }) => (v.clone(), *pos, *len),
+    let var = match c.advance() {
+        Some(Token {
+            tok: Tok::Ident(v),
+            pos,
+            len,
+        }) => (v.clone(), *pos, *len),
         Some(t) => return Err(QueryError::new(t.pos, t.len, "expected a variable")),
         None => return Err(c.error_here("expected a condition")),
     };
@@ -208,10 +253,20 @@ fn condition(c: &mut Cursor) -> Result<(VarRef, Cond), QueryError> {
         return Err(c.error_here("expected LEAF"));
     }
     c.expect_sym(".")?;
-    let column = match c.next() {
-        Some(Token { tok: Tok::Str(s), .. }) => s.clone(),
-        Some(Token { tok: Tok::Ident(s), .. }) => s.clone(),
-        Some(t) => return Err(QueryError::new(t.pos, t.len, "expected a quoted column name")),
+    let column = match c.advance() {
+        Some(Token {
+            tok: Tok::Str(s), ..
+        }) => s.clone(),
+        Some(Token {
+            tok: Tok::Ident(s), ..
+        }) => s.clone(),
+        Some(t) => {
+            return Err(QueryError::new(
+                t.pos,
+                t.len,
+                "expected a quoted column name",
+            ))
+        }
         None => return Err(c.error_here("expected a column name")),
     };
     let op_at = c.peek().cloned();
@@ -246,21 +301,44 @@ fn condition(c: &mut Cursor) -> Result<(VarRef, Cond), QueryError> {
         } else {
             return Err(c.error_here("expected NAN, INF or NONE"));
         };
-        return Ok((var, Cond::Column { column, op, value: None }));
+        return Ok((
+            var,
+            Cond::Column {
+                column,
+                op,
+                value: None,
+            },
+        ));
     } else {
         return Err(match op_at {
             Some(t) => QueryError::new(t.pos, t.len, "expected an operator"),
             None => c.error_here("expected an operator"),
         });
     };
-    let value = match c.next() {
-        Some(Token { tok: Tok::Str(s), .. }) => Lit::Str(s.clone()),
-        Some(Token { tok: Tok::Number(x, None), .. }) => Lit::Num(*x),
-        Some(Token { tok: Tok::Sym("-"), .. }) => match c.next() {
-            Some(Token { tok: Tok::Number(x, None), .. }) => Lit::Num(-x),
+    let value = match c.advance() {
+        Some(Token {
+            tok: Tok::Str(s), ..
+        }) => Lit::Str(s.clone()),
+        Some(Token {
+            tok: Tok::Number(x, None),
+            ..
+        }) => Lit::Num(*x),
+        Some(Token {
+            tok: Tok::Sym("-"), ..
+        }) => match c.advance() {
+            Some(Token {
+                tok: Tok::Number(x, None),
+                ..
+            }) => Lit::Num(-x),
             _ => return Err(c.error_here("expected a number")),
         },
-        Some(t) => return Err(QueryError::new(t.pos, t.len, "expected a string or a number")),
+        Some(t) => {
+            return Err(QueryError::new(
+                t.pos,
+                t.len,
+                "expected a string or a number",
+            ))
+        }
         None => return Err(c.error_here("expected a value")),
     };
     if matches!(op, CondOp::Regex) {
@@ -271,7 +349,14 @@ fn condition(c: &mut Cursor) -> Result<(VarRef, Cond), QueryError> {
             }
         }
     }
-    Ok((var, Cond::Column { column, op, value: Some(value) }))
+    Ok((
+        var,
+        Cond::Column {
+            column,
+            op,
+            value: Some(value),
+        },
+    ))
 }
 
 fn expect_kw(c: &mut Cursor, kw: &str) -> Result<(), QueryError> {
@@ -301,8 +386,10 @@ fn cell<'a>(t: &Tree<'a>, n: u32, column: &str) -> Cell<'a> {
 
 fn test(t: &Tree, n: u32, cond: &Cond, re: Option<&Regex>) -> bool {
     let Cond::Column { column, op, value } = cond else {
-        let Cond::Leaf(want) = cond else { unreachable!() };
-        return !t.cct.has_children(n) == *want;
+        let Cond::Leaf(want) = cond else {
+            unreachable!()
+        };
+        return t.cct.has_children(n) != *want;
     };
     let c = cell(t, n, column);
     match (op, value, c) {
@@ -360,7 +447,9 @@ fn check_types(t: &Tree, clauses: &[Clause]) -> Result<bool, String> {
             (_, None) => false,
         };
         if mismatch {
-            return Err(format!("type mismatch in filter: {column:?} compared with the wrong kind of value"));
+            return Err(format!(
+                "type mismatch in filter: {column:?} compared with the wrong kind of value"
+            ));
         }
     }
     Ok(true)
@@ -371,7 +460,11 @@ fn var_pred(t: &Tree, clauses: &[Clause]) -> Vec<bool> {
     let res: Vec<Option<Regex>> = clauses
         .iter()
         .map(|cl| match &cl.cond {
-            Cond::Column { op: CondOp::Regex, value: Some(Lit::Str(s)), .. } => {
+            Cond::Column {
+                op: CondOp::Regex,
+                value: Some(Lit::Str(s)),
+                ..
+            } => {
                 // Hatchet uses re.match: anchored at the start only.
                 Regex::new(&format!("^(?:{s})")).ok()
             }
@@ -424,16 +517,31 @@ fn eval(q: &Query, t: &Tree) -> Result<Vec<bool>, QueryError> {
 
 fn push_quant(pattern: &mut Vec<Elem>, quant: &str, pred: Vec<bool>) {
     match quant {
-        "." => pattern.push(Elem { quant: Quant::One, pred }),
-        "*" => pattern.push(Elem { quant: Quant::Star, pred }),
+        "." => pattern.push(Elem {
+            quant: Quant::One,
+            pred,
+        }),
+        "*" => pattern.push(Elem {
+            quant: Quant::Star,
+            pred,
+        }),
         "+" => {
-            pattern.push(Elem { quant: Quant::One, pred: pred.clone() });
-            pattern.push(Elem { quant: Quant::Star, pred });
+            pattern.push(Elem {
+                quant: Quant::One,
+                pred: pred.clone(),
+            });
+            pattern.push(Elem {
+                quant: Quant::Star,
+                pred,
+            });
         }
         k => {
             let k: usize = k.parse().unwrap_or(1);
             for _ in 0..k {
-                pattern.push(Elem { quant: Quant::One, pred: pred.clone() });
+                pattern.push(Elem {
+                    quant: Quant::One,
+                    pred: pred.clone(),
+                });
             }
         }
     }
@@ -475,7 +583,11 @@ mod object {
                     let q = match &pair[0] {
                         Value::String(q) => q.clone(),
                         Value::Number(k) => k.to_string(),
-                        _ => return Err(whole("a (quantifier, predicate) pair starts with a quantifier")),
+                        _ => {
+                            return Err(whole(
+                                "a (quantifier, predicate) pair starts with a quantifier",
+                            ))
+                        }
                     };
                     (q, Some(&pair[1]))
                 }
@@ -513,7 +625,11 @@ mod object {
                     Value::String(s) => vec![comparison(s)?],
                     Value::Array(a) => a
                         .iter()
-                        .map(|x| x.as_str().ok_or("comparison lists hold strings".to_string()).and_then(comparison))
+                        .map(|x| {
+                            x.as_str()
+                                .ok_or("comparison lists hold strings".to_string())
+                                .and_then(comparison)
+                        })
                         .collect::<Result<_, _>>()?,
                     _ => return Err(format!("bad value for {key}")),
                 };
@@ -534,7 +650,8 @@ mod object {
                 };
                 // Hatchet runs re.match(pattern + "\Z"): anchored at the start, and at the
                 // end only for the last top-level alternative ("ba|grault" matches "bar").
-                let re = Regex::new(&format!("^(?:{pat}\\z)")).map_err(|e| format!("invalid regex for {key}: {e}"))?;
+                let re = Regex::new(&format!("^(?:{pat}\\z)"))
+                    .map_err(|e| format!("invalid regex for {key}: {e}"))?;
                 let key = key.clone();
                 Box::new(move |node| t.attr(node, &key).is_some_and(|s| re.is_match(s)))
             };
@@ -549,11 +666,16 @@ mod object {
         let s = s.trim();
         for op in ["<=", ">=", "==", "!=", "<>", "<", ">"] {
             if let Some(rest) = s.strip_prefix(op) {
-                let v: f64 = rest.trim().parse().map_err(|_| format!("bad number in {s:?}"))?;
+                let v: f64 = rest
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("bad number in {s:?}"))?;
                 return Ok((op.to_string(), v));
             }
         }
-        Err(format!("a numeric comparison starts with < > <= >= == != ({s:?})"))
+        Err(format!(
+            "a numeric comparison starts with < > <= >= == != ({s:?})"
+        ))
     }
 }
 
@@ -576,26 +698,59 @@ mod tests {
 
     fn q(text: &str) -> Vec<bool> {
         let (c, m) = tree();
-        select(text, &Tree { cct: &c, metrics: &m }).unwrap()
+        select(
+            text,
+            &Tree {
+                cct: &c,
+                metrics: &m,
+            },
+        )
+        .unwrap()
     }
 
     #[test]
     fn string_dialect() {
-        assert_eq!(q(r#"MATCH ("*")->(".", p) WHERE p."name" STARTS WITH "MPI_""#), [true, true, true, true]);
-        assert_eq!(q(r#"MATCH (".", p) WHERE p."name" STARTS WITH "MPI_""#), [false, false, true, true]);
-        assert_eq!(q(r#"MATCH ("*", p) WHERE p IS LEAF"#), [false, false, true, true]);
-        assert_eq!(q(r#"MATCH (p)->("*")->(q) WHERE p."name" = "solve" AND q."time" > 2.5"#), [false, true, true, false]);
-        assert_eq!(q(r#"MATCH (".", p) WHERE p."name" =~ "MPI""#), [false, false, true, true]);
+        assert_eq!(
+            q(r#"MATCH ("*")->(".", p) WHERE p."name" STARTS WITH "MPI_""#),
+            [true, true, true, true]
+        );
+        assert_eq!(
+            q(r#"MATCH (".", p) WHERE p."name" STARTS WITH "MPI_""#),
+            [false, false, true, true]
+        );
+        assert_eq!(
+            q(r#"MATCH ("*", p) WHERE p IS LEAF"#),
+            [false, false, true, true]
+        );
+        assert_eq!(
+            q(r#"MATCH (p)->("*")->(q) WHERE p."name" = "solve" AND q."time" > 2.5"#),
+            [false, true, true, false]
+        );
+        assert_eq!(
+            q(r#"MATCH (".", p) WHERE p."name" =~ "MPI""#),
+            [false, false, true, true]
+        );
         assert_eq!(q(r#"MATCH (".", p) WHERE p."name" =~ "PI""#), [false; 4]);
         assert_eq!(q(r#"MATCH (".", p) WHERE p."nope" = 1"#), [false; 4]);
         assert_eq!(
-            q(r#"{MATCH (".", p) WHERE p."time" >= 2} AND {MATCH (".", p) WHERE p."name" CONTAINS "MPI"}"#),
+            q(
+                r#"{MATCH (".", p) WHERE p."time" >= 2} AND {MATCH (".", p) WHERE p."name" CONTAINS "MPI"}"#
+            ),
             [false, false, true, true]
         );
-        assert_eq!(q(r#"MATCH ("+", p) WHERE p."time (inc)" > 2"#), [true, true, true, true]);
+        assert_eq!(
+            q(r#"MATCH ("+", p) WHERE p."time (inc)" > 2"#),
+            [true, true, true, true]
+        );
         assert_eq!(q(r#"MATCH (2)"#), [true, true, true, true]);
-        assert_eq!(q(r#"MATCH (".", p) WHERE NOT p."name" = "main" AND p."time" < 3"#), [false, true, false, false]);
-        assert_eq!(q(r#"MATCH (".", p) WHERE p."name" = "main" OR p."time" > 3"#), [true, false, false, true]);
+        assert_eq!(
+            q(r#"MATCH (".", p) WHERE NOT p."name" = "main" AND p."time" < 3"#),
+            [false, true, false, false]
+        );
+        assert_eq!(
+            q(r#"MATCH (".", p) WHERE p."name" = "main" OR p."time" > 3"#),
+            [true, false, false, true]
+        );
     }
 
     #[test]
@@ -604,14 +759,23 @@ mod tests {
         assert_eq!(q(r#"[{"name": "MPI"}]"#), [false; 4]);
         assert_eq!(q(r#"[{"name": "MPI|solve"}]"#), [false, true, true, true]);
         assert_eq!(q(r#"[{"name": "solve"}, "*"]"#), [false, true, true, false]);
-        assert_eq!(q(r#"[".", {"time (inc)": "> 3"}]"#), [true, true, false, true]);
-        assert_eq!(q(r#"[["*", {"time": ["> 1", "< 4"]}]]"#), [false, true, true, false]);
+        assert_eq!(
+            q(r#"[".", {"time (inc)": "> 3"}]"#),
+            [true, true, false, true]
+        );
+        assert_eq!(
+            q(r#"[["*", {"time": ["> 1", "< 4"]}]]"#),
+            [false, true, true, false]
+        );
     }
 
     #[test]
     fn errors() {
         let (c, m) = tree();
-        let t = Tree { cct: &c, metrics: &m };
+        let t = Tree {
+            cct: &c,
+            metrics: &m,
+        };
         let e = select(r#"MATCH (".", p) WHERE x."name" = "a""#, &t).unwrap_err();
         assert_eq!(e.pos, 21);
         let e = select(r#"MATCH ("?")"#, &t).unwrap_err();

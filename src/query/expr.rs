@@ -88,11 +88,13 @@ fn atom(c: &mut Cursor) -> Result<Expr, QueryError> {
         return Ok(e);
     }
     if c.is_kw("leaf") && !next_is_op(c, 1) {
-        c.next();
+        c.advance();
         return Ok(Expr::Leaf);
     }
     let (field, field_span) = field(c)?;
-    let op_tok = c.peek().ok_or_else(|| c.error_here("expected a comparison operator"))?;
+    let op_tok = c
+        .peek()
+        .ok_or_else(|| c.error_here("expected a comparison operator"))?;
     let op = match &op_tok.tok {
         Tok::Sym(">") => Op::Gt,
         Tok::Sym(">=") => Op::Ge,
@@ -105,26 +107,38 @@ fn atom(c: &mut Cursor) -> Result<Expr, QueryError> {
         Tok::Ident(w) if w.eq_ignore_ascii_case("starts") => Op::Starts,
         Tok::Ident(w) if w.eq_ignore_ascii_case("ends") => Op::Ends,
         Tok::Ident(w) if w.eq_ignore_ascii_case("contains") => Op::Contains,
-        _ => return Err(c.error_here("expected a comparison operator (> >= < <= == != ~ !~ starts ends contains)")),
+        _ => {
+            return Err(c.error_here(
+                "expected a comparison operator (> >= < <= == != ~ !~ starts ends contains)",
+            ))
+        }
     };
-    c.next();
+    c.advance();
     // Allow `starts with` / `ends with`.
     if matches!(op, Op::Starts | Op::Ends) {
         c.eat_kw("with");
     }
-    let v = c.next().ok_or_else(|| c.error_here("expected a value"))?;
+    let v = c
+        .advance()
+        .ok_or_else(|| c.error_here("expected a value"))?;
     let value = match &v.tok {
         Tok::Number(x, unit) => Value::Num(*x, unit.clone()),
         Tok::Str(s) => Value::Text(s.clone()),
         Tok::Ident(w) => Value::Text(w.clone()),
-        Tok::Sym("-") => match c.next() {
+        Tok::Sym("-") => match c.advance() {
             Some(Token {
                 tok: Tok::Number(x, unit),
                 ..
             }) => Value::Num(-x, unit.clone()),
             _ => return Err(QueryError::new(v.pos, v.len, "expected a number after '-'")),
         },
-        _ => return Err(QueryError::new(v.pos, v.len, "expected a number or a string")),
+        _ => {
+            return Err(QueryError::new(
+                v.pos,
+                v.len,
+                "expected a number or a string",
+            ))
+        }
     };
     Ok(Expr::Cmp {
         field,
@@ -141,19 +155,34 @@ fn next_is_op(c: &Cursor, k: usize) -> bool {
 
 /// A field: a word (`time`, `gpu_time@run1`), a word followed by `(inc)`, or a quoted name.
 pub fn field(c: &mut Cursor) -> Result<(String, (usize, usize)), QueryError> {
-    let t = c.next().ok_or_else(|| c.error_here("expected a metric or attribute name"))?;
+    let t = c
+        .advance()
+        .ok_or_else(|| c.error_here("expected a metric or attribute name"))?;
     let mut name = match &t.tok {
         Tok::Ident(w) => w.clone(),
         Tok::Str(s) => return Ok((s.clone(), (t.pos, t.len))),
-        _ => return Err(QueryError::new(t.pos, t.len, "expected a metric or attribute name")),
+        _ => {
+            return Err(QueryError::new(
+                t.pos,
+                t.len,
+                "expected a metric or attribute name",
+            ))
+        }
     };
     let mut end = t.pos + t.len;
-    if c.is_sym("(") && matches!(c.peek_at(1), Some(Token { tok: Tok::Ident(w), .. }) if w == "inc")
-        && matches!(c.peek_at(2), Some(Token { tok: Tok::Sym(")"), .. }))
+    if c.is_sym("(")
+        && matches!(c.peek_at(1), Some(Token { tok: Tok::Ident(w), .. }) if w == "inc")
+        && matches!(
+            c.peek_at(2),
+            Some(Token {
+                tok: Tok::Sym(")"),
+                ..
+            })
+        )
     {
-        c.next();
-        c.next();
-        let close = c.next().unwrap();
+        c.advance();
+        c.advance();
+        let close = c.advance().unwrap();
         name.push_str(" (inc)");
         end = close.pos + close.len;
     }
@@ -165,10 +194,26 @@ enum Compiled<'a> {
     Or(Box<Compiled<'a>>, Box<Compiled<'a>>),
     Not(Box<Compiled<'a>>),
     Leaf,
-    Num { col: &'a [f64], op: Op, v: f64 },
-    Depth { op: Op, v: f64 },
-    Text { key: String, op: Op, s: String, re: Option<Regex> },
-    AttrNum { key: String, op: Op, v: f64 },
+    Num {
+        col: &'a [f64],
+        op: Op,
+        v: f64,
+    },
+    Depth {
+        op: Op,
+        v: f64,
+    },
+    Text {
+        key: String,
+        op: Op,
+        s: String,
+        re: Option<Regex>,
+    },
+    AttrNum {
+        key: String,
+        op: Op,
+        v: f64,
+    },
 }
 
 fn num_op(op: Op, a: f64, b: f64) -> bool {
@@ -201,7 +246,9 @@ fn compile<'a>(e: &Expr, t: &Tree<'a>) -> Result<Compiled<'a>, QueryError> {
             let numeric_op = matches!(op, Op::Gt | Op::Ge | Op::Lt | Op::Le | Op::Eq | Op::Ne);
             if let Some(col) = t.metrics.values(field) {
                 if !numeric_op {
-                    return Err(ferr(format!("{field} is a metric: compare it with > >= < <= == !=")));
+                    return Err(ferr(format!(
+                        "{field} is a metric: compare it with > >= < <= == !="
+                    )));
                 }
                 let v = match value {
                     Value::Num(x, None) => *x,
@@ -216,7 +263,11 @@ fn compile<'a>(e: &Expr, t: &Tree<'a>) -> Result<Compiled<'a>, QueryError> {
                             })
                         })?
                     }
-                    Value::Text(_) => return Err(verr(format!("{field} is a metric: compare it with a number"))),
+                    Value::Text(_) => {
+                        return Err(verr(format!(
+                            "{field} is a metric: compare it with a number"
+                        )))
+                    }
                 };
                 return Ok(Compiled::Num { col, op: *op, v });
             }
@@ -225,19 +276,26 @@ fn compile<'a>(e: &Expr, t: &Tree<'a>) -> Result<Compiled<'a>, QueryError> {
                     return Err(verr("depth compares with a whole number".into()));
                 };
                 if !numeric_op {
-                    return Err(ferr("depth is a number: compare it with > >= < <= == !=".into()));
+                    return Err(ferr(
+                        "depth is a number: compare it with > >= < <= == !=".into(),
+                    ));
                 }
                 return Ok(Compiled::Depth { op: *op, v: *v });
             }
             if !t.has_attr(field) {
                 let mut known: Vec<String> = t.metrics.names();
                 known.extend(["name", "type", "depth", "leaf"].map(String::from));
-                return Err(ferr(format!("unknown field {field:?} (known: {})", known.join(", "))));
+                return Err(ferr(format!(
+                    "unknown field {field:?} (known: {})",
+                    known.join(", ")
+                )));
             }
             match (value, op) {
-                (Value::Num(v, None), Op::Gt | Op::Ge | Op::Lt | Op::Le) => {
-                    Compiled::AttrNum { key: field.clone(), op: *op, v: *v }
-                }
+                (Value::Num(v, None), Op::Gt | Op::Ge | Op::Lt | Op::Le) => Compiled::AttrNum {
+                    key: field.clone(),
+                    op: *op,
+                    v: *v,
+                },
                 (Value::Num(..), Op::Gt | Op::Ge | Op::Lt | Op::Le) => {
                     return Err(verr("units apply to metrics only".into()))
                 }
@@ -256,14 +314,26 @@ fn compile<'a>(e: &Expr, t: &Tree<'a>) -> Result<Compiled<'a>, QueryError> {
                     };
                     let re = if matches!(op, Op::Match | Op::NotMatch) {
                         Some(Regex::new(&s).map_err(|e| {
-                            verr(format!("invalid regex: {}", e.to_string().lines().last().unwrap_or("")))
+                            verr(format!(
+                                "invalid regex: {}",
+                                e.to_string().lines().last().unwrap_or("")
+                            ))
                         })?)
                     } else {
                         None
                     };
-                    Compiled::Text { key: field.clone(), op: *op, s, re }
+                    Compiled::Text {
+                        key: field.clone(),
+                        op: *op,
+                        s,
+                        re,
+                    }
                 }
-                _ => return Err(ferr(format!("{field} is text: compare it with == != ~ !~ starts ends contains"))),
+                _ => {
+                    return Err(ferr(format!(
+                        "{field} is text: compare it with == != ~ !~ starts ends contains"
+                    )))
+                }
             }
         }
     })
@@ -362,14 +432,22 @@ mod tests {
 
     fn sel(q: &str) -> Vec<bool> {
         let (c, m) = tree();
-        let t = Tree { cct: &c, metrics: &m };
+        let t = Tree {
+            cct: &c,
+            metrics: &m,
+        };
         select(&parse(q).unwrap(), &t).unwrap()
     }
 
     fn err(q: &str) -> QueryError {
         let (c, m) = tree();
-        let t = Tree { cct: &c, metrics: &m };
-        parse(q).and_then(|e| select(&e, &t).map(|_| ())).unwrap_err()
+        let t = Tree {
+            cct: &c,
+            metrics: &m,
+        };
+        parse(q)
+            .and_then(|e| select(&e, &t).map(|_| ()))
+            .unwrap_err()
     }
 
     #[test]
@@ -379,11 +457,20 @@ mod tests {
         assert_eq!(sel("time >= 2.5ms"), [false, false, true, true]);
         assert_eq!(sel("count >= 10"), [false, true, true, false]);
         assert_eq!(sel("name ~ \"^Calc\""), [false, true, false, false]);
-        assert_eq!(sel("name !~ \"malloc\" and leaf"), [false, false, false, true]);
-        assert_eq!(sel("name starts with MPI_ or depth >= 2"), [false, false, true, true]);
+        assert_eq!(
+            sel("name !~ \"malloc\" and leaf"),
+            [false, false, false, true]
+        );
+        assert_eq!(
+            sel("name starts with MPI_ or depth >= 2"),
+            [false, false, true, true]
+        );
         assert_eq!(sel("not (name contains a)"), [false, false, false, true]);
         assert_eq!(sel("file == \"force.c\""), [false, true, false, false]);
-        assert_eq!(sel("type == function and name ends \"loc\""), [false, false, true, false]);
+        assert_eq!(
+            sel("type == function and name ends \"loc\""),
+            [false, false, true, false]
+        );
         assert_eq!(sel("\"time (inc)\" < 4.5ms"), [false, false, true, true]);
     }
 

@@ -70,7 +70,11 @@ pub fn lex(s: &str) -> Result<Vec<Token>, QueryError> {
                 }
             }
             if !closed {
-                return Err(QueryError::new(start, s.len() - start, "unterminated string"));
+                return Err(QueryError::new(
+                    start,
+                    s.len() - start,
+                    "unterminated string",
+                ));
             }
             out.push(Token {
                 tok: Tok::Str(text),
@@ -79,7 +83,8 @@ pub fn lex(s: &str) -> Result<Vec<Token>, QueryError> {
             });
             continue;
         }
-        if c.is_ascii_digit() || (c == '.' && s[i + 1..].starts_with(|d: char| d.is_ascii_digit())) {
+        if c.is_ascii_digit() || (c == '.' && s[i + 1..].starts_with(|d: char| d.is_ascii_digit()))
+        {
             let b = s.as_bytes();
             while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
                 i += 1;
@@ -178,7 +183,7 @@ impl<'a> Cursor<'a> {
         self.toks.get(self.i + k)
     }
 
-    pub fn next(&mut self) -> Option<&'a Token> {
+    pub fn advance(&mut self) -> Option<&'a Token> {
         let t = self.toks.get(self.i);
         if t.is_some() {
             self.i += 1;
@@ -226,7 +231,7 @@ impl<'a> Cursor<'a> {
 
     pub fn expect_sym(&mut self, sym: &str) -> Result<&'a Token, QueryError> {
         if self.is_sym(sym) {
-            Ok(self.next().unwrap())
+            Ok(self.advance().unwrap())
         } else {
             Err(self.error_here(format!("expected '{sym}'")))
         }

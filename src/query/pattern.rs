@@ -24,6 +24,9 @@ pub struct Elem {
     pub pred: Vec<bool>,
 }
 
+/// A node under a `*`: its children, the next child to visit, and the ends found.
+type StarFrame = (u32, Vec<u32>, usize, Vec<Option<u32>>);
+
 struct Matcher<'a> {
     cct: &'a Cct,
     p: &'a [Elem],
@@ -58,7 +61,7 @@ impl Matcher<'_> {
             return r;
         }
         // Frames: (node, its children, next child index, collected ends).
-        let mut stack: Vec<(u32, Vec<u32>, usize, Vec<Option<u32>>)> = vec![(node, self.kids(node), 0, Vec::new())];
+        let mut stack: Vec<StarFrame> = vec![(node, self.kids(node), 0, Vec::new())];
         loop {
             let top = stack.last_mut().unwrap();
             if top.2 < top.1.len() {
@@ -80,7 +83,11 @@ impl Matcher<'_> {
             } else {
                 ends.sort_unstable();
                 ends.dedup();
-                Some(ends.into_iter().map(|x| Some(x.unwrap_or(n))).collect::<Vec<_>>())
+                Some(
+                    ends.into_iter()
+                        .map(|x| Some(x.unwrap_or(n)))
+                        .collect::<Vec<_>>(),
+                )
             };
             match stack.last_mut() {
                 None => return result,
@@ -96,14 +103,22 @@ impl Matcher<'_> {
     /// Every match that starts at `root` taken by element `idx`: the last nodes.
     fn from(&self, root: u32, idx: usize) -> Vec<u32> {
         let l = self.p.len();
-        let mut j = if self.p[idx].quant == Quant::Star { 0 } else { idx + 1 };
+        let mut j = if self.p[idx].quant == Quant::Star {
+            0
+        } else {
+            idx + 1
+        };
         let mut matches = vec![root];
         while j < l {
             let mut next = Vec::new();
             for &last in &matches {
                 match self.p[j].quant {
                     Quant::One => {
-                        next.extend(self.kids(last).into_iter().filter(|&c| self.p[j].pred[c as usize]));
+                        next.extend(
+                            self.kids(last)
+                                .into_iter()
+                                .filter(|&c| self.p[j].pred[c as usize]),
+                        );
                     }
                     Quant::Star => {
                         let kids = self.kids(last);
@@ -190,8 +205,14 @@ mod tests {
     fn star_then_node_keeps_call_paths() {
         let c = tree();
         let p = [
-            Elem { quant: Quant::Star, pred: all(&c) },
-            Elem { quant: Quant::One, pred: named(&c, "b") },
+            Elem {
+                quant: Quant::Star,
+                pred: all(&c),
+            },
+            Elem {
+                quant: Quant::One,
+                pred: named(&c, "b"),
+            },
         ];
         assert_eq!(match_paths(&c, &p), [true, true, true, false, false]);
     }
@@ -199,11 +220,20 @@ mod tests {
     #[test]
     fn single_node_and_trailing_star() {
         let c = tree();
-        let p = [Elem { quant: Quant::One, pred: named(&c, "a") }];
+        let p = [Elem {
+            quant: Quant::One,
+            pred: named(&c, "a"),
+        }];
         assert_eq!(match_paths(&c, &p), [false, true, false, false, false]);
         let p = [
-            Elem { quant: Quant::One, pred: named(&c, "a") },
-            Elem { quant: Quant::Star, pred: all(&c) },
+            Elem {
+                quant: Quant::One,
+                pred: named(&c, "a"),
+            },
+            Elem {
+                quant: Quant::Star,
+                pred: all(&c),
+            },
         ];
         assert_eq!(match_paths(&c, &p), [false, true, true, true, false]);
     }
@@ -212,14 +242,29 @@ mod tests {
     fn exact_chain() {
         let c = tree();
         let p = [
-            Elem { quant: Quant::One, pred: named(&c, "a") },
-            Elem { quant: Quant::Star, pred: all(&c) },
-            Elem { quant: Quant::One, pred: named(&c, "c") },
+            Elem {
+                quant: Quant::One,
+                pred: named(&c, "a"),
+            },
+            Elem {
+                quant: Quant::Star,
+                pred: all(&c),
+            },
+            Elem {
+                quant: Quant::One,
+                pred: named(&c, "c"),
+            },
         ];
         assert_eq!(match_paths(&c, &p), [false, true, true, true, false]);
         let p = [
-            Elem { quant: Quant::One, pred: named(&c, "a") },
-            Elem { quant: Quant::One, pred: named(&c, "c") },
+            Elem {
+                quant: Quant::One,
+                pred: named(&c, "a"),
+            },
+            Elem {
+                quant: Quant::One,
+                pred: named(&c, "c"),
+            },
         ];
         assert_eq!(match_paths(&c, &p), [false; 5]);
     }

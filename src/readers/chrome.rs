@@ -479,7 +479,8 @@ impl Parser {
                 .and_then(int_of)
                 .or_else(|| stream_number(&tid_text))
                 .unwrap_or(NONE_I64);
-            if kind == EventKind::Sync && &*cat_text == "cuda_sync" && stream >= STREAM_SYNC_OFFSET {
+            if kind == EventKind::Sync && &*cat_text == "cuda_sync" && stream >= STREAM_SYNC_OFFSET
+            {
                 stream -= STREAM_SYNC_OFFSET;
             }
             t.stream[i] = stream;

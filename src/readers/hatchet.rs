@@ -99,7 +99,8 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
                             let kind = r.read_scalar(&mut text)?;
                             if k == "_hatchet_nid" {
                                 nid_metric = true;
-                                nids[node as usize] = std::str::from_utf8(&text).ok().and_then(|t| t.parse().ok());
+                                nids[node as usize] =
+                                    std::str::from_utf8(&text).ok().and_then(|t| t.parse().ok());
                                 continue;
                             }
                             let v = match kind {
@@ -181,7 +182,10 @@ fn frame_key(f: &Frame) -> Vec<(String, String)> {
         .attrs
         .iter()
         .map(|(a, v)| (a.to_string(), v.to_string()))
-        .chain([("name".to_string(), f.name.to_string()), ("type".to_string(), f.kind.to_string())])
+        .chain([
+            ("name".to_string(), f.name.to_string()),
+            ("type".to_string(), f.kind.to_string()),
+        ])
         .collect();
     k.sort();
     k
@@ -194,11 +198,17 @@ fn hatchet_order(cct: &Cct, values: Values, nids: &[Option<f64>]) -> (Cct, Value
     let keys: Vec<Vec<(String, String)>> = if by_nid {
         Vec::new()
     } else {
-        (0..cct.len() as u32).map(|n| frame_key(cct.frame(n))).collect()
+        (0..cct.len() as u32)
+            .map(|n| frame_key(cct.frame(n)))
+            .collect()
     };
     let order = |v: &mut Vec<u32>| {
         if by_nid {
-            v.sort_by(|&a, &b| nids[a as usize].unwrap_or(0.0).total_cmp(&nids[b as usize].unwrap_or(0.0)));
+            v.sort_by(|&a, &b| {
+                nids[a as usize]
+                    .unwrap_or(0.0)
+                    .total_cmp(&nids[b as usize].unwrap_or(0.0))
+            });
         } else {
             v.sort_by(|&a, &b| keys[a as usize].cmp(&keys[b as usize]));
         }

@@ -72,20 +72,38 @@ fn unary(c: &mut Cursor) -> Result<Arith, QueryError> {
         return Ok(e);
     }
     match c.peek() {
-        Some(Token { tok: Tok::Number(x, None), .. }) => {
-            c.next();
+        Some(Token {
+            tok: Tok::Number(x, None),
+            ..
+        }) => {
+            c.advance();
             Ok(Arith::Num(*x))
         }
-        Some(Token { tok: Tok::Number(_, Some(_)), pos, len }) => {
-            Err(QueryError::new(*pos, *len, "derive works on plain numbers (no units)"))
-        }
-        Some(Token { tok: Tok::Ident(f), pos, len })
-            if matches!(f.as_str(), "min" | "max" | "abs" | "log")
-                && matches!(c.peek_at(1), Some(Token { tok: Tok::Sym("("), .. })) =>
+        Some(Token {
+            tok: Tok::Number(_, Some(_)),
+            pos,
+            len,
+        }) => Err(QueryError::new(
+            *pos,
+            *len,
+            "derive works on plain numbers (no units)",
+        )),
+        Some(Token {
+            tok: Tok::Ident(f),
+            pos,
+            len,
+        }) if matches!(f.as_str(), "min" | "max" | "abs" | "log")
+            && matches!(
+                c.peek_at(1),
+                Some(Token {
+                    tok: Tok::Sym("("),
+                    ..
+                })
+            ) =>
         {
             let (f, pos, len) = (f.clone(), *pos, *len);
-            c.next();
-            c.next();
+            c.advance();
+            c.advance();
             let mut args = vec![sum(c)?];
             while c.eat_sym(",") {
                 args.push(sum(c)?);
@@ -93,7 +111,11 @@ fn unary(c: &mut Cursor) -> Result<Arith, QueryError> {
             c.expect_sym(")")?;
             let want = if f == "min" || f == "max" { 2 } else { 1 };
             if args.len() != want {
-                return Err(QueryError::new(pos, len, format!("{f} takes {want} argument(s)")));
+                return Err(QueryError::new(
+                    pos,
+                    len,
+                    format!("{f} takes {want} argument(s)"),
+                ));
             }
             Ok(Arith::Call(f, args))
         }
@@ -133,7 +155,11 @@ fn eval(e: &Arith, t: &MetricTable, inclusive: bool, rows: usize) -> Val {
     match e {
         Arith::Num(x) => Val::Num(*x),
         Arith::Col(n, _) => {
-            let name = if inclusive { inclusive_name(n) } else { n.clone() };
+            let name = if inclusive {
+                inclusive_name(n)
+            } else {
+                n.clone()
+            };
             let v = t.values(&name).unwrap_or(&[]);
             Val::Col(Float64Chunked::from_slice("c".into(), v))
         }
@@ -167,7 +193,10 @@ fn eval(e: &Arith, t: &MetricTable, inclusive: bool, rows: usize) -> Val {
             }
         }
         Arith::Call(f, args) => {
-            let mut vals: Vec<Float64Chunked> = args.iter().map(|a| to_col(eval(a, t, inclusive, rows))).collect();
+            let mut vals: Vec<Float64Chunked> = args
+                .iter()
+                .map(|a| to_col(eval(a, t, inclusive, rows)))
+                .collect();
             let a = vals.remove(0);
             Val::Col(match f.as_str() {
                 "abs" => a.apply_values(f64::abs),
@@ -189,7 +218,11 @@ fn materialise(v: Val, rows: usize) -> Vec<f64> {
 /// Adds the derived column(s) to the table; errors point at unknown metrics.
 pub fn derive(table: &mut MetricTable, name: &str, e: &Arith) -> Result<Vec<String>, QueryError> {
     if name == "name" || name == "type" || name == "depth" {
-        return Err(QueryError::new(0, name.len(), format!("{name} is reserved")));
+        return Err(QueryError::new(
+            0,
+            name.len(),
+            format!("{name} is reserved"),
+        ));
     }
     let mut cols = Vec::new();
     columns(e, &mut cols);
@@ -198,7 +231,10 @@ pub fn derive(table: &mut MetricTable, name: &str, e: &Arith) -> Result<Vec<Stri
             return Err(QueryError::new(
                 *pos,
                 *len,
-                format!("unknown metric {c:?} (metrics: {})", table.names().join(", ")),
+                format!(
+                    "unknown metric {c:?} (metrics: {})",
+                    table.names().join(", ")
+                ),
             ));
         }
     }
@@ -212,7 +248,9 @@ pub fn derive(table: &mut MetricTable, name: &str, e: &Arith) -> Result<Vec<Stri
         String::new()
     };
     let both = !cols.is_empty()
-        && cols.iter().all(|(c, _)| base_of_inclusive(c).is_none() && table.has(&inclusive_name(c)))
+        && cols
+            .iter()
+            .all(|(c, _)| base_of_inclusive(c).is_none() && table.has(&inclusive_name(c)))
         && base_of_inclusive(name).is_none();
     let mut made = vec![name.to_string()];
     if both {
@@ -231,7 +269,9 @@ fn additive(e: &Arith) -> bool {
         Arith::Num(_) | Arith::Col(..) => true,
         Arith::Neg(a) => additive(a),
         Arith::Bin(op, a, b) => matches!(op, '+' | '-') && additive(a) && additive(b),
-        Arith::Call(f, args) => matches!(f.as_str(), "min" | "max" | "abs") && args.iter().all(additive),
+        Arith::Call(f, args) => {
+            matches!(f.as_str(), "min" | "max" | "abs") && args.iter().all(additive)
+        }
     }
 }
 
@@ -252,7 +292,10 @@ mod tests {
     fn arithmetic() {
         let mut t = table();
         let (n, e) = parse_definition("ratio = gpu_time / time").unwrap();
-        assert_eq!(derive(&mut t, &n, &e).unwrap(), vec!["ratio", "ratio (inc)"]);
+        assert_eq!(
+            derive(&mut t, &n, &e).unwrap(),
+            vec!["ratio", "ratio (inc)"]
+        );
         assert_eq!(t.values("ratio").unwrap(), &[0.0, 0.5, 2.0]);
         assert_eq!(t.values("ratio (inc)").unwrap(), &[9.0 / 7.0, 1.5, 2.0]);
         assert_eq!(t.unit("ratio"), "");

@@ -37,7 +37,10 @@ pub fn group_by(cct: &Cct, metrics: &MetricTable, key: &str) -> Rebuilt {
             match index.get(&k) {
                 Some(&n) => n,
                 None => {
-                    let n = out.add_node((parent_new != NO_NODE).then_some(parent_new), Frame::new(&v, key));
+                    let n = out.add_node(
+                        (parent_new != NO_NODE).then_some(parent_new),
+                        Frame::new(&v, key),
+                    );
                     index.insert(k, n);
                     origin.push(old);
                     members.push(Vec::new());
@@ -49,7 +52,11 @@ pub fn group_by(cct: &Cct, metrics: &MetricTable, key: &str) -> Rebuilt {
         new_of[old as usize] = n;
     }
     let metrics = aggregate(metrics, &out, &members, &origin, true);
-    Rebuilt { cct: out, metrics, origin }
+    Rebuilt {
+        cct: out,
+        metrics,
+        origin,
+    }
 }
 
 #[cfg(test)]

@@ -98,7 +98,9 @@ pub fn aggregate(
     let mut table = MetricTable::new(rows);
     let names = metrics.names();
     for name in &names {
-        let Some(vals) = metrics.values(name) else { continue };
+        let Some(vals) = metrics.values(name) else {
+            continue;
+        };
         let unit = metrics.unit(name).to_string();
         let inclusive = base_of_inclusive(name).is_some();
         if recompute && inclusive && metrics.has(base_of_inclusive(name).unwrap()) {
@@ -197,7 +199,10 @@ mod tests {
         assert_eq!(keep, vec![true, false, false, true, true, true]);
         let r = rebuild(&c, &m, &keep, &|_| None, false, false);
         assert_eq!(r.cct.len(), 4);
-        assert_eq!(r.metrics.values("time (inc)").unwrap(), &[21.0, 15.0, 11.0, 6.0]);
+        assert_eq!(
+            r.metrics.values("time (inc)").unwrap(),
+            &[21.0, 15.0, 11.0, 6.0]
+        );
         assert_eq!(r.origin, vec![0, 3, 4, 5]);
     }
 }

@@ -54,10 +54,21 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     } else {
         tree_view::render(app, theme, g, main, buf);
     }
-    match app.message.as_ref().and_then(|m| m.caret.as_ref().map(|c| (m, c))) {
-        Some((m, (text, pos, len))) => {
-            caret(theme, text, *pos, *len, &m.text, row(area.height - 2), row(area.height - 1), buf)
-        }
+    match app
+        .message
+        .as_ref()
+        .and_then(|m| m.caret.as_ref().map(|c| (m, c)))
+    {
+        Some((m, (text, pos, len))) => caret(
+            theme,
+            text,
+            *pos,
+            *len,
+            &m.text,
+            row(area.height - 2),
+            row(area.height - 1),
+            buf,
+        ),
         None => {
             if matches!(app.mode, Mode::Prompt { .. }) && !app.completions.is_empty() {
                 let r = row(area.height - 2);
@@ -246,11 +257,29 @@ fn legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
 
 /// A command error: the command echoed, then a caret under the offending token.
 #[allow(clippy::too_many_arguments)]
-fn caret(theme: &Theme, text: &str, pos: usize, len: usize, msg: &str, echo: Rect, under: Rect, buf: &mut Buffer) {
+fn caret(
+    theme: &Theme,
+    text: &str,
+    pos: usize,
+    len: usize,
+    msg: &str,
+    echo: Rect,
+    under: Rect,
+    buf: &mut Buffer,
+) {
     let err = theme.style("ui.status.error");
-    buf.set_stringn(echo.x, echo.y, format!(":{text}"), echo.width as usize, theme.style("ui.text"));
+    buf.set_stringn(
+        echo.x,
+        echo.y,
+        format!(":{text}"),
+        echo.width as usize,
+        theme.style("ui.text"),
+    );
     // Byte offsets to columns.
-    let col = text.get(..pos.min(text.len())).map(|s| s.chars().count()).unwrap_or(0);
+    let col = text
+        .get(..pos.min(text.len()))
+        .map(|s| s.chars().count())
+        .unwrap_or(0);
     let width = text
         .get(pos.min(text.len())..(pos + len).min(text.len()))
         .map(|s| s.chars().count())
@@ -270,7 +299,13 @@ fn status(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
         } else {
             ":"
         };
-        buf.set_stringn(r.x, r.y, format!("{lead}{input}{}", g.cursor), r.width as usize, base);
+        buf.set_stringn(
+            r.x,
+            r.y,
+            format!("{lead}{input}{}", g.cursor),
+            r.width as usize,
+            base,
+        );
         return;
     }
     let pos = format!(
@@ -290,9 +325,14 @@ fn status(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
             buf.set_stringn(r.x, r.y, format!(" {}", m.text), avail, st);
         }
         None => {
-            let mut hints = " ?:help  /:search  ::command  s:sort  m:metric  H:hot path  q:quit".to_string();
+            let mut hints =
+                " ?:help  /:search  ::command  s:sort  m:metric  H:hot path  q:quit".to_string();
             if let Some(w) = &app.session {
-                let name = w.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let name = w
+                    .path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 hints.push_str(&format!("  session: {name}"));
             }
             buf.set_stringn(r.x, r.y, hints, avail, base);

@@ -159,9 +159,17 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
             let total = format::value(row.total, unit_of(app, &inc), g.micro);
             let label = format!("{} {} more ({total})", g.ellipsis, row.more);
             let w = cols.first().map(|c| c.width as usize - 1).unwrap_or(0);
-            buf.set_stringn(area.x, y, format!("{total:>w$}"), w, row_style.patch(theme.style("ui.dim")));
+            buf.set_stringn(
+                area.x,
+                y,
+                format!("{total:>w$}"),
+                w,
+                row_style.patch(theme.style("ui.dim")),
+            );
             if indent > 0 {
-                let guides: String = (0..indent / 2).map(|_| if g.ascii { "| " } else { "│ " }).collect();
+                let guides: String = (0..indent / 2)
+                    .map(|_| if g.ascii { "| " } else { "│ " })
+                    .collect();
                 buf.set_stringn(name_x, y, &guides, indent, row_style.patch(guide));
             }
             let nx = name_x + indent as u16;
