@@ -91,6 +91,32 @@ pub enum PrintFormat {
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum KernelBy {
+    Total,
+    Mean,
+    Count,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutFormat {
+    Text,
+    Csv,
+    Json,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SummaryTable {
+    Temporal,
+    Idle,
+    Overlap,
+    Launch,
+    Queue,
+    Memory,
+    Overhead,
+    All,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ColorArg {
     Auto,
     Never,
@@ -139,6 +165,43 @@ pub enum Sub {
     },
     /// Print the detected format, counts and metrics of a file.
     Info { file: PathBuf },
+    /// The GPU kernel table (nsys' cuda_gpu_kern_sum columns), over all the files.
+    Kernels {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Rows to print.
+        #[arg(long, default_value_t = usize::MAX, hide_default_value = true)]
+        top: usize,
+        #[arg(long, value_enum, default_value_t = KernelBy::Total)]
+        by: KernelBy,
+        #[arg(long, value_enum, default_value_t = OutFormat::Text)]
+        format: OutFormat,
+        /// Include memcpy and memset rows.
+        #[arg(long)]
+        all: bool,
+        /// One row per category instead of per kernel name.
+        #[arg(long)]
+        by_category: bool,
+        /// Category rules placed before the built-in ones.
+        #[arg(long, value_name = "FILE")]
+        categories: Option<PathBuf>,
+    },
+    /// HTA's breakdowns per rank and stream (one file per rank).
+    Summary {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Which table (default: temporal; `all` prints every one).
+        #[arg(long, value_enum, default_value_t = SummaryTable::Temporal)]
+        table: SummaryTable,
+        #[arg(long, value_enum, default_value_t = OutFormat::Text)]
+        format: OutFormat,
+        /// Round times inward to whole µs first, as HTA does.
+        #[arg(long)]
+        hta_rounding: bool,
+        /// Idle gaps shorter than this are "kernel wait" (HTA: 30, in µs).
+        #[arg(long, value_name = "TIME", default_value = "30us")]
+        kernel_wait: String,
+    },
     /// Run a session file headless and print the resulting tree.
     Replay {
         session: PathBuf,

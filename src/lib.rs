@@ -3,6 +3,7 @@
 pub mod app;
 pub mod cli;
 pub mod export;
+pub mod gpu;
 pub mod json;
 pub mod model;
 pub mod query;

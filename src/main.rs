@@ -6,7 +6,8 @@ use clap::Parser;
 use grove::app::command::{Command, ExportFormat, SortSpec};
 use grove::app::keymap::Keymap;
 use grove::app::App;
-use grove::cli::{Cli, ColorArg, Look, PrintFormat, ReplayOpts, Sub, TreeFormat};
+use grove::cli::{Cli, ColorArg, KernelBy, Look, OutFormat, PrintFormat, ReplayOpts, Sub, SummaryTable, TreeFormat};
+use grove::gpu::{self, report};
 use grove::export;
 use grove::model::{EventKind, Profile};
 use grove::readers;
@@ -155,6 +156,85 @@ fn run(cli: Cli) -> Result<(), String> {
                 Err(e) => Err(e.to_string()),
             }
         }
+        Some(Sub::Kernels {
+            files,
+            top,
+            by,
+            format,
+            all,
+            by_category,
+            categories,
+        }) => {
+            let cats = gpu::classify::Categories::load(categories.as_deref())?;
+            let sort = match by {
+                KernelBy::Total => gpu::kernels::KernelSort::Total,
+                KernelBy::Mean => gpu::kernels::KernelSort::Mean,
+                KernelBy::Count => gpu::kernels::KernelSort::Count,
+            };
+            let opt = gpu::kernels::TableOptions { all, by_category, sort };
+            // Instances from every file, aggregated by name.
+            let mut per_file = Vec::new();
+            for f in &files {
+                let p = load(Some(f))?;
+                let Some(ev) = p.events.as_ref() else {
+                    return Err(format!("{}: not a trace: it has no GPU events", f.display()));
+                };
+                let model = gpu::GpuModel::new(ev, cats.clone());
+                let rows = gpu::kernels::table(ev, &model, &opt);
+                let durs = gpu::kernels::durations(ev, &rows);
+                per_file.push((rows, durs));
+            }
+            let rows = gpu::kernels::merge(per_file, sort);
+            let text = report::kernels_report(&rows, top, out_format(format), glyphs_of(&cli.look).block);
+            write_out(&text)
+        }
+        Some(Sub::Summary {
+            files,
+            table,
+            format,
+            hta_rounding,
+            kernel_wait,
+        }) => {
+            let kw = parse_duration(&kernel_wait)
+                .ok_or_else(|| format!("--kernel-wait {kernel_wait:?}: give a time such as 30us"))?;
+            let opt = gpu::breakdown::Options {
+                hta_rounding,
+                kernel_wait_ns: kw,
+                ..Default::default()
+            };
+            let tables: Vec<report::Table> = match table {
+                SummaryTable::All => report::Table::ALL.to_vec(),
+                SummaryTable::Temporal => vec![report::Table::Temporal],
+                SummaryTable::Idle => vec![report::Table::Idle],
+                SummaryTable::Overlap => vec![report::Table::Overlap],
+                SummaryTable::Launch => vec![report::Table::Launch],
+                SummaryTable::Queue => vec![report::Table::Queue],
+                SummaryTable::Memory => vec![report::Table::Memory],
+                SummaryTable::Overhead => vec![report::Table::Overhead],
+            };
+            let cats = gpu::classify::Categories::load(None)?;
+            let mut rows: Vec<Vec<Vec<String>>> = vec![Vec::new(); tables.len()];
+            for (i, f) in files.iter().enumerate() {
+                let p = load(Some(f))?;
+                let Some(ev) = p.events.as_ref() else {
+                    return Err(format!("{}: not a trace: it has no events", f.display()));
+                };
+                let model = gpu::GpuModel::new(ev, cats.clone());
+                let rank = report::rank_of(&p, i);
+                for (t, table) in tables.iter().enumerate() {
+                    rows[t].extend(report::table_rows(&p, &model, rank, *table, &opt));
+                }
+            }
+            let mut text = String::new();
+            for (t, table) in tables.iter().enumerate() {
+                let title = if tables.len() > 1 { table.name() } else { "" };
+                text.push_str(&report::render(table.header(), &rows[t], out_format(format), title));
+                if tables.len() > 1 && format == OutFormat::Text {
+                    text.push('\n');
+                }
+            }
+            write_out(&text)
+        }
         Some(Sub::Replay {
             session: path,
             print,
@@ -229,6 +309,31 @@ fn run(cli: Cli) -> Result<(), String> {
                 e.to_string()
             })
         }
+    }
+}
+
+fn out_format(f: OutFormat) -> report::Format {
+    match f {
+        OutFormat::Text => report::Format::Text,
+        OutFormat::Csv => report::Format::Csv,
+        OutFormat::Json => report::Format::Json,
+    }
+}
+
+/// `30us`, `1.5ms`, `200ns`, `2s` -> ns.
+fn parse_duration(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let v: f64 = s[..split].parse().ok()?;
+    grove::query::convert_unit(v, &s[split..], "ns").map(|x| x.round() as i64)
+}
+
+fn write_out(text: &str) -> Result<(), String> {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(e.to_string()),
     }
 }
 

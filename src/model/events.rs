@@ -107,6 +107,10 @@ pub struct EventTable {
     pub seq: Vec<u32>,
     /// True for slices made from a B/E pair: they keep file order at equal timestamps.
     pub begin_end: Vec<bool>,
+    /// Filled when the CCT is built: each event's node in the loaded CCT, and for GPU
+    /// activities the runtime event that launched them (NONE_U32 when not in the file).
+    pub node: Vec<u32>,
+    pub launch: Vec<u32>,
 }
 
 impl EventTable {

@@ -146,7 +146,10 @@ fn read_any(format: Format, input: Box<dyn BufRead>, source: Source) -> Result<P
     match format {
         Format::ChromeTrace | Format::Demo => {
             let tr = chrome::parse(input).map_err(|e| e.to_string())?;
+            let mut tr = tr;
             let tree = trace_cct::build(&tr);
+            tr.events.node = tree.node_of_event;
+            tr.events.launch = tree.launch_of_event;
             let dialect = if tr.old_dialect {
                 "PyTorch profiler (Kineto, 2021 dialect)"
             } else if tr.kineto {

@@ -26,6 +26,8 @@ pub struct TraceTree {
     pub metrics: MetricTable,
     /// The CCT node of each event (NO_NODE for events outside the tree).
     pub node_of_event: Vec<u32>,
+    /// The runtime call that launched each GPU activity (NONE_U32 when not in the file).
+    pub launch_of_event: Vec<u32>,
     pub warnings: Vec<String>,
 }
 
@@ -185,13 +187,17 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         .map(|i| ev.device[i])
         .collect();
     let mut unattributed = 0u64;
+    let mut launch_of_event = vec![crate::model::events::NONE_U32; n];
     for i in 0..n {
         let k = ev.kind[i];
         if !k.is_gpu_activity() {
             continue;
         }
         let parent = match launch_of(i) {
-            Some(r) => node_of_event[r],
+            Some(r) => {
+                launch_of_event[i] = r as u32;
+                node_of_event[r]
+            }
             None => {
                 unattributed += 1;
                 let stream = match ev.stream[i] {
@@ -238,6 +244,7 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         cct,
         metrics,
         node_of_event,
+        launch_of_event,
         warnings,
     }
 }

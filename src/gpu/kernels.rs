@@ -1,0 +1,231 @@
+//! The kernel table: GPU activities aggregated by name with the columns of nsys'
+//! cuda_gpu_kern_sum (count, total, mean, median, min, max, std, % of GPU time).
+
+use std::collections::HashMap;
+
+use super::GpuModel;
+use crate::model::{EventKind, EventTable};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelSort {
+    Total,
+    Mean,
+    Count,
+}
+
+impl KernelSort {
+    pub fn parse(s: &str) -> Option<KernelSort> {
+        match s {
+            "total" => Some(KernelSort::Total),
+            "mean" => Some(KernelSort::Mean),
+            "count" => Some(KernelSort::Count),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelSort::Total => "total",
+            KernelSort::Mean => "mean",
+            KernelSort::Count => "count",
+        }
+    }
+
+    pub fn next(self) -> KernelSort {
+        match self {
+            KernelSort::Total => KernelSort::Mean,
+            KernelSort::Mean => KernelSort::Count,
+            KernelSort::Count => KernelSort::Total,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelRow {
+    pub name: String,
+    /// grove category (or the category itself when grouped by category).
+    pub category: String,
+    pub color: u8,
+    pub kind: EventKind,
+    pub count: u64,
+    pub total_ns: i64,
+    pub mean_ns: f64,
+    pub median_ns: f64,
+    pub min_ns: i64,
+    pub max_ns: i64,
+    /// Sample standard deviation (n - 1), as nsys reports it; 0 for one instance.
+    pub std_ns: f64,
+    /// Share of the total time of the rows included (kernels, or all GPU activity).
+    pub pct: f64,
+    /// Event indices of the instances, in start order.
+    pub instances: Vec<u32>,
+}
+
+pub struct TableOptions {
+    /// Include memcpy and memset rows, not only kernels.
+    pub all: bool,
+    /// One row per category instead of per name.
+    pub by_category: bool,
+    pub sort: KernelSort,
+}
+
+pub fn table(ev: &EventTable, gpu: &GpuModel, opt: &TableOptions) -> Vec<KernelRow> {
+    let mut groups: HashMap<String, Vec<u32>> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for &i in &gpu.activities {
+        let iu = i as usize;
+        if !opt.all && ev.kind[iu] != EventKind::Kernel {
+            continue;
+        }
+        let key = if opt.by_category {
+            gpu.category_name(i).to_string()
+        } else {
+            ev.name_of(iu).to_string()
+        };
+        groups
+            .entry(key.clone())
+            .or_insert_with(|| {
+                order.push(key);
+                Vec::new()
+            })
+            .push(i);
+    }
+    let grand: i64 = groups.values().flatten().map(|&i| ev.dur[i as usize]).sum();
+    let mut rows: Vec<KernelRow> = order
+        .into_iter()
+        .map(|name| {
+            let inst = groups.remove(&name).unwrap_or_default();
+            let mut durs: Vec<i64> = inst.iter().map(|&i| ev.dur[i as usize]).collect();
+            let first = inst[0];
+            let mut r = KernelRow {
+                category: gpu.category_name(first).to_string(),
+                color: gpu.category_color(first),
+                kind: ev.kind[first as usize],
+                name,
+                count: 0,
+                total_ns: 0,
+                mean_ns: 0.0,
+                median_ns: 0.0,
+                min_ns: 0,
+                max_ns: 0,
+                std_ns: 0.0,
+                pct: 0.0,
+                instances: inst,
+            };
+            fill_stats(&mut r, &mut durs);
+            r.pct = if grand > 0 { r.total_ns as f64 * 100.0 / grand as f64 } else { 0.0 };
+            r
+        })
+        .collect();
+    sort_rows(&mut rows, opt.sort);
+    rows
+}
+
+/// Merges the rows of several files (one per rank) by name: statistics are recomputed
+/// from all instances' durations, so medians and deviations stay exact.
+pub fn merge(per_file: Vec<(Vec<KernelRow>, Vec<Vec<i64>>)>, sort: KernelSort) -> Vec<KernelRow> {
+    let mut order: Vec<String> = Vec::new();
+    let mut by: HashMap<String, (KernelRow, Vec<i64>)> = HashMap::new();
+    for (rows, durs) in per_file {
+        for (r, d) in rows.into_iter().zip(durs) {
+            match by.get_mut(&r.name) {
+                Some(acc) => acc.1.extend(d),
+                None => {
+                    order.push(r.name.clone());
+                    by.insert(r.name.clone(), (r, d));
+                }
+            }
+        }
+    }
+    let mut rows: Vec<KernelRow> = order
+        .into_iter()
+        .filter_map(|n| by.remove(&n))
+        .map(|(mut r, mut d)| {
+            fill_stats(&mut r, &mut d);
+            r.instances.clear();
+            r
+        })
+        .collect();
+    let grand: i64 = rows.iter().map(|r| r.total_ns).sum();
+    for r in &mut rows {
+        r.pct = if grand > 0 { r.total_ns as f64 * 100.0 / grand as f64 } else { 0.0 };
+    }
+    sort_rows(&mut rows, sort);
+    rows
+}
+
+fn fill_stats(r: &mut KernelRow, durs: &mut [i64]) {
+    durs.sort_unstable();
+    let n = durs.len();
+    let total: i64 = durs.iter().sum();
+    let mean = total as f64 / n as f64;
+    r.count = n as u64;
+    r.total_ns = total;
+    r.mean_ns = mean;
+    r.median_ns = if n % 2 == 1 {
+        durs[n / 2] as f64
+    } else {
+        (durs[n / 2 - 1] + durs[n / 2]) as f64 / 2.0
+    };
+    r.min_ns = durs[0];
+    r.max_ns = durs[n - 1];
+    let var = if n > 1 {
+        durs.iter().map(|&d| (d as f64 - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+    } else {
+        0.0
+    };
+    r.std_ns = var.sqrt();
+}
+
+fn sort_rows(rows: &mut [KernelRow], sort: KernelSort) {
+    let key = |r: &KernelRow| -> f64 {
+        match sort {
+            KernelSort::Total => r.total_ns as f64,
+            KernelSort::Mean => r.mean_ns,
+            KernelSort::Count => r.count as f64,
+        }
+    };
+    rows.sort_by(|a, b| key(b).total_cmp(&key(a)).then(a.name.cmp(&b.name)));
+}
+
+/// The durations of each row's instances (for `merge`).
+pub fn durations(ev: &EventTable, rows: &[KernelRow]) -> Vec<Vec<i64>> {
+    rows.iter()
+        .map(|r| r.instances.iter().map(|&i| ev.dur[i as usize]).collect())
+        .collect()
+}
+
+/// The fixed CSV columns of `grove kernels` (docs/formats.md).
+pub const CSV_HEADER: &str = "name,category,count,total_ns,mean_ns,median_ns,min_ns,max_ns,std_ns,pct";
+
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+pub fn csv_row(r: &KernelRow) -> String {
+    format!(
+        "{},{},{},{},{:.1},{:.1},{},{},{:.1},{:.4}",
+        csv_field(&r.name),
+        r.category,
+        r.count,
+        r.total_ns,
+        r.mean_ns,
+        r.median_ns,
+        r.min_ns,
+        r.max_ns,
+        r.std_ns,
+        r.pct
+    )
+}
+
+pub fn json_row(r: &KernelRow) -> serde_json::Value {
+    serde_json::json!({
+        "name": r.name, "category": r.category, "count": r.count, "total_ns": r.total_ns,
+        "mean_ns": r.mean_ns, "median_ns": r.median_ns, "min_ns": r.min_ns, "max_ns": r.max_ns,
+        "std_ns": r.std_ns, "pct": r.pct,
+    })
+}

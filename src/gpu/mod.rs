@@ -1,0 +1,172 @@
+//! GPU analyses over a trace's event table: the kernel table (nsys' cuda_gpu_kern_sum),
+//! categories, HTA's breakdowns, and the per-stream timeline. Everything reads the event
+//! table built by the reader; nothing re-parses.
+
+pub mod breakdown;
+pub mod classify;
+pub mod intervals;
+pub mod kernels;
+pub mod report;
+pub mod timeline;
+
+use std::collections::HashMap;
+
+use crate::model::events::NONE_I64;
+use crate::model::{EventKind, EventTable};
+use classify::{Categories, HtaClassifier, HtaType};
+
+/// One GPU lane: a (device, stream) pair with its activities in start order.
+#[derive(Debug, Clone)]
+pub struct Lane {
+    pub device: i64,
+    pub stream: i64,
+    /// Event indices of the lane's GPU activities, sorted by start.
+    pub events: Vec<u32>,
+}
+
+impl Lane {
+    pub fn label(&self) -> String {
+        let d = if self.device == NONE_I64 { "?".into() } else { self.device.to_string() };
+        let s = if self.stream == NONE_I64 { "?".into() } else { self.stream.to_string() };
+        format!("GPU{d} s{s}")
+    }
+}
+
+/// Per-trace GPU facts computed once: lanes, the HTA type and grove category of every
+/// GPU activity.
+pub struct GpuModel {
+    pub lanes: Vec<Lane>,
+    /// Event index -> HTA type / category index (GPU activities only; others unset).
+    pub hta: HashMap<u32, HtaType>,
+    pub cat: Vec<u16>,
+    pub categories: Categories,
+    /// GPU activity event indices in start order.
+    pub activities: Vec<u32>,
+}
+
+impl GpuModel {
+    pub fn new(ev: &EventTable, categories: Categories) -> GpuModel {
+        let hta_c = HtaClassifier::default();
+        let mut by_name_hta: HashMap<u32, HtaType> = HashMap::new();
+        let mut by_name_cat: HashMap<(u32, EventKind), u16> = HashMap::new();
+        let mut cat = vec![u16::MAX; ev.len()];
+        let mut activities: Vec<u32> = (0..ev.len() as u32)
+            .filter(|&i| ev.kind[i as usize].is_gpu_activity())
+            .collect();
+        activities.sort_by_key(|&i| (ev.ts[i as usize], i));
+        let mut lanes_map: HashMap<(i64, i64), Vec<u32>> = HashMap::new();
+        for &i in &activities {
+            let iu = i as usize;
+            let name = ev.name[iu];
+            let kind = ev.kind[iu];
+            by_name_hta
+                .entry(name)
+                .or_insert_with(|| hta_c.classify(ev.strings.resolve(name)));
+            cat[iu] = *by_name_cat
+                .entry((name, kind))
+                .or_insert_with(|| categories.classify(ev.strings.resolve(name), kind) as u16);
+            lanes_map.entry((ev.device[iu], ev.stream[iu])).or_default().push(i);
+        }
+        let mut lanes: Vec<Lane> = lanes_map
+            .into_iter()
+            .map(|((device, stream), events)| Lane { device, stream, events })
+            .collect();
+        lanes.sort_by_key(|l| (l.device, l.stream));
+        let hta = activities
+            .iter()
+            .map(|&i| (i, by_name_hta[&ev.name[i as usize]]))
+            .collect();
+        GpuModel {
+            lanes,
+            hta,
+            cat,
+            categories,
+            activities,
+        }
+    }
+
+    pub fn hta_of(&self, i: u32) -> HtaType {
+        self.hta.get(&i).copied().unwrap_or(HtaType::Other)
+    }
+
+    pub fn category_name(&self, i: u32) -> &str {
+        match self.cat.get(i as usize) {
+            Some(&c) if c != u16::MAX => &self.categories.rules[c as usize].name,
+            _ => "other",
+        }
+    }
+
+    pub fn category_color(&self, i: u32) -> u8 {
+        match self.cat.get(i as usize) {
+            Some(&c) if c != u16::MAX => self.categories.rules[c as usize].color,
+            _ => 0,
+        }
+    }
+}
+
+/// Shortens a kernel name for bars: drops the return type, folds template arguments and
+/// parameter lists (`void at::native::kernel<4, F>(int, F)` -> `at::native::kernel<…>(…)`).
+pub fn short_name(name: &str, ellipsis: &str) -> String {
+    let mut s = name.trim();
+    for ret in ["void ", "__global__ void "] {
+        if let Some(r) = s.strip_prefix(ret) {
+            s = r;
+        }
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut depth_angle = 0;
+    let mut depth_paren = 0;
+    for c in s.chars() {
+        match c {
+            '<' => {
+                if depth_angle == 0 && depth_paren == 0 {
+                    out.push('<');
+                    out.push_str(ellipsis);
+                }
+                depth_angle += 1;
+            }
+            '>' if depth_angle > 0 => {
+                depth_angle -= 1;
+                if depth_angle == 0 && depth_paren == 0 {
+                    out.push('>');
+                }
+            }
+            '(' => {
+                if depth_angle == 0 && depth_paren == 0 {
+                    out.push('(');
+                    out.push_str(ellipsis);
+                }
+                depth_paren += 1;
+            }
+            ')' if depth_paren > 0 => {
+                depth_paren -= 1;
+                if depth_angle == 0 && depth_paren == 0 {
+                    out.push(')');
+                }
+            }
+            c if depth_angle == 0 && depth_paren == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    // "(anonymous namespace)" folds to "(…)" in the middle of a name; keep it readable.
+    out.replace("(…)::", "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_names() {
+        assert_eq!(
+            short_name("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)", "…"),
+            "at::native::vectorized_elementwise_kernel<…>(…)"
+        );
+        assert_eq!(short_name("sm90_xmma_gemm_f16f16", "…"), "sm90_xmma_gemm_f16f16");
+        assert_eq!(short_name("Memcpy HtoD (Pinned -> Device)", "~"), "Memcpy HtoD (~)");
+        assert_eq!(
+            short_name("void at::native::(anonymous namespace)::indexSelectLargeIndex<c10::Half, long>(int)", "…"),
+            "at::native::indexSelectLargeIndex<…>(…)"
+        );
+    }
+}
