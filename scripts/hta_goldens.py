@@ -59,7 +59,14 @@ TRACES = {
         "kineto/plugin/samples/resnet50_num_workers_0/worker0.pt.trace.json.gz"
     ],
     "triton_example": ["hta/tests/data/triton_example/triton_example.json.gz"],
+    "tb_gpu_metrics_2021": ["kineto/tb_plugin/test/gpu_metrics_input.json"],
 }
+
+ANALYSIS_KEYS = [
+    "temporal", "kernel_type", "kernel", "kernel_default", "idle",
+    "idle_interval_stats", "overlap", "launch", "queue", "queue_series",
+    "queue_blocked_on_full", "memory_bw", "memory_bw_series",
+]
 
 MAX_ROWS = 2000  # above this, keep summary stats and the first HEAD_ROWS rows
 HEAD_ROWS = 200
@@ -373,8 +380,10 @@ def main():
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
             wall = time.time() - t0
             if p.returncode != 0 or not os.path.exists(tmp):
+                # TraceAnalysis() itself failed: every analysis gets the load error
                 tail = (p.stderr or "").strip().splitlines()[-1:] or ["?"]
-                res = {"info": {}, "analyses": {"load": {"error": tail[0]}}}
+                e = {"error": "TraceAnalysis load failed: " + tail[0]}
+                res = {"info": {}, "analyses": {k: e for k in ANALYSIS_KEYS}}
             else:
                 with open(tmp) as f:
                     res = json.load(f)

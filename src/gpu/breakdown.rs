@@ -368,10 +368,13 @@ pub const OVERHEAD_HEADER: &str = "rank,step,step_ns,launch_ns,before_first_laun
 /// The CPU overhead split used in DLRM analyses, per ProfilerStep of the thread that
 /// owns it: time in launch calls, before the first and after the last launch, between
 /// consecutive launches, and gaps where no top-level op runs.
+/// (start, end, is a launch call) of one CPU slice.
+type Slice = (i64, i64, bool);
+
 pub fn overhead(ev: &EventTable, rank: i64, opt: &Options) -> Vec<Overhead> {
     // Each thread's CPU slices once, sorted by start: a step reads its range by binary
     // search instead of scanning the whole table.
-    let mut by_thread: BTreeMap<(u32, u32), Vec<(i64, i64, bool)>> = BTreeMap::new();
+    let mut by_thread: BTreeMap<(u32, u32), Vec<Slice>> = BTreeMap::new();
     for i in 0..ev.len() {
         if matches!(ev.kind[i], EventKind::Cpu | EventKind::Runtime) {
             let (a, b) = span(ev, i, opt);
@@ -392,7 +395,7 @@ pub fn overhead(ev: &EventTable, rank: i64, opt: &Options) -> Vec<Overhead> {
         let lo = slices.partition_point(|x| x.0 < ss);
         let hi = slices.partition_point(|x| x.0 <= se);
         // The step itself is among the slices: leave it out.
-        let inside: Vec<(i64, i64, bool)> = slices[lo..hi]
+        let inside: Vec<Slice> = slices[lo..hi]
             .iter()
             .copied()
             .filter(|&(a, b, _)| b <= se && !(a == ss && b == se))
