@@ -128,6 +128,19 @@ def records(df, keep_index=False):
     return out
 
 
+def dump(obj, ind=0):
+    """Pretty JSON where every flat record (dict of scalars) sits on one line."""
+    pad, pad1 = " " * ind, " " * (ind + 1)
+    flat = lambda o: all(not isinstance(v, (dict, list)) for v in o.values())
+    if isinstance(obj, dict) and obj and not flat(obj):
+        items = [f"{pad1}{json.dumps(k)}: {dump(v, ind + 1)}" for k, v in obj.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(obj, list) and obj and any(isinstance(v, (dict, list)) for v in obj):
+        items = [f"{pad1}{dump(v, ind + 1)}" for v in obj]
+        return "[\n" + ",\n".join(items) + "\n" + pad + "]"
+    return json.dumps(obj, ensure_ascii=False)
+
+
 def err(e):
     return {"error": f"{type(e).__name__}: {e}"}
 
@@ -404,8 +417,7 @@ def main():
             doc["trace_info"].pop("load_seconds", None)
             name = f"{short}.last_step.json" if include_last else f"{short}.json"
             with open(os.path.join(args.out, name), "w") as f:
-                json.dump(doc, f, indent=1, sort_keys=False)
-                f.write("\n")
+                f.write(dump(doc) + "\n")
             errs = [k for k, v in res["analyses"].items() if isinstance(v, dict) and "error" in v]
             summary[name] = {"wall_s": round(wall, 1), "errors": errs}
             print(f"{name}: {wall:.1f}s errors={errs}", flush=True)

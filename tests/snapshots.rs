@@ -320,6 +320,64 @@ fn tab_lists_metric_candidates() {
 }
 
 #[test]
+fn kernels_panel() {
+    check(case("kernels_panel", "3jj"));
+}
+
+#[test]
+fn kernels_sort_cycle() {
+    check(case("kernels_sort_cycle", "3ss"));
+}
+
+#[test]
+fn kernels_by_category() {
+    check(case("kernels_category", "3cM"));
+}
+
+#[test]
+fn kernel_select_marks_tree() {
+    check(case("kernel_select_tree", "3j<ret>1E"));
+}
+
+#[test]
+fn timeline_panel() {
+    check(case("timeline", "4"));
+}
+
+#[test]
+fn timeline_zoom_pan_select() {
+    check(case("timeline_zoom_pan", "4++lnn"));
+}
+
+#[test]
+fn timeline_jump_to_call_path() {
+    check(case("timeline_goto_launch", "4nnnn<ret>"));
+}
+
+#[test]
+fn timeline_zoom_command() {
+    check(case("timeline_zoom_cmd", "4:zoom 1ms 1.5ms<ret>nf"));
+}
+
+#[test]
+fn summary_panel() {
+    check(case("summary", "5"));
+}
+
+#[test]
+fn heatmap_panel() {
+    check(case("heatmap", "H2"));
+}
+
+#[test]
+fn timeline_mono_ascii() {
+    let mut c = case("timeline_mono_ascii", "4+n");
+    c.mono = true;
+    c.ascii = true;
+    check(c);
+}
+
+#[test]
 fn mono_ascii() {
     let mut c = case("mono_ascii", "H");
     c.mono = true;

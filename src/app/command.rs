@@ -91,6 +91,90 @@ pub enum Command {
         path: String,
     },
     Save(String),
+    /// Switch the main panel.
+    Panel(PanelChoice),
+    /// Kernel table options; unset fields keep their value.
+    Kernels(KernelsSpec),
+    /// Select a kernel by name (the row under the cursor without a name).
+    SelectKernel(Option<String>),
+    /// Timeline window.
+    Zoom(ZoomSpec),
+    Pan(bool),
+    NextKernel,
+    PrevKernel,
+    /// Jump from the selected kernel to the call path that launched it.
+    GotoLaunch,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PanelChoice {
+    Tree,
+    Heatmap,
+    Kernels,
+    Timeline,
+    Summary,
+    Next,
+    Prev,
+}
+
+impl PanelChoice {
+    pub fn name(self) -> &'static str {
+        match self {
+            PanelChoice::Tree => "tree",
+            PanelChoice::Heatmap => "heatmap",
+            PanelChoice::Kernels => "kernels",
+            PanelChoice::Timeline => "timeline",
+            PanelChoice::Summary => "summary",
+            PanelChoice::Next => "next",
+            PanelChoice::Prev => "prev",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KernelsSpec {
+    /// Some(None) = all rows.
+    pub top: Option<Option<usize>>,
+    /// "total" | "mean" | "count" | "next"
+    pub by: Option<String>,
+    /// Show memcpy and memset rows.
+    pub memory: Option<bool>,
+    pub by_category: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ZoomSpec {
+    /// Window in ns from the trace start.
+    Window(i64, i64),
+    In,
+    Out,
+    Fit,
+    Kernel,
+}
+
+/// Parses `12.5ms`, `300us`, `2s`, `1500ns`, `1500` (ns) to ns.
+pub fn parse_time(t: &str) -> Option<i64> {
+    let t = t.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+        .unwrap_or(t.len());
+    let v: f64 = t[..split].parse().ok()?;
+    let unit = if split == t.len() { "ns" } else { &t[split..] };
+    crate::query::convert_unit(v, unit, "ns").map(|x| x.round() as i64)
+}
+
+/// ns as an exact, readable time: `12.5ms`, `1585.956us`, `800ns` (parses back exactly).
+pub fn format_time(ns: i64) -> String {
+    let trim = |s: String| s.trim_end_matches('0').trim_end_matches('.').to_string();
+    if ns != 0 && ns % 1000 == 0 && (ns / 1000) % 1000 == 0 {
+        format!("{}ms", ns / 1_000_000)
+    } else if ns % 1000 == 0 && ns.abs() >= 1_000_000 {
+        format!("{}ms", trim(format!("{:.3}", ns as f64 / 1e6)))
+    } else if ns.abs() >= 1000 {
+        format!("{}us", trim(format!("{}.{:03}", ns / 1000, (ns % 1000).abs())))
+    } else {
+        format!("{ns}ns")
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -335,6 +419,14 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "hatchet|json|csv|folded FILE: write the current tree",
     ),
     ("save", "write the session so far to FILE"),
+    ("panel", "switch the panel: tree | heatmap | kernels | timeline | summary | next | prev"),
+    ("kernels", "kernel table: [top N|all] [by total|mean|count|next] [memory on|off] [group name|category]"),
+    ("select-kernel", "select a kernel by name (marks its call paths and instances)"),
+    ("zoom", "timeline window: zoom START END | in | out | fit | kernel"),
+    ("pan", "move the timeline window: pan left | right"),
+    ("next-kernel", "next kernel on the timeline lane"),
+    ("prev-kernel", "previous kernel on the timeline lane"),
+    ("goto-launch", "show the call path that launched the selected kernel"),
     ("quit", "leave grove"),
 ];
 
@@ -363,6 +455,8 @@ impl Command {
                 | Command::Quit
                 | Command::Export { .. }
                 | Command::Save(_)
+                | Command::NextKernel
+                | Command::PrevKernel
         )
     }
 
@@ -600,6 +694,133 @@ impl Command {
                     msg: "expected a percentage such as 1% (or off)".into(),
                 }),
             },
+            "panel" => match args {
+                [t] => Ok(Command::Panel(match t.text.as_str() {
+                    "tree" | "1" => PanelChoice::Tree,
+                    "heatmap" | "2" => PanelChoice::Heatmap,
+                    "kernels" | "3" => PanelChoice::Kernels,
+                    "timeline" | "4" => PanelChoice::Timeline,
+                    "summary" | "5" => PanelChoice::Summary,
+                    "next" => PanelChoice::Next,
+                    "prev" => PanelChoice::Prev,
+                    _ => {
+                        return Err(ParseError {
+                            pos: t.pos,
+                            len: t.len,
+                            msg: "expected tree, heatmap, kernels, timeline, summary, next or prev".into(),
+                        })
+                    }
+                })),
+                [_, t, ..] => Err(too_many(t)),
+                [] => Err(ParseError {
+                    pos: end,
+                    len: 0,
+                    msg: "expected a panel".into(),
+                }),
+            },
+            "kernels" => {
+                let mut spec = KernelsSpec::default();
+                let mut i = 0;
+                while i < args.len() {
+                    let key = &args[i];
+                    let val = args.get(i + 1);
+                    let bad = |t: &Token, m: &str| ParseError {
+                        pos: t.pos,
+                        len: t.len,
+                        msg: m.to_string(),
+                    };
+                    match key.text.as_str() {
+                        "all" => {
+                            spec.top = Some(None);
+                            i += 1;
+                            continue;
+                        }
+                        "top" => match val.map(|v| v.text.parse::<usize>()) {
+                            Some(Ok(n)) => spec.top = Some(Some(n)),
+                            _ => return Err(bad(val.unwrap_or(key), "expected a row count after top")),
+                        },
+                        "by" => match val.map(|v| v.text.as_str()) {
+                            Some(b @ ("total" | "mean" | "count" | "next")) => spec.by = Some(b.to_string()),
+                            _ => return Err(bad(val.unwrap_or(key), "expected total, mean, count or next")),
+                        },
+                        "memory" => match val.map(|v| v.text.as_str()) {
+                            Some("on") => spec.memory = Some(true),
+                            Some("off") => spec.memory = Some(false),
+                            _ => return Err(bad(val.unwrap_or(key), "expected on or off")),
+                        },
+                        "group" => match val.map(|v| v.text.as_str()) {
+                            Some("name") => spec.by_category = Some(false),
+                            Some("category") => spec.by_category = Some(true),
+                            _ => return Err(bad(val.unwrap_or(key), "expected name or category")),
+                        },
+                        _ => return Err(bad(key, "expected top, all, by, memory or group")),
+                    }
+                    i += 2;
+                }
+                Ok(Command::Kernels(spec))
+            }
+            "select-kernel" => Ok(Command::SelectKernel(match args {
+                [] => None,
+                _ => Some(rest("a kernel name")?),
+            })),
+            "zoom" => match args {
+                [t] => Ok(Command::Zoom(match t.text.as_str() {
+                    "in" => ZoomSpec::In,
+                    "out" => ZoomSpec::Out,
+                    "fit" => ZoomSpec::Fit,
+                    "kernel" => ZoomSpec::Kernel,
+                    _ => {
+                        return Err(ParseError {
+                            pos: t.pos,
+                            len: t.len,
+                            msg: "expected in, out, fit, kernel or START END".into(),
+                        })
+                    }
+                })),
+                [a, b] => {
+                    let ta = parse_time(&a.text).ok_or(ParseError {
+                        pos: a.pos,
+                        len: a.len,
+                        msg: "expected a time such as 12.5ms".into(),
+                    })?;
+                    let tb = parse_time(&b.text).ok_or(ParseError {
+                        pos: b.pos,
+                        len: b.len,
+                        msg: "expected a time such as 14ms".into(),
+                    })?;
+                    if tb <= ta {
+                        return Err(ParseError {
+                            pos: b.pos,
+                            len: b.len,
+                            msg: "the end must come after the start".into(),
+                        });
+                    }
+                    Ok(Command::Zoom(ZoomSpec::Window(ta, tb)))
+                }
+                [_, _, t, ..] => Err(too_many(t)),
+                [] => Err(ParseError {
+                    pos: end,
+                    len: 0,
+                    msg: "expected in, out, fit, kernel or START END".into(),
+                }),
+            },
+            "pan" => match args {
+                [t] if t.text == "left" => Ok(Command::Pan(false)),
+                [t] if t.text == "right" => Ok(Command::Pan(true)),
+                [t, ..] => Err(ParseError {
+                    pos: t.pos,
+                    len: t.len,
+                    msg: "expected left or right".into(),
+                }),
+                [] => Err(ParseError {
+                    pos: end,
+                    len: 0,
+                    msg: "expected left or right".into(),
+                }),
+            },
+            "next-kernel" => no_args(Command::NextKernel),
+            "prev-kernel" => no_args(Command::PrevKernel),
+            "goto-launch" => no_args(Command::GotoLaunch),
             "undo" => no_args(Command::Undo),
             "redo" => no_args(Command::Redo),
             "reset" => no_args(Command::Reset),
@@ -730,6 +951,36 @@ impl fmt::Display for Command {
                 write!(f, "export {} {}", format.name(), quote(path))
             }
             Command::Save(p) => write!(f, "save {}", quote(p)),
+            Command::Panel(p) => write!(f, "panel {}", p.name()),
+            Command::Kernels(k) => {
+                f.write_str("kernels")?;
+                match k.top {
+                    Some(Some(n)) => write!(f, " top {n}")?,
+                    Some(None) => f.write_str(" all")?,
+                    None => {}
+                }
+                if let Some(b) = &k.by {
+                    write!(f, " by {b}")?;
+                }
+                if let Some(m) = k.memory {
+                    write!(f, " memory {}", if m { "on" } else { "off" })?;
+                }
+                if let Some(c) = k.by_category {
+                    write!(f, " group {}", if c { "category" } else { "name" })?;
+                }
+                Ok(())
+            }
+            Command::SelectKernel(None) => f.write_str("select-kernel"),
+            Command::SelectKernel(Some(n)) => write!(f, "select-kernel {}", quote(n)),
+            Command::Zoom(ZoomSpec::Window(a, b)) => write!(f, "zoom {} {}", format_time(*a), format_time(*b)),
+            Command::Zoom(ZoomSpec::In) => f.write_str("zoom in"),
+            Command::Zoom(ZoomSpec::Out) => f.write_str("zoom out"),
+            Command::Zoom(ZoomSpec::Fit) => f.write_str("zoom fit"),
+            Command::Zoom(ZoomSpec::Kernel) => f.write_str("zoom kernel"),
+            Command::Pan(right) => write!(f, "pan {}", if *right { "right" } else { "left" }),
+            Command::NextKernel => f.write_str("next-kernel"),
+            Command::PrevKernel => f.write_str("prev-kernel"),
+            Command::GotoLaunch => f.write_str("goto-launch"),
             Command::Quit => f.write_str("quit"),
         }
     }
@@ -770,6 +1021,16 @@ mod tests {
             "undo",
             "export csv out.csv",
             "save \"my session.jsonl\"",
+            "panel timeline",
+            "kernels top 20 by mean memory on group category",
+            "kernels all",
+            "select-kernel \"void foo<int>(int)\"",
+            "zoom 12.5ms 14ms",
+            "zoom 1585.956us 2ms",
+            "zoom 800ns 1ms",
+            "zoom fit",
+            "pan left",
+            "goto-launch",
         ] {
             let c = Command::parse(text).unwrap();
             assert_eq!(c.to_string(), text, "{c:?}");

@@ -10,8 +10,12 @@ use super::keys::Key;
 
 pub const DEFAULT: &str = include_str!("../../keymaps/default.toml");
 
+/// Key sections: `normal` applies everywhere; a panel's section comes first there.
+pub const MODES: [&str; 3] = ["normal", "kernels", "timeline"];
+
 #[derive(Debug, Clone)]
 pub struct Binding {
+    pub mode: &'static str,
     pub keys: Vec<Key>,
     pub run: String,
     pub desc: String,
@@ -19,7 +23,7 @@ pub struct Binding {
 
 #[derive(Debug, Clone, Default)]
 pub struct Keymap {
-    map: HashMap<Key, usize>,
+    map: HashMap<(&'static str, Key), usize>,
     /// Bindings in file order (the help overlay lists them so).
     pub bindings: Vec<Binding>,
 }
@@ -53,20 +57,28 @@ impl Keymap {
 
     pub fn merge_text(&mut self, text: &str, origin: &str) -> Result<(), String> {
         let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            format!(
-                "{origin}: {}",
-                e.to_string().lines().next().unwrap_or("invalid TOML")
-            )
+            format!("{origin}: {}", e.to_string().lines().next().unwrap_or("invalid TOML"))
         })?;
-        let Some(list) = doc.get("normal") else {
-            return Ok(());
-        };
+        for key in doc.keys() {
+            if !MODES.contains(&key.as_str()) {
+                return Err(format!("{origin}: unknown section [[{key}]] (sections: {})", MODES.join(", ")));
+            }
+        }
+        for mode in MODES {
+            if let Some(list) = doc.get(mode) {
+                self.merge_mode(mode, list, origin)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn merge_mode(&mut self, mode: &'static str, list: &toml::Value, origin: &str) -> Result<(), String> {
         let list = list
             .as_array()
-            .ok_or_else(|| format!("{origin}: [[normal]] must be a list of bindings"))?;
+            .ok_or_else(|| format!("{origin}: [[{mode}]] must be a list of bindings"))?;
         let mut seen: HashMap<Key, usize> = HashMap::new();
         for (i, b) in list.iter().enumerate() {
-            let at = format!("{origin}: binding {}", i + 1);
+            let at = format!("{origin}: [[{mode}]] binding {}", i + 1);
             let t = b.as_table().ok_or_else(|| format!("{at}: not a table"))?;
             let run = t
                 .get("run")
@@ -92,46 +104,52 @@ impl Keymap {
             for k in &keys {
                 if let Some(prev) = seen.insert(*k, i) {
                     return Err(format!(
-                        "{at}: key {k} is already bound by binding {} of this file",
+                        "{at}: key {k} is already bound by binding {} of this section",
                         prev + 1
                     ));
                 }
             }
-            let desc = t
-                .get("desc")
-                .and_then(|v| v.as_str())
-                .unwrap_or("")
-                .to_string();
-            // A later file replaces earlier bindings of the same keys.
+            let desc = t.get("desc").and_then(|v| v.as_str()).unwrap_or("").to_string();
+            // A later file replaces earlier bindings of the same keys in the same section.
             for k in &keys {
-                if let Some(&old) = self.map.get(k) {
+                if let Some(&old) = self.map.get(&(mode, *k)) {
                     self.bindings[old].keys.retain(|x| x != k);
                 }
             }
             if run == "no-op" {
                 for k in &keys {
-                    self.map.remove(k);
+                    self.map.remove(&(mode, *k));
                 }
                 continue;
             }
             let idx = self.bindings.len();
             for k in &keys {
-                self.map.insert(*k, idx);
+                self.map.insert((mode, *k), idx);
             }
-            self.bindings.push(Binding { keys, run, desc });
+            self.bindings.push(Binding { mode, keys, run, desc });
         }
+        // Re-index after removals.
         self.bindings.retain(|b| !b.keys.is_empty());
         self.map.clear();
         for (i, b) in self.bindings.iter().enumerate() {
             for k in &b.keys {
-                self.map.insert(*k, i);
+                self.map.insert((b.mode, *k), i);
             }
         }
         Ok(())
     }
 
+    /// The command of a key in a section, falling back to `normal`.
+    pub fn lookup_in(&self, mode: &str, key: &Key) -> Option<&str> {
+        let m = MODES.iter().find(|m| **m == mode).copied().unwrap_or("normal");
+        self.map
+            .get(&(m, *key))
+            .or_else(|| self.map.get(&("normal", *key)))
+            .map(|&i| self.bindings[i].run.as_str())
+    }
+
     pub fn lookup(&self, key: &Key) -> Option<&str> {
-        self.map.get(key).map(|&i| self.bindings[i].run.as_str())
+        self.lookup_in("normal", key)
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod command;
 mod input;
 pub mod keymap;
+pub mod panels;
 pub mod keys;
 pub mod paths;
 mod reshape;
@@ -12,7 +13,7 @@ pub mod tree_state;
 use crate::model::{Cct, MetricTable, PreOrder, Profile};
 use crate::session;
 use crate::ui::heat::HeatScale;
-use command::{Command, MetricChoice, PromptKind, SortSpec};
+use command::{Command, MetricChoice, PanelChoice, PromptKind, SortSpec};
 use keymap::Keymap;
 use tree_state::TreeState;
 
@@ -118,6 +119,14 @@ pub struct App {
     pub term: (u16, u16),
     /// Candidates of the last Tab in the command line (shown above it).
     pub completions: Vec<String>,
+    pub panel: PanelChoice,
+    /// GPU facts (None when the profile has no GPU activity).
+    pub gpu: Option<panels::GpuState>,
+    pub kernels: panels::KernelsView,
+    pub timeline: panels::TimelineView,
+    pub summary_scroll: usize,
+    /// Nodes of the current tree on the call paths of the selected kernel.
+    pub kernel_marks: Option<Vec<bool>>,
 }
 
 impl App {
@@ -171,7 +180,16 @@ impl App {
             cwd: std::env::current_dir().unwrap_or_default(),
             term: (120, 40),
             completions: Vec::new(),
+            panel: PanelChoice::Tree,
+            gpu: None,
+            kernels: panels::KernelsView::default(),
+            timeline: panels::TimelineView::default(),
+            summary_scroll: 0,
+            kernel_marks: None,
         };
+        let cats = crate::gpu::classify::Categories::load(None)
+            .unwrap_or_else(|_| crate::gpu::classify::Categories::builtin());
+        app.set_categories(cats);
         app.initial_view();
         let w = &app.profile.warnings;
         if !w.is_empty() {
@@ -187,6 +205,16 @@ impl App {
             });
         }
         app
+    }
+
+    /// Uses these kernel categories (rebuilds the GPU state).
+    pub fn set_categories(&mut self, cats: crate::gpu::classify::Categories) {
+        self.gpu = self
+            .profile
+            .events
+            .as_ref()
+            .and_then(|ev| panels::GpuState::new(ev, cats));
+        self.refresh_kernels();
     }
 
     /// The view as loaded: default metrics and sort, roots (and single-child chains
@@ -416,6 +444,11 @@ impl App {
         self.matched = None;
         self.derived.clear();
         self.rules = Rules::default();
+        self.panel = PanelChoice::Tree;
+        self.kernels = panels::KernelsView::default();
+        self.timeline = panels::TimelineView::default();
+        self.kernel_marks = None;
+        self.refresh_kernels();
         self.initial_view();
         self.replaying = true;
         let cmds = self.applied.clone();
@@ -441,6 +474,22 @@ impl App {
     fn apply(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
         let page = self.page.max(1) as isize;
         let logged = cmd.clone();
+        let delta = match &cmd {
+            Command::Down(n) => Some(*n as isize),
+            Command::Up(n) => Some(-(*n as isize)),
+            Command::PageDown => Some(page),
+            Command::PageUp => Some(-page),
+            Command::HalfPageDown => Some(page / 2),
+            Command::HalfPageUp => Some(-page / 2),
+            Command::Top => Some(isize::MIN / 2),
+            Command::Bottom => Some(isize::MAX / 2),
+            _ => None,
+        };
+        if let Some(d) = delta {
+            if self.panel_move(d) {
+                return Ok(self.log_nav.then_some(logged));
+            }
+        }
         match cmd {
             Command::Down(n) => self.tree.move_by(n as isize),
             Command::Up(n) => self.tree.move_by(-(n as isize)),
@@ -572,6 +621,12 @@ impl App {
             }
             Command::SearchNext => self.jump_match(true, false),
             Command::SearchPrev => self.jump_match(false, false),
+            Command::Sort(SortSpec::Next) if self.panel == PanelChoice::Kernels => {
+                return self.panel_command(Command::Kernels(command::KernelsSpec {
+                    by: Some("next".into()),
+                    ..Default::default()
+                }));
+            }
             Command::Sort(spec) => {
                 self.sort = match spec {
                     SortSpec::Next => self.next_sort(),
@@ -673,6 +728,14 @@ impl App {
                 self.replay_applied()?;
                 self.info(format!("popped: {popped}"));
             }
+            c @ (Command::Panel(_)
+            | Command::Kernels(_)
+            | Command::SelectKernel(_)
+            | Command::Zoom(_)
+            | Command::Pan(_)
+            | Command::NextKernel
+            | Command::PrevKernel
+            | Command::GotoLaunch) => return self.panel_command(c),
             other => return self.reshape(other),
         }
         Ok(Some(logged))

@@ -72,6 +72,7 @@ impl App {
         if let Some(n) = target {
             self.tree.reveal(n);
         }
+        self.refresh_marks();
     }
 
     /// After a filter the kept tree is what the user asked to see: open it (all of it

@@ -169,17 +169,20 @@ impl LaneIndex {
                 .find(|l| l.width as f64 * 16.0 <= cw)
                 .unwrap_or(&self.levels[0]);
             let w = level.width;
+            // Positions relative to the window start: absolute epoch ns do not fit f64
+            // exactly.
+            let off = (a - self.t0) as f64;
             for (c, cell) in out.iter_mut().enumerate() {
-                let cs = a as f64 + c as f64 * cw;
+                let cs = off + c as f64 * cw;
                 let ce = cs + cw;
-                let b0 = ((cs - self.t0 as f64) / w as f64).floor().max(0.0) as i64;
-                let b1 = ((ce - self.t0 as f64) / w as f64).ceil() as i64;
+                let b0 = (cs / w as f64).floor().max(0.0) as i64;
+                let b1 = (ce / w as f64).ceil() as i64;
                 let mut busy = 0.0;
                 let mut best = 0i64;
                 for bi in b0..b1.min(level.busy.len() as i64) {
-                    let bs = self.t0 + bi * w;
-                    let be = bs + w;
-                    let overlap = (ce.min(be as f64) - cs.max(bs as f64)).max(0.0);
+                    let bs = (bi * w) as f64;
+                    let be = bs + w as f64;
+                    let overlap = (ce.min(be) - cs.max(bs)).max(0.0);
                     busy += level.busy[bi as usize] as f64 * overlap / w as f64;
                     let t = level.top[bi as usize];
                     if t != u32::MAX && level.top_ns[bi as usize] > best {
@@ -191,17 +194,18 @@ impl LaneIndex {
             }
             return out;
         }
-        // Zoomed in: sweep the kernels in view; overlapping ones count once.
+        // Zoomed in: sweep the kernels in view; overlapping ones count once. Times are
+        // taken relative to `a` before they become f64.
         let mut best = vec![0.0f64; cols];
         let mut union_end = f64::MIN;
         let mut k = self.first_at(a);
         while k < self.events.len() && self.starts[k] < b {
-            let (s, e) = (self.starts[k] as f64, self.ends[k] as f64);
-            if e > a as f64 {
-                let c0 = (((s - a as f64) / cw).floor().max(0.0)) as usize;
-                let c1 = (((e - a as f64) / cw).ceil() as usize).min(cols);
+            let (s, e) = ((self.starts[k] - a) as f64, (self.ends[k] - a) as f64);
+            if e > 0.0 || (s == e && s >= 0.0) {
+                let c0 = ((s / cw).floor().max(0.0)) as usize;
+                let c1 = ((e / cw).ceil() as usize).min(cols);
                 for (c, cell) in out.iter_mut().enumerate().take(c1.max(c0 + 1).min(cols)).skip(c0) {
-                    let cs = a as f64 + c as f64 * cw;
+                    let cs = c as f64 * cw;
                     let ce = cs + cw;
                     let own = (e.min(ce) - s.max(cs)).max(0.0);
                     // Only the part not already covered by earlier kernels is new busy time.
@@ -278,6 +282,25 @@ mod tests {
         assert_eq!(l.at(175), Some(1));
         assert_eq!(l.neighbour(100, true), Some(2));
         assert_eq!(l.neighbour(100, false), Some(0));
+    }
+
+    #[test]
+    fn epoch_nanoseconds_keep_their_precision() {
+        let base = 1_731_227_668_258_969_029i64;
+        let (_, l) = lane(&[(base, 4_526), (base + 100_000, 10)]);
+        let cells = l.cells(base - 453, base + 4_979, 66);
+        let busy: f64 = cells.iter().map(|c| c.busy).sum::<f64>() * 5_432.0 / 66.0;
+        assert!((busy - 4_526.0).abs() < 1.0, "{busy}");
+    }
+
+    #[test]
+    fn zoomed_far_in() {
+        let spans: Vec<(i64, i64)> = (0..100_000).map(|i| (i * 1000, 500)).collect();
+        let (_, l) = lane(&spans);
+        let cells = l.cells(50_000_100, 50_000_700, 6);
+        let busy: Vec<f64> = cells.iter().map(|c| (c.busy * 100.0).round() / 100.0).collect();
+        assert_eq!(busy, vec![1.0, 1.0, 1.0, 1.0, 0.0, 0.0]);
+        assert!(cells[0].top.is_some() && cells[5].top.is_none());
     }
 
     #[test]

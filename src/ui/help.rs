@@ -51,7 +51,12 @@ pub fn help_lines(app: &App) -> Vec<(String, String, String)> {
         .iter()
         .map(|b| {
             let keys: Vec<String> = b.keys.iter().map(|k| k.to_string()).collect();
-            (keys.join(" "), b.run.clone(), b.desc.clone())
+            let keys = if b.mode == "normal" {
+                keys.join(" ")
+            } else {
+                format!("{}: {}", b.mode, keys.join(" "))
+            };
+            (keys, b.run.clone(), b.desc.clone())
         })
         .collect()
 }

@@ -11,7 +11,8 @@ use super::glyphs::Glyphs;
 use super::help;
 use super::theme::Theme;
 use super::tree_view;
-use crate::app::command::PromptKind;
+use super::{gpu_views, heatmap_view};
+use crate::app::command::{PanelChoice, PromptKind};
 use crate::app::{App, Level, Mode};
 
 /// Widths at which the details pane appears beside the tree.
@@ -43,16 +44,34 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     buf.set_style(area, theme.style("ui.text"));
     let row = |y: u16| Rect::new(area.x, area.y + y, area.width, 1);
     header(app, theme, g, row(0), buf);
-    breadcrumb(app, theme, g, row(1), buf);
-    let main = Rect::new(area.x, area.y + 2, area.width, area.height - 4);
-    if area.width >= DETAILS_MIN_WIDTH {
-        let dw = (area.width * 35 / 100).clamp(30, 60);
-        let tree_area = Rect::new(main.x, main.y, main.width - dw, main.height);
-        let det = Rect::new(main.x + main.width - dw, main.y, dw, main.height);
-        tree_view::render(app, theme, g, tree_area, buf);
-        details(app, theme, g, det, buf);
+    let crumb = row(1);
+    let x = if area.width >= 80 {
+        gpu_views::tabs(app, theme, crumb, buf)
     } else {
-        tree_view::render(app, theme, g, main, buf);
+        crumb.x
+    };
+    breadcrumb(app, theme, g, Rect::new(x, crumb.y, crumb.right().saturating_sub(x), 1), buf);
+    let main = Rect::new(area.x, area.y + 2, area.width, area.height - 4);
+    let wide = area.width >= DETAILS_MIN_WIDTH;
+    let with_details = wide && !matches!(app.panel, PanelChoice::Summary | PanelChoice::Heatmap);
+    let (body, det) = if with_details {
+        let dw = (area.width * 35 / 100).clamp(30, 60);
+        (
+            Rect::new(main.x, main.y, main.width - dw, main.height),
+            Some(Rect::new(main.x + main.width - dw, main.y, dw, main.height)),
+        )
+    } else {
+        (main, None)
+    };
+    match app.panel {
+        PanelChoice::Kernels => gpu_views::kernels(app, theme, g, body, buf),
+        PanelChoice::Timeline => gpu_views::timeline(app, theme, g, body, buf),
+        PanelChoice::Summary => gpu_views::summary(app, theme, body, buf),
+        PanelChoice::Heatmap => heatmap_view::render(app, theme, g, body, buf),
+        _ => tree_view::render(app, theme, g, body, buf),
+    }
+    if let Some(det) = det {
+        details(app, theme, g, det, buf);
     }
     match app
         .message
@@ -179,10 +198,36 @@ fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     for y in r.y..r.bottom() {
         buf.set_stringn(r.x, y, if g.ascii { "|" } else { "│" }, 1, border);
     }
-    let Some(n) = app.tree.selected() else { return };
     let x = r.x + 2;
     let w = r.width.saturating_sub(3) as usize;
     let mut lines: Vec<(String, Style)> = Vec::new();
+    match app.panel {
+        PanelChoice::Kernels | PanelChoice::Timeline => {
+            if app.panel == PanelChoice::Kernels {
+                gpu_views::kernel_details(app, theme, g, r, &mut lines);
+            } else {
+                gpu_views::instance_details(app, theme, g, &mut lines);
+            }
+            let mut y = r.y;
+            for (s, st) in &lines {
+                // Wrap long names and values.
+                let chars: Vec<char> = s.chars().collect();
+                for chunk in chars.chunks(w.max(1)).take(6) {
+                    if y >= r.bottom() {
+                        return;
+                    }
+                    buf.set_stringn(x, y, chunk.iter().collect::<String>(), w, *st);
+                    y += 1;
+                }
+                if chars.is_empty() {
+                    y += 1;
+                }
+            }
+            return;
+        }
+        _ => {}
+    }
+    let Some(n) = app.tree.selected() else { return };
     let cct = &app.profile.cct;
     let f = cct.frame(n);
     let title = theme.style("ui.title");
@@ -227,7 +272,30 @@ fn clip(s: &str, w: usize) -> String {
     }
 }
 
+/// Category colours, for the kernel and timeline panels.
+fn category_legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
+    let Some(gpu) = &app.gpu else { return };
+    let mut x = r.x + 1;
+    let mut seen: Vec<&str> = Vec::new();
+    for rule in &gpu.model.categories.rules {
+        if seen.contains(&rule.name.as_str()) {
+            continue;
+        }
+        seen.push(&rule.name);
+        let text = format!("{} {}  ", g.block, rule.name);
+        let left = r.right().saturating_sub(x) as usize;
+        if left == 0 {
+            break;
+        }
+        buf.set_stringn(x, r.y, &text, left, theme.category(rule.color));
+        x += text.chars().count() as u16;
+    }
+}
+
 fn legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
+    if matches!(app.panel, PanelChoice::Kernels | PanelChoice::Timeline) {
+        return category_legend(app, theme, g, r, buf);
+    }
     let col = app.inclusive_column();
     let unit = app.profile.metrics.unit(&col).to_string();
     let mut x = r.x + 1;

@@ -49,7 +49,7 @@ pub const BUILTIN: [(&str, &str); 3] = [
 ];
 
 /// Every role a view asks for; a theme may leave any of them out (dotted fallback).
-pub const ROLES: [&str; 22] = [
+pub const ROLES: [&str; 35] = [
     "ui.text",
     "ui.dim",
     "ui.header",
@@ -72,6 +72,19 @@ pub const ROLES: [&str; 22] = [
     "heat.3",
     "heat.4",
     "heat.5",
+    "ui.tab",
+    "ui.tab.active",
+    "ui.cursor",
+    "cat.0",
+    "cat.1",
+    "cat.2",
+    "cat.3",
+    "cat.4",
+    "cat.5",
+    "cat.6",
+    "cat.7",
+    "cat.8",
+    "cat.9",
 ];
 
 #[derive(Debug, Clone)]
@@ -170,9 +183,18 @@ impl Theme {
     pub fn heat(&self, bin: usize) -> Style {
         self.style(HEAT_ROLES[bin.min(5)])
     }
+
+    /// The colour of a kernel category slot (0-9).
+    pub fn category(&self, slot: u8) -> Style {
+        self.style(CATEGORY_ROLES[(slot as usize).min(9)])
+    }
 }
 
 pub const HEAT_ROLES: [&str; 6] = ["heat.0", "heat.1", "heat.2", "heat.3", "heat.4", "heat.5"];
+
+pub const CATEGORY_ROLES: [&str; 10] = [
+    "cat.0", "cat.1", "cat.2", "cat.3", "cat.4", "cat.5", "cat.6", "cat.7", "cat.8", "cat.9",
+];
 
 fn parse_style(
     spec: &toml::Value,
