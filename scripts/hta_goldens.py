@@ -349,7 +349,23 @@ PARAMS = {
 }
 
 
+def force_stable_sort():
+    """Make every DataFrame/Series.sort_values stable (probe for tie-order sensitivity)."""
+    import pandas as pd
+
+    for cls in (pd.DataFrame, pd.Series):
+        orig = cls.sort_values
+
+        def sv(self, *a, _orig=orig, **k):
+            k["kind"] = "mergesort"
+            return _orig(self, *a, **k)
+
+        cls.sort_values = sv
+
+
 def child_main(args):
+    if args.stable_sort:
+        force_stable_sort()
     info, A = run_one(args.trace_dir, args.include_last)
     with open(args.child_out, "w") as f:
         json.dump({"info": info, "analyses": A}, f)
@@ -366,6 +382,7 @@ def main():
     ap.add_argument("--child-out")
     ap.add_argument("--trace-dir")
     ap.add_argument("--include-last", action="store_true")
+    ap.add_argument("--stable-sort", action="store_true")
     args = ap.parse_args()
     if args.child_out:
         return child_main(args)
@@ -404,6 +421,18 @@ def main():
             if include_last and not applied:
                 # include_last_profiler_step has no effect: identical to the default file
                 continue
+            # Probe: rerun with stable sorts; analyses that change depend on how
+            # pandas' default (unstable) sort orders equal timestamps.
+            tie_sensitive = []
+            if res["info"]:
+                p2 = subprocess.run(cmd + ["--stable-sort"], capture_output=True, text=True, timeout=args.timeout)
+                if p2.returncode == 0:
+                    with open(tmp) as f:
+                        alt = json.load(f)["analyses"]
+                    tie_sensitive = [k for k in res["analyses"] if res["analyses"][k] != alt.get(k)]
+                else:
+                    tie_sensitive = ["probe failed"]
+            res["info"]["sort_tie_sensitive_analyses"] = tie_sensitive
             doc = {
                 "hta_version": ver["HolisticTraceAnalysis"],
                 "versions": ver,

@@ -3,12 +3,15 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use grove::app::command::{Command, ExportFormat, SortSpec};
+use grove::app::command::ExportFormat;
 use grove::app::keymap::Keymap;
 use grove::app::App;
-use grove::cli::{Cli, ColorArg, KernelBy, Look, OutFormat, PrintFormat, ReplayOpts, Sub, SummaryTable, TreeFormat};
-use grove::gpu::{self, report};
+use grove::cli::{
+    Cli, ColorArg, KernelBy, Look, OutFormat, PrintFormat, ReplayOpts, Sub, SummaryTable,
+    TreeFormat,
+};
 use grove::export;
+use grove::gpu::{self, report};
 use grove::model::{EventKind, Profile};
 use grove::readers;
 use grove::session;
@@ -77,10 +80,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let p = load(Some(&file))?;
             let mut app = App::new(p, Keymap::default_map());
             // Hatchet prints children in data order; --cmd may re-sort.
-            app.update(Command::Sort(SortSpec::By {
-                key: "data".into(),
-                descending: false,
-            }))?;
+            app.use_data_order();
             for c in &cmds {
                 app.run(c)?;
             }
@@ -98,10 +98,15 @@ fn run(cli: Cli) -> Result<(), String> {
                 }
             }
             let po = &app.tree.po;
-            let positions: Vec<u32> = app
-                .export_positions()
+            let positions: Vec<u32> = app.export_positions().into_iter().collect();
+            let base = positions
+                .iter()
+                .map(|&p| po.depth[p as usize])
+                .min()
+                .unwrap_or(0) as usize;
+            let positions: Vec<u32> = positions
                 .into_iter()
-                .filter(|&p| depth.is_none_or(|d| (po.depth[p as usize] as usize) <= d))
+                .filter(|&p| depth.is_none_or(|d| po.depth[p as usize] as usize - base <= d))
                 .collect();
             let stdout = io::stdout();
             let mut out = io::BufWriter::new(stdout.lock());
@@ -128,26 +133,8 @@ fn run(cli: Cli) -> Result<(), String> {
                         .as_bytes(),
                     )
                 }
-                TreeFormat::Json => export::json::write(&mut out, &app.profile, po, &positions),
-                TreeFormat::Hatchet => {
-                    let keep: std::collections::HashSet<u32> =
-                        positions.iter().map(|&p| po.node[p as usize]).collect();
-                    let roots: Vec<u32> =
-                        po.root_positions().map(|r| po.node[r as usize]).collect();
-                    let kids = |n: u32| -> Vec<u32> {
-                        po.child_positions(po.pos[n as usize])
-                            .map(|c| po.node[c as usize])
-                            .filter(|c| keep.contains(c))
-                            .collect()
-                    };
-                    readers::hatchet::write(
-                        &mut out,
-                        &app.profile.cct,
-                        &app.profile.metrics,
-                        &roots,
-                        &kids,
-                    )
-                }
+                TreeFormat::Json => app.export_to_depth(ExportFormat::Json, &mut out, depth),
+                TreeFormat::Hatchet => app.export_to_depth(ExportFormat::Hatchet, &mut out, depth),
             };
             match res.and_then(|_| out.flush()) {
                 Ok(()) => Ok(()),
@@ -171,13 +158,20 @@ fn run(cli: Cli) -> Result<(), String> {
                 KernelBy::Mean => gpu::kernels::KernelSort::Mean,
                 KernelBy::Count => gpu::kernels::KernelSort::Count,
             };
-            let opt = gpu::kernels::TableOptions { all, by_category, sort };
+            let opt = gpu::kernels::TableOptions {
+                all,
+                by_category,
+                sort,
+            };
             // Instances from every file, aggregated by name.
             let mut per_file = Vec::new();
             for f in &files {
                 let p = load(Some(f))?;
                 let Some(ev) = p.events.as_ref() else {
-                    return Err(format!("{}: not a trace: it has no GPU events", f.display()));
+                    return Err(format!(
+                        "{}: not a trace: it has no GPU events",
+                        f.display()
+                    ));
                 };
                 let model = gpu::GpuModel::new(ev, cats.clone());
                 let rows = gpu::kernels::table(ev, &model, &opt);
@@ -185,7 +179,8 @@ fn run(cli: Cli) -> Result<(), String> {
                 per_file.push((rows, durs));
             }
             let rows = gpu::kernels::merge(per_file, sort);
-            let text = report::kernels_report(&rows, top, out_format(format), glyphs_of(&cli.look).block);
+            let text =
+                report::kernels_report(&rows, top, out_format(format), glyphs_of(&cli.look).block);
             write_out(&text)
         }
         Some(Sub::Summary {
@@ -195,8 +190,9 @@ fn run(cli: Cli) -> Result<(), String> {
             hta_rounding,
             kernel_wait,
         }) => {
-            let kw = parse_duration(&kernel_wait)
-                .ok_or_else(|| format!("--kernel-wait {kernel_wait:?}: give a time such as 30us"))?;
+            let kw = parse_duration(&kernel_wait).ok_or_else(|| {
+                format!("--kernel-wait {kernel_wait:?}: give a time such as 30us")
+            })?;
             let opt = gpu::breakdown::Options {
                 hta_rounding,
                 kernel_wait_ns: kw,
@@ -228,7 +224,12 @@ fn run(cli: Cli) -> Result<(), String> {
             let mut text = String::new();
             for (t, table) in tables.iter().enumerate() {
                 let title = if tables.len() > 1 { table.name() } else { "" };
-                text.push_str(&report::render(table.header(), &rows[t], out_format(format), title));
+                text.push_str(&report::render(
+                    table.header(),
+                    &rows[t],
+                    out_format(format),
+                    title,
+                ));
                 if tables.len() > 1 && format == OutFormat::Text {
                     text.push('\n');
                 }
@@ -355,10 +356,12 @@ fn open_for_replay(
         (None, None) => None,
     };
     let Some(file) = file else {
-        return Err(format!(
-            "{}: the session names no input; give one with --input FILE",
-            path.display()
-        ));
+        // Sessions recorded on the embedded demo name no input.
+        let mut app = App::new(readers::load_demo(), keymap);
+        if let Some(h) = &script.header {
+            app.term = (h.term.cols, h.term.rows);
+        }
+        return Ok(app);
     };
     let mut warnings = Vec::new();
     if let Some(r) = &recorded {
@@ -382,6 +385,11 @@ fn open_for_replay(
     let mut app = App::new(p, keymap);
     for w in warnings {
         eprintln!("grove: warning: {w}");
+        app.message = Some(grove::app::Message {
+            level: grove::app::Level::Warning,
+            text: w.clone(),
+            caret: None,
+        });
         app.profile.warnings.push(w);
     }
     Ok(app)
@@ -412,10 +420,15 @@ fn print_view(
     let res = match print {
         PrintFormat::Tree => {
             let po = &app.tree.po;
-            let positions: Vec<u32> = app
-                .export_positions()
+            let positions: Vec<u32> = app.export_positions().into_iter().collect();
+            let base = positions
+                .iter()
+                .map(|&p| po.depth[p as usize])
+                .min()
+                .unwrap_or(0) as usize;
+            let positions: Vec<u32> = positions
                 .into_iter()
-                .filter(|&p| depth.is_none_or(|d| (po.depth[p as usize] as usize) <= d))
+                .filter(|&p| depth.is_none_or(|d| po.depth[p as usize] as usize - base <= d))
                 .collect();
             let inc = app.inclusive_column();
             let mut metrics = vec![inc.clone()];
@@ -439,10 +452,10 @@ fn print_view(
             );
             out.write_all(text.as_bytes())
         }
-        PrintFormat::Json => app.export_to(ExportFormat::Json, &mut out),
-        PrintFormat::Hatchet => app.export_to(ExportFormat::Hatchet, &mut out),
-        PrintFormat::Csv => app.export_to(ExportFormat::Csv, &mut out),
-        PrintFormat::Folded => app.export_to(ExportFormat::Folded, &mut out),
+        PrintFormat::Json => app.export_to_depth(ExportFormat::Json, &mut out, depth),
+        PrintFormat::Hatchet => app.export_to_depth(ExportFormat::Hatchet, &mut out, depth),
+        PrintFormat::Csv => app.export_to_depth(ExportFormat::Csv, &mut out, depth),
+        PrintFormat::Folded => app.export_to_depth(ExportFormat::Folded, &mut out, depth),
     };
     match res.and_then(|_| out.flush()) {
         Ok(()) => Ok(()),

@@ -264,7 +264,7 @@ pub fn default_path(label: &str) -> Option<PathBuf> {
             }
         })
         .collect();
-    Some(default_dir()?.join(format!("{stamp}-{clean}.jsonl")))
+    Some(default_dir()?.join(format!("{stamp}-{}-{clean}.jsonl", std::process::id())))
 }
 
 #[cfg(test)]

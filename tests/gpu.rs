@@ -12,12 +12,17 @@ use grove::gpu::GpuModel;
 use grove::readers::load_path;
 
 fn corpus(rel: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(rel);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(rel);
     p.exists().then_some(p)
 }
 
 fn grove(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_grove")).args(args).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_grove"))
+        .args(args)
+        .output()
+        .unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -29,8 +34,10 @@ fn grove(args: &[&str]) -> (i32, String, String) {
 fn kernel_totals_equal_gpu_time_in_every_trace() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let Some(dir) = corpus("") else { return };
-    let oracle: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("testdata/corpus_totals.json")).unwrap()).unwrap();
+    let oracle: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("testdata/corpus_totals.json")).unwrap(),
+    )
+    .unwrap();
     let mut checked = 0;
     for (path, want) in oracle["chrome"].as_object().unwrap() {
         if want["gpu"]["count"].as_i64().unwrap_or(0) == 0 {
@@ -39,15 +46,35 @@ fn kernel_totals_equal_gpu_time_in_every_trace() {
         let p = load_path(&dir.join(path)).unwrap();
         let ev = p.events.as_ref().unwrap();
         let gpu = GpuModel::new(ev, Categories::builtin());
-        let rows = table(ev, &gpu, &TableOptions { all: true, by_category: false, sort: KernelSort::Total });
+        let rows = table(
+            ev,
+            &gpu,
+            &TableOptions {
+                all: true,
+                by_category: false,
+                sort: KernelSort::Total,
+            },
+        );
         let total: i64 = rows.iter().map(|r| r.total_ns).sum();
         let count: u64 = rows.iter().map(|r| r.count).sum();
         assert_eq!(total, want["gpu"]["ns"].as_i64().unwrap(), "{path}");
-        assert_eq!(count as i64, want["gpu"]["count"].as_i64().unwrap(), "{path}");
+        assert_eq!(
+            count as i64,
+            want["gpu"]["count"].as_i64().unwrap(),
+            "{path}"
+        );
         let pct: f64 = rows.iter().map(|r| r.pct).sum();
         assert!((pct - 100.0).abs() < 1e-6 || total == 0, "{path}: {pct}");
         // Kernels only: the kernel category of the oracle.
-        let k = table(ev, &gpu, &TableOptions { all: false, by_category: false, sort: KernelSort::Total });
+        let k = table(
+            ev,
+            &gpu,
+            &TableOptions {
+                all: false,
+                by_category: false,
+                sort: KernelSort::Total,
+            },
+        );
         let kt: i64 = k.iter().map(|r| r.total_ns).sum();
         let want_k = want["gpu"]["by_cat"]
             .as_object()
@@ -64,13 +91,24 @@ fn kernel_totals_equal_gpu_time_in_every_trace() {
 
 #[test]
 fn temporal_breakdown_adds_up() {
-    let Some(f) = corpus("hta/tests/data/trace_filter/sampled_rank-0.json.gz") else { return };
+    let Some(f) = corpus("hta/tests/data/trace_filter/sampled_rank-0.json.gz") else {
+        return;
+    };
     let p = load_path(&f).unwrap();
     let ev = p.events.as_ref().unwrap();
     let gpu = GpuModel::new(ev, Categories::builtin());
-    for opt in [Options::default(), Options { hta_rounding: true, ..Default::default() }] {
+    for opt in [
+        Options::default(),
+        Options {
+            hta_rounding: true,
+            ..Default::default()
+        },
+    ] {
         for t in breakdown::temporal(ev, &gpu, 0, &opt) {
-            assert_eq!(t.compute_time_ns + t.non_compute_time_ns + t.idle_time_ns, t.kernel_time_ns);
+            assert_eq!(
+                t.compute_time_ns + t.non_compute_time_ns + t.idle_time_ns,
+                t.kernel_time_ns
+            );
             assert!(t.non_compute_time_ns >= 0 && t.idle_time_ns >= 0, "{t:?}");
         }
     }
@@ -81,17 +119,34 @@ fn temporal_breakdown_adds_up() {
 #[test]
 fn kernels_csv_columns_are_fixed() {
     let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/demo.trace.json.gz");
-    let (code, out, err) = grove(&["kernels", f.to_str().unwrap(), "--format", "csv", "--top", "5"]);
+    let (code, out, err) = grove(&[
+        "kernels",
+        f.to_str().unwrap(),
+        "--format",
+        "csv",
+        "--top",
+        "5",
+    ]);
     assert_eq!(code, 0, "{err}");
     let mut lines = out.lines();
-    assert_eq!(lines.next().unwrap(), "name,category,count,total_ns,mean_ns,median_ns,min_ns,max_ns,std_ns,pct");
+    assert_eq!(
+        lines.next().unwrap(),
+        "name,category,count,total_ns,mean_ns,median_ns,min_ns,max_ns,std_ns,pct"
+    );
     assert_eq!(lines.count(), 5);
     let (code, out, _) = grove(&["summary", f.to_str().unwrap(), "--format", "csv"]);
     assert_eq!(code, 0);
     assert!(out.starts_with(
         "rank,stream,kernel_time_ns,compute_time_ns,non_compute_time_ns,idle_time_ns,compute_pct,non_compute_pct,idle_pct\n0,all,"
     ), "{out}");
-    let (code, out, _) = grove(&["summary", f.to_str().unwrap(), "--table", "all", "--format", "json"]);
+    let (code, out, _) = grove(&[
+        "summary",
+        f.to_str().unwrap(),
+        "--table",
+        "all",
+        "--format",
+        "json",
+    ]);
     assert_eq!(code, 0);
     assert!(out.contains("\"comp_comm_overlap_pct\""));
     let (code, _, err) = grove(&["summary", f.to_str().unwrap(), "--kernel-wait", "lots"]);
@@ -106,12 +161,30 @@ fn kernels_of_two_ranks_merge() {
     let count = |args: &[&str]| -> i64 {
         let (_, out, _) = grove(args);
         // Names may hold quoted commas: count is the eighth field from the end.
-        out.lines().skip(1).map(|l| l.rsplit(',').nth(7).unwrap().parse::<i64>().unwrap()).sum()
+        out.lines()
+            .skip(1)
+            .map(|l| l.rsplit(',').nth(7).unwrap().parse::<i64>().unwrap())
+            .sum()
     };
     let a = count(&["kernels", r0.to_str().unwrap(), "--format", "csv"]);
     let b = count(&["kernels", r1.to_str().unwrap(), "--format", "csv"]);
-    let both = count(&["kernels", r0.to_str().unwrap(), r1.to_str().unwrap(), "--format", "csv"]);
+    let both = count(&[
+        "kernels",
+        r0.to_str().unwrap(),
+        r1.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]);
     assert_eq!(a + b, both);
-    let (_, out, _) = grove(&["summary", r0.to_str().unwrap(), r1.to_str().unwrap(), "--format", "csv"]);
-    assert!(out.contains("\n0,all,") && out.contains("\n1,all,"), "{out}");
+    let (_, out, _) = grove(&[
+        "summary",
+        r0.to_str().unwrap(),
+        r1.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]);
+    assert!(
+        out.contains("\n0,all,") && out.contains("\n1,all,"),
+        "{out}"
+    );
 }

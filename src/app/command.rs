@@ -171,7 +171,10 @@ pub fn format_time(ns: i64) -> String {
     } else if ns % 1000 == 0 && ns.abs() >= 1_000_000 {
         format!("{}ms", trim(format!("{:.3}", ns as f64 / 1e6)))
     } else if ns.abs() >= 1000 {
-        format!("{}us", trim(format!("{}.{:03}", ns / 1000, (ns % 1000).abs())))
+        format!(
+            "{}us",
+            trim(format!("{}.{:03}", ns / 1000, (ns % 1000).abs()))
+        )
     } else {
         format!("{ns}ns")
     }
@@ -482,11 +485,12 @@ impl Command {
                 None => Ok(c),
             }
         };
+        // A path is the rest of the line, quoted or not (names may hold spaces).
         let opt_path = |f: fn(Option<String>) -> Command| -> Result<Command, ParseError> {
             match args {
                 [] => Ok(f(None)),
                 [p] => Ok(f(Some(p.text.clone()))),
-                [_, t, ..] => Err(too_many(t)),
+                [first, ..] => Ok(f(Some(text[first.pos..].trim_end().to_string()))),
             }
         };
         let count = || -> Result<usize, ParseError> {
@@ -694,30 +698,31 @@ impl Command {
                     msg: "expected a percentage such as 1% (or off)".into(),
                 }),
             },
-            "panel" => match args {
-                [t] => Ok(Command::Panel(match t.text.as_str() {
-                    "tree" | "1" => PanelChoice::Tree,
-                    "heatmap" | "2" => PanelChoice::Heatmap,
-                    "kernels" | "3" => PanelChoice::Kernels,
-                    "timeline" | "4" => PanelChoice::Timeline,
-                    "summary" | "5" => PanelChoice::Summary,
-                    "next" => PanelChoice::Next,
-                    "prev" => PanelChoice::Prev,
-                    _ => {
-                        return Err(ParseError {
+            "panel" => {
+                match args {
+                    [t] => Ok(Command::Panel(match t.text.as_str() {
+                        "tree" | "1" => PanelChoice::Tree,
+                        "heatmap" | "2" => PanelChoice::Heatmap,
+                        "kernels" | "3" => PanelChoice::Kernels,
+                        "timeline" | "4" => PanelChoice::Timeline,
+                        "summary" | "5" => PanelChoice::Summary,
+                        "next" => PanelChoice::Next,
+                        "prev" => PanelChoice::Prev,
+                        _ => return Err(ParseError {
                             pos: t.pos,
                             len: t.len,
-                            msg: "expected tree, heatmap, kernels, timeline, summary, next or prev".into(),
-                        })
-                    }
-                })),
-                [_, t, ..] => Err(too_many(t)),
-                [] => Err(ParseError {
-                    pos: end,
-                    len: 0,
-                    msg: "expected a panel".into(),
-                }),
-            },
+                            msg: "expected tree, heatmap, kernels, timeline, summary, next or prev"
+                                .into(),
+                        }),
+                    })),
+                    [_, t, ..] => Err(too_many(t)),
+                    [] => Err(ParseError {
+                        pos: end,
+                        len: 0,
+                        msg: "expected a panel".into(),
+                    }),
+                }
+            }
             "kernels" => {
                 let mut spec = KernelsSpec::default();
                 let mut i = 0;
@@ -737,11 +742,23 @@ impl Command {
                         }
                         "top" => match val.map(|v| v.text.parse::<usize>()) {
                             Some(Ok(n)) => spec.top = Some(Some(n)),
-                            _ => return Err(bad(val.unwrap_or(key), "expected a row count after top")),
+                            _ => {
+                                return Err(bad(
+                                    val.unwrap_or(key),
+                                    "expected a row count after top",
+                                ))
+                            }
                         },
                         "by" => match val.map(|v| v.text.as_str()) {
-                            Some(b @ ("total" | "mean" | "count" | "next")) => spec.by = Some(b.to_string()),
-                            _ => return Err(bad(val.unwrap_or(key), "expected total, mean, count or next")),
+                            Some(b @ ("total" | "mean" | "count" | "next")) => {
+                                spec.by = Some(b.to_string())
+                            }
+                            _ => {
+                                return Err(bad(
+                                    val.unwrap_or(key),
+                                    "expected total, mean, count or next",
+                                ))
+                            }
                         },
                         "memory" => match val.map(|v| v.text.as_str()) {
                             Some("on") => spec.memory = Some(true),
@@ -972,7 +989,9 @@ impl fmt::Display for Command {
             }
             Command::SelectKernel(None) => f.write_str("select-kernel"),
             Command::SelectKernel(Some(n)) => write!(f, "select-kernel {}", quote(n)),
-            Command::Zoom(ZoomSpec::Window(a, b)) => write!(f, "zoom {} {}", format_time(*a), format_time(*b)),
+            Command::Zoom(ZoomSpec::Window(a, b)) => {
+                write!(f, "zoom {} {}", format_time(*a), format_time(*b))
+            }
             Command::Zoom(ZoomSpec::In) => f.write_str("zoom in"),
             Command::Zoom(ZoomSpec::Out) => f.write_str("zoom out"),
             Command::Zoom(ZoomSpec::Fit) => f.write_str("zoom fit"),

@@ -15,7 +15,11 @@ impl App {
         }
         match self.mode.clone() {
             Mode::Normal => {
-                let Some(run) = self.keymap.lookup_in(self.panel.name(), &key).map(|s| s.to_string()) else {
+                let Some(run) = self
+                    .keymap
+                    .lookup_in(self.panel.name(), &key)
+                    .map(|s| s.to_string())
+                else {
                     return;
                 };
                 // On an aggregate row, opening it shows the pruned siblings.

@@ -57,11 +57,17 @@ impl Keymap {
 
     pub fn merge_text(&mut self, text: &str, origin: &str) -> Result<(), String> {
         let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            format!("{origin}: {}", e.to_string().lines().next().unwrap_or("invalid TOML"))
+            format!(
+                "{origin}: {}",
+                e.to_string().lines().next().unwrap_or("invalid TOML")
+            )
         })?;
         for key in doc.keys() {
             if !MODES.contains(&key.as_str()) {
-                return Err(format!("{origin}: unknown section [[{key}]] (sections: {})", MODES.join(", ")));
+                return Err(format!(
+                    "{origin}: unknown section [[{key}]] (sections: {})",
+                    MODES.join(", ")
+                ));
             }
         }
         for mode in MODES {
@@ -72,7 +78,12 @@ impl Keymap {
         Ok(())
     }
 
-    fn merge_mode(&mut self, mode: &'static str, list: &toml::Value, origin: &str) -> Result<(), String> {
+    fn merge_mode(
+        &mut self,
+        mode: &'static str,
+        list: &toml::Value,
+        origin: &str,
+    ) -> Result<(), String> {
         let list = list
             .as_array()
             .ok_or_else(|| format!("{origin}: [[{mode}]] must be a list of bindings"))?;
@@ -109,7 +120,11 @@ impl Keymap {
                     ));
                 }
             }
-            let desc = t.get("desc").and_then(|v| v.as_str()).unwrap_or("").to_string();
+            let desc = t
+                .get("desc")
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string();
             // A later file replaces earlier bindings of the same keys in the same section.
             for k in &keys {
                 if let Some(&old) = self.map.get(&(mode, *k)) {
@@ -126,7 +141,12 @@ impl Keymap {
             for k in &keys {
                 self.map.insert((mode, *k), idx);
             }
-            self.bindings.push(Binding { mode, keys, run, desc });
+            self.bindings.push(Binding {
+                mode,
+                keys,
+                run,
+                desc,
+            });
         }
         // Re-index after removals.
         self.bindings.retain(|b| !b.keys.is_empty());
@@ -141,7 +161,11 @@ impl Keymap {
 
     /// The command of a key in a section, falling back to `normal`.
     pub fn lookup_in(&self, mode: &str, key: &Key) -> Option<&str> {
-        let m = MODES.iter().find(|m| **m == mode).copied().unwrap_or("normal");
+        let m = MODES
+            .iter()
+            .find(|m| **m == mode)
+            .copied()
+            .unwrap_or("normal");
         self.map
             .get(&(m, *key))
             .or_else(|| self.map.get(&("normal", *key)))

@@ -4,8 +4,8 @@
 pub mod command;
 mod input;
 pub mod keymap;
-pub mod panels;
 pub mod keys;
+pub mod panels;
 pub mod paths;
 mod reshape;
 pub mod tree_state;
@@ -127,6 +127,7 @@ pub struct App {
     pub summary_scroll: usize,
     /// Nodes of the current tree on the call paths of the selected kernel.
     pub kernel_marks: Option<Vec<bool>>,
+    source_depth: usize,
 }
 
 impl App {
@@ -186,6 +187,7 @@ impl App {
             timeline: panels::TimelineView::default(),
             summary_scroll: 0,
             kernel_marks: None,
+            source_depth: 0,
         };
         let cats = crate::gpu::classify::Categories::load(None)
             .unwrap_or_else(|_| crate::gpu::classify::Categories::builtin());
@@ -260,6 +262,13 @@ impl App {
         self.tree.cursor = 0;
         self.tree.offset = 0;
         self.refresh_rules();
+    }
+
+    /// Children in data order, as Hatchet prints them, without logging a command (the
+    /// headless `tree` starts from it).
+    pub fn use_data_order(&mut self) {
+        self.sort = SortKey::Data;
+        self.resort();
     }
 
     pub fn inclusive_column(&self) -> String {
@@ -391,18 +400,33 @@ impl App {
             Ok(l) => l,
             Err(e) => {
                 if let Some(caret) = e.caret {
+                    let col = caret
+                        .0
+                        .get(..caret.1)
+                        .map(|s| s.chars().count())
+                        .unwrap_or(caret.1)
+                        + 1;
                     self.message = Some(Message {
                         level: Level::Error,
                         text: e.msg.clone(),
                         caret: Some(caret),
                     });
-                } else {
-                    self.error(e.msg.clone());
+                    return Err(format!("column {col}: {}", e.msg));
                 }
+                self.error(e.msg.clone());
                 return Err(e.msg);
             }
         };
-        if !self.replaying && (cmd.changes_view() || self.log_nav) {
+        let ui_only = matches!(
+            cmd,
+            Command::Quit
+                | Command::Prompt(_)
+                | Command::Help
+                | Command::PickMetric
+                | Command::Export { .. }
+                | Command::Save(_)
+        );
+        if !self.replaying && !ui_only && (cmd.changes_view() || self.log_nav) {
             if let Some(l) = logged {
                 let text = l.to_string();
                 if l.changes_view()

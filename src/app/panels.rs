@@ -74,7 +74,11 @@ impl GpuState {
         if model.activities.is_empty() {
             return None;
         }
-        let lanes: Vec<LaneIndex> = model.lanes.iter().map(|l| LaneIndex::new(ev, &l.events)).collect();
+        let lanes: Vec<LaneIndex> = model
+            .lanes
+            .iter()
+            .map(|l| LaneIndex::new(ev, &l.events))
+            .collect();
         let start = lanes.iter().filter_map(|l| l.span()).map(|s| s.0).min()?;
         let end = lanes.iter().filter_map(|l| l.span()).map(|s| s.1).max()?;
         let origin = ev.ts.iter().copied().min().unwrap_or(start).min(start);
@@ -120,16 +124,17 @@ impl App {
         let hits: Vec<bool> = (0..cct.len() as u32)
             .map(|n| {
                 let f = cct.frame(n);
-                &*f.name == name.as_str() && matches!(&*f.kind, "kernel" | "gpu_memcpy" | "gpu_memset")
+                &*f.name == name.as_str()
+                    && matches!(&*f.kind, "kernel" | "gpu_memcpy" | "gpu_memset")
             })
             .collect();
         self.kernel_marks = Some(crate::transform::with_ancestors(cct, &hits));
     }
 
     fn need_gpu(&self) -> Result<&GpuState, CmdError> {
-        self.gpu
-            .as_ref()
-            .ok_or_else(|| CmdError::plain("this profile has no GPU activity (kernels, memcpy, memset)"))
+        self.gpu.as_ref().ok_or_else(|| {
+            CmdError::plain("this profile has no GPU activity (kernels, memcpy, memset)")
+        })
     }
 
     fn rel(&self, t: i64) -> i64 {
@@ -171,7 +176,8 @@ impl App {
                     self.need_gpu()?;
                 }
                 self.panel = next;
-                if next == PanelChoice::Timeline && self.timeline.window.1 <= self.timeline.window.0 {
+                if next == PanelChoice::Timeline && self.timeline.window.1 <= self.timeline.window.0
+                {
                     let (a, b) = self.need_gpu()?.span;
                     self.set_window(a, b);
                 }
@@ -217,9 +223,15 @@ impl App {
                                 .map(|i| ev.name_of(i as usize).to_string())
                                 .ok_or("no kernel is selected on the timeline")?,
                             _ => {
-                                let r = self.kernels.rows.get(self.kernels.cursor).ok_or("no kernel row")?;
+                                let r = self
+                                    .kernels
+                                    .rows
+                                    .get(self.kernels.cursor)
+                                    .ok_or("no kernel row")?;
                                 if self.kernels.by_category {
-                                    return Err("select a kernel in the per-name table (group name)".into());
+                                    return Err(
+                                        "select a kernel in the per-name table (group name)".into(),
+                                    );
                                 }
                                 r.name.clone()
                             }
@@ -227,7 +239,12 @@ impl App {
                     }
                 };
                 let ev = self.profile.events.as_ref().unwrap();
-                if !g.model.activities.iter().any(|&i| ev.name_of(i as usize) == name) {
+                if !g
+                    .model
+                    .activities
+                    .iter()
+                    .any(|&i| ev.name_of(i as usize) == name)
+                {
                     return Err(format!("no GPU activity is named {name:?}").into());
                 }
                 self.kernels.selected = Some(name.clone());
@@ -248,7 +265,9 @@ impl App {
                     }
                     ZoomSpec::Out => self.set_window(c - (c - a) * 2, c + (b - c) * 2),
                     ZoomSpec::Kernel => {
-                        let i = self.selected_instance().ok_or("select a kernel first (n/N on a lane)")?;
+                        let i = self
+                            .selected_instance()
+                            .ok_or("select a kernel first (n/N on a lane)")?;
                         let ev = self.profile.events.as_ref().unwrap();
                         let (s, d) = (ev.ts[i as usize], ev.dur[i as usize].max(1));
                         self.timeline.cursor_t = s;
@@ -269,7 +288,12 @@ impl App {
                 let lane = g.lanes.get(self.timeline.lane).ok_or("no lane")?;
                 let forward = cmd == Command::NextKernel;
                 let Some(i) = lane.neighbour(self.timeline.cursor_t, forward) else {
-                    return Err(if forward { "no kernel after the cursor" } else { "no kernel before the cursor" }.into());
+                    return Err(if forward {
+                        "no kernel after the cursor"
+                    } else {
+                        "no kernel before the cursor"
+                    }
+                    .into());
                 };
                 let ev = self.profile.events.as_ref().unwrap();
                 let t = ev.ts[i as usize];
@@ -288,14 +312,23 @@ impl App {
                 let ev = self.profile.events.as_ref().unwrap();
                 let r = ev.launch.get(i as usize).copied().unwrap_or(NONE_U32);
                 // The launch's node in the loaded tree, found again by path in the current one.
-                let node = if r == NONE_U32 { NO_NODE } else { ev.node.get(r as usize).copied().unwrap_or(NO_NODE) };
-                let target = if node == NO_NODE { ev.node.get(i as usize).copied().unwrap_or(NO_NODE) } else { node };
+                let node = if r == NONE_U32 {
+                    NO_NODE
+                } else {
+                    ev.node.get(r as usize).copied().unwrap_or(NO_NODE)
+                };
+                let target = if node == NO_NODE {
+                    ev.node.get(i as usize).copied().unwrap_or(NO_NODE)
+                } else {
+                    node
+                };
                 if target == NO_NODE {
                     return Err("this kernel's launch is not in the trace".into());
                 }
                 let path = paths::path_of(&self.original.0, target);
-                let n = paths::resolve(&self.profile.cct, &path)
-                    .map_err(|_| CmdError::plain(format!("{path} is not in the current tree (filtered out?)")))?;
+                let n = paths::resolve(&self.profile.cct, &path).map_err(|_| {
+                    CmdError::plain(format!("{path} is not in the current tree (filtered out?)"))
+                })?;
                 self.panel = PanelChoice::Tree;
                 self.tree.reveal(n);
                 self.info(format!("launched from {path}"));
@@ -311,14 +344,16 @@ impl App {
             PanelChoice::Kernels => {
                 let n = self.kernels.rows.len();
                 if n > 0 {
-                    self.kernels.cursor = (self.kernels.cursor as isize + delta).clamp(0, n as isize - 1) as usize;
+                    self.kernels.cursor =
+                        (self.kernels.cursor as isize + delta).clamp(0, n as isize - 1) as usize;
                 }
                 true
             }
             PanelChoice::Timeline => {
                 let n = self.gpu.as_ref().map(|g| g.lanes.len()).unwrap_or(0);
                 if n > 0 {
-                    self.timeline.lane = (self.timeline.lane as isize + delta).clamp(0, n as isize - 1) as usize;
+                    self.timeline.lane =
+                        (self.timeline.lane as isize + delta).clamp(0, n as isize - 1) as usize;
                 }
                 true
             }

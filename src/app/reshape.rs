@@ -13,11 +13,13 @@ use crate::transform::{self, derive, groupby, Rebuilt};
 
 /// Commands that Esc (`pop-filter`) can take back.
 pub fn is_filter_like(cmd: &str) -> bool {
-    let head = cmd.split_whitespace().next().unwrap_or("");
+    let mut words = cmd.split_whitespace();
+    let head = words.next().unwrap_or("");
+    let off = words.next() == Some("off") && words.next().is_none();
     matches!(
         head,
         "filter" | "squash" | "prune" | "limit" | "focus" | "hide"
-    )
+    ) && !off
 }
 
 fn query_error(e: QueryError, text: String, at: usize) -> CmdError {
@@ -332,8 +334,18 @@ impl App {
     /// Runs every command of a session or command file; stops at the first failure
     /// with its line number.
     pub fn source(&mut self, path: &Path) -> Result<(), CmdError> {
+        // A file that sources itself (or a cycle) must stop, not overflow the stack.
+        if self.source_depth >= 16 {
+            return Err(CmdError::plain(format!(
+                "{}: source nested more than 16 deep",
+                path.display()
+            )));
+        }
         let script = session::read(path).map_err(CmdError::plain)?;
-        self.run_script(&script, &path.display().to_string(), None)
+        self.source_depth += 1;
+        let r = self.run_script(&script, &path.display().to_string(), None);
+        self.source_depth -= 1;
+        r
     }
 
     /// Runs a script's commands (all, or the first `until`).
@@ -428,7 +440,26 @@ impl App {
         format: ExportFormat,
         out: &mut W,
     ) -> std::io::Result<()> {
-        let positions = self.export_positions();
+        self.export_to_depth(format, out, None)
+    }
+
+    /// Writes the current tree, down to `depth` levels below its (focused) roots.
+    pub fn export_to_depth<W: std::io::Write>(
+        &self,
+        format: ExportFormat,
+        out: &mut W,
+        depth: Option<usize>,
+    ) -> std::io::Result<()> {
+        let mut positions = self.export_positions();
+        if let Some(d) = depth {
+            let po = &self.tree.po;
+            let base = positions
+                .iter()
+                .map(|&p| po.depth[p as usize])
+                .min()
+                .unwrap_or(0) as usize;
+            positions.retain(|&p| po.depth[p as usize] as usize - base <= d);
+        }
         let po = &self.tree.po;
         let p = &self.profile;
         match format {

@@ -59,11 +59,17 @@ pub fn render(
     let g = &opt.glyphs;
     // prefix[d] = the guide text contributed by the ancestor at depth d.
     let mut prefix: Vec<&str> = Vec::new();
+    // The shallowest printed nodes are the roots of the output (a focused subtree).
+    let base = positions
+        .iter()
+        .map(|&p| po.depth[p as usize])
+        .min()
+        .unwrap_or(0) as usize;
     for &p in positions {
         let pi = p as usize;
-        let depth = po.depth[pi] as usize;
+        let depth = po.depth[pi] as usize - base;
         let node = po.node[pi];
-        let last = is_last_child(po, p, positions);
+        let last = depth == 0 || is_last_child(po, p, positions);
         prefix.truncate(depth.saturating_sub(1));
         let mut line = String::new();
         for s in &prefix {

@@ -69,7 +69,12 @@ pub struct Temporal {
 pub const TEMPORAL_HEADER: &str =
     "rank,stream,kernel_time_ns,compute_time_ns,non_compute_time_ns,idle_time_ns,compute_pct,non_compute_pct,idle_pct";
 
-fn temporal_of(ev: &EventTable, gpu: &GpuModel, rows: &[u32], opt: &Options) -> (i64, i64, i64, i64) {
+fn temporal_of(
+    ev: &EventTable,
+    gpu: &GpuModel,
+    rows: &[u32],
+    opt: &Options,
+) -> (i64, i64, i64, i64) {
     if rows.is_empty() {
         return (0, 0, 0, 0);
     }
@@ -100,7 +105,10 @@ pub fn temporal(ev: &EventTable, gpu: &GpuModel, rank: i64, opt: &Options) -> Ve
     };
     let mut out = vec![mk(None, temporal_of(ev, gpu, &gpu.activities, opt))];
     for lane in &gpu.lanes {
-        out.push(mk(Some((lane.device, lane.stream)), temporal_of(ev, gpu, &lane.events, opt)));
+        out.push(mk(
+            Some((lane.device, lane.stream)),
+            temporal_of(ev, gpu, &lane.events, opt),
+        ));
     }
     out
 }
@@ -161,7 +169,11 @@ pub fn idle(ev: &EventTable, gpu: &GpuModel, rank: i64, opt: &Options) -> Vec<Id
                 stream: lane.stream,
                 category: cat,
                 idle_time_ns: t,
-                idle_time_ratio: if total != 0 { t as f64 / total as f64 } else { 0.0 },
+                idle_time_ratio: if total != 0 {
+                    t as f64 / total as f64
+                } else {
+                    0.0
+                },
             });
         }
     }
@@ -210,8 +222,16 @@ pub const LAUNCH_HEADER: &str = "rank,launches,cpu_duration_mean_ns,gpu_duration
 pub fn is_launch_call(name: &str) -> bool {
     matches!(
         name,
-        "cudaLaunchKernel" | "cudaLaunchKernelExC" | "cuLaunchKernel" | "cuLaunchKernelEx" | "hipLaunchKernel"
-            | "hipExtLaunchKernel" | "cudaMemcpyAsync" | "cudaMemsetAsync" | "hipMemcpyAsync" | "hipMemsetAsync"
+        "cudaLaunchKernel"
+            | "cudaLaunchKernelExC"
+            | "cuLaunchKernel"
+            | "cuLaunchKernelEx"
+            | "hipLaunchKernel"
+            | "hipExtLaunchKernel"
+            | "cudaMemcpyAsync"
+            | "cudaMemsetAsync"
+            | "hipMemcpyAsync"
+            | "hipMemsetAsync"
     ) || name.starts_with("runFunction")
 }
 
@@ -246,7 +266,10 @@ pub fn launch_summary(ev: &EventTable, gpu: &GpuModel, rank: i64, opt: &Options)
             .filter(|x| x.1 <= opt.runtime_cutoff_ns && x.2 < x.1)
             .count() as u64,
         runtime_outliers: l.iter().filter(|x| x.1 > opt.runtime_cutoff_ns).count() as u64,
-        launch_delay_outliers: l.iter().filter(|x| x.3 > opt.launch_delay_cutoff_ns).count() as u64,
+        launch_delay_outliers: l
+            .iter()
+            .filter(|x| x.3 > opt.launch_delay_cutoff_ns)
+            .count() as u64,
     }
 }
 
@@ -379,7 +402,10 @@ pub fn overhead(ev: &EventTable, rank: i64, opt: &Options) -> Vec<Overhead> {
         if matches!(ev.kind[i], EventKind::Cpu | EventKind::Runtime) {
             let (a, b) = span(ev, i, opt);
             let launch = ev.kind[i] == EventKind::Runtime && is_launch_call(ev.name_of(i));
-            by_thread.entry((ev.pid[i], ev.tid[i])).or_default().push((a, b, launch));
+            by_thread
+                .entry((ev.pid[i], ev.tid[i]))
+                .or_default()
+                .push((a, b, launch));
         }
     }
     for v in by_thread.values_mut() {
@@ -391,7 +417,9 @@ pub fn overhead(ev: &EventTable, rank: i64, opt: &Options) -> Vec<Overhead> {
             continue;
         }
         let (ss, se) = span(ev, s, opt);
-        let Some(slices) = by_thread.get(&(ev.pid[s], ev.tid[s])) else { continue };
+        let Some(slices) = by_thread.get(&(ev.pid[s], ev.tid[s])) else {
+            continue;
+        };
         let lo = slices.partition_point(|x| x.0 < ss);
         let hi = slices.partition_point(|x| x.0 <= se);
         // The step itself is among the slices: leave it out.

@@ -78,7 +78,8 @@ pub const DEFAULT: &str = include_str!("categories.toml");
 
 impl Categories {
     pub fn builtin() -> Categories {
-        Categories::parse(DEFAULT, "built-in categories").expect("the built-in categories are valid")
+        Categories::parse(DEFAULT, "built-in categories")
+            .expect("the built-in categories are valid")
     }
 
     /// Built-in rules, with a user's file (XDG config) and an explicit file in front.
@@ -99,9 +100,12 @@ impl Categories {
     }
 
     pub fn parse(text: &str, origin: &str) -> Result<Categories, String> {
-        let doc: toml::Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| format!("{origin}: {}", e.to_string().lines().next().unwrap_or("invalid TOML")))?;
+        let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            format!(
+                "{origin}: {}",
+                e.to_string().lines().next().unwrap_or("invalid TOML")
+            )
+        })?;
         let list = doc
             .get("category")
             .and_then(|v| v.as_array())
@@ -126,13 +130,26 @@ impl Categories {
                 Some("kernel") => Some(EventKind::Kernel),
                 Some("memcpy") => Some(EventKind::Memcpy),
                 Some("memset") => Some(EventKind::Memset),
-                Some(k) => return Err(format!("{at}: kind must be kernel, memcpy or memset, not {k:?}")),
+                Some(k) => {
+                    return Err(format!(
+                        "{at}: kind must be kernel, memcpy or memset, not {k:?}"
+                    ))
+                }
             };
             if pattern.is_none() && kind.is_none() {
                 return Err(format!("{at}: give match = \"regex\" or kind"));
             }
-            let color = t.get("color").and_then(|v| v.as_integer()).unwrap_or(0).clamp(0, 9) as u8;
-            rules.push(Category { name, pattern, kind, color });
+            let color = t
+                .get("color")
+                .and_then(|v| v.as_integer())
+                .unwrap_or(0)
+                .clamp(0, 9) as u8;
+            rules.push(Category {
+                name,
+                pattern,
+                kind,
+                color,
+            });
         }
         Ok(Categories { rules })
     }
@@ -142,7 +159,8 @@ impl Categories {
         self.rules
             .iter()
             .position(|c| {
-                c.kind.is_none_or(|k| k == kind) && c.pattern.as_ref().is_none_or(|p| p.is_match(name))
+                c.kind.is_none_or(|k| k == kind)
+                    && c.pattern.as_ref().is_none_or(|p| p.is_match(name))
             })
             .unwrap_or(self.rules.len().saturating_sub(1))
     }
@@ -155,13 +173,25 @@ mod tests {
     #[test]
     fn hta_rules() {
         let c = HtaClassifier::default();
-        assert_eq!(c.classify("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"), HtaType::Communication);
-        assert_eq!(c.classify("ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)"), HtaType::Communication);
+        assert_eq!(
+            c.classify("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"),
+            HtaType::Communication
+        );
+        assert_eq!(
+            c.classify("ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)"),
+            HtaType::Communication
+        );
         assert_eq!(c.classify("void foo<ncclKernel>()"), HtaType::Communication);
         assert_eq!(c.classify("hipMemcpyAsync"), HtaType::Communication);
-        assert_eq!(c.classify("Memcpy HtoD (Pinned -> Device)"), HtaType::Memory);
+        assert_eq!(
+            c.classify("Memcpy HtoD (Pinned -> Device)"),
+            HtaType::Memory
+        );
         assert_eq!(c.classify("Memset (Device)"), HtaType::Memory);
-        assert_eq!(c.classify("void at::native::vectorized_elementwise_kernel<4>"), HtaType::Computation);
+        assert_eq!(
+            c.classify("void at::native::vectorized_elementwise_kernel<4>"),
+            HtaType::Computation
+        );
         assert_eq!(c.classify("Stream Sync"), HtaType::Other);
         assert_eq!(c.classify("cudaLaunchKernel"), HtaType::Other);
     }
@@ -170,17 +200,36 @@ mod tests {
     fn fine_categories() {
         let c = Categories::builtin();
         let cat = |n: &str, k| c.rules[c.classify(n, k)].name.clone();
-        assert_eq!(cat("Memcpy HtoD (Pinned -> Device)", EventKind::Memcpy), "memcpy");
-        assert_eq!(cat("sm90_xmma_gemm_f16f16_f16f32", EventKind::Kernel), "gemm");
-        assert_eq!(cat("void pytorch_flash::flash_fwd_kernel<>", EventKind::Kernel), "attention");
-        assert_eq!(cat("ncclDevKernel_AllReduce_Sum_f32_RING_LL", EventKind::Kernel), "nccl");
+        assert_eq!(
+            cat("Memcpy HtoD (Pinned -> Device)", EventKind::Memcpy),
+            "memcpy"
+        );
+        assert_eq!(
+            cat("sm90_xmma_gemm_f16f16_f16f32", EventKind::Kernel),
+            "gemm"
+        );
+        assert_eq!(
+            cat("void pytorch_flash::flash_fwd_kernel<>", EventKind::Kernel),
+            "attention"
+        );
+        assert_eq!(
+            cat("ncclDevKernel_AllReduce_Sum_f32_RING_LL", EventKind::Kernel),
+            "nccl"
+        );
         assert_eq!(cat("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>", EventKind::Kernel), "elementwise");
         assert_eq!(cat("mystery_kernel_9", EventKind::Kernel), "other");
-        let user = Categories::parse("[[category]]\nname = \"mine\"\nmatch = \"mystery\"\ncolor = 3\n", "u").unwrap();
+        let user = Categories::parse(
+            "[[category]]\nname = \"mine\"\nmatch = \"mystery\"\ncolor = 3\n",
+            "u",
+        )
+        .unwrap();
         let mut rules = user.rules;
         rules.extend(c.rules.clone());
         let c2 = Categories { rules };
-        assert_eq!(c2.rules[c2.classify("mystery_kernel_9", EventKind::Kernel)].name, "mine");
+        assert_eq!(
+            c2.rules[c2.classify("mystery_kernel_9", EventKind::Kernel)].name,
+            "mine"
+        );
         assert!(Categories::parse("[[category]]\nname = \"x\"\n", "u").is_err());
     }
 }

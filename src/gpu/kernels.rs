@@ -113,7 +113,11 @@ pub fn table(ev: &EventTable, gpu: &GpuModel, opt: &TableOptions) -> Vec<KernelR
                 instances: inst,
             };
             fill_stats(&mut r, &mut durs);
-            r.pct = if grand > 0 { r.total_ns as f64 * 100.0 / grand as f64 } else { 0.0 };
+            r.pct = if grand > 0 {
+                r.total_ns as f64 * 100.0 / grand as f64
+            } else {
+                0.0
+            };
             r
         })
         .collect();
@@ -148,7 +152,11 @@ pub fn merge(per_file: Vec<(Vec<KernelRow>, Vec<Vec<i64>>)>, sort: KernelSort) -
         .collect();
     let grand: i64 = rows.iter().map(|r| r.total_ns).sum();
     for r in &mut rows {
-        r.pct = if grand > 0 { r.total_ns as f64 * 100.0 / grand as f64 } else { 0.0 };
+        r.pct = if grand > 0 {
+            r.total_ns as f64 * 100.0 / grand as f64
+        } else {
+            0.0
+        };
     }
     sort_rows(&mut rows, sort);
     rows
@@ -196,7 +204,8 @@ pub fn durations(ev: &EventTable, rows: &[KernelRow]) -> Vec<Vec<i64>> {
 }
 
 /// The fixed CSV columns of `grove kernels` (docs/formats.md).
-pub const CSV_HEADER: &str = "name,category,count,total_ns,mean_ns,median_ns,min_ns,max_ns,std_ns,pct";
+pub const CSV_HEADER: &str =
+    "name,category,count,total_ns,mean_ns,median_ns,min_ns,max_ns,std_ns,pct";
 
 pub fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {

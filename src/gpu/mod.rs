@@ -26,8 +26,16 @@ pub struct Lane {
 
 impl Lane {
     pub fn label(&self) -> String {
-        let d = if self.device == NONE_I64 { "?".into() } else { self.device.to_string() };
-        let s = if self.stream == NONE_I64 { "?".into() } else { self.stream.to_string() };
+        let d = if self.device == NONE_I64 {
+            "?".into()
+        } else {
+            self.device.to_string()
+        };
+        let s = if self.stream == NONE_I64 {
+            "?".into()
+        } else {
+            self.stream.to_string()
+        };
         format!("GPU{d} s{s}")
     }
 }
@@ -65,11 +73,18 @@ impl GpuModel {
             cat[iu] = *by_name_cat
                 .entry((name, kind))
                 .or_insert_with(|| categories.classify(ev.strings.resolve(name), kind) as u16);
-            lanes_map.entry((ev.device[iu], ev.stream[iu])).or_default().push(i);
+            lanes_map
+                .entry((ev.device[iu], ev.stream[iu]))
+                .or_default()
+                .push(i);
         }
         let mut lanes: Vec<Lane> = lanes_map
             .into_iter()
-            .map(|((device, stream), events)| Lane { device, stream, events })
+            .map(|((device, stream), events)| Lane {
+                device,
+                stream,
+                events,
+            })
             .collect();
         lanes.sort_by_key(|l| (l.device, l.stream));
         let hta = activities
@@ -162,8 +177,14 @@ mod tests {
             short_name("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)", "…"),
             "at::native::vectorized_elementwise_kernel<…>(…)"
         );
-        assert_eq!(short_name("sm90_xmma_gemm_f16f16", "…"), "sm90_xmma_gemm_f16f16");
-        assert_eq!(short_name("Memcpy HtoD (Pinned -> Device)", "~"), "Memcpy HtoD (~)");
+        assert_eq!(
+            short_name("sm90_xmma_gemm_f16f16", "…"),
+            "sm90_xmma_gemm_f16f16"
+        );
+        assert_eq!(
+            short_name("Memcpy HtoD (Pinned -> Device)", "~"),
+            "Memcpy HtoD (~)"
+        );
         assert_eq!(
             short_name("void at::native::(anonymous namespace)::indexSelectLargeIndex<c10::Half, long>(int)", "…"),
             "at::native::indexSelectLargeIndex<…>(…)"

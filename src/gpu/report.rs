@@ -80,7 +80,13 @@ fn num(x: f64) -> String {
 }
 
 /// Rows of one table for one profile, as CSV fields.
-pub fn table_rows(p: &Profile, gpu: &GpuModel, rank: i64, table: Table, opt: &Options) -> Vec<Vec<String>> {
+pub fn table_rows(
+    p: &Profile,
+    gpu: &GpuModel,
+    rank: i64,
+    table: Table,
+    opt: &Options,
+) -> Vec<Vec<String>> {
     let Some(ev) = p.events.as_ref() else {
         return Vec::new();
     };
@@ -113,7 +119,10 @@ pub fn table_rows(p: &Profile, gpu: &GpuModel, rank: i64, table: Table, opt: &Op
                 ]
             })
             .collect(),
-        Table::Overlap => vec![vec![rank.to_string(), format!("{:.2}", breakdown::overlap(ev, gpu, opt))]],
+        Table::Overlap => vec![vec![
+            rank.to_string(),
+            format!("{:.2}", breakdown::overlap(ev, gpu, opt)),
+        ]],
         Table::Launch => {
             let l = breakdown::launch_summary(ev, gpu, rank, opt);
             vec![vec![
@@ -199,7 +208,11 @@ pub fn render(header: &str, rows: &[Vec<String>], format: Format, title: &str) -
                     widths[i] = widths[i].max(f.chars().count());
                 }
             }
-            let mut s = if title.is_empty() { String::new() } else { format!("{title}\n") };
+            let mut s = if title.is_empty() {
+                String::new()
+            } else {
+                format!("{title}\n")
+            };
             let line = |fields: Vec<&str>| -> String {
                 fields
                     .iter()
@@ -216,7 +229,11 @@ pub fn render(header: &str, rows: &[Vec<String>], format: Format, title: &str) -
             };
             let _ = writeln!(s, "{}", line(cols.clone()).trim_end());
             for r in rows {
-                let _ = writeln!(s, "{}", line(r.iter().map(|x| x.as_str()).collect()).trim_end());
+                let _ = writeln!(
+                    s,
+                    "{}",
+                    line(r.iter().map(|x| x.as_str()).collect()).trim_end()
+                );
             }
             s
         }
@@ -224,7 +241,12 @@ pub fn render(header: &str, rows: &[Vec<String>], format: Format, title: &str) -
 }
 
 /// `grove kernels` output.
-pub fn kernels_report(rows: &[KernelRow], top: usize, format: Format, glyphs_block: &str) -> String {
+pub fn kernels_report(
+    rows: &[KernelRow],
+    top: usize,
+    format: Format,
+    glyphs_block: &str,
+) -> String {
     let rows = &rows[..top.min(rows.len())];
     match format {
         Format::Csv => {

@@ -43,7 +43,10 @@ impl LaneIndex {
         let mut events = events.to_vec();
         events.sort_by_key(|&i| (ev.ts[i as usize], i));
         let starts: Vec<i64> = events.iter().map(|&i| ev.ts[i as usize]).collect();
-        let ends: Vec<i64> = events.iter().map(|&i| ev.ts[i as usize] + ev.dur[i as usize]).collect();
+        let ends: Vec<i64> = events
+            .iter()
+            .map(|&i| ev.ts[i as usize] + ev.dur[i as usize])
+            .collect();
         let mut max_end = Vec::with_capacity(ends.len());
         let mut m = i64::MIN;
         for &e in &ends {
@@ -121,7 +124,12 @@ impl LaneIndex {
         if let Some((cs, ce)) = cur {
             add_busy(cs, ce, &mut busy);
         }
-        let mut levels = vec![Level { width, busy, top, top_ns }];
+        let mut levels = vec![Level {
+            width,
+            busy,
+            top,
+            top_ns,
+        }];
         while levels.last().unwrap().busy.len() > 1 {
             let prev = levels.last().unwrap();
             let m = prev.busy.len().div_ceil(2);
@@ -134,7 +142,8 @@ impl LaneIndex {
             for i in 0..prev.busy.len() {
                 let j = i / 2;
                 l.busy[j] += prev.busy[i];
-                if prev.top[i] != u32::MAX && (l.top[j] == u32::MAX || prev.top_ns[i] > l.top_ns[j]) {
+                if prev.top[i] != u32::MAX && (l.top[j] == u32::MAX || prev.top_ns[i] > l.top_ns[j])
+                {
                     l.top[j] = prev.top[i];
                     l.top_ns[j] = prev.top_ns[i];
                 }
@@ -153,7 +162,13 @@ impl LaneIndex {
 
     /// The cells of `cols` equal columns over `[a, b)`.
     pub fn cells(&self, a: i64, b: i64, cols: usize) -> Vec<Cell> {
-        let mut out = vec![Cell { busy: 0.0, top: None }; cols];
+        let mut out = vec![
+            Cell {
+                busy: 0.0,
+                top: None
+            };
+            cols
+        ];
         if cols == 0 || b <= a || self.events.is_empty() {
             return out;
         }
@@ -204,7 +219,12 @@ impl LaneIndex {
             if e > 0.0 || (s == e && s >= 0.0) {
                 let c0 = ((s / cw).floor().max(0.0)) as usize;
                 let c1 = ((e / cw).ceil() as usize).min(cols);
-                for (c, cell) in out.iter_mut().enumerate().take(c1.max(c0 + 1).min(cols)).skip(c0) {
+                for (c, cell) in out
+                    .iter_mut()
+                    .enumerate()
+                    .take(c1.max(c0 + 1).min(cols))
+                    .skip(c0)
+                {
                     let cs = c as f64 * cw;
                     let ce = cs + cw;
                     let own = (e.min(ce) - s.max(cs)).max(0.0);
@@ -298,7 +318,10 @@ mod tests {
         let spans: Vec<(i64, i64)> = (0..100_000).map(|i| (i * 1000, 500)).collect();
         let (_, l) = lane(&spans);
         let cells = l.cells(50_000_100, 50_000_700, 6);
-        let busy: Vec<f64> = cells.iter().map(|c| (c.busy * 100.0).round() / 100.0).collect();
+        let busy: Vec<f64> = cells
+            .iter()
+            .map(|c| (c.busy * 100.0).round() / 100.0)
+            .collect();
         assert_eq!(busy, vec![1.0, 1.0, 1.0, 1.0, 0.0, 0.0]);
         assert!(cells[0].top.is_some() && cells[5].top.is_none());
     }

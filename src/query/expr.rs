@@ -60,7 +60,7 @@ pub fn parse(text: &str) -> Result<Expr, QueryError> {
 
 fn or(c: &mut Cursor) -> Result<Expr, QueryError> {
     let mut e = and(c)?;
-    while c.eat_kw("or") || c.eat_sym("||") {
+    while c.eat_kw("or") {
         e = Expr::Or(Box::new(e), Box::new(and(c)?));
     }
     Ok(e)

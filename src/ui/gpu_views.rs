@@ -33,17 +33,36 @@ pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffe
     let by = k.sort.name();
     let title = format!(
         "{} by {by}{}{} — s: order  c/n: category/name  M/m: memory on/off  Enter: select",
-        if k.by_category { "categories" } else { "kernels" },
-        if k.memory { " (with memcpy/memset)" } else { "" },
+        if k.by_category {
+            "categories"
+        } else {
+            "kernels"
+        },
+        if k.memory {
+            " (with memcpy/memset)"
+        } else {
+            ""
+        },
         k.top.map(|t| format!(", top {t}")).unwrap_or_default(),
     );
     put(buf, area.x, area.y, &title, area.right(), header);
     if k.rows.is_empty() {
-        put(buf, area.x, area.y + 1, "no GPU kernels", area.right(), theme.style("ui.dim"));
+        put(
+            buf,
+            area.x,
+            area.y + 1,
+            "no GPU kernels",
+            area.right(),
+            theme.style("ui.dim"),
+        );
         return;
     }
     let rows = (area.height as usize).saturating_sub(1);
-    let offset = if k.cursor >= k.offset + rows { k.cursor + 1 - rows } else { k.offset.min(k.cursor) };
+    let offset = if k.cursor >= k.offset + rows {
+        k.cursor + 1 - rows
+    } else {
+        k.offset.min(k.cursor)
+    };
     let value = |r: &crate::gpu::kernels::KernelRow| match k.sort {
         crate::gpu::kernels::KernelSort::Total => r.total_ns as f64,
         crate::gpu::kernels::KernelSort::Mean => r.mean_ns,
@@ -56,12 +75,31 @@ pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffe
     for (i, r) in k.rows.iter().enumerate().skip(offset).take(rows) {
         let y = area.y + 1 + (i - offset) as u16;
         let sel = i == k.cursor;
-        let base = if sel { theme.style("ui.text").patch(theme.style("ui.selection")) } else { theme.style("ui.text") };
+        let base = if sel {
+            theme.style("ui.text").patch(theme.style("ui.selection"))
+        } else {
+            theme.style("ui.text")
+        };
         buf.set_style(Rect::new(area.x, y, area.width, 1), base);
         let marked = k.selected.as_deref() == Some(r.name.as_str());
-        let name = if k.by_category { r.name.clone() } else { short_name(&r.name, g.ellipsis) };
+        let name = if k.by_category {
+            r.name.clone()
+        } else {
+            short_name(&r.name, g.ellipsis)
+        };
         let name: String = name.chars().take(name_w).collect();
-        let mut x = put(buf, area.x, y, &format!("{name:<name_w$} "), area.right(), if marked { base.patch(theme.style("ui.match")) } else { base });
+        let mut x = put(
+            buf,
+            area.x,
+            y,
+            &format!("{name:<name_w$} "),
+            area.right(),
+            if marked {
+                base.patch(theme.style("ui.match"))
+            } else {
+                base
+            },
+        );
         // Bars in eighths of a cell.
         let frac = value(r) / max * bar_w as f64;
         let full = frac.floor() as usize;
@@ -77,18 +115,38 @@ pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffe
         let shown = match k.sort {
             crate::gpu::kernels::KernelSort::Count => r.count.to_string(),
             crate::gpu::kernels::KernelSort::Mean => format::duration_ns(r.mean_ns, g.micro),
-            crate::gpu::kernels::KernelSort::Total => format::duration_ns(r.total_ns as f64, g.micro),
+            crate::gpu::kernels::KernelSort::Total => {
+                format::duration_ns(r.total_ns as f64, g.micro)
+            }
         };
-        let text = format!("{shown:>9} {:>5.1}% {:>6}× {:<11}", r.pct, r.count, r.category);
-        put(buf, x, y, &text, area.right(), base.patch(theme.style("ui.dim")));
+        let text = format!(
+            "{shown:>9} {:>5.1}% {:>6}× {:<11}",
+            r.pct, r.count, r.category
+        );
+        put(
+            buf,
+            x,
+            y,
+            &text,
+            area.right(),
+            base.patch(theme.style("ui.dim")),
+        );
     }
 }
 
 /// Details of the selected kernel row (right pane).
-pub fn kernel_details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, lines: &mut Vec<(String, Style)>) {
+pub fn kernel_details(
+    app: &App,
+    theme: &Theme,
+    g: &Glyphs,
+    r: Rect,
+    lines: &mut Vec<(String, Style)>,
+) {
     let _ = r;
     let k = &app.kernels;
-    let Some(row) = k.rows.get(k.cursor) else { return };
+    let Some(row) = k.rows.get(k.cursor) else {
+        return;
+    };
     let title = theme.style("ui.title");
     let text = theme.style("ui.text");
     lines.push((row.name.clone(), title));
@@ -108,7 +166,10 @@ pub fn kernel_details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, lines: &mut
     }
     if let (Some(ev), Some(&first)) = (app.profile.events.as_ref(), row.instances.first()) {
         if let Some(gpu) = &app.gpu {
-            lines.push((format!("HTA type  {}", gpu.model.hta_of(first).label()), text));
+            lines.push((
+                format!("HTA type  {}", gpu.model.hta_of(first).label()),
+                text,
+            ));
         }
         if let Some(a) = ev.args_of(first as usize) {
             lines.push((String::new(), text));
@@ -142,7 +203,11 @@ fn ruler(app: &App, theme: &Theme, x0: u16, y: u16, width: u16, buf: &mut Buffer
     // A round step giving a label about every 14 columns.
     let raw = span * 14.0 / width.max(1) as f64;
     let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag);
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
     // Relative to the trace start: epoch nanoseconds do not fit f64 exactly.
     let origin = app.gpu.as_ref().map(|g| g.origin).unwrap_or(0);
     let (ra, rb) = ((a - origin) as f64, (b - origin) as f64);
@@ -160,10 +225,19 @@ fn ruler(app: &App, theme: &Theme, x0: u16, y: u16, width: u16, buf: &mut Buffer
 /// eighth blocks, coloured by the dominant kernel's category.
 pub fn timeline(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer) {
     let Some(gpu) = &app.gpu else {
-        put(buf, area.x, area.y, "no GPU activity in this profile", area.right(), theme.style("ui.dim"));
+        put(
+            buf,
+            area.x,
+            area.y,
+            "no GPU activity in this profile",
+            area.right(),
+            theme.style("ui.dim"),
+        );
         return;
     };
-    let Some(ev) = app.profile.events.as_ref() else { return };
+    let Some(ev) = app.profile.events.as_ref() else {
+        return;
+    };
     let tl = &app.timeline;
     let label_w: u16 = 12;
     if area.width <= label_w + 4 || area.height < 3 {
@@ -172,19 +246,49 @@ pub fn timeline(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buff
     let plot_x = area.x + label_w;
     let plot_w = area.width - label_w;
     let (a, b) = tl.window;
-    let head = format!("{:>w$}", format::duration_ns((b - a) as f64, g.micro), w = label_w as usize - 1);
-    put(buf, area.x, area.y, &head, plot_x, theme.style("ui.column.header"));
+    let head = format!(
+        "{:>w$}",
+        format::duration_ns((b - a) as f64, g.micro),
+        w = label_w as usize - 1
+    );
+    put(
+        buf,
+        area.x,
+        area.y,
+        &head,
+        plot_x,
+        theme.style("ui.column.header"),
+    );
     ruler(app, theme, plot_x, area.y, plot_w, buf);
     let blocks = if g.ascii { ASCII_BLOCKS } else { BLOCKS };
     let cursor_col = (((tl.cursor_t - a) as f64 / (b - a).max(1) as f64) * plot_w as f64) as i64;
     let lanes_h = (area.height - 1) as usize;
-    let offset = if tl.lane >= lanes_h { tl.lane + 1 - lanes_h } else { 0 };
+    let offset = if tl.lane >= lanes_h {
+        tl.lane + 1 - lanes_h
+    } else {
+        0
+    };
     let marked = app.kernels.selected.as_deref();
     for (li, lane) in gpu.lanes.iter().enumerate().skip(offset).take(lanes_h) {
         let y = area.y + 1 + (li - offset) as u16;
         let sel_lane = li == tl.lane;
-        let label_style = if sel_lane { theme.style("ui.selection") } else { theme.style("ui.text") };
-        put(buf, area.x, y, &format!("{:<w$}", gpu.model.lanes[li].label(), w = label_w as usize - 1), plot_x, label_style);
+        let label_style = if sel_lane {
+            theme.style("ui.selection")
+        } else {
+            theme.style("ui.text")
+        };
+        put(
+            buf,
+            area.x,
+            y,
+            &format!(
+                "{:<w$}",
+                gpu.model.lanes[li].label(),
+                w = label_w as usize - 1
+            ),
+            plot_x,
+            label_style,
+        );
         let cells = lane.cells(a, b, plot_w as usize);
         for (c, cell) in cells.iter().enumerate() {
             let x = plot_x + c as u16;
@@ -208,7 +312,15 @@ pub fn timeline(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buff
             if c as i64 == cursor_col {
                 st = st.patch(theme.style("ui.cursor"));
             }
-            let glyph = if level == 0 { if g.ascii { " " } else { "·" } } else { blocks[level] };
+            let glyph = if level == 0 {
+                if g.ascii {
+                    " "
+                } else {
+                    "·"
+                }
+            } else {
+                blocks[level]
+            };
             let glyph = if level == 0 && c % 4 != 0 { " " } else { glyph };
             buf.set_stringn(x, y, glyph, 1, st);
         }
@@ -217,7 +329,9 @@ pub fn timeline(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buff
 
 /// Details of the selected kernel instance: duration, launch delay, args, call path.
 pub fn instance_details(app: &App, theme: &Theme, g: &Glyphs, lines: &mut Vec<(String, Style)>) {
-    let (Some(ev), Some(gpu)) = (app.profile.events.as_ref(), app.gpu.as_ref()) else { return };
+    let (Some(ev), Some(gpu)) = (app.profile.events.as_ref(), app.gpu.as_ref()) else {
+        return;
+    };
     let tl = &app.timeline;
     let text = theme.style("ui.text");
     let dim = theme.style("ui.dim");
@@ -225,7 +339,10 @@ pub fn instance_details(app: &App, theme: &Theme, g: &Glyphs, lines: &mut Vec<(S
     let (a, b) = tl.window;
     lines.push((format!("window    {} – {}", t(a), t(b)), dim));
     if let Some(lane) = gpu.model.lanes.get(tl.lane) {
-        lines.push((format!("lane      {}  cursor {}", lane.label(), t(tl.cursor_t)), dim));
+        lines.push((
+            format!("lane      {}  cursor {}", lane.label(), t(tl.cursor_t)),
+            dim,
+        ));
     }
     let Some(i) = tl.selected else {
         lines.push(("n/N: next/previous kernel on the lane".into(), dim));
@@ -233,15 +350,41 @@ pub fn instance_details(app: &App, theme: &Theme, g: &Glyphs, lines: &mut Vec<(S
     };
     let iu = i as usize;
     lines.push((ev.name_of(iu).to_string(), theme.style("ui.title")));
-    lines.push((format!("category  {} ({})", gpu.model.category_name(i), gpu.model.hta_of(i).label()), text));
+    lines.push((
+        format!(
+            "category  {} ({})",
+            gpu.model.category_name(i),
+            gpu.model.hta_of(i).label()
+        ),
+        text,
+    ));
     lines.push((format!("start     {}", t(ev.ts[iu])), text));
-    lines.push((format!("duration  {}", format::duration_ns(ev.dur[iu] as f64, g.micro)), text));
+    lines.push((
+        format!(
+            "duration  {}",
+            format::duration_ns(ev.dur[iu] as f64, g.micro)
+        ),
+        text,
+    ));
     let launch = ev.launch.get(iu).copied().unwrap_or(u32::MAX);
     if launch != u32::MAX {
         let l = launch as usize;
         let delay = ev.ts[iu] - (ev.ts[l] + ev.dur[l]);
-        lines.push((format!("launch    {} ({})", ev.name_of(l), format::duration_ns(ev.dur[l] as f64, g.micro)), text));
-        lines.push((format!("delay     {}", format::duration_ns(delay.max(0) as f64, g.micro)), text));
+        lines.push((
+            format!(
+                "launch    {} ({})",
+                ev.name_of(l),
+                format::duration_ns(ev.dur[l] as f64, g.micro)
+            ),
+            text,
+        ));
+        lines.push((
+            format!(
+                "delay     {}",
+                format::duration_ns(delay.max(0) as f64, g.micro)
+            ),
+            text,
+        ));
         let node = ev.node.get(l).copied().unwrap_or(u32::MAX);
         if node != u32::MAX {
             let cct = &app.original.0;
@@ -266,23 +409,48 @@ pub fn instance_details(app: &App, theme: &Theme, g: &Glyphs, lines: &mut Vec<(S
 /// The summary panel: HTA's breakdowns for this trace.
 pub fn summary(app: &App, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let (Some(gpu), true) = (app.gpu.as_ref(), app.profile.events.is_some()) else {
-        put(buf, area.x, area.y, "no GPU activity in this profile", area.right(), theme.style("ui.dim"));
+        put(
+            buf,
+            area.x,
+            area.y,
+            "no GPU activity in this profile",
+            area.right(),
+            theme.style("ui.dim"),
+        );
         return;
     };
     let rank = report::rank_of(&app.profile, 0);
     let opt = Options::default();
     let mut lines: Vec<String> = Vec::new();
-    for t in [Table::Temporal, Table::Overlap, Table::Idle, Table::Launch, Table::Queue, Table::Memory, Table::Overhead] {
+    for t in [
+        Table::Temporal,
+        Table::Overlap,
+        Table::Idle,
+        Table::Launch,
+        Table::Queue,
+        Table::Memory,
+        Table::Overhead,
+    ] {
         let rows = report::table_rows(&app.profile, &gpu.model, rank, t, &opt);
-        lines.extend(report::render(t.header(), &rows, report::Format::Text, t.name()).lines().map(String::from));
+        lines.extend(
+            report::render(t.header(), &rows, report::Format::Text, t.name())
+                .lines()
+                .map(String::from),
+        );
         lines.push(String::new());
     }
-    for (i, l) in lines.iter().skip(app.summary_scroll).take(area.height as usize).enumerate() {
-        let st = if !l.starts_with(' ') && !l.is_empty() && l.chars().all(|c| c.is_ascii_lowercase()) {
-            theme.style("ui.title")
-        } else {
-            theme.style("ui.text")
-        };
+    for (i, l) in lines
+        .iter()
+        .skip(app.summary_scroll)
+        .take(area.height as usize)
+        .enumerate()
+    {
+        let st =
+            if !l.starts_with(' ') && !l.is_empty() && l.chars().all(|c| c.is_ascii_lowercase()) {
+                theme.style("ui.title")
+            } else {
+                theme.style("ui.text")
+            };
         put(buf, area.x, area.y + i as u16, l, area.right(), st);
     }
 }
@@ -291,8 +459,19 @@ pub fn summary(app: &App, theme: &Theme, area: Rect, buf: &mut Buffer) {
 pub fn tabs(app: &App, theme: &Theme, area: Rect, buf: &mut Buffer) -> u16 {
     let mut x = area.x;
     for (i, p) in crate::app::panels::PANELS.iter().enumerate() {
-        let st = if *p == app.panel { theme.style("ui.tab.active") } else { theme.style("ui.tab") };
-        x = put(buf, x, area.y, &format!("{}:{}", i + 1, p.name()), area.right(), st);
+        let st = if *p == app.panel {
+            theme.style("ui.tab.active")
+        } else {
+            theme.style("ui.tab")
+        };
+        x = put(
+            buf,
+            x,
+            area.y,
+            &format!("{}:{}", i + 1, p.name()),
+            area.right(),
+            st,
+        );
         x = put(buf, x, area.y, " ", area.right(), theme.style("ui.text"));
     }
     let _ = PanelChoice::Tree;

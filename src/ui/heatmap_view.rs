@@ -32,11 +32,20 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         let x = area.x + name_w + c as u16 * cell_w;
         let limit = cell_w as usize - 1;
         let t: String = if n.chars().count() > limit {
-            n.chars().take(limit - 1).chain(g.ellipsis.chars()).collect()
+            n.chars()
+                .take(limit - 1)
+                .chain(g.ellipsis.chars())
+                .collect()
         } else {
             n.clone()
         };
-        buf.set_stringn(x, area.y, format!("{t:>w$}", w = cell_w as usize - 1), cell_w as usize, header);
+        buf.set_stringn(
+            x,
+            area.y,
+            format!("{t:>w$}", w = cell_w as usize - 1),
+            cell_w as usize,
+            header,
+        );
     }
     let start = tree.offset.min(tree.visible.len());
     let rows = (area.height - 1) as usize;
@@ -44,7 +53,11 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         let y = area.y + 1 + i as u16;
         let node = tree.po.node[row.pos as usize];
         let sel = start + i == tree.cursor;
-        let base = if sel { theme.style("ui.text").patch(theme.style("ui.selection")) } else { theme.style("ui.text") };
+        let base = if sel {
+            theme.style("ui.text").patch(theme.style("ui.selection"))
+        } else {
+            theme.style("ui.text")
+        };
         buf.set_style(Rect::new(area.x, y, area.width, 1), base);
         let depth = tree.po.depth[row.pos as usize] as usize;
         let indent = (depth * 2).min(name_w as usize / 2);
@@ -53,7 +66,13 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         } else {
             format!("{} {} more", g.ellipsis, row.more)
         };
-        buf.set_stringn(area.x + indent as u16, y, &label, (name_w as usize).saturating_sub(indent + 1), base);
+        buf.set_stringn(
+            area.x + indent as u16,
+            y,
+            &label,
+            (name_w as usize).saturating_sub(indent + 1),
+            base,
+        );
         if !row.is_node() {
             continue;
         }
@@ -66,8 +85,21 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
                 Some(b) => base.patch(theme.heat(b)),
                 None => base.patch(theme.style("ui.dim")),
             };
-            let glyph = if theme.heat_glyphs { bin.map(|b| g.density[5 - b]).unwrap_or(" ") } else { "" };
-            buf.set_stringn(x, y, format!("{glyph}{text:>w$}", w = cell_w as usize - 1 - glyph.chars().count()), cell_w as usize, st);
+            let glyph = if theme.heat_glyphs {
+                bin.map(|b| g.density[5 - b]).unwrap_or(" ")
+            } else {
+                ""
+            };
+            buf.set_stringn(
+                x,
+                y,
+                format!(
+                    "{glyph}{text:>w$}",
+                    w = cell_w as usize - 1 - glyph.chars().count()
+                ),
+                cell_w as usize,
+                st,
+            );
         }
     }
 }

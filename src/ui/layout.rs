@@ -50,7 +50,13 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     } else {
         crumb.x
     };
-    breadcrumb(app, theme, g, Rect::new(x, crumb.y, crumb.right().saturating_sub(x), 1), buf);
+    breadcrumb(
+        app,
+        theme,
+        g,
+        Rect::new(x, crumb.y, crumb.right().saturating_sub(x), 1),
+        buf,
+    );
     let main = Rect::new(area.x, area.y + 2, area.width, area.height - 4);
     let wide = area.width >= DETAILS_MIN_WIDTH;
     let with_details = wide && !matches!(app.panel, PanelChoice::Summary | PanelChoice::Heatmap);

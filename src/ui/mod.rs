@@ -3,8 +3,8 @@
 pub mod format;
 pub mod glyphs;
 pub mod gpu_views;
-pub mod heatmap_view;
 pub mod heat;
+pub mod heatmap_view;
 pub mod help;
 pub mod layout;
 pub mod theme;

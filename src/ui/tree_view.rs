@@ -237,7 +237,11 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
             name_style = name_style.patch(theme.style("ui.dim"));
         }
         // Call paths of the kernel selected in the kernel panel.
-        if app.kernel_marks.as_ref().is_some_and(|m| m.get(node as usize).copied().unwrap_or(false)) {
+        if app
+            .kernel_marks
+            .as_ref()
+            .is_some_and(|m| m.get(node as usize).copied().unwrap_or(false))
+        {
             name_style = name_style.patch(theme.style("ui.match"));
         }
         if name.starts_with("<unattributed>") {
