@@ -423,7 +423,7 @@ def main():
                 continue
             # Probe: rerun with stable sorts; analyses that change depend on how
             # pandas' default (unstable) sort orders equal timestamps.
-            tie_sensitive = []
+            tie_sensitive = None  # None: TraceAnalysis could not load the trace
             if res["info"]:
                 p2 = subprocess.run(cmd + ["--stable-sort"], capture_output=True, text=True, timeout=args.timeout)
                 if p2.returncode == 0:

@@ -100,6 +100,154 @@ fn synthetic(n: usize) -> grove::model::Profile {
     }
 }
 
+/// A trace with `n` kernels on 4 streams (some overlapping), built in memory: the
+/// timeline and kernel-table benchmarks read the event table, not JSON.
+fn synthetic_trace(n: usize) -> grove::model::Profile {
+    use grove::model::{EventKind, EventTable, Format, MetricTable, Profile, Source};
+    let mut ev = EventTable::default();
+    let names: Vec<u32> = (0..200)
+        .map(|i| {
+            ev.strings
+                .intern(&format!("void kernel_{i}<float, {i}>(float*, int)"))
+        })
+        .collect();
+    let cat = ev.strings.intern("kernel");
+    let pid = ev.strings.intern("0");
+    let mut seed = 0x9E3779B97F4A7C15u64;
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut t = [1_700_000_000_000_000_000i64; 4];
+    for k in 0..n {
+        let s = k % 4;
+        let dur = 2_000 + (rnd() % 40_000) as i64;
+        let gap = (rnd() % 6_000) as i64 - 500; // a few overlap (PDL)
+        let name = names[(rnd() % 200) as usize];
+        let tid = ev.strings.intern(&(7 + s).to_string());
+        let i = ev.push(
+            name,
+            cat,
+            EventKind::Kernel,
+            t[s] + gap.max(-400),
+            dur,
+            pid,
+            tid,
+        );
+        ev.device[i] = 0;
+        ev.stream[i] = 7 + s as i64;
+        t[s] += gap.max(-400) + dur;
+    }
+    ev.node = vec![u32::MAX; ev.len()];
+    ev.launch = vec![u32::MAX; ev.len()];
+    Profile {
+        source: Source {
+            path: None,
+            format: Format::ChromeTrace,
+            size: 0,
+            gzip: false,
+            label: "synthetic".into(),
+        },
+        dialect: "synthetic".into(),
+        cct: Default::default(),
+        metrics: MetricTable::new(0),
+        events: Some(ev),
+        counters: None,
+        meta: Vec::new(),
+        warnings: Vec::new(),
+        default_metric: "time".into(),
+    }
+}
+
+fn gpu(n: usize) {
+    use grove::app::panels::GpuState;
+    use grove::gpu::classify::Categories;
+    let p = synthetic_trace(n);
+    let ev = p.events.as_ref().unwrap();
+    println!("kernels {}", ev.len());
+    let t = Instant::now();
+    let g = GpuState::new(ev, Categories::builtin()).unwrap();
+    println!(
+        "gpu_index_build {:.1} ms ({} lanes)",
+        t.elapsed().as_secs_f64() * 1e3,
+        g.lanes.len()
+    );
+    let t = Instant::now();
+    let rows = grove::gpu::kernels::table(
+        ev,
+        &g.model,
+        &grove::gpu::kernels::TableOptions {
+            all: false,
+            by_category: false,
+            sort: grove::gpu::kernels::KernelSort::Total,
+        },
+    );
+    println!(
+        "kernel_table {:.1} ms ({} rows)",
+        t.elapsed().as_secs_f64() * 1e3,
+        rows.len()
+    );
+    let width = 200 - 12;
+    let (a, b) = g.span;
+    for (label, window) in [
+        ("zoomed_out", (a, b)),
+        (
+            "zoomed_1pct",
+            (a + (b - a) / 2, a + (b - a) / 2 + (b - a) / 100),
+        ),
+        (
+            "zoomed_in_100us",
+            (a + (b - a) / 3, a + (b - a) / 3 + 100_000),
+        ),
+    ] {
+        let reps = 20;
+        let t = Instant::now();
+        for _ in 0..reps {
+            for lane in &g.lanes {
+                std::hint::black_box(lane.cells(window.0, window.1, width));
+            }
+        }
+        println!(
+            "timeline_cells_{label} {:.3} ms per frame ({} lanes x {width} columns)",
+            t.elapsed().as_secs_f64() * 1e3 / reps as f64,
+            g.lanes.len()
+        );
+    }
+    // A full TUI frame at 200x50 on the timeline panel.
+    let mut app = App::new(p, Keymap::default_map());
+    app.page = tree_rows(200, 50);
+    app.run("panel timeline").unwrap();
+    let theme = Theme::builtin("default", ColorDepth::Ansi256).unwrap();
+    let glyphs = Glyphs::pick(false);
+    let mut term = Terminal::new(TestBackend::new(200, 50)).unwrap();
+    for (label, cmd) in [
+        ("zoomed_out", "zoom fit"),
+        ("zoomed_in", "zoom 100ms 100.1ms"),
+    ] {
+        app.run(cmd).unwrap();
+        let reps = 20;
+        let t = Instant::now();
+        for _ in 0..reps {
+            term.draw(|f| grove::ui::draw(f, &app, &theme, &glyphs))
+                .unwrap();
+        }
+        println!(
+            "timeline_frame_{label} {:.3} ms",
+            t.elapsed().as_secs_f64() * 1e3 / reps as f64
+        );
+    }
+    app.run("panel kernels").unwrap();
+    let t = Instant::now();
+    app.run("kernels by mean").unwrap();
+    println!(
+        "kernels_resort_command {:.1} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    println!("peak_rss {:.1} MiB", peak_rss_mib());
+}
+
 fn commands(n: usize) {
     let t = Instant::now();
     let p = synthetic(n);
@@ -211,6 +359,13 @@ fn main() {
             let t = Instant::now();
             app.update(Command::parse("sort next").unwrap()).unwrap();
             println!("resort {:.3} ms", t.elapsed().as_secs_f64() * 1e3);
+        }
+        Some("gpu") => {
+            let n: usize = args
+                .get(1)
+                .and_then(|x| x.parse().ok())
+                .unwrap_or(5_000_000);
+            gpu(n);
         }
         Some("commands") => {
             let n: usize = args
