@@ -2,6 +2,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod ensemble;
 pub mod export;
 pub mod gpu;
 pub mod json;

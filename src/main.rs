@@ -217,6 +217,13 @@ fn run(cli: Cli) -> Result<(), String> {
                 };
                 let model = gpu::GpuModel::new(ev, cats.clone());
                 let rank = report::rank_of(&p, i);
+                let opt = gpu::breakdown::Options {
+                    hta_base_ns: p
+                        .meta_value("baseTimeNanoseconds")
+                        .and_then(|b| b.parse().ok())
+                        .unwrap_or(0),
+                    ..opt
+                };
                 for (t, table) in tables.iter().enumerate() {
                     rows[t].extend(report::table_rows(&p, &model, rank, *table, &opt));
                 }

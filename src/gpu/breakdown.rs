@@ -19,6 +19,8 @@ pub struct Options {
     pub kernel_wait_ns: i64,
     pub runtime_cutoff_ns: i64,
     pub launch_delay_cutoff_ns: i64,
+    /// baseTimeNanoseconds of the trace: HTA rounds the file's relative µs.
+    pub hta_base_ns: i64,
 }
 
 impl Default for Options {
@@ -28,6 +30,7 @@ impl Default for Options {
             kernel_wait_ns: 30_000,
             runtime_cutoff_ns: 50_000,
             launch_delay_cutoff_ns: 100_000,
+            hta_base_ns: 0,
         }
     }
 }
@@ -35,13 +38,27 @@ impl Default for Options {
 /// Start and end of an event under the chosen rounding.
 pub fn span(ev: &EventTable, i: usize, opt: &Options) -> (i64, i64) {
     let (s, e) = (ev.ts[i], ev.ts[i] + ev.dur[i]);
-    if opt.hta_rounding {
-        let s = s.div_euclid(1000) * 1000 + if s.rem_euclid(1000) > 0 { 1000 } else { 0 };
-        let e = e.div_euclid(1000) * 1000;
-        (s, e.max(s))
-    } else {
-        (s, e)
+    if !opt.hta_rounding {
+        return (s, e);
     }
+    // HTA works on the file's µs as float64: end = ts + dur in float, then ts rounds
+    // up and end down. Reproduce that arithmetic, precision loss included (epoch µs
+    // with a ns fraction do not fit a double exactly).
+    let base = opt.hta_base_ns;
+    let as_us = |ns: i64| -> f64 {
+        let sign = if ns < 0 { "-" } else { "" };
+        let a = ns.unsigned_abs();
+        format!("{sign}{}.{:03}", a / 1000, a % 1000)
+            .parse()
+            .unwrap_or(0.0)
+    };
+    let ts = as_us(s - base);
+    let end = ts + as_us(ev.dur[i]);
+    let _ = e;
+    (
+        ts.ceil() as i64 * 1000 + base,
+        end.floor() as i64 * 1000 + base,
+    )
 }
 
 fn pct(x: i64, of: i64) -> f64 {
@@ -330,7 +347,8 @@ pub fn queue(ev: &EventTable, gpu: &GpuModel, opt: &Options) -> Vec<((i64, i64),
 pub const MEMORY_HEADER: &str = "rank,type,samples,mean_gbps,std,min,p25,p50,p75,max";
 
 /// Memory bandwidth per copy type (`Memcpy HtoD`, `Memset`, ...): the concurrent
-/// bandwidth step function, described. Zero-length copies count as 1 µs (HTA #20).
+/// bandwidth step function, described over its non-zero points, as HTA does.
+/// Zero-length copies count as 1 µs (HTA #20).
 pub fn memory(ev: &EventTable, gpu: &GpuModel, opt: &Options) -> Vec<(String, [f64; 8])> {
     let mut by_type: BTreeMap<String, Vec<(i64, f64)>> = BTreeMap::new();
     for &i in &gpu.activities {
@@ -360,14 +378,17 @@ pub fn memory(ev: &EventTable, gpu: &GpuModel, opt: &Options) -> Vec<(String, [f
     by_type
         .into_iter()
         .map(|(ty, mut steps)| {
-            steps.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            // Starts before ends at equal times (HTA concatenates them so), and like
+            // HTA the summary leaves out the points where no copy runs.
+            steps.sort_by(|a, b| a.0.cmp(&b.0).then((b.1 > 0.0).cmp(&(a.1 > 0.0))));
             let mut cur = 0.0;
             let samples = steps
                 .iter()
                 .map(|&(_, d)| {
                     cur += d;
-                    cur.max(0.0)
+                    cur
                 })
+                .filter(|&x| x > 1e-12)
                 .collect();
             (ty, describe(samples))
         })

@@ -24,23 +24,47 @@ impl HtaType {
     }
 }
 
-/// HTA's classifier as of its repository HEAD (hta/common/types.py), in rule order.
+/// HTA's kernel-type classifier, in rule order. Two rule sets exist: the one of the
+/// released HolisticTraceAnalysis 0.5.0 on PyPI (what users run, and grove's default)
+/// and the repository's HEAD (hta/common/types.py), which adds ROCm/HCCL/MTIA names.
 pub struct HtaClassifier {
     comm: Regex,
     memory: Regex,
     not_compute: Regex,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HtaRules {
+    #[default]
+    Release05,
+    Head,
+}
+
 impl Default for HtaClassifier {
     fn default() -> Self {
+        HtaClassifier::new(HtaRules::default())
+    }
+}
+
+impl HtaClassifier {
+    pub fn new(rules: HtaRules) -> HtaClassifier {
         // `^(?:...)` is Python's re.match: anchored at the start only.
-        HtaClassifier {
-            comm: Regex::new(r"^(?:(^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*))").unwrap(),
-            memory: Regex::new(r"^(?:(^(hip)?Memcpy)|(^(hip)?Memset)|(^dma))").unwrap(),
-            not_compute: Regex::new(
+        let (comm, memory, not_compute) = match rules {
+            HtaRules::Release05 => (
+                r"^(?:^nccl.*Kernel)",
+                r"^(?:(^Memcpy)|(^Memset)|(^dma))",
+                r"^(?:(^nccl.*Kernel)|(.*(Memcpy)|(Memset))|(.*Sync))",
+            ),
+            HtaRules::Head => (
+                r"^(?:(^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*))",
+                r"^(?:(^(hip)?Memcpy)|(^(hip)?Memset)|(^dma))",
                 r"^(?:(^nccl)|(.*Memcpy)|(.*Memset)|(.*dma)|(^.*Sync)|(^Stream Wait Event)|(cuda.*LaunchKernel)|(^runFunction)|(^hip)|(^job_exe)|(^packet)|(^pe_exe)|(^cpum_exe_subgraph)|(^hccl)|(^collective_subgraph_execution))",
-            )
-            .unwrap(),
+            ),
+        };
+        HtaClassifier {
+            comm: Regex::new(comm).unwrap(),
+            memory: Regex::new(memory).unwrap(),
+            not_compute: Regex::new(not_compute).unwrap(),
         }
     }
 }
@@ -171,8 +195,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn hta_release_rules() {
+        let c = HtaClassifier::new(HtaRules::Release05);
+        assert_eq!(
+            c.classify("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"),
+            HtaType::Communication
+        );
+        assert_eq!(
+            c.classify("ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)"),
+            HtaType::Communication
+        );
+        assert_eq!(
+            c.classify("Memcpy HtoD (Pinned -> Device)"),
+            HtaType::Memory
+        );
+        assert_eq!(c.classify("Stream Wait Event"), HtaType::Computation);
+        assert_eq!(c.classify("Stream Sync"), HtaType::Other);
+        assert_eq!(c.classify("hipMemcpyAsync"), HtaType::Other);
+    }
+
+    #[test]
     fn hta_rules() {
-        let c = HtaClassifier::default();
+        let c = HtaClassifier::new(HtaRules::Head);
         assert_eq!(
             c.classify("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"),
             HtaType::Communication

@@ -18,6 +18,9 @@ pub enum Format {
     HatchetLiteral,
     Folded,
     Demo,
+    Caliper,
+    HpcToolkit,
+    NsightSqlite,
 }
 
 impl Format {
@@ -27,6 +30,9 @@ impl Format {
             Format::HatchetLiteral => "Hatchet literal JSON",
             Format::Folded => "folded stacks",
             Format::Demo => "demo (Kineto trace)",
+            Format::Caliper => "Caliper",
+            Format::HpcToolkit => "HPCToolkit database",
+            Format::NsightSqlite => "Nsight Systems SQLite export",
         }
     }
 }

@@ -1,8 +1,11 @@
 //! Format detection and the readers. Every reader produces the same `Profile`.
 
+pub mod caliper;
 pub mod chrome;
 pub mod folded;
 pub mod hatchet;
+pub mod hpctoolkit;
+pub mod nsys;
 pub mod trace_cct;
 
 use std::fmt;
@@ -79,16 +82,71 @@ fn utf16_to_utf8(mut r: impl Read) -> std::io::Result<Box<dyn BufRead>> {
     Ok(Box::new(std::io::Cursor::new(s.into_bytes())))
 }
 
+/// Loads one profile: the file's only one, or the union of the several it holds
+/// (ranks, threads), with one metric column per profile.
 pub fn load_path(path: &Path) -> Result<Profile, LoadError> {
+    let mut all = load_all(path)?;
+    if all.len() == 1 {
+        return Ok(all.remove(0));
+    }
+    let labels = crate::ensemble::labels(&all, &Default::default());
+    let mut p = crate::ensemble::unify(&all, &labels);
+    p.source.path = Some(path.to_path_buf());
+    p.source.label = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    Ok(p)
+}
+
+const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
+
+/// Loads every profile an input holds: databases and multi-rank files give several.
+pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
+    let err = |msg: String| LoadError {
+        path: path.display().to_string(),
+        msg,
+    };
+    let meta = std::fs::metadata(path).map_err(|e| err(e.to_string()))?;
+    if meta.is_dir() {
+        if hpctoolkit::sniff(path, &[]) {
+            return hpctoolkit::read(path).map_err(err);
+        }
+        return Err(err(
+            "is a directory, but not an HPCToolkit database (no meta.db or experiment.xml)".into(),
+        ));
+    }
+    let mut head = vec![0u8; 4096];
+    let n = File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|e| err(e.to_string()))?;
+    head.truncate(n);
+    if head.starts_with(SQLITE_MAGIC) {
+        return nsys::read(path).map_err(err);
+    }
+    if path
+        .extension()
+        .is_some_and(|e| e == "nsys-rep" || e == "qdrep")
+    {
+        return Err(err(format!(
+            "Nsight Systems reports are proprietary; export one first: nsys export --type sqlite -o {} {}",
+            path.with_extension("sqlite").display(),
+            path.display()
+        )));
+    }
+    if caliper::sniff(path, &head) {
+        return caliper::read(path).map_err(err);
+    }
+    load_stream(path).map(|p| vec![p])
+}
+
+fn load_stream(path: &Path) -> Result<Profile, LoadError> {
     let err = |msg: String| LoadError {
         path: path.display().to_string(),
         msg,
     };
     let file = File::open(path).map_err(|e| err(e.to_string()))?;
     let meta = file.metadata().map_err(|e| err(e.to_string()))?;
-    if meta.is_dir() {
-        return Err(err("is a directory, not a profile file".into()));
-    }
     let label = path
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
@@ -204,6 +262,10 @@ fn read_any(format: Format, input: Box<dyn BufRead>, source: Source) -> Result<P
                 default_metric: l.default_metric,
             })
         }
+        Format::Caliper | Format::HpcToolkit | Format::NsightSqlite => Err(format!(
+            "{} inputs are read from their path",
+            format.label()
+        )),
         Format::Folded => {
             let f = folded::read(input).map_err(|e| format!("line {}: {}", e.line, e.msg))?;
             Ok(Profile {
