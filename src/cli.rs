@@ -11,9 +11,16 @@ use std::path::PathBuf;
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
-    /// Profile or trace to open (format detected from content; .gz by magic bytes).
-    /// Without a file, grove opens a demo profile embedded in the binary.
-    pub file: Option<PathBuf>,
+    /// Profiles or traces to open (format detected from content; .gz by magic bytes).
+    /// Several files, or a directory of them, open as an ensemble: one tree, one
+    /// column per profile. Without a file, grove opens a demo profile embedded in the
+    /// binary.
+    pub files: Vec<PathBuf>,
+
+    /// Labels of ensemble members: STEM=LABEL or INDEX=LABEL, comma-separated
+    /// (default: distributedInfo.rank, else the file stem).
+    #[arg(long, value_name = "STEM=LABEL,...", global = true)]
+    pub label: Option<String>,
 
     #[command(flatten)]
     pub look: Look,
@@ -133,6 +140,8 @@ pub enum TreeFormat {
     Text,
     /// grove's JSON schema (docs/formats.md).
     Json,
+    /// One row per node: path, name, type, depth, every metric column.
+    Csv,
     /// Hatchet literal JSON (GraphFrame.from_literal loads it).
     Hatchet,
 }
@@ -141,7 +150,8 @@ pub enum TreeFormat {
 pub enum Sub {
     /// Print the calling context tree.
     Tree {
-        file: PathBuf,
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// Metric column(s), comma-separated (default: the profile's default metric).
         #[arg(long, value_name = "NAME[,NAME...]")]
         metric: Option<String>,

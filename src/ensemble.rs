@@ -3,7 +3,11 @@
 //! from a profile has no value there (NaN), not zero.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::readers::LoadError;
 
 use crate::model::metrics::{base_of_inclusive, INC_SUFFIX};
 use crate::model::{Cct, Format, Frame, MetricTable, Profile, Source};
@@ -61,6 +65,82 @@ pub fn labels(profiles: &[Profile], given: &HashMap<String, String>) -> Vec<Stri
         }
     }
     out
+}
+
+/// Files to open: directories (other than HPCToolkit databases) give their files,
+/// sorted; hidden files and sub-directories inside are skipped.
+pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() && !crate::readers::hpctoolkit::sniff(p, &[]) {
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| LoadError {
+                    path: p.display().to_string(),
+                    msg: e.to_string(),
+                })?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|x| {
+                    x.is_file()
+                        && !x
+                            .file_name()
+                            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+                })
+                .collect();
+            entries.sort();
+            if entries.is_empty() {
+                return Err(LoadError {
+                    path: p.display().to_string(),
+                    msg: "the directory holds no files".into(),
+                });
+            }
+            out.extend(entries);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Loads files in parallel (a few workers, so memory stays bounded: each profile drops
+/// its event table once its tree is built) and merges them.
+pub fn load_ensemble(
+    files: &[PathBuf],
+    given: &HashMap<String, String>,
+) -> Result<Profile, LoadError> {
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .clamp(1, 8);
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Result<Vec<Profile>, LoadError>>>> =
+        files.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..workers.min(files.len()) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(f) = files.get(i) else { break };
+                let r = crate::readers::load_all(f).map(|ps| {
+                    ps.into_iter()
+                        .map(|mut p| {
+                            // The ensemble shows trees and metrics; per-event tables would
+                            // hold every rank's trace in memory at once.
+                            p.events = None;
+                            p.counters = None;
+                            p
+                        })
+                        .collect()
+                });
+                *slots[i].lock().unwrap() = Some(r);
+            });
+        }
+    });
+    let mut profiles = Vec::new();
+    for slot in slots {
+        let ps = slot.into_inner().unwrap().expect("every file was loaded")?;
+        profiles.extend(ps);
+    }
+    let labels = labels(&profiles, given);
+    Ok(unify(&profiles, &labels))
 }
 
 /// Merges profiles into one: the union tree, `metric@label` columns, and for every
@@ -154,7 +234,7 @@ pub fn unify(profiles: &[Profile], labels: &[String]) -> Profile {
     }
     let default_metric = profiles
         .first()
-        .map(|p| column(&p.default_metric, &labels[0]))
+        .map(|p| column(&p.default_metric, "mean"))
         .unwrap_or_default();
     let mut warnings = Vec::new();
     for (p, l) in profiles.iter().zip(labels) {
@@ -221,9 +301,9 @@ fn stats_columns(per: &[Vec<f64>], rows: usize) -> [Vec<f64>; 6] {
 }
 
 /// The base metric of an ensemble column: `time (inc)@gcc` -> `time`.
-pub fn base_metric(column: &str) -> &str {
+pub fn base_metric(column: &str) -> String {
     let m = split_column(column).map(|x| x.0).unwrap_or(column);
-    base_of_inclusive(m).unwrap_or(m)
+    base_of_inclusive(m).unwrap_or_else(|| m.to_string())
 }
 
 /// `time@gcc` -> `time (inc)@gcc` when that column exists.

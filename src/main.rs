@@ -36,6 +36,35 @@ fn load(path: Option<&std::path::Path>) -> Result<Profile, String> {
     }
 }
 
+/// `a=gcc,b=llvm` -> {a: gcc, b: llvm}.
+fn parse_labels(spec: Option<&str>) -> Result<std::collections::HashMap<String, String>, String> {
+    let mut out = std::collections::HashMap::new();
+    for part in spec
+        .unwrap_or("")
+        .split(',')
+        .filter(|p| !p.trim().is_empty())
+    {
+        let (k, v) = part
+            .split_once('=')
+            .ok_or_else(|| format!("--label {part:?}: write STEM=LABEL"))?;
+        out.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    Ok(out)
+}
+
+/// One file, or an ensemble of several (files, or the files of a directory).
+fn load_inputs(files: &[std::path::PathBuf], labels: Option<&str>) -> Result<Profile, String> {
+    let given = parse_labels(labels)?;
+    let expanded = grove::ensemble::expand_inputs(files).map_err(|e| e.to_string())?;
+    if expanded.len() == 1 && given.is_empty() {
+        return load(Some(&expanded[0]));
+    }
+    if expanded.is_empty() {
+        return load(None);
+    }
+    grove::ensemble::load_ensemble(&expanded, &given).map_err(|e| e.to_string())
+}
+
 fn depth_of(look: &Look) -> ColorDepth {
     match look.color {
         ColorArg::Auto => ColorDepth::detect(),
@@ -68,7 +97,7 @@ fn run(cli: Cli) -> Result<(), String> {
             Ok(())
         }
         Some(Sub::Tree {
-            file,
+            files,
             metric,
             depth,
             format,
@@ -77,7 +106,8 @@ fn run(cli: Cli) -> Result<(), String> {
             expand_names,
             cmds,
         }) => {
-            let p = load(Some(&file))?;
+            let file = files[0].clone();
+            let p = load_inputs(&files, cli.label.as_deref())?;
             let mut app = App::new(p, Keymap::default_map());
             // Hatchet prints children in data order; --cmd may re-sort.
             app.use_data_order();
@@ -134,6 +164,7 @@ fn run(cli: Cli) -> Result<(), String> {
                     )
                 }
                 TreeFormat::Json => app.export_to_depth(ExportFormat::Json, &mut out, depth),
+                TreeFormat::Csv => app.export_to_depth(ExportFormat::Csv, &mut out, depth),
                 TreeFormat::Hatchet => app.export_to_depth(ExportFormat::Hatchet, &mut out, depth),
             };
             match res.and_then(|_| out.flush()) {
@@ -280,10 +311,14 @@ fn run(cli: Cli) -> Result<(), String> {
                 None => None,
             };
             let mut app = match &replay {
-                Some((path, script)) => {
-                    open_for_replay(path, script, cli.file.as_deref(), &cli.replay_opts, keymap)?
-                }
-                None => App::new(load(cli.file.as_deref())?, keymap),
+                Some((path, script)) => open_for_replay(
+                    path,
+                    script,
+                    cli.files.first().map(|f| f.as_path()),
+                    &cli.replay_opts,
+                    keymap,
+                )?,
+                None => App::new(load_inputs(&cli.files, cli.label.as_deref())?, keymap),
             };
             if !io::stdout().is_terminal() {
                 return Err("the TUI needs a terminal; use `grove tree FILE` or `grove replay` for text output".into());

@@ -239,7 +239,7 @@ fn prune_then_open_aggregate() {
 fn hide_subtree() {
     check(case(
         "hide",
-        "j:hide \"thread 3774487 (python)/ProfilerStep#2/aten::item\"<ret>",
+        "j:hide \"python (main thread)/ProfilerStep#2/aten::item\"<ret>",
     ));
 }
 
@@ -310,7 +310,7 @@ fn command_history_and_completion() {
 fn tab_completes_metrics_and_paths() {
     check(case(
         "tab_completion",
-        ":focus thr<Tab>Pro<Tab>aten::it<Tab><ret>",
+        ":focus pyt<Tab>Pro<Tab>aten::it<Tab><ret>",
     ));
 }
 

@@ -16,13 +16,21 @@ pub struct MetricTable {
     pub units: BTreeMap<String, String>,
 }
 
+/// `time` -> `time (inc)`; per-profile columns keep their label last:
+/// `time@gcc` -> `time (inc)@gcc`.
 pub fn inclusive_name(base: &str) -> String {
-    format!("{base}{INC_SUFFIX}")
+    match base.rsplit_once('@') {
+        Some((m, l)) => format!("{m}{INC_SUFFIX}@{l}"),
+        None => format!("{base}{INC_SUFFIX}"),
+    }
 }
 
-/// `time (inc)` -> Some("time").
-pub fn base_of_inclusive(name: &str) -> Option<&str> {
-    name.strip_suffix(INC_SUFFIX)
+/// `time (inc)` -> Some("time"); `time (inc)@gcc` -> Some("time@gcc").
+pub fn base_of_inclusive(name: &str) -> Option<String> {
+    match name.rsplit_once('@') {
+        Some((m, l)) => m.strip_suffix(INC_SUFFIX).map(|b| format!("{b}@{l}")),
+        None => name.strip_suffix(INC_SUFFIX).map(String::from),
+    }
 }
 
 impl MetricTable {
@@ -91,7 +99,7 @@ impl MetricTable {
         }
         for n in &names {
             if let Some(b) = base_of_inclusive(n) {
-                if !names.iter().any(|m| m == b) {
+                if !names.iter().any(|m| *m == b) {
                     out.push(n.clone());
                 }
             }

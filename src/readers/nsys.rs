@@ -1,18 +1,1082 @@
-//! Work in progress: this reader is being written (see the issue on HPC inputs).
+//! Nsight Systems SQLite exports (`nsys export --type sqlite`).
+//!
+//! The CUPTI tables (kernels, copies, sets, runtime and driver calls), NVTX ranges and
+//! OS runtime calls become the same event table a Kineto trace gives, so the CCT, the
+//! kernel table, the timeline and HTA's breakdowns work unchanged: GPU rows sit on
+//! pid = device, tid = stream with Kineto's args; CPU rows on the thread that
+//! `globalTid` encodes. The CCT is built by `trace_cct`, as for Chrome traces.
+//!
+//! Tables are created lazily and drift by version (docs/formats.md §7): every table may
+//! be missing, columns are selected by name (`pragma table_info`), a missing column reads
+//! as NULL, and what is missing becomes a warning, never an error. Times are ns already.
 
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use crate::model::Profile;
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags, Row};
 
-/// True when the file (or directory) is in this reader's format.
-pub fn sniff(_path: &Path, _head: &[u8]) -> bool {
-    false
+use super::chrome::ChromeTrace;
+use super::trace_cct;
+use crate::model::events::{CounterTable, EventKind, NONE_I64};
+use crate::model::{Format, Profile, Source};
+
+const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
+
+const KERNEL: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
+const MEMCPY: &str = "CUPTI_ACTIVITY_KIND_MEMCPY";
+const MEMSET: &str = "CUPTI_ACTIVITY_KIND_MEMSET";
+const RUNTIME: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
+const NVTX: &str = "NVTX_EVENTS";
+const OSRT: &str = "OSRT_API";
+
+/// NVTX event types (ENUM_NSYS_EVENT_TYPE): marks, push/pop and start/end ranges, for
+/// the C API and for NVTX-text (`Nvtxt*`) annotations.
+const NVTX_MARK: [i64; 2] = [34, 65];
+const NVTX_PUSH_POP: [i64; 2] = [59, 70];
+const NVTX_START_END: [i64; 2] = [60, 71];
+
+/// True when the file is an SQLite database with a CUPTI activity or NVTX table.
+pub fn sniff(path: &Path, head: &[u8]) -> bool {
+    if !head.starts_with(SQLITE_MAGIC) {
+        return false;
+    }
+    match Db::open(path) {
+        Ok(db) => db.tables.values().any(|t| is_nsys_table(t)),
+        Err(_) => false,
+    }
 }
 
-/// Reads every profile the input holds (one per rank or thread where it has several).
+fn is_nsys_table(name: &str) -> bool {
+    name.starts_with("CUPTI_ACTIVITY_KIND_") || name == NVTX
+}
+
+/// Reads an export into one profile. Errors are one line; the loader adds the path.
 pub fn read(path: &Path) -> Result<Vec<Profile>, String> {
-    Err(format!(
-        "{}: this format is not supported yet",
-        path.display()
-    ))
+    let db = Db::open(path)?;
+    if !db.tables.values().any(|t| is_nsys_table(t)) {
+        let mut names: Vec<&str> = db.tables.values().map(|s| s.as_str()).collect();
+        names.sort_unstable();
+        let shown = if names.is_empty() {
+            "it has no tables".to_string()
+        } else if names.len() > 6 {
+            format!("its tables: {}, ...", names[..6].join(", "))
+        } else {
+            format!("its tables: {}", names.join(", "))
+        };
+        return Err(format!(
+            "an SQLite database, but not an Nsight Systems export: no CUPTI_ACTIVITY_KIND_* or NVTX_EVENTS table ({shown})"
+        ));
+    }
+    let mut r = Reader::new(db);
+    r.load()?;
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let label = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    let source = Source {
+        path: Some(path.to_path_buf()),
+        format: Format::NsightSqlite,
+        size,
+        gzip: false,
+        label,
+    };
+    Ok(vec![r.finish(source)])
+}
+
+/// An open export with its table names (lower case -> as written).
+struct Db {
+    conn: Connection,
+    tables: HashMap<String, String>,
+}
+
+/// A prepared selection: the SQL and the wanted columns the table lacks.
+struct Plan {
+    table: String,
+    sql: String,
+    missing: Vec<&'static str>,
+}
+
+impl Db {
+    fn open(path: &Path) -> Result<Db, String> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|e| format!("cannot open as an SQLite database: {e}"))?;
+        let mut tables = HashMap::new();
+        {
+            let mut stmt = conn
+                .prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
+                .map_err(|e| format!("cannot read the database schema: {e}"))?;
+            let mut rows = stmt
+                .query([])
+                .map_err(|e| format!("cannot read the database schema: {e}"))?;
+            while let Some(row) = rows
+                .next()
+                .map_err(|e| format!("cannot read the database schema: {e}"))?
+            {
+                if let Ok(ValueRef::Text(t)) = row.get_ref(0) {
+                    let name = String::from_utf8_lossy(t).into_owned();
+                    tables.insert(name.to_ascii_lowercase(), name);
+                }
+            }
+        }
+        Ok(Db { conn, tables })
+    }
+
+    fn table(&self, name: &str) -> Option<&str> {
+        self.tables
+            .get(&name.to_ascii_lowercase())
+            .map(|s| s.as_str())
+    }
+
+    /// Selects `wanted` from `table` by name, NULL for the columns it lacks; None when
+    /// the table is missing.
+    fn plan(&self, table: &str, wanted: &[&'static str]) -> Result<Option<Plan>, String> {
+        let Some(real) = self.table(table) else {
+            return Ok(None);
+        };
+        let mut have = HashSet::new();
+        {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT name FROM pragma_table_info(?1)")
+                .map_err(|e| format!("cannot read the columns of {real}: {e}"))?;
+            let mut rows = stmt
+                .query([real])
+                .map_err(|e| format!("cannot read the columns of {real}: {e}"))?;
+            while let Some(row) = rows
+                .next()
+                .map_err(|e| format!("cannot read the columns of {real}: {e}"))?
+            {
+                if let Ok(ValueRef::Text(t)) = row.get_ref(0) {
+                    have.insert(String::from_utf8_lossy(t).to_ascii_lowercase());
+                }
+            }
+        }
+        let mut missing = Vec::new();
+        let list: Vec<String> = wanted
+            .iter()
+            .map(|&c| {
+                if have.contains(&c.to_ascii_lowercase()) {
+                    format!("\"{c}\"")
+                } else {
+                    missing.push(c);
+                    "NULL".to_string()
+                }
+            })
+            .collect();
+        Ok(Some(Plan {
+            table: real.to_string(),
+            sql: format!(
+                "SELECT {} FROM \"{}\"",
+                list.join(", "),
+                real.replace('"', "\"\"")
+            ),
+            missing,
+        }))
+    }
+
+    /// Runs a plan, calling `f` on every row (columns in the order wanted).
+    fn run(&self, plan: &Plan, mut f: impl FnMut(&Rec)) -> Result<(), String> {
+        let err = |e: rusqlite::Error| format!("cannot read table {}: {e}", plan.table);
+        let mut stmt = self.conn.prepare(&plan.sql).map_err(err)?;
+        let mut rows = stmt.query([]).map_err(err)?;
+        while let Some(row) = rows.next().map_err(err)? {
+            f(&Rec { row });
+        }
+        Ok(())
+    }
+
+    /// A missing table gives no rows, without a warning.
+    fn scan(
+        &self,
+        table: &str,
+        wanted: &[&'static str],
+        f: impl FnMut(&Rec),
+    ) -> Result<bool, String> {
+        match self.plan(table, wanted)? {
+            Some(p) => self.run(&p, f).map(|_| true),
+            None => Ok(false),
+        }
+    }
+}
+
+/// One row, read leniently: integers may come as reals or text, NULL is None.
+struct Rec<'a, 'b> {
+    row: &'a Row<'b>,
+}
+
+impl Rec<'_, '_> {
+    fn int(&self, i: usize) -> Option<i64> {
+        match self.row.get_ref(i).ok()? {
+            ValueRef::Integer(v) => Some(v),
+            ValueRef::Real(f) if f.is_finite() => Some(f as i64),
+            ValueRef::Text(t) => std::str::from_utf8(t).ok()?.trim().parse().ok(),
+            _ => None,
+        }
+    }
+
+    fn text(&self, i: usize) -> Option<String> {
+        match self.row.get_ref(i).ok()? {
+            ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
+            ValueRef::Integer(v) => Some(v.to_string()),
+            ValueRef::Real(f) => Some(f.to_string()),
+            _ => None,
+        }
+    }
+
+    /// A name column: a StringIds id in every known schema, plain text tolerated.
+    fn name(&self, i: usize, strings: &HashMap<i64, String>) -> Option<String> {
+        match self.row.get_ref(i).ok()? {
+            ValueRef::Integer(id) => strings.get(&id).cloned(),
+            ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
+            _ => None,
+        }
+        .filter(|s| !s.is_empty())
+    }
+}
+
+/// `globalTid`/`globalPid` -> (pid, tid).
+fn decode_global(g: i64) -> (i64, i64) {
+    ((g >> 24) & 0xFF_FFFF, g & 0xFF_FFFF)
+}
+
+/// Kineto's runtime names have no ABI version: `cudaLaunchKernel_v7000` ->
+/// `cudaLaunchKernel` (`cudaGetDeviceProperties_v2_v12000` -> `..._v2`). Driver names
+/// keep theirs (`cuGetProcAddress_v2` is the real symbol).
+fn runtime_name(name: &str) -> &str {
+    if !name.starts_with("cuda") {
+        return name;
+    }
+    match name.rfind("_v") {
+        Some(p) if name.len() - p - 2 >= 4 && name[p + 2..].bytes().all(|b| b.is_ascii_digit()) => {
+            &name[..p]
+        }
+        _ => name,
+    }
+}
+
+/// `CUDA_MEMCPY_KIND_HTOD` -> `HtoD`, `CUDA_MEMCPY_KIND_UVM_DTOH` -> `UVM DtoH`.
+fn copy_kind_from_enum(name: &str) -> Option<String> {
+    let s = name.strip_prefix("CUDA_MEMCPY_KIND_")?;
+    let (uvm, s) = match s.strip_prefix("UVM_") {
+        Some(r) => ("UVM ", r),
+        None => ("", s),
+    };
+    let (a, b) = s.split_once("TO")?;
+    (a.len() == 1 && b.len() == 1).then(|| format!("{uvm}{a}to{b}"))
+}
+
+/// CUPTI's memcpy kinds (ENUM_CUDA_MEMCPY_OPER has the same ids).
+fn copy_kind_fallback(k: i64) -> String {
+    let s = match k {
+        0 => "Unknown",
+        1 => "HtoD",
+        2 => "DtoH",
+        3 => "HtoA",
+        4 => "AtoH",
+        5 => "AtoA",
+        6 => "AtoD",
+        7 => "DtoA",
+        8 => "DtoD",
+        9 => "HtoH",
+        10 => "PtoP",
+        11 => "UVM HtoD",
+        12 => "UVM DtoH",
+        13 => "UVM DtoD",
+        _ => return format!("kind {k}"),
+    };
+    s.to_string()
+}
+
+/// Nsight's memory kinds (ENUM_CUDA_MEM_KIND; not CUPTI's numbering).
+fn mem_kind_fallback(k: i64) -> String {
+    let s = match k {
+        0 => "Pageable",
+        1 => "Pinned",
+        2 => "Device",
+        3 => "Array",
+        4 => "Managed",
+        5 => "Device Static",
+        6 => "Managed Static",
+        7 => "Unknown",
+        _ => return format!("kind {k}"),
+    };
+    s.to_string()
+}
+
+/// Args JSON text in Kineto's key order.
+struct Args(String);
+
+impl Args {
+    fn new() -> Args {
+        Args(String::from("{"))
+    }
+
+    fn key(&mut self, k: &str) {
+        if self.0.len() > 1 {
+            self.0.push_str(", ");
+        }
+        self.0
+            .push_str(&serde_json::to_string(k).unwrap_or_default());
+        self.0.push_str(": ");
+    }
+
+    fn int(&mut self, k: &str, v: Option<i64>) {
+        if let Some(v) = v {
+            self.key(k);
+            self.0.push_str(&v.to_string());
+        }
+    }
+
+    fn float(&mut self, k: &str, v: f64) {
+        self.key(k);
+        match serde_json::Number::from_f64(v) {
+            Some(n) => self.0.push_str(&n.to_string()),
+            None => self.0.push('0'),
+        }
+    }
+
+    fn text(&mut self, k: &str, v: &str) {
+        self.key(k);
+        self.0
+            .push_str(&serde_json::to_string(v).unwrap_or_else(|_| "\"\"".into()));
+    }
+
+    fn triple(&mut self, k: &str, v: [Option<i64>; 3]) {
+        if v.iter().any(|x| x.is_some()) {
+            self.key(k);
+            let [a, b, c] = v.map(|x| x.unwrap_or(1));
+            self.0.push_str(&format!("[{a}, {b}, {c}]"));
+        }
+    }
+
+    fn done(mut self) -> Box<str> {
+        self.0.push('}');
+        self.0.into_boxed_str()
+    }
+}
+
+#[derive(Default)]
+struct Dropped {
+    negative: HashMap<&'static str, u64>,
+    no_time: HashMap<&'static str, u64>,
+}
+
+struct Reader {
+    db: Db,
+    tr: ChromeTrace,
+    strings: HashMap<i64, String>,
+    /// (pid, tid) of the CPU lanes that have events.
+    lanes: HashSet<(i64, i64)>,
+    /// Correlation ids are per process: with several processes they are keyed by pid.
+    multi_process: bool,
+    max_end: i64,
+    unclosed: Vec<usize>,
+    dropped: Dropped,
+    cats: HashMap<&'static str, u32>,
+    meta: Vec<(String, String)>,
+    product: Option<String>,
+    schema: Option<String>,
+}
+
+impl Reader {
+    fn new(db: Db) -> Reader {
+        Reader {
+            db,
+            tr: ChromeTrace::default(),
+            strings: HashMap::new(),
+            lanes: HashSet::new(),
+            multi_process: false,
+            max_end: i64::MIN,
+            unclosed: Vec::new(),
+            dropped: Dropped::default(),
+            cats: HashMap::new(),
+            meta: Vec::new(),
+            product: None,
+            schema: None,
+        }
+    }
+
+    fn warn(&mut self, w: String) {
+        self.tr.warnings.push(w);
+    }
+
+    /// Warns about the columns that matter when a table lacks them.
+    fn warn_missing(&mut self, plan: &Plan, important: &[&str]) {
+        let lost: Vec<&str> = plan
+            .missing
+            .iter()
+            .copied()
+            .filter(|c| important.contains(c))
+            .collect();
+        if !lost.is_empty() {
+            self.warn(format!(
+                "{} has no column {} (older or newer export schema); read as empty",
+                plan.table,
+                lost.join(", ")
+            ));
+        }
+    }
+
+    fn cat(&mut self, c: &'static str) -> u32 {
+        let strings = &mut self.tr.events.strings;
+        *self.cats.entry(c).or_insert_with(|| strings.intern(c))
+    }
+
+    fn intern(&mut self, s: &str) -> u32 {
+        self.tr.events.strings.intern(s)
+    }
+
+    fn cpu_lane(&mut self, global_tid: Option<i64>) -> (u32, u32) {
+        match global_tid {
+            Some(g) => {
+                let (p, t) = decode_global(g);
+                self.lanes.insert((p, t));
+                (self.intern(&p.to_string()), self.intern(&t.to_string()))
+            }
+            None => (self.intern(""), self.intern("")),
+        }
+    }
+
+    fn gpu_lane(&mut self, device: Option<i64>, stream: Option<i64>) -> (u32, u32) {
+        let text = |v: Option<i64>| v.map(|x| x.to_string()).unwrap_or_default();
+        (self.intern(&text(device)), self.intern(&text(stream)))
+    }
+
+    fn correlation(&self, pid: Option<i64>, corr: Option<i64>) -> i64 {
+        match (corr, pid) {
+            (None, _) => NONE_I64,
+            (Some(c), Some(p)) if self.multi_process => (p << 40) | (c & ((1 << 40) - 1)),
+            (Some(c), _) => c,
+        }
+    }
+
+    /// Pushes one row; None when its times are unusable (counted per table).
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        table: &'static str,
+        name: u32,
+        cat: u32,
+        kind: EventKind,
+        start: Option<i64>,
+        end: Option<i64>,
+        lane: (u32, u32),
+    ) -> Option<usize> {
+        let Some(start) = start else {
+            *self.dropped.no_time.entry(table).or_default() += 1;
+            return None;
+        };
+        let dur = match end {
+            Some(e) if e >= start => e - start,
+            Some(_) => {
+                *self.dropped.negative.entry(table).or_default() += 1;
+                return None;
+            }
+            None if kind == EventKind::Instant => 0,
+            None => {
+                *self.dropped.no_time.entry(table).or_default() += 1;
+                return None;
+            }
+        };
+        self.max_end = self.max_end.max(start.saturating_add(dur));
+        Some(
+            self.tr
+                .events
+                .push(name, cat, kind, start, dur, lane.0, lane.1),
+        )
+    }
+
+    fn load(&mut self) -> Result<(), String> {
+        self.read_meta()?;
+        self.read_strings()?;
+        self.read_runtime()?;
+        self.read_nvtx()?;
+        self.read_osrt()?;
+        self.read_kernels()?;
+        self.read_copies()?;
+        self.read_sets()?;
+        self.close_unclosed();
+        self.read_names()?;
+        self.report_dropped();
+        Ok(())
+    }
+
+    fn read_meta(&mut self) -> Result<(), String> {
+        let mut export = Vec::new();
+        self.db.scan("META_DATA_EXPORT", &["name", "value"], |r| {
+            if let (Some(k), Some(v)) = (r.text(0), r.text(1)) {
+                export.push((k, v));
+            }
+        })?;
+        for (k, v) in export {
+            match k.as_str() {
+                "EXPORT_PRODUCT_VERSION" => self.product = Some(v.clone()),
+                "EXPORT_SCHEMA_VERSION" => self.schema = Some(v.clone()),
+                _ => continue,
+            }
+            self.meta.push((k, v));
+        }
+        let mut start = None;
+        self.db.scan(
+            "TARGET_INFO_SESSION_START_TIME",
+            &["utcEpochNs", "utcTime"],
+            |r| start = Some((r.int(0), r.text(1))),
+        )?;
+        if let Some((ns, utc)) = start {
+            if let Some(ns) = ns {
+                self.meta
+                    .push(("session start (UTC epoch ns)".into(), ns.to_string()));
+            }
+            if let Some(utc) = utc {
+                self.meta.push(("session start (UTC)".into(), utc));
+            }
+        }
+        let mut gpus = Vec::new();
+        self.db
+            .scan("TARGET_INFO_GPU", &["cuDevice", "id", "name"], |r| {
+                if let Some(name) = r.text(2) {
+                    gpus.push((r.int(0).or(r.int(1)), name));
+                }
+            })?;
+        gpus.sort_by_key(|g| g.0);
+        gpus.dedup();
+        for (id, name) in gpus {
+            let id = id.map(|i| i.to_string()).unwrap_or("?".into());
+            self.meta.push((format!("device {id}"), name));
+        }
+        Ok(())
+    }
+
+    fn read_strings(&mut self) -> Result<(), String> {
+        let mut strings = HashMap::new();
+        let found = self.db.scan("StringIds", &["id", "value"], |r| {
+            if let (Some(id), Some(v)) = (r.int(0), r.text(1)) {
+                strings.insert(id, v);
+            }
+        })?;
+        if !found {
+            self.warn("no StringIds table: kernel, call and range names are unknown".into());
+        }
+        self.strings = strings;
+        Ok(())
+    }
+
+    fn read_runtime(&mut self) -> Result<(), String> {
+        let Some(plan) = self.db.plan(
+            RUNTIME,
+            &["start", "end", "globalTid", "correlationId", "nameId"],
+        )?
+        else {
+            self.warn(format!(
+                "no {RUNTIME} table: GPU activities cannot be linked to their launches"
+            ));
+            return Ok(());
+        };
+        self.warn_missing(
+            &plan,
+            &["start", "end", "globalTid", "correlationId", "nameId"],
+        );
+        let mut rows = Vec::new();
+        let strings = &self.strings;
+        self.db.run(&plan, |r| {
+            rows.push((r.int(0), r.int(1), r.int(2), r.int(3), r.name(4, strings)));
+        })?;
+        let pids: HashSet<i64> = rows
+            .iter()
+            .filter_map(|r| r.2.map(|g| decode_global(g).0))
+            .collect();
+        self.multi_process = pids.len() > 1;
+        if self.multi_process {
+            self.warn(format!(
+                "{} processes make CUDA calls; correlation ids are per process, so grove keys them by pid ((pid << 40) | id)",
+                pids.len()
+            ));
+        }
+        let (rt, drv) = (self.cat("cuda_runtime"), self.cat("cuda_driver"));
+        for (start, end, gtid, corr, name) in rows {
+            let name = name.unwrap_or_else(|| "<unknown CUDA call>".into());
+            let clean = runtime_name(&name);
+            let cat = if clean.starts_with("cu") && !clean.starts_with("cuda") {
+                drv
+            } else {
+                rt
+            };
+            let n = self.intern(clean);
+            let lane = self.cpu_lane(gtid);
+            if let Some(i) = self.push(RUNTIME, n, cat, EventKind::Runtime, start, end, lane) {
+                let pid = gtid.map(|g| decode_global(g).0);
+                self.tr.events.correlation[i] = self.correlation(pid, corr);
+            }
+        }
+        Ok(())
+    }
+
+    fn read_nvtx(&mut self) -> Result<(), String> {
+        let Some(plan) = self.db.plan(
+            NVTX,
+            &["start", "end", "eventType", "text", "textId", "globalTid"],
+        )?
+        else {
+            return Ok(());
+        };
+        self.warn_missing(&plan, &["start", "end", "eventType", "globalTid"]);
+        let no_type = plan.missing.contains(&"eventType");
+        let mut rows = Vec::new();
+        let strings = &self.strings;
+        self.db.run(&plan, |r| {
+            let name = r.text(3).filter(|s| !s.is_empty()).or_else(|| {
+                r.int(4)
+                    .and_then(|id| strings.get(&id).cloned())
+                    .filter(|s| !s.is_empty())
+            });
+            rows.push((r.int(0), r.int(1), r.int(2), name, r.int(5)));
+        })?;
+        let cat = self.cat("nvtx");
+        for (start, end, ty, name, gtid) in rows {
+            let kind = match ty {
+                Some(t) if NVTX_PUSH_POP.contains(&t) || NVTX_START_END.contains(&t) => {
+                    EventKind::Cpu
+                }
+                Some(t) if NVTX_MARK.contains(&t) => EventKind::Instant,
+                // Without eventType, rows with a time span are taken as ranges.
+                None if no_type && end.is_some() => EventKind::Cpu,
+                // Domain and category definitions and the like are not events.
+                _ => continue,
+            };
+            let n = self.intern(name.as_deref().unwrap_or("<unnamed NVTX range>"));
+            let lane = self.cpu_lane(gtid);
+            // A range still open when the capture stopped has no end: closed later at the end.
+            let open = kind == EventKind::Cpu && end.is_none() && start.is_some();
+            let end = if open { start } else { end };
+            if let Some(i) = self.push(NVTX, n, cat, kind, start, end, lane) {
+                if open {
+                    self.unclosed.push(i);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn read_osrt(&mut self) -> Result<(), String> {
+        let Some(plan) = self
+            .db
+            .plan(OSRT, &["start", "end", "globalTid", "nameId"])?
+        else {
+            return Ok(());
+        };
+        self.warn_missing(&plan, &["start", "end", "globalTid", "nameId"]);
+        let mut rows = Vec::new();
+        let strings = &self.strings;
+        self.db.run(&plan, |r| {
+            rows.push((r.int(0), r.int(1), r.int(2), r.name(3, strings)));
+        })?;
+        let cat = self.cat("osrt");
+        for (start, end, gtid, name) in rows {
+            let n = self.intern(name.as_deref().unwrap_or("<unknown OS call>"));
+            let lane = self.cpu_lane(gtid);
+            self.push(OSRT, n, cat, EventKind::Cpu, start, end, lane);
+        }
+        Ok(())
+    }
+
+    /// Sets the GPU-lane fields shared by kernels, copies and sets.
+    fn gpu_fields(
+        &mut self,
+        i: usize,
+        device: Option<i64>,
+        stream: Option<i64>,
+        pid: Option<i64>,
+        corr: Option<i64>,
+        args: Box<str>,
+    ) {
+        let c = self.correlation(pid, corr);
+        let ev = &mut self.tr.events;
+        ev.device[i] = device.unwrap_or(NONE_I64);
+        ev.stream[i] = stream.unwrap_or(NONE_I64);
+        ev.correlation[i] = c;
+        ev.args[i] = ev.args_text.len() as u32;
+        ev.args_text.push(args);
+    }
+
+    fn read_kernels(&mut self) -> Result<(), String> {
+        const COLS: [&str; 20] = [
+            "start",                // 0
+            "end",                  // 1
+            "deviceId",             // 2
+            "contextId",            // 3
+            "streamId",             // 4
+            "correlationId",        // 5
+            "globalPid",            // 6
+            "demangledName",        // 7
+            "shortName",            // 8
+            "mangledName",          // 9
+            "registersPerThread",   // 10
+            "gridX",                // 11
+            "gridY",                // 12
+            "gridZ",                // 13
+            "blockX",               // 14
+            "blockY",               // 15
+            "blockZ",               // 16
+            "staticSharedMemory",   // 17
+            "dynamicSharedMemory",  // 18
+            "localMemoryPerThread", // 19
+        ];
+        let Some(plan) = self.db.plan(KERNEL, &COLS)? else {
+            self.warn(format!(
+                "no {KERNEL} table: the export has no kernels (CUDA trace off, or none ran)"
+            ));
+            return Ok(());
+        };
+        self.warn_missing(
+            &plan,
+            &["start", "end", "deviceId", "streamId", "correlationId"],
+        );
+        if ["demangledName", "shortName", "mangledName"]
+            .iter()
+            .all(|c| plan.missing.contains(c))
+        {
+            self.warn(format!("{KERNEL} has no name column: kernels are unnamed"));
+        }
+        struct K {
+            start: Option<i64>,
+            end: Option<i64>,
+            device: Option<i64>,
+            stream: Option<i64>,
+            pid: Option<i64>,
+            corr: Option<i64>,
+            name: Option<String>,
+            args: Box<str>,
+        }
+        let mut rows = Vec::new();
+        let strings = &self.strings;
+        self.db.run(&plan, |r| {
+            let name = r
+                .name(7, strings)
+                .or_else(|| r.name(8, strings))
+                .or_else(|| r.name(9, strings));
+            let mut a = Args::new();
+            a.int("device", r.int(2));
+            a.int("context", r.int(3));
+            a.int("stream", r.int(4));
+            a.int("correlation", r.int(5));
+            a.int("registers per thread", r.int(10));
+            let (st, dy) = (r.int(17), r.int(18));
+            if st.is_some() || dy.is_some() {
+                a.int("shared memory", Some(st.unwrap_or(0) + dy.unwrap_or(0)));
+            }
+            a.triple("grid", [r.int(11), r.int(12), r.int(13)]);
+            a.triple("block", [r.int(14), r.int(15), r.int(16)]);
+            a.int("static shared memory", st);
+            a.int("dynamic shared memory", dy);
+            a.int("local memory per thread", r.int(19));
+            rows.push(K {
+                start: r.int(0),
+                end: r.int(1),
+                device: r.int(2),
+                stream: r.int(4),
+                pid: r.int(6).map(|g| decode_global(g).0),
+                corr: r.int(5),
+                name,
+                args: a.done(),
+            });
+        })?;
+        let cat = self.cat("kernel");
+        for k in rows {
+            let n = self.intern(k.name.as_deref().unwrap_or("<unknown kernel>"));
+            let lane = self.gpu_lane(k.device, k.stream);
+            if let Some(i) = self.push(KERNEL, n, cat, EventKind::Kernel, k.start, k.end, lane) {
+                self.gpu_fields(i, k.device, k.stream, k.pid, k.corr, k.args);
+            }
+        }
+        Ok(())
+    }
+
+    /// An `ENUM_*` table as id -> (name, label).
+    fn read_enum(&self, table: &str) -> Result<HashMap<i64, (String, String)>, String> {
+        let mut m = HashMap::new();
+        self.db.scan(table, &["id", "name", "label"], |r| {
+            if let Some(id) = r.int(0) {
+                m.insert(
+                    id,
+                    (r.text(1).unwrap_or_default(), r.text(2).unwrap_or_default()),
+                );
+            }
+        })?;
+        Ok(m)
+    }
+
+    fn mem_kind(kinds: &HashMap<i64, (String, String)>, k: Option<i64>) -> String {
+        match k {
+            None => "Unknown".into(),
+            Some(k) => match kinds.get(&k) {
+                Some((_, label)) if !label.is_empty() => label.clone(),
+                _ => mem_kind_fallback(k),
+            },
+        }
+    }
+
+    fn read_copies(&mut self) -> Result<(), String> {
+        const COLS: [&str; 15] = [
+            "start",         // 0
+            "end",           // 1
+            "deviceId",      // 2
+            "contextId",     // 3
+            "streamId",      // 4
+            "correlationId", // 5
+            "globalPid",     // 6
+            "bytes",         // 7
+            "copyKind",      // 8
+            "srcKind",       // 9
+            "dstKind",       // 10
+            "srcDeviceId",   // 11
+            "dstDeviceId",   // 12
+            "srcContextId",  // 13
+            "dstContextId",  // 14
+        ];
+        let Some(plan) = self.db.plan(MEMCPY, &COLS)? else {
+            return Ok(());
+        };
+        self.warn_missing(
+            &plan,
+            &[
+                "start",
+                "end",
+                "deviceId",
+                "streamId",
+                "correlationId",
+                "bytes",
+                "copyKind",
+            ],
+        );
+        let opers = self.read_enum("ENUM_CUDA_MEMCPY_OPER")?;
+        let kinds = self.read_enum("ENUM_CUDA_MEM_KIND")?;
+        let mut rows = Vec::new();
+        self.db.run(&plan, |r| {
+            let copy = r.int(8);
+            let short = match copy {
+                Some(k) => match opers.get(&k) {
+                    Some((name, label)) => copy_kind_from_enum(name)
+                        .or_else(|| (!label.is_empty()).then(|| label.clone()))
+                        .unwrap_or_else(|| copy_kind_fallback(k)),
+                    None => copy_kind_fallback(k),
+                },
+                None => "Unknown".into(),
+            };
+            let name = format!(
+                "Memcpy {short} ({} -> {})",
+                Self::mem_kind(&kinds, r.int(9)),
+                Self::mem_kind(&kinds, r.int(10))
+            );
+            let (start, end, bytes) = (r.int(0), r.int(1), r.int(7));
+            let mut a = Args::new();
+            a.int("device", r.int(2));
+            a.int("context", r.int(3));
+            a.int("stream", r.int(4));
+            a.int("correlation", r.int(5));
+            a.int("bytes", bytes);
+            a.float("memory bandwidth (GB/s)", bandwidth(bytes, start, end));
+            if copy == Some(10) {
+                a.int("fromDevice", r.int(11));
+                a.int("toDevice", r.int(12));
+                a.int("fromContext", r.int(13));
+                a.int("toContext", r.int(14));
+            }
+            if let Some(k) = copy {
+                let label = opers.get(&k).map(|o| o.1.clone()).unwrap_or_default();
+                if !label.is_empty() {
+                    a.text("copy kind", &label);
+                }
+            }
+            rows.push((start, end, r.int(2), r.int(4), r.int(6), r.int(5), name, a));
+        })?;
+        let cat = self.cat("gpu_memcpy");
+        for (start, end, device, stream, gpid, corr, name, args) in rows {
+            let n = self.intern(&name);
+            let lane = self.gpu_lane(device, stream);
+            if let Some(i) = self.push(MEMCPY, n, cat, EventKind::Memcpy, start, end, lane) {
+                let pid = gpid.map(|g| decode_global(g).0);
+                self.gpu_fields(i, device, stream, pid, corr, args.done());
+            }
+        }
+        Ok(())
+    }
+
+    fn read_sets(&mut self) -> Result<(), String> {
+        const COLS: [&str; 10] = [
+            "start",         // 0
+            "end",           // 1
+            "deviceId",      // 2
+            "contextId",     // 3
+            "streamId",      // 4
+            "correlationId", // 5
+            "globalPid",     // 6
+            "bytes",         // 7
+            "value",         // 8
+            "memKind",       // 9
+        ];
+        let Some(plan) = self.db.plan(MEMSET, &COLS)? else {
+            return Ok(());
+        };
+        self.warn_missing(
+            &plan,
+            &[
+                "start",
+                "end",
+                "deviceId",
+                "streamId",
+                "correlationId",
+                "bytes",
+            ],
+        );
+        let kinds = self.read_enum("ENUM_CUDA_MEM_KIND")?;
+        let mut rows = Vec::new();
+        self.db.run(&plan, |r| {
+            // Kineto names every set after its memory kind: "Memset (Device)".
+            let name = format!("Memset ({})", Self::mem_kind(&kinds, r.int(9)));
+            let (start, end, bytes) = (r.int(0), r.int(1), r.int(7));
+            let mut a = Args::new();
+            a.int("device", r.int(2));
+            a.int("context", r.int(3));
+            a.int("stream", r.int(4));
+            a.int("correlation", r.int(5));
+            a.int("bytes", bytes);
+            a.float("memory bandwidth (GB/s)", bandwidth(bytes, start, end));
+            a.int("value", r.int(8));
+            rows.push((start, end, r.int(2), r.int(4), r.int(6), r.int(5), name, a));
+        })?;
+        let cat = self.cat("gpu_memset");
+        for (start, end, device, stream, gpid, corr, name, args) in rows {
+            let n = self.intern(&name);
+            let lane = self.gpu_lane(device, stream);
+            if let Some(i) = self.push(MEMSET, n, cat, EventKind::Memset, start, end, lane) {
+                let pid = gpid.map(|g| decode_global(g).0);
+                self.gpu_fields(i, device, stream, pid, corr, args.done());
+            }
+        }
+        Ok(())
+    }
+
+    /// NVTX ranges still open when the capture stopped end with the last event.
+    fn close_unclosed(&mut self) {
+        if self.unclosed.is_empty() {
+            return;
+        }
+        let ev = &mut self.tr.events;
+        for &i in &self.unclosed {
+            ev.dur[i] = (self.max_end - ev.ts[i]).max(0);
+        }
+        let n = self.unclosed.len();
+        self.warn(format!(
+            "{n} NVTX range(s) never ended; closed at the end of the trace"
+        ));
+    }
+
+    /// Thread names (ThreadNames) and process names (PROCESSES) of the lanes in use.
+    fn read_names(&mut self) -> Result<(), String> {
+        let mut threads: HashMap<(i64, i64), (i64, String)> = HashMap::new();
+        let lanes = &self.lanes;
+        let strings = &self.strings;
+        self.db
+            .scan("ThreadNames", &["nameId", "priority", "globalTid"], |r| {
+                let (Some(g), Some(name)) = (r.int(2), r.name(0, strings)) else {
+                    return;
+                };
+                let key = decode_global(g);
+                if !lanes.contains(&key) {
+                    return;
+                }
+                let prio = r.int(1).unwrap_or(0);
+                match threads.get(&key) {
+                    Some((p, _)) if *p > prio => {}
+                    _ => {
+                        threads.insert(key, (prio, name));
+                    }
+                }
+            })?;
+        let pids: HashSet<i64> = lanes.iter().map(|l| l.0).collect();
+        let mut procs: HashMap<i64, String> = HashMap::new();
+        self.db
+            .scan("PROCESSES", &["globalPid", "pid", "name"], |r| {
+                let pid = r.int(0).map(|g| decode_global(g).0).or(r.int(1));
+                if let (Some(pid), Some(name)) = (pid, r.text(2)) {
+                    if pids.contains(&pid) && !name.is_empty() {
+                        procs.insert(pid, name);
+                    }
+                }
+            })?;
+        for ((p, t), (_, name)) in threads {
+            let (pk, tk) = (self.intern(&p.to_string()), self.intern(&t.to_string()));
+            self.tr.thread_names.insert((pk, tk), name);
+        }
+        for (p, name) in procs {
+            let pk = self.intern(&p.to_string());
+            self.tr.process_names.insert(pk, name);
+        }
+        Ok(())
+    }
+
+    fn report_dropped(&mut self) {
+        let mut lines = Vec::new();
+        let mut neg: Vec<_> = self.dropped.negative.iter().collect();
+        neg.sort();
+        for (t, n) in neg {
+            lines.push(format!("{n} row(s) of {t} dropped: end before start"));
+        }
+        let mut none: Vec<_> = self.dropped.no_time.iter().collect();
+        none.sort();
+        for (t, n) in none {
+            lines.push(format!("{n} row(s) of {t} dropped: no start or end"));
+        }
+        for l in lines {
+            self.warn(l);
+        }
+    }
+
+    fn finish(self, source: Source) -> Profile {
+        let Reader {
+            mut tr,
+            mut meta,
+            product,
+            schema,
+            ..
+        } = self;
+        let tree = trace_cct::build(&tr);
+        tr.events.node = tree.node_of_event;
+        tr.events.launch = tree.launch_of_event;
+        let mut cct = tree.cct;
+        cct.finish();
+        let mut warnings = tr.warnings;
+        warnings.extend(tree.warnings);
+        meta.extend(tr.meta);
+        let dialect = match (product, schema) {
+            (Some(p), Some(s)) => format!("Nsight Systems {p} (export schema {s})"),
+            (None, Some(s)) => format!("Nsight Systems (export schema {s})"),
+            (Some(p), None) => format!("Nsight Systems {p}"),
+            (None, None) => "Nsight Systems (no META_DATA_EXPORT: an older export)".into(),
+        };
+        Profile {
+            source,
+            dialect,
+            cct,
+            metrics: tree.metrics,
+            events: Some(tr.events),
+            counters: Some(CounterTable::default()),
+            meta,
+            warnings,
+            default_metric: "time".into(),
+        }
+    }
+}
+
+/// Kineto's bandwidth: bytes per ns, i.e. GB/s (0 for a zero-length copy).
+fn bandwidth(bytes: Option<i64>, start: Option<i64>, end: Option<i64>) -> f64 {
+    match (bytes, start, end) {
+        (Some(b), Some(s), Some(e)) if e > s => b as f64 / (e - s) as f64,
+        _ => 0.0,
+    }
 }

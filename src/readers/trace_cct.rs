@@ -31,18 +31,37 @@ pub struct TraceTree {
     pub warnings: Vec<String>,
 }
 
+/// A thread's role, not its id, names its root: ids differ between runs and ranks, and
+/// trees are compared by call path. Kineto's `thread 4037 (python3.8)` becomes
+/// `python3.8`; the main thread (tid = pid) is marked so.
 fn lane_label(tr: &ChromeTrace, pid: u32, tid: u32) -> String {
     let s = &tr.events.strings;
-    if let Some(n) = tr.thread_names.get(&(pid, tid)) {
-        if !n.is_empty() {
-            return n.clone();
-        }
-    }
     let (p, t) = (s.resolve(pid), s.resolve(tid));
-    match tr.process_names.get(&pid) {
-        Some(pn) if !pn.is_empty() => format!("{pn} thread {t}"),
-        _ if p.is_empty() && t.is_empty() => "<global>".to_string(),
-        _ => format!("pid {p} thread {t}"),
+    let named = tr
+        .thread_names
+        .get(&(pid, tid))
+        .map(|n| n.trim())
+        .filter(|n| !n.is_empty());
+    let role = match named {
+        Some(n) => {
+            // "thread <digits> (<name>)" -> "<name>"
+            let inner = n
+                .strip_prefix("thread ")
+                .and_then(|r| r.split_once(' '))
+                .filter(|(id, _)| id.chars().all(|c| c.is_ascii_digit()))
+                .and_then(|(_, rest)| rest.strip_prefix('(').and_then(|x| x.strip_suffix(')')));
+            inner.unwrap_or(n).to_string()
+        }
+        None if p.is_empty() && t.is_empty() => return "<global>".to_string(),
+        None => match tr.process_names.get(&pid) {
+            Some(pn) if !pn.is_empty() => pn.clone(),
+            _ => "thread".to_string(),
+        },
+    };
+    if !t.is_empty() && p == t {
+        format!("{role} (main thread)")
+    } else {
+        role
     }
 }
 
@@ -77,20 +96,15 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
                 .push(i as u32);
         }
     }
-    // Lane roots are named by thread; threads that share a name get their ids added.
+    // Lane roots are named by role; threads that share one are numbered in order of
+    // first appearance (stable across ranks), and their ids stay in the root's attrs.
     let mut labels: HashMap<(u32, u32), String> = HashMap::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
     for &(p, t) in &lanes {
-        *seen.entry(lane_label(tr, p, t)).or_default() += 1;
-    }
-    for &(p, t) in &lanes {
         let l = lane_label(tr, p, t);
-        let l = if seen[&l] > 1 {
-            let s = &tr.events.strings;
-            format!("{l} (pid {} tid {})", s.resolve(p), s.resolve(t))
-        } else {
-            l
-        };
+        let k = seen.entry(l.clone()).or_default();
+        *k += 1;
+        let l = if *k > 1 { format!("{l} #{k}") } else { l };
         labels.insert((p, t), l);
     }
     let mut overlaps = 0u64;
@@ -98,6 +112,15 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         let mut idx = lane_events.remove(key).unwrap_or_default();
         order_slices(ev, &mut idx);
         let root = cct.child(None, &labels[&(key.0, key.1)], "thread");
+        {
+            let s = &tr.events.strings;
+            let f = cct.frame_mut(root);
+            f.set_attr("pid", s.resolve(key.0));
+            f.set_attr("tid", s.resolve(key.1));
+            if let Some(n) = tr.thread_names.get(&(key.0, key.1)) {
+                f.set_attr("thread_name", n);
+            }
+        }
         grow(&mut time, cct.len());
         grow(&mut gpu, cct.len());
         grow(&mut count, cct.len());

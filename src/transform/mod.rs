@@ -103,7 +103,7 @@ pub fn aggregate(
         };
         let unit = metrics.unit(name).to_string();
         let inclusive = base_of_inclusive(name).is_some();
-        if recompute && inclusive && metrics.has(base_of_inclusive(name).unwrap()) {
+        if recompute && inclusive && base_of_inclusive(name).is_some_and(|b| metrics.has(&b)) {
             continue; // recomputed below from the exclusive column
         }
         let col: Vec<f64> = if recompute && summable(name, metrics) {
@@ -128,7 +128,7 @@ pub fn aggregate(
     if recompute {
         for name in &names {
             if let Some(base) = base_of_inclusive(name) {
-                if let Some(exc) = table.values(base).map(|v| v.to_vec()) {
+                if let Some(exc) = table.values(&base).map(|v| v.to_vec()) {
                     let unit = metrics.unit(name).to_string();
                     table.set(name, &unit, subtree_sums(out, &exc));
                 }
