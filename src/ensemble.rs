@@ -101,6 +101,9 @@ pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
     Ok(out)
 }
 
+/// One file's result, filled by whichever worker loaded it.
+type Slot = Mutex<Option<Result<Vec<Profile>, LoadError>>>;
+
 /// Loads files in parallel (a few workers, so memory stays bounded: each profile drops
 /// its event table once its tree is built) and merges them.
 pub fn load_ensemble(
@@ -112,8 +115,7 @@ pub fn load_ensemble(
         .unwrap_or(2)
         .clamp(1, 8);
     let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<Result<Vec<Profile>, LoadError>>>> =
-        files.iter().map(|_| Mutex::new(None)).collect();
+    let slots: Vec<Slot> = files.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|s| {
         for _ in 0..workers.min(files.len()) {
             s.spawn(|| loop {

@@ -99,7 +99,7 @@ impl MetricTable {
         }
         for n in &names {
             if let Some(b) = base_of_inclusive(n) {
-                if !names.iter().any(|m| *m == b) {
+                if !names.contains(&b) {
                     out.push(n.clone());
                 }
             }
