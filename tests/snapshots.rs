@@ -90,8 +90,16 @@ fn case(name: &'static str, script: &'static str) -> Case<'static> {
 
 /// Runs a key script and renders the screen, as text plus role grid.
 pub fn screen(file: &str, script: &str, size: (u16, u16), mono: bool, ascii: bool) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
-    let profile = load_path(&path).unwrap();
+    // Several files (comma-separated) open as an ensemble.
+    let paths: Vec<std::path::PathBuf> = file
+        .split(',')
+        .map(|f| Path::new(env!("CARGO_MANIFEST_DIR")).join(f))
+        .collect();
+    let profile = if paths.len() > 1 {
+        grove::ensemble::load_ensemble(&paths, &Default::default()).unwrap()
+    } else {
+        load_path(&paths[0]).unwrap()
+    };
     let mut app = App::new(profile, Keymap::default_map());
     app.page = tree_rows(size.0, size.1);
     for key in Key::parse_seq(script).unwrap() {
@@ -372,6 +380,58 @@ fn heatmap_panel() {
 #[test]
 fn timeline_mono_ascii() {
     let mut c = case("timeline_mono_ascii", "4+n");
+    c.mono = true;
+    c.ascii = true;
+    check(c);
+}
+
+fn ensemble(name: &'static str, script: &'static str) -> Case<'static> {
+    let mut c = case(name, script);
+    c.file = "testdata/rank0.trace.json.gz,testdata/rank1.trace.json.gz";
+    c
+}
+
+#[test]
+fn ensemble_open() {
+    check(ensemble("ensemble_open", ""));
+}
+
+#[test]
+fn ensemble_heatmap_scrolls_with_tree() {
+    check(ensemble("ensemble_heatmap", "2jjlj"));
+}
+
+#[test]
+fn ensemble_heatmap_norms() {
+    check(ensemble("ensemble_heatmap_zscore", "2nnnjjl"));
+}
+
+#[test]
+fn ensemble_heatmap_row_norm_sort() {
+    check(ensemble("ensemble_heatmap_sort", "2nL<Right>s"));
+}
+
+#[test]
+fn ensemble_diff_markers() {
+    check(ensemble("ensemble_diff", ":diff rank0 rank1<ret>E"));
+}
+
+#[test]
+fn ensemble_derive_speedup() {
+    check(ensemble(
+        "ensemble_derive",
+        ":derive speedup = time@rank0 / time@rank1<ret>:metric speedup<ret>H",
+    ));
+}
+
+#[test]
+fn ensemble_metadata() {
+    check(ensemble("ensemble_metadata", "5"));
+}
+
+#[test]
+fn ensemble_heatmap_mono() {
+    let mut c = ensemble("ensemble_heatmap_mono", "2j");
     c.mono = true;
     c.ascii = true;
     check(c);

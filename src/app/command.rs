@@ -104,6 +104,17 @@ pub enum Command {
     PrevKernel,
     /// Jump from the selected kernel to the call path that launched it.
     GotoLaunch,
+    /// Heatmap normalisation: row | column | global | zscore | next.
+    HeatmapNorm(String),
+    /// Sort the tree by the heatmap column under the cursor.
+    HeatmapSort,
+    /// Move the heatmap's column cursor.
+    HeatmapColumn(bool),
+    /// Compare two ensemble members: `diff = metric@A - metric@B`, with ◀ ▶ markers.
+    Diff(String, String),
+    /// Keep the ensemble members whose metadata match (`key = value`, `key ~ regex`);
+    /// `off` shows all again.
+    MetaFilter(Option<String>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -430,6 +441,9 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("next-kernel", "next kernel on the timeline lane"),
     ("prev-kernel", "previous kernel on the timeline lane"),
     ("goto-launch", "show the call path that launched the selected kernel"),
+    ("heatmap", "heatmap: norm row|column|global|zscore|next | sort | column next|prev"),
+    ("diff", "A B: metric@A - metric@B, with markers for nodes in one profile only"),
+    ("meta", "filter ensemble members by metadata: meta KEY = VALUE | KEY ~ REGEX | off"),
     ("quit", "leave grove"),
 ];
 
@@ -460,6 +474,7 @@ impl Command {
                 | Command::Save(_)
                 | Command::NextKernel
                 | Command::PrevKernel
+                | Command::HeatmapColumn(_)
         )
     }
 
@@ -835,6 +850,61 @@ impl Command {
                     msg: "expected left or right".into(),
                 }),
             },
+            "heatmap" => match args {
+                [t, v] if t.text == "norm" => match v.text.as_str() {
+                    "row" | "column" | "global" | "zscore" | "next" => {
+                        Ok(Command::HeatmapNorm(v.text.clone()))
+                    }
+                    _ => Err(ParseError {
+                        pos: v.pos,
+                        len: v.len,
+                        msg: "expected row, column, global, zscore or next".into(),
+                    }),
+                },
+                [t] if t.text == "sort" => Ok(Command::HeatmapSort),
+                [t, v] if t.text == "column" && (v.text == "next" || v.text == "prev") => {
+                    Ok(Command::HeatmapColumn(v.text == "next"))
+                }
+                [t, ..] => Err(ParseError {
+                    pos: t.pos,
+                    len: t.len,
+                    msg: "expected norm MODE, sort or column next|prev".into(),
+                }),
+                [] => Err(ParseError {
+                    pos: end,
+                    len: 0,
+                    msg: "expected norm MODE, sort or column next|prev".into(),
+                }),
+            },
+            "diff" => match args {
+                [a, b] => Ok(Command::Diff(a.text.clone(), b.text.clone())),
+                [_, _, t, ..] => Err(too_many(t)),
+                _ => Err(ParseError {
+                    pos: end,
+                    len: 0,
+                    msg: "usage: diff A B (two ensemble labels)".into(),
+                }),
+            },
+            "meta" => match args {
+                [t] if t.text == "off" => Ok(Command::MetaFilter(None)),
+                [] => Err(ParseError {
+                    pos: end,
+                    len: 0,
+                    msg: "usage: meta KEY = VALUE | KEY ~ REGEX | off".into(),
+                }),
+                _ => {
+                    let (e, at) = raw_rest(text, head);
+                    let ok = e.contains('=') || e.contains('~');
+                    if !ok {
+                        return Err(ParseError {
+                            pos: at,
+                            len: e.len(),
+                            msg: "usage: meta KEY = VALUE | KEY ~ REGEX | off".into(),
+                        });
+                    }
+                    Ok(Command::MetaFilter(Some(e.to_string())))
+                }
+            },
             "next-kernel" => no_args(Command::NextKernel),
             "prev-kernel" => no_args(Command::PrevKernel),
             "goto-launch" => no_args(Command::GotoLaunch),
@@ -1000,6 +1070,14 @@ impl fmt::Display for Command {
             Command::NextKernel => f.write_str("next-kernel"),
             Command::PrevKernel => f.write_str("prev-kernel"),
             Command::GotoLaunch => f.write_str("goto-launch"),
+            Command::HeatmapNorm(m) => write!(f, "heatmap norm {m}"),
+            Command::HeatmapSort => f.write_str("heatmap sort"),
+            Command::HeatmapColumn(next) => {
+                write!(f, "heatmap column {}", if *next { "next" } else { "prev" })
+            }
+            Command::Diff(a, b) => write!(f, "diff {} {}", quote(a), quote(b)),
+            Command::MetaFilter(None) => f.write_str("meta off"),
+            Command::MetaFilter(Some(e)) => write!(f, "meta {e}"),
             Command::Quit => f.write_str("quit"),
         }
     }
@@ -1050,6 +1128,11 @@ mod tests {
             "zoom fit",
             "pan left",
             "goto-launch",
+            "heatmap norm zscore",
+            "heatmap sort",
+            "diff gcc llvm",
+            "meta compiler = gcc",
+            "meta off",
         ] {
             let c = Command::parse(text).unwrap();
             assert_eq!(c.to_string(), text, "{c:?}");

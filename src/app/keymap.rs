@@ -11,7 +11,7 @@ use super::keys::Key;
 pub const DEFAULT: &str = include_str!("../../keymaps/default.toml");
 
 /// Key sections: `normal` applies everywhere; a panel's section comes first there.
-pub const MODES: [&str; 3] = ["normal", "kernels", "timeline"];
+pub const MODES: [&str; 4] = ["normal", "kernels", "timeline", "heatmap"];
 
 #[derive(Debug, Clone)]
 pub struct Binding {

@@ -2,6 +2,7 @@
 //! keymap to commands; the views in `ui` are pure functions of this state.
 
 pub mod command;
+pub mod compare;
 mod input;
 pub mod keymap;
 pub mod keys;
@@ -128,6 +129,12 @@ pub struct App {
     /// Nodes of the current tree on the call paths of the selected kernel.
     pub kernel_marks: Option<Vec<bool>>,
     source_depth: usize,
+    pub heatmap: compare::HeatmapView,
+    /// The two members `diff` compares, and the metric it compared.
+    pub diff: Option<(String, String)>,
+    pub diff_base: Option<String>,
+    /// Metadata filter on ensemble members (`meta KEY = VALUE`).
+    pub meta_filter: Option<String>,
 }
 
 impl App {
@@ -188,6 +195,10 @@ impl App {
             summary_scroll: 0,
             kernel_marks: None,
             source_depth: 0,
+            heatmap: compare::HeatmapView::default(),
+            diff: None,
+            diff_base: None,
+            meta_filter: None,
         };
         let cats = crate::gpu::classify::Categories::load(None)
             .unwrap_or_else(|_| crate::gpu::classify::Categories::builtin());
@@ -469,6 +480,10 @@ impl App {
         self.derived.clear();
         self.rules = Rules::default();
         self.panel = PanelChoice::Tree;
+        self.heatmap = compare::HeatmapView::default();
+        self.diff = None;
+        self.diff_base = None;
+        self.meta_filter = None;
         self.kernels = panels::KernelsView::default();
         self.timeline = panels::TimelineView::default();
         self.kernel_marks = None;
@@ -760,6 +775,11 @@ impl App {
             | Command::NextKernel
             | Command::PrevKernel
             | Command::GotoLaunch) => return self.panel_command(c),
+            c @ (Command::HeatmapNorm(_)
+            | Command::HeatmapSort
+            | Command::HeatmapColumn(_)
+            | Command::Diff(..)
+            | Command::MetaFilter(_)) => return self.compare_command(c),
             other => return self.reshape(other),
         }
         Ok(Some(logged))

@@ -409,15 +409,7 @@ pub fn instance_details(app: &App, theme: &Theme, g: &Glyphs, lines: &mut Vec<(S
 /// The summary panel: HTA's breakdowns for this trace.
 pub fn summary(app: &App, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let (Some(gpu), true) = (app.gpu.as_ref(), app.profile.events.is_some()) else {
-        put(
-            buf,
-            area.x,
-            area.y,
-            "no GPU activity in this profile",
-            area.right(),
-            theme.style("ui.dim"),
-        );
-        return;
+        return metadata(app, theme, area, buf);
     };
     let rank = report::rank_of(&app.profile, 0);
     let opt = Options::default();
@@ -452,6 +444,65 @@ pub fn summary(app: &App, theme: &Theme, area: Rect, buf: &mut Buffer) {
                 theme.style("ui.text")
             };
         put(buf, area.x, area.y + i as u16, l, area.right(), st);
+    }
+}
+
+/// The metadata of the profile, or of every ensemble member as a table (members hidden
+/// by `meta` are dimmed).
+fn metadata(app: &App, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    let members = crate::app::compare::member_labels(&app.original.1);
+    let shown = app.visible_members();
+    let mut lines: Vec<(String, Style)> = Vec::new();
+    if members.is_empty() {
+        lines.push(("metadata".into(), theme.style("ui.title")));
+        for (k, v) in &app.profile.meta {
+            lines.push((format!("{k:<28} {v}"), theme.style("ui.text")));
+        }
+    } else {
+        let mut keys: Vec<String> = Vec::new();
+        for (k, _) in &app.profile.meta {
+            if let Some((_, key)) = k.split_once('.') {
+                if !keys.iter().any(|x| x == key) {
+                    keys.push(key.to_string());
+                }
+            }
+        }
+        let filter = app
+            .meta_filter
+            .as_deref()
+            .map(|f| format!(" (meta {f})"))
+            .unwrap_or_default();
+        lines.push((
+            format!("{} profiles{filter}", members.len()),
+            theme.style("ui.title"),
+        ));
+        let w = 14;
+        let mut head = format!("{:<w$}", "profile");
+        for k in &keys {
+            head.push_str(&format!(" {:<w$}", k.chars().take(w).collect::<String>()));
+        }
+        lines.push((head, theme.style("ui.column.header")));
+        for l in &members {
+            let mut row = format!("{:<w$}", l.chars().take(w).collect::<String>());
+            for k in &keys {
+                let v = app.profile.meta_value(&format!("{l}.{k}")).unwrap_or("");
+                row.push_str(&format!(" {:<w$}", v.chars().take(w).collect::<String>()));
+            }
+            let st = if shown.contains(l) {
+                theme.style("ui.text")
+            } else {
+                theme.style("ui.dim")
+            };
+            lines.push((row, st));
+        }
+    }
+    for (i, (l, st)) in lines
+        .iter()
+        .skip(app.summary_scroll)
+        .take(area.height as usize)
+        .enumerate()
+    {
+        put(buf, area.x, area.y + i as u16, l, area.right(), *st);
     }
 }
 

@@ -1,6 +1,7 @@
-//! The metric heatmap of one profile: its rows are the tree's rows on screen (it
-//! scrolls with the tree), its columns the metrics, each cell coloured in the six
-//! bins of its column's range (glyph density in the mono theme).
+//! The metric heatmap: its rows are the tree's rows on screen (it scrolls with the tree),
+//! its columns the profiles of an ensemble (or the metrics of a single profile). Cells
+//! are coloured in six bins, normalised per column, per row, globally, or as z-scores
+//! per row; the mono theme shows glyph density.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -9,42 +10,74 @@ use super::format;
 use super::glyphs::Glyphs;
 use super::heat::HeatScale;
 use super::theme::Theme;
+use crate::app::compare::Norm;
 use crate::app::App;
 
+/// Bin of a z-score: far above the row's mean is hot, far below cold.
+fn z_bin(z: f64) -> Option<usize> {
+    if !z.is_finite() {
+        return None;
+    }
+    Some(if z >= 2.0 {
+        0
+    } else if z >= 1.0 {
+        1
+    } else if z >= 0.5 {
+        2
+    } else if z > -0.5 {
+        3
+    } else if z > -1.0 {
+        4
+    } else {
+        5
+    })
+}
+
 pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer) {
-    if area.height < 2 {
+    if area.height < 3 {
         return;
     }
     let m = &app.profile.metrics;
-    let names = m.names();
+    let names = app.heatmap_columns();
     let tree = &app.tree;
     let name_w = (area.width as usize / 3).clamp(10, 40) as u16;
-    let cell_w: u16 = 14;
+    let cell_w: u16 = 12;
     let cols = ((area.width.saturating_sub(name_w)) / cell_w) as usize;
+    let first_col = app.heatmap.col.saturating_sub(cols.saturating_sub(1));
+    let shown: Vec<&String> = names.iter().skip(first_col).take(cols).collect();
     let header = theme.style("ui.column.header");
-    buf.set_stringn(area.x, area.y, "name", name_w as usize, header);
-    let scales: Vec<HeatScale> = names
+    let title = format!("norm {} (n)", app.heatmap.norm.name());
+    buf.set_stringn(area.x, area.y, &title, name_w as usize, header);
+    let values: Vec<&[f64]> = shown.iter().map(|n| m.values(n).unwrap_or(&[])).collect();
+    let col_scales: Vec<HeatScale> = values
         .iter()
-        .take(cols)
-        .map(|n| HeatScale::from_values(m.values(n).unwrap_or(&[]).iter().copied()))
+        .map(|v| HeatScale::from_values(v.iter().copied()))
         .collect();
-    for (c, n) in names.iter().take(cols).enumerate() {
+    let global = HeatScale::from_values(values.iter().flat_map(|v| v.iter().copied()));
+    for (c, n) in shown.iter().enumerate() {
         let x = area.x + name_w + c as u16 * cell_w;
         let limit = cell_w as usize - 1;
-        let t: String = if n.chars().count() > limit {
-            n.chars()
+        // Member columns read best by their label.
+        let label = crate::ensemble::split_column(n).map(|x| x.1).unwrap_or(n);
+        let t: String = if label.chars().count() > limit {
+            label
+                .chars()
                 .take(limit - 1)
                 .chain(g.ellipsis.chars())
                 .collect()
         } else {
-            n.clone()
+            label.to_string()
         };
+        let mut st = header;
+        if first_col + c == app.heatmap.col {
+            st = st.patch(theme.style("ui.selection"));
+        }
         buf.set_stringn(
             x,
             area.y,
-            format!("{t:>w$}", w = cell_w as usize - 1),
+            format!("{t:>w$}", w = limit),
             cell_w as usize,
-            header,
+            st,
         );
     }
     let start = tree.offset.min(tree.visible.len());
@@ -76,11 +109,36 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         if !row.is_node() {
             continue;
         }
-        for (c, n) in names.iter().take(cols).enumerate() {
-            let v = m.get(n, node);
+        let cells: Vec<f64> = values
+            .iter()
+            .map(|v| v.get(node as usize).copied().unwrap_or(f64::NAN))
+            .collect();
+        let row_scale = HeatScale::from_values(cells.iter().copied());
+        let finite: Vec<f64> = cells.iter().copied().filter(|x| x.is_finite()).collect();
+        let mean = finite.iter().sum::<f64>() / finite.len().max(1) as f64;
+        let std = if finite.len() > 1 {
+            (finite.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (finite.len() - 1) as f64)
+                .sqrt()
+        } else {
+            0.0
+        };
+        for (c, n) in shown.iter().enumerate() {
+            let v = cells[c];
             let x = area.x + name_w + c as u16 * cell_w;
-            let bin = scales[c].bin(v);
-            let text = format::value(v, m.unit(n), g.micro);
+            let (bin, text) = match app.heatmap.norm {
+                Norm::Column => (col_scales[c].bin(v), format::value(v, m.unit(n), g.micro)),
+                Norm::Row => (row_scale.bin(v), format::value(v, m.unit(n), g.micro)),
+                Norm::Global => (global.bin(v), format::value(v, m.unit(n), g.micro)),
+                Norm::ZScore => {
+                    let z = if std > 0.0 { (v - mean) / std } else { 0.0 };
+                    let t = if v.is_nan() {
+                        "-".to_string()
+                    } else {
+                        format!("{z:+.2}σ")
+                    };
+                    (if v.is_nan() { None } else { z_bin(z) }, t)
+                }
+            };
             let st = match bin {
                 Some(b) => base.patch(theme.heat(b)),
                 None => base.patch(theme.style("ui.dim")),
@@ -90,16 +148,8 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
             } else {
                 ""
             };
-            buf.set_stringn(
-                x,
-                y,
-                format!(
-                    "{glyph}{text:>w$}",
-                    w = cell_w as usize - 1 - glyph.chars().count()
-                ),
-                cell_w as usize,
-                st,
-            );
+            let w = (cell_w as usize - 1).saturating_sub(glyph.chars().count());
+            buf.set_stringn(x, y, format!("{glyph}{text:>w$}"), cell_w as usize, st);
         }
     }
 }

@@ -250,7 +250,17 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         if matches.is_some_and(|m| m.binary_search(&node).is_ok()) {
             name_style = name_style.patch(theme.style("ui.match"));
         }
-        buf.set_stringn(nx, y, name, left, name_style);
+        let (end_x, _) = buf.set_stringn(nx, y, name, left, name_style);
+        if let Some(only_left) = app.diff_marker(node) {
+            let (m, role) = match (only_left, g.ascii) {
+                (true, false) => (" ◀", "heat.0"),
+                (true, true) => (" <", "heat.0"),
+                (false, false) => (" ▶", "heat.4"),
+                (false, true) => (" >", "heat.4"),
+            };
+            let left = area.right().saturating_sub(end_x) as usize;
+            buf.set_stringn(end_x, y, m, left, row_style.patch(theme.style(role)));
+        }
     }
 }
 
