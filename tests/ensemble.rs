@@ -1,0 +1,82 @@
+//! Several profiles at once, headless: the union tree, per-profile columns, labels,
+//! directories, derive and diff across profiles.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn grove(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_grove")).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn td(f: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(f).display().to_string()
+}
+
+#[test]
+fn union_tree_with_per_profile_columns() {
+    let (r0, r1) = (td("rank0.trace.json.gz"), td("rank1.trace.json.gz"));
+    let (code, out, err) = grove(&["tree", &r0, &r1, "--metric", "time (inc)@rank0,time (inc)@rank1,time (inc)@max", "--format", "csv"]);
+    assert_eq!(code, 0, "{err}");
+    let head = out.lines().next().unwrap();
+    assert!(head.starts_with("path,name,type,depth,"), "{head}");
+    assert!(head.contains("time (inc)@rank0") && head.contains("time (inc)@rank1") && head.contains("time@cv"), "{head}");
+    // Every node of each rank is in the union, and the max equals the larger value.
+    let cols: Vec<&str> = head.split(',').collect();
+    let at = |n: &str| cols.iter().position(|c| *c == n).unwrap();
+    let (a, b, m) = (at("time (inc)@rank0"), at("time (inc)@rank1"), at("time (inc)@max"));
+    let mut rows = 0;
+    for line in out.lines().skip(1).filter(|l| !l.contains('"')) {
+        let f: Vec<&str> = line.split(',').collect();
+        let val = |i: usize| f[i].parse::<f64>().ok();
+        let want = match (val(a), val(b)) {
+            (Some(x), Some(y)) => Some(x.max(y)),
+            (x, y) => x.or(y),
+        };
+        assert_eq!(val(m), want, "{line}");
+        rows += 1;
+    }
+    assert!(rows > 50);
+}
+
+#[test]
+fn labels_derive_and_diff() {
+    let (r0, r1) = (td("rank0.trace.json.gz"), td("rank1.trace.json.gz"));
+    let (code, out, err) = grove(&[
+        "tree", &r0, &r1, "--label", "rank0=base,rank1=test",
+        "--cmd", "derive speedup = time@base / time@test",
+        "--cmd", "diff base test",
+        "--metric", "speedup (inc),diff (inc)", "--depth", "1", "--no-legend",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("python (main thread)"), "{out}");
+    let (code, _, err) = grove(&["tree", &r0, &r1, "--cmd", "diff rank0 nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a profile of this ensemble"), "{err}");
+}
+
+#[test]
+fn a_directory_is_an_ensemble() {
+    let dir = std::env::temp_dir().join(format!("grove-ens-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["rank0.trace.json.gz", "rank1.trace.json.gz"] {
+        std::fs::copy(td(f), dir.join(f)).unwrap();
+    }
+    let (code, out, err) = grove(&["info", dir.join("rank0.trace.json.gz").to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("rank:     0 of 2"), "{out}");
+    let (code, out, err) = grove(&["tree", dir.to_str().unwrap(), "--format", "json", "--depth", "0"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let names: Vec<String> = v["metrics"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap().to_string()).collect();
+    assert!(names.contains(&"time@rank0".to_string()) && names.contains(&"time@rank1".to_string()), "{names:?}");
+    let empty: PathBuf = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let (code, _, err) = grove(&["tree", empty.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no files"), "{err}");
+}
