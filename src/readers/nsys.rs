@@ -11,6 +11,7 @@
 //! as NULL, and what is missing becomes a warning, never an error. Times are ns already.
 
 use std::collections::{HashMap, HashSet};
+use std::fmt::Write;
 use std::path::Path;
 
 use rusqlite::types::ValueRef;
@@ -228,8 +229,8 @@ impl Rec<'_, '_> {
         }
     }
 
-    /// A name column: a StringIds id in every known schema, plain text tolerated.
-    fn name(&self, i: usize, strings: &HashMap<i64, String>) -> Option<String> {
+    /// A name column read as text: a StringIds id, or plain text.
+    fn name_text(&self, i: usize, strings: &HashMap<i64, String>) -> Option<String> {
         match self.row.get_ref(i).ok()? {
             ValueRef::Integer(id) => strings.get(&id).cloned(),
             ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
@@ -308,34 +309,38 @@ fn mem_kind_fallback(k: i64) -> String {
     s.to_string()
 }
 
-/// Args JSON text in Kineto's key order.
+/// Args JSON text in Kineto's key order. Keys are literals without quotes or escapes.
 struct Args(String);
 
 impl Args {
     fn new() -> Args {
-        Args(String::from("{"))
+        let mut s = String::with_capacity(256);
+        s.push('{');
+        Args(s)
     }
 
     fn key(&mut self, k: &str) {
         if self.0.len() > 1 {
             self.0.push_str(", ");
         }
-        self.0
-            .push_str(&serde_json::to_string(k).unwrap_or_default());
-        self.0.push_str(": ");
+        self.0.push('"');
+        self.0.push_str(k);
+        self.0.push_str("\": ");
     }
 
     fn int(&mut self, k: &str, v: Option<i64>) {
         if let Some(v) = v {
             self.key(k);
-            self.0.push_str(&v.to_string());
+            let _ = write!(self.0, "{v}");
         }
     }
 
     fn float(&mut self, k: &str, v: f64) {
         self.key(k);
         match serde_json::Number::from_f64(v) {
-            Some(n) => self.0.push_str(&n.to_string()),
+            Some(n) => {
+                let _ = write!(self.0, "{n}");
+            }
             None => self.0.push('0'),
         }
     }
@@ -350,7 +355,7 @@ impl Args {
         if v.iter().any(|x| x.is_some()) {
             self.key(k);
             let [a, b, c] = v.map(|x| x.unwrap_or(1));
-            self.0.push_str(&format!("[{a}, {b}, {c}]"));
+            let _ = write!(self.0, "[{a}, {b}, {c}]");
         }
     }
 
@@ -360,47 +365,42 @@ impl Args {
     }
 }
 
-#[derive(Default)]
-struct Dropped {
-    negative: HashMap<&'static str, u64>,
-    no_time: HashMap<&'static str, u64>,
-}
-
+/// Reads the tables through `Db` into `State`; the two are apart so that row callbacks
+/// can fill the event table while a statement runs.
 struct Reader {
     db: Db,
+    s: State,
+}
+
+/// Everything the reader builds.
+#[derive(Default)]
+struct State {
     tr: ChromeTrace,
     strings: HashMap<i64, String>,
-    /// (pid, tid) of the CPU lanes that have events.
+    /// StringIds id -> interned name (None: unknown or empty).
+    names: HashMap<i64, Option<u32>>,
+    /// StringIds id -> (cleaned runtime name, category).
+    runtime_names: HashMap<i64, (u32, u32)>,
+    /// globalTid -> interned (pid, tid) text of a CPU lane.
+    cpu_lanes: HashMap<Option<i64>, (u32, u32)>,
+    /// (device, stream) -> interned (pid, tid) text of a GPU lane.
+    gpu_lanes: HashMap<(Option<i64>, Option<i64>), (u32, u32)>,
+    /// Decoded (pid, tid) of the CPU lanes in use.
     lanes: HashSet<(i64, i64)>,
-    /// Correlation ids are per process: with several processes they are keyed by pid.
-    multi_process: bool,
+    /// The process of each event with a correlation (runtime calls, GPU activities):
+    /// CUPTI correlation ids are per process.
+    corr_pid: Vec<(u32, i64)>,
     max_end: i64,
     unclosed: Vec<usize>,
-    dropped: Dropped,
+    /// (table, why) -> rows dropped.
+    dropped: Vec<(&'static str, &'static str, u64)>,
     cats: HashMap<&'static str, u32>,
     meta: Vec<(String, String)>,
     product: Option<String>,
     schema: Option<String>,
 }
 
-impl Reader {
-    fn new(db: Db) -> Reader {
-        Reader {
-            db,
-            tr: ChromeTrace::default(),
-            strings: HashMap::new(),
-            lanes: HashSet::new(),
-            multi_process: false,
-            max_end: i64::MIN,
-            unclosed: Vec::new(),
-            dropped: Dropped::default(),
-            cats: HashMap::new(),
-            meta: Vec::new(),
-            product: None,
-            schema: None,
-        }
-    }
-
+impl State {
     fn warn(&mut self, w: String) {
         self.tr.warnings.push(w);
     }
@@ -431,27 +431,55 @@ impl Reader {
         self.tr.events.strings.intern(s)
     }
 
+    /// A name column: a StringIds id in every known schema, plain text tolerated.
+    fn name(&mut self, r: &Rec, i: usize) -> Option<u32> {
+        match r.row.get_ref(i).ok()? {
+            ValueRef::Integer(id) => {
+                if let Some(&n) = self.names.get(&id) {
+                    return n;
+                }
+                let n = match self.strings.get(&id) {
+                    Some(s) if !s.is_empty() => Some(self.tr.events.strings.intern(s)),
+                    _ => None,
+                };
+                self.names.insert(id, n);
+                n
+            }
+            ValueRef::Text(t) if !t.is_empty() => Some(self.tr.events.strings.intern_bytes(t)),
+            _ => None,
+        }
+    }
+
     fn cpu_lane(&mut self, global_tid: Option<i64>) -> (u32, u32) {
-        match global_tid {
+        if let Some(&l) = self.cpu_lanes.get(&global_tid) {
+            return l;
+        }
+        let l = match global_tid {
             Some(g) => {
                 let (p, t) = decode_global(g);
                 self.lanes.insert((p, t));
                 (self.intern(&p.to_string()), self.intern(&t.to_string()))
             }
             None => (self.intern(""), self.intern("")),
-        }
+        };
+        self.cpu_lanes.insert(global_tid, l);
+        l
     }
 
     fn gpu_lane(&mut self, device: Option<i64>, stream: Option<i64>) -> (u32, u32) {
+        if let Some(&l) = self.gpu_lanes.get(&(device, stream)) {
+            return l;
+        }
         let text = |v: Option<i64>| v.map(|x| x.to_string()).unwrap_or_default();
-        (self.intern(&text(device)), self.intern(&text(stream)))
+        let l = (self.intern(&text(device)), self.intern(&text(stream)));
+        self.gpu_lanes.insert((device, stream), l);
+        l
     }
 
-    fn correlation(&self, pid: Option<i64>, corr: Option<i64>) -> i64 {
-        match (corr, pid) {
-            (None, _) => NONE_I64,
-            (Some(c), Some(p)) if self.multi_process => (p << 40) | (c & ((1 << 40) - 1)),
-            (Some(c), _) => c,
+    fn drop_row(&mut self, table: &'static str, why: &'static str) {
+        match self.dropped.iter_mut().find(|d| d.0 == table && d.1 == why) {
+            Some(d) => d.2 += 1,
+            None => self.dropped.push((table, why, 1)),
         }
     }
 
@@ -468,18 +496,18 @@ impl Reader {
         lane: (u32, u32),
     ) -> Option<usize> {
         let Some(start) = start else {
-            *self.dropped.no_time.entry(table).or_default() += 1;
+            self.drop_row(table, "no start");
             return None;
         };
         let dur = match end {
             Some(e) if e >= start => e - start,
             Some(_) => {
-                *self.dropped.negative.entry(table).or_default() += 1;
+                self.drop_row(table, "end before start");
                 return None;
             }
             None if kind == EventKind::Instant => 0,
             None => {
-                *self.dropped.no_time.entry(table).or_default() += 1;
+                self.drop_row(table, "no end");
                 return None;
             }
         };
@@ -491,6 +519,58 @@ impl Reader {
         )
     }
 
+    /// Sets an event's correlation id and remembers its process.
+    fn correlate(&mut self, i: usize, pid: Option<i64>, corr: Option<i64>) {
+        if let Some(c) = corr {
+            self.tr.events.correlation[i] = c;
+            if let Some(p) = pid {
+                self.corr_pid.push((i as u32, p));
+            }
+        }
+    }
+
+    /// With several processes, correlation ids are keyed by pid ((pid << 40) | id):
+    /// each process numbers its own from 1.
+    fn key_correlations(&mut self) {
+        let pids: HashSet<i64> = self.corr_pid.iter().map(|x| x.1).collect();
+        if pids.len() < 2 {
+            return;
+        }
+        let ev = &mut self.tr.events;
+        for &(i, p) in &self.corr_pid {
+            let c = &mut ev.correlation[i as usize];
+            *c = (p << 40) | (*c & ((1 << 40) - 1));
+        }
+        self.meta.push((
+            "correlation ids".into(),
+            format!(
+                "keyed by process ((pid << 40) | id; args keep the original): {} processes have CUDA activity",
+                pids.len()
+            ),
+        ));
+    }
+
+    /// Sets the GPU-lane fields shared by kernels, copies and sets.
+    fn gpu_fields(&mut self, i: usize, device: Option<i64>, stream: Option<i64>, args: Args) {
+        let ev = &mut self.tr.events;
+        ev.device[i] = device.unwrap_or(NONE_I64);
+        ev.stream[i] = stream.unwrap_or(NONE_I64);
+        ev.args[i] = ev.args_text.len() as u32;
+        ev.args_text.push(args.done());
+    }
+}
+
+impl Reader {
+    fn new(db: Db) -> Reader {
+        Reader {
+            db,
+            s: State {
+                max_end: i64::MIN,
+                ..State::default()
+            },
+        }
+    }
+
     fn load(&mut self) -> Result<(), String> {
         self.read_meta()?;
         self.read_strings()?;
@@ -500,9 +580,13 @@ impl Reader {
         self.read_kernels()?;
         self.read_copies()?;
         self.read_sets()?;
+        self.s.key_correlations();
         self.close_unclosed();
         self.read_names()?;
-        self.report_dropped();
+        let dropped = std::mem::take(&mut self.s.dropped);
+        for (table, why, n) in dropped {
+            self.s.warn(format!("{n} row(s) of {table} dropped: {why}"));
+        }
         Ok(())
     }
 
@@ -513,13 +597,14 @@ impl Reader {
                 export.push((k, v));
             }
         })?;
+        let s = &mut self.s;
         for (k, v) in export {
             match k.as_str() {
-                "EXPORT_PRODUCT_VERSION" => self.product = Some(v.clone()),
-                "EXPORT_SCHEMA_VERSION" => self.schema = Some(v.clone()),
+                "EXPORT_PRODUCT_VERSION" => s.product = Some(v.clone()),
+                "EXPORT_SCHEMA_VERSION" => s.schema = Some(v.clone()),
                 _ => continue,
             }
-            self.meta.push((k, v));
+            s.meta.push((k, v));
         }
         let mut start = None;
         self.db.scan(
@@ -529,11 +614,11 @@ impl Reader {
         )?;
         if let Some((ns, utc)) = start {
             if let Some(ns) = ns {
-                self.meta
+                s.meta
                     .push(("session start (UTC epoch ns)".into(), ns.to_string()));
             }
             if let Some(utc) = utc {
-                self.meta.push(("session start (UTC)".into(), utc));
+                s.meta.push(("session start (UTC)".into(), utc));
             }
         }
         let mut gpus = Vec::new();
@@ -547,76 +632,84 @@ impl Reader {
         gpus.dedup();
         for (id, name) in gpus {
             let id = id.map(|i| i.to_string()).unwrap_or("?".into());
-            self.meta.push((format!("device {id}"), name));
+            s.meta.push((format!("device {id}"), name));
         }
         Ok(())
     }
 
     fn read_strings(&mut self) -> Result<(), String> {
-        let mut strings = HashMap::new();
+        let strings = &mut self.s.strings;
         let found = self.db.scan("StringIds", &["id", "value"], |r| {
             if let (Some(id), Some(v)) = (r.int(0), r.text(1)) {
                 strings.insert(id, v);
             }
         })?;
         if !found {
-            self.warn("no StringIds table: kernel, call and range names are unknown".into());
+            self.s
+                .warn("no StringIds table: kernel, call and range names are unknown".into());
         }
-        self.strings = strings;
         Ok(())
     }
 
     fn read_runtime(&mut self) -> Result<(), String> {
+        let s = &mut self.s;
         let Some(plan) = self.db.plan(
             RUNTIME,
             &["start", "end", "globalTid", "correlationId", "nameId"],
         )?
         else {
-            self.warn(format!(
+            s.warn(format!(
                 "no {RUNTIME} table: GPU activities cannot be linked to their launches"
             ));
             return Ok(());
         };
-        self.warn_missing(
+        s.warn_missing(
             &plan,
             &["start", "end", "globalTid", "correlationId", "nameId"],
         );
-        let mut rows = Vec::new();
-        let strings = &self.strings;
+        let (rt, drv) = (s.cat("cuda_runtime"), s.cat("cuda_driver"));
+        let unknown = s.intern("<unknown CUDA call>");
         self.db.run(&plan, |r| {
-            rows.push((r.int(0), r.int(1), r.int(2), r.int(3), r.name(4, strings)));
-        })?;
-        let pids: HashSet<i64> = rows
-            .iter()
-            .filter_map(|r| r.2.map(|g| decode_global(g).0))
-            .collect();
-        self.multi_process = pids.len() > 1;
-        if self.multi_process {
-            self.warn(format!(
-                "{} processes make CUDA calls; correlation ids are per process, so grove keys them by pid ((pid << 40) | id)",
-                pids.len()
-            ));
-        }
-        let (rt, drv) = (self.cat("cuda_runtime"), self.cat("cuda_driver"));
-        for (start, end, gtid, corr, name) in rows {
-            let name = name.unwrap_or_else(|| "<unknown CUDA call>".into());
-            let clean = runtime_name(&name);
-            let cat = if clean.starts_with("cu") && !clean.starts_with("cuda") {
-                drv
-            } else {
-                rt
+            let (name, cat) = match r.int(4) {
+                Some(id) => match s.runtime_names.get(&id) {
+                    Some(&x) => x,
+                    None => {
+                        let x = match s.strings.get(&id).filter(|n| !n.is_empty()) {
+                            Some(n) => {
+                                let clean = runtime_name(n);
+                                let cat = if clean.starts_with("cu") && !clean.starts_with("cuda") {
+                                    drv
+                                } else {
+                                    rt
+                                };
+                                (s.tr.events.strings.intern(clean), cat)
+                            }
+                            None => (unknown, rt),
+                        };
+                        s.runtime_names.insert(id, x);
+                        x
+                    }
+                },
+                None => (unknown, rt),
             };
-            let n = self.intern(clean);
-            let lane = self.cpu_lane(gtid);
-            if let Some(i) = self.push(RUNTIME, n, cat, EventKind::Runtime, start, end, lane) {
-                let pid = gtid.map(|g| decode_global(g).0);
-                self.tr.events.correlation[i] = self.correlation(pid, corr);
+            let gtid = r.int(2);
+            let lane = s.cpu_lane(gtid);
+            if let Some(i) = s.push(
+                RUNTIME,
+                name,
+                cat,
+                EventKind::Runtime,
+                r.int(0),
+                r.int(1),
+                lane,
+            ) {
+                s.correlate(i, gtid.map(|g| decode_global(g).0), r.int(3));
             }
-        }
-        Ok(())
+        })
     }
 
     fn read_nvtx(&mut self) -> Result<(), String> {
+        let s = &mut self.s;
         let Some(plan) = self.db.plan(
             NVTX,
             &["start", "end", "eventType", "text", "textId", "globalTid"],
@@ -624,21 +717,13 @@ impl Reader {
         else {
             return Ok(());
         };
-        self.warn_missing(&plan, &["start", "end", "eventType", "globalTid"]);
+        s.warn_missing(&plan, &["start", "end", "eventType", "globalTid"]);
         let no_type = plan.missing.contains(&"eventType");
-        let mut rows = Vec::new();
-        let strings = &self.strings;
+        let cat = s.cat("nvtx");
+        let unnamed = s.intern("<unnamed NVTX range>");
         self.db.run(&plan, |r| {
-            let name = r.text(3).filter(|s| !s.is_empty()).or_else(|| {
-                r.int(4)
-                    .and_then(|id| strings.get(&id).cloned())
-                    .filter(|s| !s.is_empty())
-            });
-            rows.push((r.int(0), r.int(1), r.int(2), name, r.int(5)));
-        })?;
-        let cat = self.cat("nvtx");
-        for (start, end, ty, name, gtid) in rows {
-            let kind = match ty {
+            let (start, end) = (r.int(0), r.int(1));
+            let kind = match r.int(2) {
                 Some(t) if NVTX_PUSH_POP.contains(&t) || NVTX_START_END.contains(&t) => {
                     EventKind::Cpu
                 }
@@ -646,61 +731,37 @@ impl Reader {
                 // Without eventType, rows with a time span are taken as ranges.
                 None if no_type && end.is_some() => EventKind::Cpu,
                 // Domain and category definitions and the like are not events.
-                _ => continue,
+                _ => return,
             };
-            let n = self.intern(name.as_deref().unwrap_or("<unnamed NVTX range>"));
-            let lane = self.cpu_lane(gtid);
-            // A range still open when the capture stopped has no end: closed later at the end.
+            let name = s.name(r, 3).or_else(|| s.name(r, 4)).unwrap_or(unnamed);
+            let lane = s.cpu_lane(r.int(5));
+            // A range still open when the capture stopped has no end: closed later.
             let open = kind == EventKind::Cpu && end.is_none() && start.is_some();
             let end = if open { start } else { end };
-            if let Some(i) = self.push(NVTX, n, cat, kind, start, end, lane) {
+            if let Some(i) = s.push(NVTX, name, cat, kind, start, end, lane) {
                 if open {
-                    self.unclosed.push(i);
+                    s.unclosed.push(i);
                 }
             }
-        }
-        Ok(())
+        })
     }
 
     fn read_osrt(&mut self) -> Result<(), String> {
+        let s = &mut self.s;
         let Some(plan) = self
             .db
             .plan(OSRT, &["start", "end", "globalTid", "nameId"])?
         else {
             return Ok(());
         };
-        self.warn_missing(&plan, &["start", "end", "globalTid", "nameId"]);
-        let mut rows = Vec::new();
-        let strings = &self.strings;
+        s.warn_missing(&plan, &["start", "end", "globalTid", "nameId"]);
+        let cat = s.cat("osrt");
+        let unknown = s.intern("<unknown OS call>");
         self.db.run(&plan, |r| {
-            rows.push((r.int(0), r.int(1), r.int(2), r.name(3, strings)));
-        })?;
-        let cat = self.cat("osrt");
-        for (start, end, gtid, name) in rows {
-            let n = self.intern(name.as_deref().unwrap_or("<unknown OS call>"));
-            let lane = self.cpu_lane(gtid);
-            self.push(OSRT, n, cat, EventKind::Cpu, start, end, lane);
-        }
-        Ok(())
-    }
-
-    /// Sets the GPU-lane fields shared by kernels, copies and sets.
-    fn gpu_fields(
-        &mut self,
-        i: usize,
-        device: Option<i64>,
-        stream: Option<i64>,
-        pid: Option<i64>,
-        corr: Option<i64>,
-        args: Box<str>,
-    ) {
-        let c = self.correlation(pid, corr);
-        let ev = &mut self.tr.events;
-        ev.device[i] = device.unwrap_or(NONE_I64);
-        ev.stream[i] = stream.unwrap_or(NONE_I64);
-        ev.correlation[i] = c;
-        ev.args[i] = ev.args_text.len() as u32;
-        ev.args_text.push(args);
+            let name = s.name(r, 3).unwrap_or(unknown);
+            let lane = s.cpu_lane(r.int(2));
+            s.push(OSRT, name, cat, EventKind::Cpu, r.int(0), r.int(1), lane);
+        })
     }
 
     fn read_kernels(&mut self) -> Result<(), String> {
@@ -726,13 +787,14 @@ impl Reader {
             "dynamicSharedMemory",  // 18
             "localMemoryPerThread", // 19
         ];
+        let s = &mut self.s;
         let Some(plan) = self.db.plan(KERNEL, &COLS)? else {
-            self.warn(format!(
+            s.warn(format!(
                 "no {KERNEL} table: the export has no kernels (CUDA trace off, or none ran)"
             ));
             return Ok(());
         };
-        self.warn_missing(
+        s.warn_missing(
             &plan,
             &["start", "end", "deviceId", "streamId", "correlationId"],
         );
@@ -740,29 +802,33 @@ impl Reader {
             .iter()
             .all(|c| plan.missing.contains(c))
         {
-            self.warn(format!("{KERNEL} has no name column: kernels are unnamed"));
+            s.warn(format!("{KERNEL} has no name column: kernels are unnamed"));
         }
-        struct K {
-            start: Option<i64>,
-            end: Option<i64>,
-            device: Option<i64>,
-            stream: Option<i64>,
-            pid: Option<i64>,
-            corr: Option<i64>,
-            name: Option<String>,
-            args: Box<str>,
-        }
-        let mut rows = Vec::new();
-        let strings = &self.strings;
+        let cat = s.cat("kernel");
+        let unknown = s.intern("<unknown kernel>");
         self.db.run(&plan, |r| {
-            let name = r
-                .name(7, strings)
-                .or_else(|| r.name(8, strings))
-                .or_else(|| r.name(9, strings));
+            let name = s
+                .name(r, 7)
+                .or_else(|| s.name(r, 8))
+                .or_else(|| s.name(r, 9))
+                .unwrap_or(unknown);
+            let (device, stream) = (r.int(2), r.int(4));
+            let lane = s.gpu_lane(device, stream);
+            let Some(i) = s.push(
+                KERNEL,
+                name,
+                cat,
+                EventKind::Kernel,
+                r.int(0),
+                r.int(1),
+                lane,
+            ) else {
+                return;
+            };
             let mut a = Args::new();
-            a.int("device", r.int(2));
+            a.int("device", device);
             a.int("context", r.int(3));
-            a.int("stream", r.int(4));
+            a.int("stream", stream);
             a.int("correlation", r.int(5));
             a.int("registers per thread", r.int(10));
             let (st, dy) = (r.int(17), r.int(18));
@@ -774,26 +840,9 @@ impl Reader {
             a.int("static shared memory", st);
             a.int("dynamic shared memory", dy);
             a.int("local memory per thread", r.int(19));
-            rows.push(K {
-                start: r.int(0),
-                end: r.int(1),
-                device: r.int(2),
-                stream: r.int(4),
-                pid: r.int(6).map(|g| decode_global(g).0),
-                corr: r.int(5),
-                name,
-                args: a.done(),
-            });
-        })?;
-        let cat = self.cat("kernel");
-        for k in rows {
-            let n = self.intern(k.name.as_deref().unwrap_or("<unknown kernel>"));
-            let lane = self.gpu_lane(k.device, k.stream);
-            if let Some(i) = self.push(KERNEL, n, cat, EventKind::Kernel, k.start, k.end, lane) {
-                self.gpu_fields(i, k.device, k.stream, k.pid, k.corr, k.args);
-            }
-        }
-        Ok(())
+            s.gpu_fields(i, device, stream, a);
+            s.correlate(i, r.int(6).map(|g| decode_global(g).0), r.int(5));
+        })
     }
 
     /// An `ENUM_*` table as id -> (name, label).
@@ -841,7 +890,10 @@ impl Reader {
         let Some(plan) = self.db.plan(MEMCPY, &COLS)? else {
             return Ok(());
         };
-        self.warn_missing(
+        let opers = self.read_enum("ENUM_CUDA_MEMCPY_OPER")?;
+        let kinds = self.read_enum("ENUM_CUDA_MEM_KIND")?;
+        let s = &mut self.s;
+        s.warn_missing(
             &plan,
             &[
                 "start",
@@ -855,30 +907,38 @@ impl Reader {
                 "dstKind",
             ],
         );
-        let opers = self.read_enum("ENUM_CUDA_MEMCPY_OPER")?;
-        let kinds = self.read_enum("ENUM_CUDA_MEM_KIND")?;
-        let mut rows = Vec::new();
+        let cat = s.cat("gpu_memcpy");
+        // (copyKind, srcKind, dstKind) -> interned name.
+        let mut names: HashMap<[Option<i64>; 3], u32> = HashMap::new();
         self.db.run(&plan, |r| {
             let copy = r.int(8);
-            let short = match copy {
-                Some(k) => match opers.get(&k) {
-                    Some((name, label)) => copy_kind_from_enum(name)
-                        .or_else(|| (!label.is_empty()).then(|| label.clone()))
-                        .unwrap_or_else(|| copy_kind_fallback(k)),
-                    None => copy_kind_fallback(k),
-                },
-                None => "Unknown".into(),
-            };
-            let name = format!(
-                "Memcpy {short} ({} -> {})",
-                Self::mem_kind(&kinds, r.int(9)),
-                Self::mem_kind(&kinds, r.int(10))
-            );
+            let key = [copy, r.int(9), r.int(10)];
+            let name = *names.entry(key).or_insert_with(|| {
+                let short = match copy {
+                    Some(k) => match opers.get(&k) {
+                        Some((name, label)) => copy_kind_from_enum(name)
+                            .or_else(|| (!label.is_empty()).then(|| label.clone()))
+                            .unwrap_or_else(|| copy_kind_fallback(k)),
+                        None => copy_kind_fallback(k),
+                    },
+                    None => "Unknown".into(),
+                };
+                s.intern(&format!(
+                    "Memcpy {short} ({} -> {})",
+                    Self::mem_kind(&kinds, key[1]),
+                    Self::mem_kind(&kinds, key[2])
+                ))
+            });
             let (start, end, bytes) = (r.int(0), r.int(1), r.int(7));
+            let (device, stream) = (r.int(2), r.int(4));
+            let lane = s.gpu_lane(device, stream);
+            let Some(i) = s.push(MEMCPY, name, cat, EventKind::Memcpy, start, end, lane) else {
+                return;
+            };
             let mut a = Args::new();
-            a.int("device", r.int(2));
+            a.int("device", device);
             a.int("context", r.int(3));
-            a.int("stream", r.int(4));
+            a.int("stream", stream);
             a.int("correlation", r.int(5));
             a.int("bytes", bytes);
             a.float("memory bandwidth (GB/s)", bandwidth(bytes, start, end));
@@ -888,24 +948,14 @@ impl Reader {
                 a.int("fromContext", r.int(13));
                 a.int("toContext", r.int(14));
             }
-            if let Some(k) = copy {
-                let label = opers.get(&k).map(|o| o.1.clone()).unwrap_or_default();
+            if let Some((_, label)) = copy.and_then(|k| opers.get(&k)) {
                 if !label.is_empty() {
-                    a.text("copy kind", &label);
+                    a.text("copy kind", label);
                 }
             }
-            rows.push((start, end, r.int(2), r.int(4), r.int(6), r.int(5), name, a));
-        })?;
-        let cat = self.cat("gpu_memcpy");
-        for (start, end, device, stream, gpid, corr, name, args) in rows {
-            let n = self.intern(&name);
-            let lane = self.gpu_lane(device, stream);
-            if let Some(i) = self.push(MEMCPY, n, cat, EventKind::Memcpy, start, end, lane) {
-                let pid = gpid.map(|g| decode_global(g).0);
-                self.gpu_fields(i, device, stream, pid, corr, args.done());
-            }
-        }
-        Ok(())
+            s.gpu_fields(i, device, stream, a);
+            s.correlate(i, r.int(6).map(|g| decode_global(g).0), r.int(5));
+        })
     }
 
     fn read_sets(&mut self) -> Result<(), String> {
@@ -924,7 +974,9 @@ impl Reader {
         let Some(plan) = self.db.plan(MEMSET, &COLS)? else {
             return Ok(());
         };
-        self.warn_missing(
+        let kinds = self.read_enum("ENUM_CUDA_MEM_KIND")?;
+        let s = &mut self.s;
+        s.warn_missing(
             &plan,
             &[
                 "start",
@@ -935,63 +987,63 @@ impl Reader {
                 "bytes",
             ],
         );
-        let kinds = self.read_enum("ENUM_CUDA_MEM_KIND")?;
-        let mut rows = Vec::new();
+        let cat = s.cat("gpu_memset");
+        let mut names: HashMap<Option<i64>, u32> = HashMap::new();
         self.db.run(&plan, |r| {
             // Kineto names every set after its memory kind: "Memset (Device)".
-            let name = format!("Memset ({})", Self::mem_kind(&kinds, r.int(9)));
+            let kind = r.int(9);
+            let name = *names
+                .entry(kind)
+                .or_insert_with(|| s.intern(&format!("Memset ({})", Self::mem_kind(&kinds, kind))));
             let (start, end, bytes) = (r.int(0), r.int(1), r.int(7));
+            let (device, stream) = (r.int(2), r.int(4));
+            let lane = s.gpu_lane(device, stream);
+            let Some(i) = s.push(MEMSET, name, cat, EventKind::Memset, start, end, lane) else {
+                return;
+            };
             let mut a = Args::new();
-            a.int("device", r.int(2));
+            a.int("device", device);
             a.int("context", r.int(3));
-            a.int("stream", r.int(4));
+            a.int("stream", stream);
             a.int("correlation", r.int(5));
             a.int("bytes", bytes);
             a.float("memory bandwidth (GB/s)", bandwidth(bytes, start, end));
             a.int("value", r.int(8));
-            rows.push((start, end, r.int(2), r.int(4), r.int(6), r.int(5), name, a));
-        })?;
-        let cat = self.cat("gpu_memset");
-        for (start, end, device, stream, gpid, corr, name, args) in rows {
-            let n = self.intern(&name);
-            let lane = self.gpu_lane(device, stream);
-            if let Some(i) = self.push(MEMSET, n, cat, EventKind::Memset, start, end, lane) {
-                let pid = gpid.map(|g| decode_global(g).0);
-                self.gpu_fields(i, device, stream, pid, corr, args.done());
-            }
-        }
-        Ok(())
+            s.gpu_fields(i, device, stream, a);
+            s.correlate(i, r.int(6).map(|g| decode_global(g).0), r.int(5));
+        })
     }
 
     /// NVTX ranges still open when the capture stopped end with the last event.
     fn close_unclosed(&mut self) {
-        if self.unclosed.is_empty() {
+        let s = &mut self.s;
+        if s.unclosed.is_empty() {
             return;
         }
-        let ev = &mut self.tr.events;
-        for &i in &self.unclosed {
-            ev.dur[i] = (self.max_end - ev.ts[i]).max(0);
+        let ev = &mut s.tr.events;
+        for &i in &s.unclosed {
+            ev.dur[i] = (s.max_end - ev.ts[i]).max(0);
         }
-        let n = self.unclosed.len();
-        self.warn(format!(
+        let n = s.unclosed.len();
+        s.warn(format!(
             "{n} NVTX range(s) never ended; closed at the end of the trace"
         ));
     }
 
     /// Thread names (ThreadNames) and process names (PROCESSES) of the lanes in use.
     fn read_names(&mut self) -> Result<(), String> {
+        let s = &mut self.s;
         let mut threads: HashMap<(i64, i64), (i64, String)> = HashMap::new();
-        let lanes = &self.lanes;
-        let strings = &self.strings;
         self.db
             .scan("ThreadNames", &["nameId", "priority", "globalTid"], |r| {
-                let (Some(g), Some(name)) = (r.int(2), r.name(0, strings)) else {
-                    return;
-                };
+                let Some(g) = r.int(2) else { return };
                 let key = decode_global(g);
-                if !lanes.contains(&key) {
+                if !s.lanes.contains(&key) {
                     return;
                 }
+                let Some(name) = r.name_text(0, &s.strings) else {
+                    return;
+                };
                 let prio = r.int(1).unwrap_or(0);
                 match threads.get(&key) {
                     Some((p, _)) if *p > prio => {}
@@ -1000,7 +1052,7 @@ impl Reader {
                     }
                 }
             })?;
-        let pids: HashSet<i64> = lanes.iter().map(|l| l.0).collect();
+        let pids: HashSet<i64> = s.lanes.iter().map(|l| l.0).collect();
         let mut procs: HashMap<i64, String> = HashMap::new();
         self.db
             .scan("PROCESSES", &["globalPid", "pid", "name"], |r| {
@@ -1012,41 +1064,24 @@ impl Reader {
                 }
             })?;
         for ((p, t), (_, name)) in threads {
-            let (pk, tk) = (self.intern(&p.to_string()), self.intern(&t.to_string()));
-            self.tr.thread_names.insert((pk, tk), name);
+            let (pk, tk) = (s.intern(&p.to_string()), s.intern(&t.to_string()));
+            s.tr.thread_names.insert((pk, tk), name);
         }
         for (p, name) in procs {
-            let pk = self.intern(&p.to_string());
-            self.tr.process_names.insert(pk, name);
+            let pk = s.intern(&p.to_string());
+            s.tr.process_names.insert(pk, name);
         }
         Ok(())
     }
 
-    fn report_dropped(&mut self) {
-        let mut lines = Vec::new();
-        let mut neg: Vec<_> = self.dropped.negative.iter().collect();
-        neg.sort();
-        for (t, n) in neg {
-            lines.push(format!("{n} row(s) of {t} dropped: end before start"));
-        }
-        let mut none: Vec<_> = self.dropped.no_time.iter().collect();
-        none.sort();
-        for (t, n) in none {
-            lines.push(format!("{n} row(s) of {t} dropped: no start or end"));
-        }
-        for l in lines {
-            self.warn(l);
-        }
-    }
-
     fn finish(self, source: Source) -> Profile {
-        let Reader {
+        let State {
             mut tr,
             mut meta,
             product,
             schema,
             ..
-        } = self;
+        } = self.s;
         let tree = trace_cct::build(&tr);
         tr.events.node = tree.node_of_event;
         tr.events.launch = tree.launch_of_event;
@@ -1056,10 +1091,10 @@ impl Reader {
         warnings.extend(tree.warnings);
         meta.extend(tr.meta);
         let dialect = match (product, schema) {
-            (Some(p), Some(s)) => format!("Nsight Systems {p} (export schema {s})"),
-            (None, Some(s)) => format!("Nsight Systems (export schema {s})"),
+            (Some(p), Some(s)) => format!("Nsight Systems {p}, export schema {s}"),
+            (None, Some(s)) => format!("Nsight Systems, export schema {s}"),
             (Some(p), None) => format!("Nsight Systems {p}"),
-            (None, None) => "Nsight Systems (no META_DATA_EXPORT: an older export)".into(),
+            (None, None) => "Nsight Systems, an older export without META_DATA_EXPORT".into(),
         };
         Profile {
             source,
@@ -1100,7 +1135,11 @@ mod tests {
     fn load(path: &Path) -> Profile {
         let mut all = read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert_eq!(all.len(), 1);
-        all.remove(0)
+        let p = all.remove(0);
+        assert!(p.cct.check(), "{}", path.display());
+        let ev = p.events.as_ref().unwrap();
+        assert_eq!((ev.node.len(), ev.launch.len()), (ev.len(), ev.len()));
+        p
     }
 
     fn count(ev: &EventTable, k: EventKind) -> usize {
@@ -1239,7 +1278,7 @@ mod tests {
         );
         assert_eq!(
             p.dialect,
-            "Nsight Systems 2024.6.2.25 (export schema 3.16.1)"
+            "Nsight Systems 2024.6.2.25, export schema 3.16.1"
         );
         // The main thread's root is named after the thread.
         let main = root_named(&p, "test_matmul");
@@ -1329,7 +1368,7 @@ mod tests {
         assert_eq!(p.meta_value("EXPORT_SCHEMA_VERSION"), Some("3.16.1"));
         assert_eq!(
             p.dialect,
-            "Nsight Systems 2024.6.1.90 (export schema 3.16.1)"
+            "Nsight Systems 2024.6.1.90, export schema 3.16.1"
         );
         assert_eq!(p.meta_value("device 1"), Some("NVIDIA H100 80GB HBM3"));
         assert_eq!(count(ev, EventKind::Kernel), 2);
@@ -1350,7 +1389,9 @@ mod tests {
         assert_eq!(args(ev, b)["correlation"], 1);
         assert_ne!(ev.correlation[a], ev.correlation[b]);
         assert_eq!(check_launches(&p), 4);
-        assert!(p.warnings.iter().any(|w| w.contains("2 processes")));
+        assert!(p
+            .meta_value("correlation ids")
+            .is_some_and(|v| v.contains("2 processes")));
         // Peer copy with Kineto's peer args; labels from the ENUM tables.
         let peer = find(ev, "Memcpy PtoP (Device -> Device)");
         let pa = args(ev, peer);
