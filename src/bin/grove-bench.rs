@@ -367,6 +367,21 @@ fn main() {
                 .unwrap_or(5_000_000);
             gpu(n);
         }
+        Some("ensemble") => {
+            // Every file of a directory, loaded in parallel and merged.
+            let dir = std::path::Path::new(&args[1]);
+            let files = grove::ensemble::expand_inputs(&[dir.to_path_buf()]).unwrap();
+            let bytes: u64 = files.iter().map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0)).sum();
+            let t = Instant::now();
+            let p = grove::ensemble::load_ensemble(&files, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
+            let secs = t.elapsed().as_secs_f64();
+            println!("files {}", files.len());
+            println!("input_bytes {bytes} B");
+            println!("union_nodes {}", p.cct.len());
+            println!("metric_columns {}", p.metrics.names().len());
+            println!("load_and_merge {secs:.2} s");
+            println!("peak_rss {:.1} MiB", peak_rss_mib());
+        }
         Some("commands") => {
             let n: usize = args
                 .get(1)
