@@ -203,6 +203,7 @@ impl App {
         let cats = crate::gpu::classify::Categories::load(None)
             .unwrap_or_else(|_| crate::gpu::classify::Categories::builtin());
         app.set_categories(cats);
+        app.default_markers();
         app.initial_view();
         let w = &app.profile.warnings;
         if !w.is_empty() {
@@ -218,6 +219,14 @@ impl App {
             });
         }
         app
+    }
+
+    /// With two profiles, ◀ ▶ mark the nodes only one of them has, from the start.
+    fn default_markers(&mut self) {
+        let members = compare::member_labels(&self.original.1);
+        if let [a, b] = members.as_slice() {
+            self.diff = Some((a.clone(), b.clone()));
+        }
     }
 
     /// Uses these kernel categories (rebuilds the GPU state).
@@ -484,6 +493,7 @@ impl App {
         self.diff = None;
         self.diff_base = None;
         self.meta_filter = None;
+        self.default_markers();
         self.kernels = panels::KernelsView::default();
         self.timeline = panels::TimelineView::default();
         self.kernel_marks = None;

@@ -247,13 +247,19 @@ fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     lines.push((format!("type  {}", f.kind), dim));
     lines.push((String::new(), text));
     let m = &app.profile.metrics;
+    let members = crate::app::compare::member_labels(&app.original.1);
     for name in m.names() {
         let v = m.get(&name, n);
-        let mut s = format!(
-            "{:<15} {:>10}",
-            clip(&name, 15),
+        // Which profile holds the maximum: its label, not its index.
+        let shown = if name.ends_with("@argmax") && v.is_finite() {
+            members
+                .get(v as usize)
+                .cloned()
+                .unwrap_or_else(|| format::value(v, "", g.micro))
+        } else {
             format::value(v, m.unit(&name), g.micro)
-        );
+        };
+        let mut s = format!("{:<15} {:>10}", clip(&name, 15), shown);
         if name == app.inclusive_column() {
             s.push_str(&format!(" {:>6}", format::percent(v, app.total)));
         }
