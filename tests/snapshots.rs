@@ -368,6 +368,11 @@ fn timeline_zoom_command() {
 }
 
 #[test]
+fn timeline_cpu_lanes() {
+    check(case("timeline_cpu", "4cjn"));
+}
+
+#[test]
 fn summary_panel() {
     check(case("summary", "5"));
 }

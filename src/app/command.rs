@@ -102,6 +102,8 @@ pub enum Command {
     Pan(bool),
     NextKernel,
     PrevKernel,
+    /// Timeline lanes: GPU streams only (false) or CPU threads too (true).
+    Lanes(bool),
     /// Jump from the selected kernel to the call path that launched it.
     GotoLaunch,
     /// Heatmap normalisation: row | column | global | zscore | next.
@@ -438,6 +440,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("select-kernel", "select a kernel by name (marks its call paths and instances)"),
     ("zoom", "timeline window: zoom START END | in | out | fit | kernel"),
     ("pan", "move the timeline window: pan left | right"),
+    ("lanes", "timeline lanes: gpu | all (CPU threads too)"),
     ("next-kernel", "next kernel on the timeline lane"),
     ("prev-kernel", "previous kernel on the timeline lane"),
     ("goto-launch", "show the call path that launched the selected kernel"),
@@ -905,6 +908,20 @@ impl Command {
                     Ok(Command::MetaFilter(Some(e.to_string())))
                 }
             },
+            "lanes" => match args {
+                [t] if t.text == "gpu" => Ok(Command::Lanes(false)),
+                [t] if t.text == "all" => Ok(Command::Lanes(true)),
+                [t, ..] => Err(ParseError {
+                    pos: t.pos,
+                    len: t.len,
+                    msg: "expected gpu or all".into(),
+                }),
+                [] => Err(ParseError {
+                    pos: end,
+                    len: 0,
+                    msg: "expected gpu or all".into(),
+                }),
+            },
             "next-kernel" => no_args(Command::NextKernel),
             "prev-kernel" => no_args(Command::PrevKernel),
             "goto-launch" => no_args(Command::GotoLaunch),
@@ -1068,6 +1085,7 @@ impl fmt::Display for Command {
             Command::Zoom(ZoomSpec::Kernel) => f.write_str("zoom kernel"),
             Command::Pan(right) => write!(f, "pan {}", if *right { "right" } else { "left" }),
             Command::NextKernel => f.write_str("next-kernel"),
+            Command::Lanes(all) => f.write_str(if *all { "lanes all" } else { "lanes gpu" }),
             Command::PrevKernel => f.write_str("prev-kernel"),
             Command::GotoLaunch => f.write_str("goto-launch"),
             Command::HeatmapNorm(m) => write!(f, "heatmap norm {m}"),

@@ -784,6 +784,7 @@ impl App {
             | Command::Pan(_)
             | Command::NextKernel
             | Command::PrevKernel
+            | Command::Lanes(_)
             | Command::GotoLaunch) => return self.panel_command(c),
             c @ (Command::HeatmapNorm(_)
             | Command::HeatmapSort

@@ -26,6 +26,8 @@ pub struct GpuState {
     pub origin: i64,
     /// First start and last end of the GPU activities.
     pub span: (i64, i64),
+    /// CPU threads (their slices), shown below the GPU lanes on request.
+    pub cpu_lanes: Vec<(String, LaneIndex)>,
 }
 
 #[derive(Debug, Clone)]
@@ -66,6 +68,8 @@ pub struct TimelineView {
     /// The kernel instance selected on the timeline (event index).
     pub selected: Option<u32>,
     pub lane_offset: usize,
+    /// Show CPU threads below the GPU lanes.
+    pub show_cpu: bool,
 }
 
 impl GpuState {
@@ -82,16 +86,55 @@ impl GpuState {
         let start = lanes.iter().filter_map(|l| l.span()).map(|s| s.0).min()?;
         let end = lanes.iter().filter_map(|l| l.span()).map(|s| s.1).max()?;
         let origin = ev.ts.iter().copied().min().unwrap_or(start).min(start);
+        let mut threads: Vec<((u32, u32), Vec<u32>)> = Vec::new();
+        let mut at: std::collections::HashMap<(u32, u32), usize> = std::collections::HashMap::new();
+        for i in 0..ev.len() {
+            if matches!(ev.kind[i], crate::model::EventKind::Cpu | crate::model::EventKind::Runtime) {
+                let key = (ev.pid[i], ev.tid[i]);
+                let k = *at.entry(key).or_insert_with(|| {
+                    threads.push((key, Vec::new()));
+                    threads.len() - 1
+                });
+                threads[k].1.push(i as u32);
+            }
+        }
+        let cpu_lanes = threads
+            .into_iter()
+            .map(|((_, t), evs)| (format!("CPU t{}", ev.strings.resolve(t)), LaneIndex::new(ev, &evs)))
+            .collect();
         Some(GpuState {
             model,
             lanes,
             origin,
             span: (start, end.max(start + 1)),
+            cpu_lanes,
         })
     }
 }
 
+/// One timeline lane: its label, index, and whether it is a GPU stream.
+pub struct LaneRef<'a> {
+    pub label: String,
+    pub index: &'a LaneIndex,
+    pub gpu: bool,
+}
+
 impl App {
+    /// The timeline's lanes: GPU streams, then CPU threads when shown.
+    pub fn lanes(&self) -> Vec<LaneRef<'_>> {
+        let Some(g) = &self.gpu else { return Vec::new() };
+        let mut out: Vec<LaneRef<'_>> = g
+            .lanes
+            .iter()
+            .zip(&g.model.lanes)
+            .map(|(index, l)| LaneRef { label: l.label(), index, gpu: true })
+            .collect();
+        if self.timeline.show_cpu {
+            out.extend(g.cpu_lanes.iter().map(|(label, index)| LaneRef { label: label.clone(), index, gpu: false }));
+        }
+        out
+    }
+
     /// Recomputes the kernel rows for the current options.
     pub(super) fn refresh_kernels(&mut self) {
         let (Some(g), Some(ev)) = (self.gpu.as_ref(), self.profile.events.as_ref()) else {
@@ -283,9 +326,17 @@ impl App {
                 self.timeline.cursor_t += step;
                 Ok(Some(self.set_window(a + step, b + step)))
             }
+            Command::Lanes(all) => {
+                self.need_gpu()?;
+                self.timeline.show_cpu = all;
+                let n = self.lanes().len();
+                self.timeline.lane = self.timeline.lane.min(n.saturating_sub(1));
+                Ok(Some(Command::Lanes(all)))
+            }
             Command::NextKernel | Command::PrevKernel => {
-                let g = self.need_gpu()?;
-                let lane = g.lanes.get(self.timeline.lane).ok_or("no lane")?;
+                self.need_gpu()?;
+                let lanes = self.lanes();
+                let lane = lanes.get(self.timeline.lane).ok_or("no lane")?.index;
                 let forward = cmd == Command::NextKernel;
                 let Some(i) = lane.neighbour(self.timeline.cursor_t, forward) else {
                     return Err(if forward {
@@ -350,7 +401,7 @@ impl App {
                 true
             }
             PanelChoice::Timeline => {
-                let n = self.gpu.as_ref().map(|g| g.lanes.len()).unwrap_or(0);
+                let n = self.lanes().len();
                 if n > 0 {
                     self.timeline.lane =
                         (self.timeline.lane as isize + delta).clamp(0, n as isize - 1) as usize;

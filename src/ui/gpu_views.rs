@@ -269,7 +269,9 @@ pub fn timeline(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buff
         0
     };
     let marked = app.kernels.selected.as_deref();
-    for (li, lane) in gpu.lanes.iter().enumerate().skip(offset).take(lanes_h) {
+    let lanes = app.lanes();
+    for (li, lane_ref) in lanes.iter().enumerate().skip(offset).take(lanes_h) {
+        let lane = lane_ref.index;
         let y = area.y + 1 + (li - offset) as u16;
         let sel_lane = li == tl.lane;
         let label_style = if sel_lane {
@@ -281,11 +283,7 @@ pub fn timeline(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buff
             buf,
             area.x,
             y,
-            &format!(
-                "{:<w$}",
-                gpu.model.lanes[li].label(),
-                w = label_w as usize - 1
-            ),
+            &format!("{:<w$}", lane_ref.label, w = label_w as usize - 1),
             plot_x,
             label_style,
         );
@@ -298,7 +296,8 @@ pub fn timeline(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buff
                 ((cell.busy * 8.0).ceil() as usize).clamp(1, 8)
             };
             let mut st = match cell.top {
-                Some(i) => theme.category(gpu.model.category_color(i)),
+                Some(i) if lane_ref.gpu => theme.category(gpu.model.category_color(i)),
+                Some(_) => theme.style("ui.text"),
                 None => theme.style("ui.dim"),
             };
             if let Some(i) = cell.top {
@@ -338,9 +337,9 @@ pub fn instance_details(app: &App, theme: &Theme, g: &Glyphs, lines: &mut Vec<(S
     let t = |x: i64| format::duration_ns((x - gpu.origin) as f64, g.micro);
     let (a, b) = tl.window;
     lines.push((format!("window    {} – {}", t(a), t(b)), dim));
-    if let Some(lane) = gpu.model.lanes.get(tl.lane) {
+    if let Some(lane) = app.lanes().get(tl.lane) {
         lines.push((
-            format!("lane      {}  cursor {}", lane.label(), t(tl.cursor_t)),
+            format!("lane      {}  cursor {}", lane.label, t(tl.cursor_t)),
             dim,
         ));
     }
