@@ -371,9 +371,13 @@ fn main() {
             // Every file of a directory, loaded in parallel and merged.
             let dir = std::path::Path::new(&args[1]);
             let files = grove::ensemble::expand_inputs(&[dir.to_path_buf()]).unwrap();
-            let bytes: u64 = files.iter().map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0)).sum();
+            let bytes: u64 = files
+                .iter()
+                .map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0))
+                .sum();
             let t = Instant::now();
-            let p = grove::ensemble::load_ensemble(&files, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
+            let p = grove::ensemble::load_ensemble(&files, &Default::default())
+                .unwrap_or_else(|e| panic!("{e}"));
             let secs = t.elapsed().as_secs_f64();
             println!("files {}", files.len());
             println!("input_bytes {bytes} B");
