@@ -208,7 +208,8 @@ pub enum Sub {
         /// Round times inward to whole µs first, as HTA does.
         #[arg(long)]
         hta_rounding: bool,
-        /// Idle gaps shorter than this are "kernel wait" (HTA: 30, in µs).
+        /// Idle gaps shorter than this are "kernel wait" (a time such as 30us; a plain
+        /// number is µs, as HTA's consecutive_kernel_delay).
         #[arg(long, value_name = "TIME", default_value = "30us")]
         kernel_wait: String,
     },

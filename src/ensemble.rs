@@ -45,8 +45,19 @@ pub fn labels(profiles: &[Profile], given: &HashMap<String, String>) -> Vec<Stri
             if let Some(l) = given.get(&stem).or_else(|| given.get(&i.to_string())) {
                 return l.clone();
             }
-            if let Some(r) = p.meta_value("distributedInfo.rank") {
+            if let Some(r) = p
+                .meta_value("distributedInfo.rank")
+                .or_else(|| p.meta_value("mpi.rank"))
+            {
                 return format!("rank{r}");
+            }
+            // Readers that split one input into several profiles label them.
+            let siblings = profiles
+                .iter()
+                .filter(|q| q.source.path == p.source.path)
+                .count();
+            if (p.source.path.is_none() || siblings > 1) && !p.source.label.is_empty() {
+                return p.source.label.replace(' ', "_");
             }
             stem
         })
@@ -210,7 +221,15 @@ pub fn unify(profiles: &[Profile], labels: &[String]) -> Profile {
             table.set(&column(m, &labels[pi]), &unit, col.clone());
             per.push(col);
         }
-        let stats = stats_columns(&per, rows);
+        // A database's summary profile (HPCToolkit) aggregates the others: it is a
+        // column of its own but not a member of the statistics.
+        let members: Vec<Vec<f64>> = per
+            .iter()
+            .zip(labels)
+            .filter(|(_, l)| l.as_str() != "summary")
+            .map(|(c, _)| c.clone())
+            .collect();
+        let stats = stats_columns(if members.is_empty() { &per } else { &members }, rows);
         for (name, vals) in STATS.iter().zip(stats) {
             let u = if matches!(*name, "cv" | "argmax") {
                 ""

@@ -221,9 +221,16 @@ fn run(cli: Cli) -> Result<(), String> {
             hta_rounding,
             kernel_wait,
         }) => {
-            let kw = parse_duration(&kernel_wait).ok_or_else(|| {
-                format!("--kernel-wait {kernel_wait:?}: give a time such as 30us")
-            })?;
+            // A plain number is µs, as HTA's parameter.
+            let kw = kernel_wait
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .map(|us| (us * 1000.0).round() as i64)
+                .or_else(|| parse_duration(&kernel_wait))
+                .ok_or_else(|| {
+                    format!("--kernel-wait {kernel_wait:?}: give a time such as 30us")
+                })?;
             let opt = gpu::breakdown::Options {
                 hta_rounding,
                 kernel_wait_ns: kw,
@@ -239,7 +246,12 @@ fn run(cli: Cli) -> Result<(), String> {
                 SummaryTable::Memory => vec![report::Table::Memory],
                 SummaryTable::Overhead => vec![report::Table::Overhead],
             };
-            let cats = gpu::classify::Categories::load(None)?;
+            // The breakdowns use HTA's types, not grove's categories: a broken user
+            // categories file must not stop them.
+            let cats = gpu::classify::Categories::load(None).unwrap_or_else(|e| {
+                eprintln!("grove: warning: {e}; using the built-in categories");
+                gpu::classify::Categories::builtin()
+            });
             let mut rows: Vec<Vec<Vec<String>>> = vec![Vec::new(); tables.len()];
             for (i, f) in files.iter().enumerate() {
                 let p = load(Some(f))?;
@@ -260,6 +272,17 @@ fn run(cli: Cli) -> Result<(), String> {
                 }
             }
             let mut text = String::new();
+            if format == OutFormat::Json && tables.len() > 1 {
+                // One JSON document: {"temporal": [...], "idle": [...], ...}.
+                let mut obj = serde_json::Map::new();
+                for (t, table) in tables.iter().enumerate() {
+                    let one = report::render(table.header(), &rows[t], report::Format::Json, "");
+                    let v: serde_json::Value = serde_json::from_str(&one).unwrap_or_default();
+                    obj.insert(table.name().to_string(), v);
+                }
+                let doc = serde_json::Value::Object(obj);
+                return write_out(&(serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"));
+            }
             for (t, table) in tables.iter().enumerate() {
                 let title = if tables.len() > 1 { table.name() } else { "" };
                 text.push_str(&report::render(

@@ -148,7 +148,14 @@ fn kernels_csv_columns_are_fixed() {
         "json",
     ]);
     assert_eq!(code, 0);
-    assert!(out.contains("\"comp_comm_overlap_pct\""));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        v["overlap"][0]["comp_comm_overlap_pct"].is_number(),
+        "{out}"
+    );
+    assert!(v["temporal"].as_array().unwrap().len() >= 2);
+    let (code, _, err) = grove(&["summary", f.to_str().unwrap(), "--kernel-wait", "30"]);
+    assert_eq!(code, 0, "{err}");
     let (code, _, err) = grove(&["summary", f.to_str().unwrap(), "--kernel-wait", "lots"]);
     assert_eq!(code, 2);
     assert!(err.contains("--kernel-wait"));

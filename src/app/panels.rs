@@ -89,7 +89,10 @@ impl GpuState {
         let mut threads: Vec<((u32, u32), Vec<u32>)> = Vec::new();
         let mut at: std::collections::HashMap<(u32, u32), usize> = std::collections::HashMap::new();
         for i in 0..ev.len() {
-            if matches!(ev.kind[i], crate::model::EventKind::Cpu | crate::model::EventKind::Runtime) {
+            if matches!(
+                ev.kind[i],
+                crate::model::EventKind::Cpu | crate::model::EventKind::Runtime
+            ) {
                 let key = (ev.pid[i], ev.tid[i]);
                 let k = *at.entry(key).or_insert_with(|| {
                     threads.push((key, Vec::new()));
@@ -100,7 +103,12 @@ impl GpuState {
         }
         let cpu_lanes = threads
             .into_iter()
-            .map(|((_, t), evs)| (format!("CPU t{}", ev.strings.resolve(t)), LaneIndex::new(ev, &evs)))
+            .map(|((_, t), evs)| {
+                (
+                    format!("CPU t{}", ev.strings.resolve(t)),
+                    LaneIndex::new(ev, &evs),
+                )
+            })
             .collect();
         Some(GpuState {
             model,
@@ -122,15 +130,25 @@ pub struct LaneRef<'a> {
 impl App {
     /// The timeline's lanes: GPU streams, then CPU threads when shown.
     pub fn lanes(&self) -> Vec<LaneRef<'_>> {
-        let Some(g) = &self.gpu else { return Vec::new() };
+        let Some(g) = &self.gpu else {
+            return Vec::new();
+        };
         let mut out: Vec<LaneRef<'_>> = g
             .lanes
             .iter()
             .zip(&g.model.lanes)
-            .map(|(index, l)| LaneRef { label: l.label(), index, gpu: true })
+            .map(|(index, l)| LaneRef {
+                label: l.label(),
+                index,
+                gpu: true,
+            })
             .collect();
         if self.timeline.show_cpu {
-            out.extend(g.cpu_lanes.iter().map(|(label, index)| LaneRef { label: label.clone(), index, gpu: false }));
+            out.extend(g.cpu_lanes.iter().map(|(label, index)| LaneRef {
+                label: label.clone(),
+                index,
+                gpu: false,
+            }));
         }
         out
     }
@@ -209,10 +227,19 @@ impl App {
     pub(super) fn panel_command(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
         match cmd {
             Command::Panel(choice) => {
-                let i = PANELS.iter().position(|p| *p == self.panel).unwrap_or(0);
+                // Next/prev skip the GPU panels when the profile has no GPU activity.
+                let usable: Vec<PanelChoice> = PANELS
+                    .iter()
+                    .copied()
+                    .filter(|p| {
+                        self.gpu.is_some()
+                            || !matches!(p, PanelChoice::Kernels | PanelChoice::Timeline)
+                    })
+                    .collect();
+                let i = usable.iter().position(|p| *p == self.panel).unwrap_or(0);
                 let next = match choice {
-                    PanelChoice::Next => PANELS[(i + 1) % PANELS.len()],
-                    PanelChoice::Prev => PANELS[(i + PANELS.len() - 1) % PANELS.len()],
+                    PanelChoice::Next => usable[(i + 1) % usable.len()],
+                    PanelChoice::Prev => usable[(i + usable.len() - 1) % usable.len()],
                     p => p,
                 };
                 if matches!(next, PanelChoice::Kernels | PanelChoice::Timeline) {
@@ -296,6 +323,9 @@ impl App {
             }
             Command::Zoom(spec) => {
                 let span = self.need_gpu()?.span;
+                if self.timeline.window.1 <= self.timeline.window.0 {
+                    self.set_window(span.0, span.1);
+                }
                 let origin = self.gpu.as_ref().unwrap().origin;
                 let (a, b) = self.timeline.window;
                 let c = self.timeline.cursor_t.clamp(a, b);
@@ -320,7 +350,10 @@ impl App {
                 Ok(Some(logged))
             }
             Command::Pan(right) => {
-                self.need_gpu()?;
+                let span = self.need_gpu()?.span;
+                if self.timeline.window.1 <= self.timeline.window.0 {
+                    self.set_window(span.0, span.1);
+                }
                 let (a, b) = self.timeline.window;
                 let step = ((b - a) / 4).max(1) * if right { 1 } else { -1 };
                 self.timeline.cursor_t += step;

@@ -178,8 +178,10 @@ impl Categories {
         Ok(Categories { rules })
     }
 
-    /// Index of the first rule that matches.
+    /// Index of the first rule that matches the name without its parameter list
+    /// (argument types like `fbgemm_gpu::...` say nothing about what a kernel does).
     pub fn classify(&self, name: &str, kind: EventKind) -> usize {
+        let name = without_parameters(name);
         self.rules
             .iter()
             .position(|c| {
@@ -188,6 +190,26 @@ impl Categories {
             })
             .unwrap_or(self.rules.len().saturating_sub(1))
     }
+}
+
+/// `void f<A, B>(int, float)` -> `void f<A, B>`: cuts at the first `(` outside `<>`.
+fn without_parameters(name: &str) -> &str {
+    let mut depth = 0i32;
+    for (i, c) in name.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            '(' if depth <= 0 && i > 0 => {
+                // "(anonymous namespace)" inside a qualified name is not a parameter list.
+                if name[i..].starts_with("(anonymous namespace)") {
+                    continue;
+                }
+                return &name[..i];
+            }
+            _ => {}
+        }
+    }
+    name
 }
 
 #[cfg(test)]
@@ -262,6 +284,17 @@ mod tests {
         );
         assert_eq!(cat("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>", EventKind::Kernel), "elementwise");
         assert_eq!(cat("mystery_kernel_9", EventKind::Kernel), "other");
+        assert_eq!(
+            cat(
+                "void split_embedding_backward_kernel<float>(fbgemm_gpu::FixedDivisor, int)",
+                EventKind::Kernel
+            ),
+            "elementwise"
+        );
+        assert_eq!(
+            cat("void at::native::multi_tensor_apply_kernel<at::native::FusedAdamMathFunctor<float> >(int)", EventKind::Kernel),
+            "optimizer"
+        );
         let user = Categories::parse(
             "[[category]]\nname = \"mine\"\nmatch = \"mystery\"\ncolor = 3\n",
             "u",

@@ -219,7 +219,7 @@ pub fn csv_row(r: &KernelRow) -> String {
     format!(
         "{},{},{},{},{:.1},{:.1},{},{},{:.1},{:.4}",
         csv_field(&r.name),
-        r.category,
+        csv_field(&r.category),
         r.count,
         r.total_ns,
         r.mean_ns,

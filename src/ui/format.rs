@@ -7,8 +7,27 @@ pub fn value(v: f64, unit: &str, micro: &str) -> String {
     }
     match unit {
         "ns" => duration_ns(v, micro),
+        "us" | "µs" | "usec" => duration_ns(v * 1e3, micro),
+        "ms" | "msec" => duration_ns(v * 1e6, micro),
         "s" | "sec" => duration_ns(v * 1e9, micro),
+        "B" | "bytes" => bytes(v),
         _ => number(v),
+    }
+}
+
+/// Bytes with a binary prefix: `1.50 MiB`.
+pub fn bytes(v: f64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut x = v;
+    let mut i = 0;
+    while x.abs() >= 1024.0 && i + 1 < units.len() {
+        x /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{} B", v.round() as i64)
+    } else {
+        format!("{x:.2} {}", units[i])
     }
 }
 
@@ -78,6 +97,8 @@ mod tests {
         assert_eq!(value(999.0, "ns", "us"), "999 ns");
         assert_eq!(value(12_345.0, "ns", "us"), "12.3 us");
         assert_eq!(value(2.0, "s", "us"), "2.00 s");
+        assert_eq!(value(1500.0, "us", "us"), "1.50 ms");
+        assert_eq!(value(1536.0, "B", "us"), "1.50 KiB");
         assert_eq!(value(42.0, "", "us"), "42");
         assert_eq!(value(0.5, "", "us"), "0.500");
         assert_eq!(value(f64::NAN, "", "us"), "-");

@@ -160,7 +160,7 @@ pub fn kernel_details(
         ("min", d(row.min_ns as f64)),
         ("max", d(row.max_ns as f64)),
         ("std", d(row.std_ns)),
-        ("% of GPU", format!("{:.2}%", row.pct)),
+        ("% of table", format!("{:.2}%", row.pct)),
     ] {
         lines.push((format!("{label:<9} {v:>12}"), text));
     }
@@ -485,6 +485,15 @@ fn metadata(app: &App, theme: &Theme, area: Rect, buf: &mut Buffer) {
             let mut row = format!("{:<w$}", l.chars().take(w).collect::<String>());
             for k in &keys {
                 let v = app.profile.meta_value(&format!("{l}.{k}")).unwrap_or("");
+                // Paths differ between machines: the file name says enough here.
+                let v = if k == "file" {
+                    std::path::Path::new(v)
+                        .file_name()
+                        .and_then(|f| f.to_str())
+                        .unwrap_or(v)
+                } else {
+                    v
+                };
                 row.push_str(&format!(" {:<w$}", v.chars().take(w).collect::<String>()));
             }
             let st = if shown.contains(l) {
