@@ -62,6 +62,12 @@ pub fn labels(profiles: &[Profile], given: &HashMap<String, String>) -> Vec<Stri
             stem
         })
         .collect();
+    // A label may not pass for a statistics column.
+    for l in out.iter_mut() {
+        if STATS.contains(&l.as_str()) {
+            l.push('_');
+        }
+    }
     // Same stems (rank-0/trace.json, rank-1/trace.json): number them.
     let mut seen: HashMap<String, usize> = HashMap::new();
     for l in &out {
@@ -79,7 +85,7 @@ pub fn labels(profiles: &[Profile], given: &HashMap<String, String>) -> Vec<Stri
 }
 
 /// Files to open: directories (other than HPCToolkit databases) give their files,
-/// sorted; hidden files and sub-directories inside are skipped.
+/// sorted; hidden files, READMEs, licences and sub-directories inside are skipped.
 pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
     let mut out = Vec::new();
     for p in paths {
@@ -90,12 +96,7 @@ pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
                     msg: e.to_string(),
                 })?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|x| {
-                    x.is_file()
-                        && !x
-                            .file_name()
-                            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-                })
+                .filter(|x| x.is_file() && !is_aside(x))
                 .collect();
             entries.sort();
             if entries.is_empty() {
@@ -110,6 +111,21 @@ pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
         }
     }
     Ok(out)
+}
+
+/// Files that travel with profiles but are not one: dot files, READMEs, licences.
+fn is_aside(p: &std::path::Path) -> bool {
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    name.starts_with('.')
+        || name.ends_with(".md")
+        || name.ends_with(".txt") && (name.starts_with("readme") || name.starts_with("license"))
+        || matches!(
+            name.as_str(),
+            "readme" | "license" | "licence" | "copying" | "manifest"
+        )
 }
 
 /// One file's result, filled by whichever worker loaded it.
@@ -222,14 +238,21 @@ pub fn unify(profiles: &[Profile], labels: &[String]) -> Profile {
             per.push(col);
         }
         // A database's summary profile (HPCToolkit) aggregates the others: it is a
-        // column of its own but not a member of the statistics.
-        let members: Vec<Vec<f64>> = per
+        // column of its own but not a member of the statistics. Masking it (rather than
+        // dropping it) keeps argmax an index into all members.
+        let masked: Vec<Vec<f64>> = per
             .iter()
-            .zip(labels)
-            .filter(|(_, l)| l.as_str() != "summary")
-            .map(|(c, _)| c.clone())
+            .zip(profiles)
+            .map(|(c, p)| {
+                if is_summary(p) {
+                    vec![f64::NAN; rows]
+                } else {
+                    c.clone()
+                }
+            })
             .collect();
-        let stats = stats_columns(if members.is_empty() { &per } else { &members }, rows);
+        let all_masked = profiles.iter().all(is_summary);
+        let stats = stats_columns(if all_masked { &per } else { &masked }, rows);
         for (name, vals) in STATS.iter().zip(stats) {
             let u = if matches!(*name, "cv" | "argmax") {
                 ""
@@ -284,6 +307,11 @@ pub fn unify(profiles: &[Profile], labels: &[String]) -> Profile {
         warnings,
         default_metric,
     }
+}
+
+/// HPCToolkit's summary profile (the sum over threads), as its reader labels it.
+fn is_summary(p: &Profile) -> bool {
+    p.source.format == Format::HpcToolkit && p.source.label == "summary"
 }
 
 fn stats_columns(per: &[Vec<f64>], rows: usize) -> [Vec<f64>; 6] {

@@ -100,6 +100,9 @@ fn a_directory_is_an_ensemble() {
     for f in ["rank0.trace.json.gz", "rank1.trace.json.gz"] {
         std::fs::copy(td(f), dir.join(f)).unwrap();
     }
+    // Notes that travel with the profiles are not profiles.
+    std::fs::write(dir.join("README.md"), "# two ranks\n").unwrap();
+    std::fs::write(dir.join("LICENSE"), "MIT\n").unwrap();
     let (code, out, err) = grove(&["info", dir.join("rank0.trace.json.gz").to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("rank:     0 of 2"), "{out}");
@@ -123,6 +126,20 @@ fn a_directory_is_an_ensemble() {
         names.contains(&"time@rank0".to_string()) && names.contains(&"time@rank1".to_string()),
         "{names:?}"
     );
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.contains("README") && !n.contains("LICENSE")),
+        "{names:?}"
+    );
+    let inclusive: Vec<bool> = v["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["name"] == "time (inc)@rank0")
+        .map(|m| m["inclusive"].as_bool().unwrap())
+        .collect();
+    assert_eq!(inclusive, vec![true]);
     let empty: PathBuf = dir.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     let (code, _, err) = grove(&["tree", empty.to_str().unwrap()]);

@@ -93,9 +93,14 @@ impl App {
         if members.is_empty() {
             return m.names();
         }
-        let base = ensemble::split_column(&self.metric)
-            .map(|x| x.0.to_string())
-            .unwrap_or_else(|| self.metric.clone());
+        // After `diff`, the shown metric is `diff`; its members come from the diffed one.
+        let shows_diff = ensemble::base_metric(&self.metric) == "diff";
+        let base = match &self.diff_base {
+            Some(b) if shows_diff => b.clone(),
+            _ => ensemble::split_column(&self.metric)
+                .map(|x| x.0.to_string())
+                .unwrap_or_else(|| self.metric.clone()),
+        };
         members
             .iter()
             .map(|l| {
@@ -170,9 +175,9 @@ impl App {
                 Ok(Some(Command::Diff(a, b)))
             }
             Command::MetaFilter(f) => {
-                self.meta_filter = f.clone();
+                let before = std::mem::replace(&mut self.meta_filter, f.clone());
                 if f.is_some() && self.visible_members().is_empty() {
-                    self.meta_filter = None;
+                    self.meta_filter = before;
                     return Err("no profile's metadata matches".into());
                 }
                 self.heatmap.col = 0;

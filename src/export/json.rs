@@ -16,7 +16,7 @@ pub fn write<W: Write>(
     let names = m.names();
     let metrics: Vec<serde_json::Value> = names
         .iter()
-        .map(|n| serde_json::json!({"name": n, "unit": m.unit(n), "inclusive": n.ends_with(" (inc)")}))
+        .map(|n| serde_json::json!({"name": n, "unit": m.unit(n), "inclusive": crate::model::metrics::base_of_inclusive(n).is_some()}))
         .collect();
     let head = serde_json::json!({
         "format": "grove-tree",

@@ -108,6 +108,20 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
         msg,
     };
     let meta = std::fs::metadata(path).map_err(|e| err(e.to_string()))?;
+    // Naming a database's meta.db or experiment.xml means the database.
+    if meta.is_file()
+        && path
+            .file_name()
+            .is_some_and(|n| n == "meta.db" || n == "experiment.xml")
+    {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        if hpctoolkit::sniff(dir, &[]) {
+            return hpctoolkit::read(dir).map_err(err);
+        }
+    }
     if meta.is_dir() {
         if hpctoolkit::sniff(path, &[]) {
             return hpctoolkit::read(path).map_err(err);
@@ -181,7 +195,7 @@ pub fn load_reader(
         return Err("the file is empty".into());
     }
     let format = sniff(head).ok_or_else(|| {
-        "unrecognised format (grove reads Chrome/Kineto trace JSON, Hatchet literal JSON and folded stacks)"
+        "unrecognised format (grove reads Chrome/Kineto trace JSON, Hatchet literal JSON, folded stacks, Caliper .cali/JSON, HPCToolkit databases and Nsight Systems SQLite exports)"
             .to_string()
     })?;
     let source = Source {
