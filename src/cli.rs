@@ -94,6 +94,8 @@ pub enum PrintFormat {
     Json,
     Hatchet,
     Csv,
+    /// The CSV's table as Parquet (binary: redirect it to a file).
+    Parquet,
     Folded,
 }
 
@@ -142,6 +144,8 @@ pub enum TreeFormat {
     Json,
     /// One row per node: path, name, type, depth, every metric column.
     Csv,
+    /// The CSV's table as Parquet, typed, units in its metadata (redirect it to a file).
+    Parquet,
     /// Hatchet literal JSON (GraphFrame.from_literal loads it).
     Hatchet,
 }

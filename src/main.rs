@@ -166,6 +166,10 @@ fn run(cli: Cli) -> Result<(), String> {
                 TreeFormat::Json => app.export_to_depth(ExportFormat::Json, &mut out, depth),
                 TreeFormat::Csv => app.export_to_depth(ExportFormat::Csv, &mut out, depth),
                 TreeFormat::Hatchet => app.export_to_depth(ExportFormat::Hatchet, &mut out, depth),
+                TreeFormat::Parquet => {
+                    binary_to_pipe()?;
+                    app.export_to_depth(ExportFormat::Parquet, &mut out, depth)
+                }
             };
             match res.and_then(|_| out.flush()) {
                 Ok(()) => Ok(()),
@@ -411,10 +415,15 @@ fn open_for_replay(
     opts: &ReplayOpts,
     keymap: Keymap,
 ) -> Result<App, String> {
-    let recorded = script
+    let all: Vec<session::Input> = script
         .header
         .as_ref()
-        .and_then(|h| h.inputs.first().cloned());
+        .map(|h| h.inputs.clone())
+        .unwrap_or_default();
+    if input.is_none() && all.len() > 1 {
+        return open_ensemble_for_replay(path, &all, opts, keymap);
+    }
+    let recorded = all.first().cloned();
     let file: Option<std::path::PathBuf> = match (input, &recorded) {
         (Some(i), _) => Some(i.to_path_buf()),
         (None, Some(r)) => Some(std::path::PathBuf::from(&r.path)),
@@ -455,6 +464,57 @@ fn open_for_replay(
             text: w.clone(),
             caret: None,
         });
+        app.profile.warnings.push(w);
+    }
+    Ok(app)
+}
+
+/// Re-opens the several inputs a comparison session names, with their labels.
+fn open_ensemble_for_replay(
+    path: &std::path::Path,
+    inputs: &[session::Input],
+    opts: &ReplayOpts,
+    keymap: Keymap,
+) -> Result<App, String> {
+    let mut warnings = Vec::new();
+    for r in inputs {
+        if let Ok(now) = session::input_of(std::path::Path::new(&r.path)) {
+            if now.hash != r.hash {
+                let msg = format!(
+                    "{}: {} changed since the session was recorded (hash {} now {})",
+                    path.display(),
+                    r.path,
+                    r.hash,
+                    now.hash
+                );
+                if opts.strict {
+                    return Err(msg);
+                }
+                warnings.push(msg);
+            }
+        }
+    }
+    let files: Vec<std::path::PathBuf> = inputs.iter().map(|i| (&i.path).into()).collect();
+    // Labels go by position; a file of several profiles shifts the positions after
+    // it, so then they go by file stem.
+    let by_position = inputs.iter().all(|i| i.label.is_some());
+    let given: std::collections::HashMap<String, String> = inputs
+        .iter()
+        .enumerate()
+        .filter_map(|(k, i)| {
+            let key = if by_position {
+                k.to_string()
+            } else {
+                let name = std::path::Path::new(&i.path).file_name()?.to_string_lossy();
+                name.split('.').next().unwrap_or(&name).to_string()
+            };
+            Some((key, i.label.clone()?))
+        })
+        .collect();
+    let p = grove::ensemble::load_ensemble(&files, &given).map_err(|e| e.to_string())?;
+    let mut app = App::new(p, keymap);
+    for w in warnings {
+        eprintln!("grove: warning: {w}");
         app.profile.warnings.push(w);
     }
     Ok(app)
@@ -521,6 +581,10 @@ fn print_view(
         PrintFormat::Hatchet => app.export_to_depth(ExportFormat::Hatchet, &mut out, depth),
         PrintFormat::Csv => app.export_to_depth(ExportFormat::Csv, &mut out, depth),
         PrintFormat::Folded => app.export_to_depth(ExportFormat::Folded, &mut out, depth),
+        PrintFormat::Parquet => {
+            binary_to_pipe()?;
+            app.export_to_depth(ExportFormat::Parquet, &mut out, depth)
+        }
     };
     match res.and_then(|_| out.flush()) {
         Ok(()) => Ok(()),
@@ -607,4 +671,12 @@ fn info_text(p: &Profile) -> String {
         let _ = writeln!(s, "warning:  {w}");
     }
     s
+}
+
+/// Binary output goes to a file or a pipe, never onto the terminal.
+fn binary_to_pipe() -> Result<(), String> {
+    if io::stdout().is_terminal() {
+        return Err("parquet is binary: redirect it to a file (> out.parquet)".into());
+    }
+    Ok(())
 }

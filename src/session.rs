@@ -16,8 +16,12 @@ pub const VERSION: u32 = 1;
 pub struct Input {
     pub path: String,
     pub size: u64,
-    /// `fnv64w:<16 hex digits>` of the file's bytes (see `content_hash`).
+    /// `fnv64w:<16 hex digits>` of the file's bytes (see `content_hash`); for a
+    /// directory (an HPCToolkit database), of its files' names and hashes.
     pub hash: String,
+    /// The profile's label when the session compared several inputs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -83,11 +87,45 @@ pub fn content_hash(path: &Path) -> std::io::Result<String> {
 
 pub fn input_of(path: &Path) -> std::io::Result<Input> {
     let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let (size, hash) = if path.is_dir() {
+        dir_hash(path)?
+    } else {
+        (std::fs::metadata(path)?.len(), content_hash(path)?)
+    };
     Ok(Input {
         path: abs.display().to_string(),
-        size: std::fs::metadata(path)?.len(),
-        hash: content_hash(path)?,
+        size,
+        hash,
+        label: None,
     })
+}
+
+/// A directory's total size and a hash over its files' names and content hashes, in
+/// name order (sub-directories included), so any changed, added or removed file shows.
+fn dir_hash(dir: &Path) -> std::io::Result<(u64, String)> {
+    let mut files = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d)? {
+            let p = e?.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut h: u64 = 0xcbf29ce484222325;
+    let mut size = 0;
+    for f in &files {
+        size += std::fs::metadata(f)?.len();
+        let rel = f.strip_prefix(dir).unwrap_or(f).display().to_string();
+        for b in rel.bytes().chain([0]).chain(content_hash(f)?.bytes()) {
+            h = (h ^ b as u64).wrapping_mul(0x100000001b3);
+        }
+    }
+    Ok((size, format!("fnv64d:{h:016x}")))
 }
 
 /// RFC 3339 UTC time of now, without a date crate.

@@ -134,6 +134,49 @@ fn hatchet_export_reads_back() {
     assert_eq!(again, out);
 }
 
+/// Parquet holds the same rows as the JSON export, typed, with units in its metadata.
+#[test]
+fn parquet_export_matches_json() {
+    use polars::prelude::*;
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/small.trace.json");
+    let f = f.to_str().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_grove"))
+        .args(["tree", f, "--format", "parquet"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.starts_with(b"PAR1"));
+    let mut reader = ParquetReader::new(std::io::Cursor::new(out.stdout.clone()));
+    let units = reader
+        .get_metadata()
+        .unwrap()
+        .key_value_metadata()
+        .as_ref()
+        .and_then(|kv| kv.iter().find(|k| k.key == "grove.units"))
+        .and_then(|k| k.value.clone())
+        .expect("units in the metadata");
+    let units: serde_json::Value = serde_json::from_str(&units).unwrap();
+    assert_eq!(units["time (inc)"], "ns");
+    let df = reader.finish().unwrap();
+    let (code, json, err) = grove(&["tree", f, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let nodes = v["nodes"].as_array().unwrap();
+    assert_eq!(df.height(), nodes.len());
+    let names = df.column("name").unwrap().str().unwrap().clone();
+    let inc = df.column("time (inc)").unwrap().f64().unwrap().clone();
+    let depth = df.column("depth").unwrap().u32().unwrap().clone();
+    for (i, n) in nodes.iter().enumerate() {
+        assert_eq!(names.get(i), n["name"].as_str(), "row {i}");
+        assert_eq!(depth.get(i), n["depth"].as_u64().map(|d| d as u32));
+        assert_eq!(inc.get(i), n["metrics"]["time (inc)"].as_f64(), "row {i}");
+    }
+}
+
 #[test]
 fn json_export_of_a_trace() {
     let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/small.trace.json");

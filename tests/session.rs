@@ -270,3 +270,50 @@ fn tree_cmd_matches_replay() {
         .iter()
         .any(|n| n["type"] == "kernel"));
 }
+
+/// A comparison session names every input with its label, and replays onto them.
+#[test]
+fn ensemble_session_replays_with_its_labels() {
+    let td = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    let files = vec![
+        td.join("rank0.trace.json.gz"),
+        td.join("rank1.trace.json.gz"),
+    ];
+    let given = [
+        ("0".to_string(), "base".to_string()),
+        ("1".into(), "new".into()),
+    ]
+    .into_iter()
+    .collect();
+    let p = grove::ensemble::load_ensemble(&files, &given).unwrap();
+    let mut a = App::new(p, Keymap::default_map());
+    a.term = (W, H);
+    let dir = tmpdir("ensemble");
+    let path = dir.join("s.jsonl");
+    let header = a.session_header();
+    let labels: Vec<Option<String>> = header.inputs.iter().map(|i| i.label.clone()).collect();
+    assert_eq!(labels, vec![Some("base".into()), Some("new".into())]);
+    assert!(header.inputs.iter().all(|i| i.hash.starts_with("fnv64w:")));
+    a.session = Some(session::Writer::create(&path, &header).unwrap());
+    keys(&mut a, ":diff base new<ret>");
+    assert_eq!(a.metric, "diff");
+    let mut want = Vec::new();
+    a.export_to(ExportFormat::Csv, &mut want).unwrap();
+    let (code, out, err) = grove(&["replay", path.to_str().unwrap(), "--print", "csv"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, String::from_utf8(want).unwrap());
+}
+
+/// A database directory is an input too: its hash covers every file in it.
+#[test]
+fn directory_inputs_have_a_hash() {
+    let dir = tmpdir("dirhash");
+    std::fs::write(dir.join("a"), b"one").unwrap();
+    let before = session::input_of(&dir).unwrap();
+    assert!(before.hash.starts_with("fnv64d:"), "{}", before.hash);
+    assert_eq!(before.size, 3);
+    std::fs::write(dir.join("b"), b"two").unwrap();
+    let after = session::input_of(&dir).unwrap();
+    assert_ne!(before.hash, after.hash);
+    assert_eq!(after.size, 6);
+}

@@ -198,6 +198,7 @@ pub enum ExportFormat {
     Hatchet,
     Json,
     Csv,
+    Parquet,
     Folded,
 }
 
@@ -207,6 +208,7 @@ impl ExportFormat {
             ExportFormat::Hatchet => "hatchet",
             ExportFormat::Json => "json",
             ExportFormat::Csv => "csv",
+            ExportFormat::Parquet => "parquet",
             ExportFormat::Folded => "folded",
         }
     }
@@ -432,7 +434,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("source", "run the commands of a session or text file"),
     (
         "export",
-        "hatchet|json|csv|folded FILE: write the current tree",
+        "hatchet|json|csv|parquet|folded FILE: write the current tree",
     ),
     ("save", "write the session so far to FILE"),
     ("panel", "switch the panel: tree | heatmap | kernels | timeline | summary | next | prev"),
@@ -937,12 +939,13 @@ impl Command {
                         "hatchet" => ExportFormat::Hatchet,
                         "json" => ExportFormat::Json,
                         "csv" => ExportFormat::Csv,
+                        "parquet" => ExportFormat::Parquet,
                         "folded" => ExportFormat::Folded,
                         _ => {
                             return Err(ParseError {
                                 pos: f.pos,
                                 len: f.len,
-                                msg: "expected hatchet, json, csv or folded".into(),
+                                msg: "expected hatchet, json, csv, parquet or folded".into(),
                             })
                         }
                     };
@@ -955,7 +958,7 @@ impl Command {
                 _ => Err(ParseError {
                     pos: end,
                     len: 0,
-                    msg: "usage: export hatchet|json|csv|folded FILE".into(),
+                    msg: "usage: export hatchet|json|csv|parquet|folded FILE".into(),
                 }),
             },
             "quit" | "q" => no_args(Command::Quit),

@@ -381,14 +381,34 @@ impl App {
 
     /// The session header for the current inputs and terminal.
     pub fn session_header(&self) -> session::Header {
-        let inputs = self
-            .profile
-            .source
-            .path
-            .as_ref()
-            .and_then(|p| session::input_of(p).ok())
-            .into_iter()
-            .collect();
+        let inputs = match &self.profile.source.path {
+            Some(p) => session::input_of(p).ok().into_iter().collect(),
+            // An ensemble of several inputs: each with its label, in member order.
+            None => {
+                let members = super::compare::member_labels(&self.profile.metrics);
+                let files: Vec<(String, &str)> = members
+                    .iter()
+                    .filter_map(|l| {
+                        let f = self.profile.meta_value(&format!("{l}.file"))?;
+                        (!f.is_empty()).then(|| (l.clone(), f))
+                    })
+                    .collect();
+                let mut out: Vec<session::Input> = Vec::new();
+                let mut seen = std::collections::HashSet::new();
+                for (l, f) in &files {
+                    if !seen.insert(*f) {
+                        continue;
+                    }
+                    // A file that holds several members (ranks) keeps its own labels.
+                    let single = files.iter().filter(|(_, g)| g == f).count() == 1;
+                    if let Ok(mut i) = session::input_of(Path::new(f)) {
+                        i.label = single.then(|| l.clone());
+                        out.push(i);
+                    }
+                }
+                out
+            }
+        };
         session::Header {
             format: session::FORMAT.into(),
             version: session::VERSION,
@@ -484,6 +504,8 @@ impl App {
                 crate::readers::hatchet::write(out, &p.cct, &p.metrics, &roots, &kids)
             }
             ExportFormat::Csv => crate::export::csv::write(out, p, po, &positions),
+            ExportFormat::Parquet => crate::export::parquet::write(out, p, po, &positions)
+                .map_err(|e| std::io::Error::other(format!("parquet: {e}"))),
             ExportFormat::Folded => {
                 let exc = p.metrics.values(&self.metric).unwrap_or(&[]);
                 crate::readers::folded::write(

@@ -467,7 +467,7 @@ struct Stats {
 /// The output file, optionally gzip-compressed.
 enum Sink {
     Plain(BufWriter<File>),
-    Gz(GzEncoder<BufWriter<File>>),
+    Gz(Box<GzEncoder<BufWriter<File>>>),
 }
 
 impl Sink {
@@ -2398,7 +2398,7 @@ fn run(cfg: Cfg) -> Result<(), String> {
     let file = File::create(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out))?;
     let buffered = BufWriter::with_capacity(1 << 20, file);
     let w = if cfg.out.ends_with(".gz") {
-        Sink::Gz(GzEncoder::new(buffered, Compression::default()))
+        Sink::Gz(Box::new(GzEncoder::new(buffered, Compression::default())))
     } else {
         Sink::Plain(buffered)
     };

@@ -1,6 +1,7 @@
 //! Headless renderings of a tree: Hatchet's `tree()` text, Hatchet literal JSON,
-//! grove's own JSON, CSV and folded stacks.
+//! grove's own JSON, CSV, Parquet and folded stacks.
 
 pub mod csv;
 pub mod json;
+pub mod parquet;
 pub mod text;
