@@ -476,3 +476,19 @@ fn hatchet_literal_file() {
     c.file = "../shared/corpus/hatchet-exports/graph-literal.literal.json";
     check(c);
 }
+
+/// An HPCToolkit database's trace.db on the timeline; Enter jumps to the launch path.
+#[test]
+fn hpctoolkit_timeline_goto_launch() {
+    let db = "../shared/corpus/hpctoolkit/tests/data/dbase/loops-cuda-nvidia-t.d";
+    if !Path::new(env!("CARGO_MANIFEST_DIR")).join(db).is_dir() {
+        eprintln!("skipped: the shared corpus is missing");
+        return;
+    }
+    let mut c = case("hpctoolkit_timeline", "4cnn");
+    c.file = db;
+    check(c);
+    let mut c = case("hpctoolkit_goto_launch", "4cnn<ret>");
+    c.file = db;
+    check(c);
+}

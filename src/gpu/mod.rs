@@ -128,6 +128,10 @@ pub fn short_name(name: &str, ellipsis: &str) -> String {
             s = r;
         }
     }
+    // Placeholders such as HPCToolkit's `<gpu kernel>` are names, not templates.
+    if s.starts_with('<') && s.ends_with('>') {
+        return s.to_string();
+    }
     let mut out = String::with_capacity(s.len());
     let mut depth_angle = 0;
     let mut depth_paren = 0;

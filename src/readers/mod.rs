@@ -5,6 +5,7 @@ pub mod chrome;
 pub mod folded;
 pub mod hatchet;
 pub mod hpctoolkit;
+pub mod hpctoolkit_timeline;
 pub mod nsys;
 pub mod trace_cct;
 
@@ -86,11 +87,32 @@ fn utf16_to_utf8(mut r: impl Read) -> std::io::Result<Box<dyn BufRead>> {
 /// (ranks, threads), with one metric column per profile.
 pub fn load_path(path: &Path) -> Result<Profile, LoadError> {
     let mut all = load_all(path)?;
-    if all.len() == 1 {
-        return Ok(all.remove(0));
+    let mut p = if all.len() == 1 {
+        all.remove(0)
+    } else {
+        let labels = crate::ensemble::labels(&all, &Default::default());
+        crate::ensemble::unify(&all, &labels)
+    };
+    if p.source.format == Format::HpcToolkit && p.events.is_none() {
+        let dir = if path.is_dir() {
+            path
+        } else {
+            path.parent().unwrap_or(Path::new("."))
+        };
+        let profiles = if all.is_empty() {
+            std::slice::from_ref(&p)
+        } else {
+            &all[..]
+        };
+        // The profiles stand without their traces: a bad trace.db is a warning.
+        match hpctoolkit_timeline::trace_events(dir, profiles, &p.cct) {
+            Ok(ev) => p.events = ev,
+            Err(e) => p.warnings.push(format!("timeline not loaded: {e}")),
+        }
     }
-    let labels = crate::ensemble::labels(&all, &Default::default());
-    let mut p = crate::ensemble::unify(&all, &labels);
+    if all.is_empty() {
+        return Ok(p);
+    }
     p.source.path = Some(path.to_path_buf());
     p.source.label = path
         .file_name()

@@ -395,7 +395,20 @@ pub fn instance_details(app: &App, theme: &Theme, g: &Glyphs, lines: &mut Vec<(S
             }
         }
     } else {
-        lines.push(("launch    not in the trace".into(), dim));
+        // Without a launch event, the activity's own node may still carry its call path
+        // (HPCToolkit places kernels under the context that launched them).
+        let node = ev.node.get(iu).copied().unwrap_or(u32::MAX);
+        let cct = &app.original.0;
+        if node != u32::MAX && (node as usize) < cct.len() && cct.path(node).len() > 1 {
+            let path: Vec<&str> = cct.path(node).iter().map(|&n| cct.name(n)).collect();
+            lines.push((String::new(), text));
+            lines.push(("call path (Enter jumps there):".into(), dim));
+            for p in path.iter().rev().take(8) {
+                lines.push((format!("  {p}"), text));
+            }
+        } else {
+            lines.push(("launch    not in the trace".into(), dim));
+        }
     }
     if let Some(a) = ev.args_of(iu) {
         lines.push((String::new(), text));

@@ -248,7 +248,12 @@ fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     lines.push((String::new(), text));
     let m = &app.profile.metrics;
     let members = crate::app::compare::member_labels(&app.original.1);
-    for name in m.names() {
+    // Names get what the longest needs, up to the room left by the value (10) and
+    // percent (7) columns.
+    let names = m.names();
+    let longest = names.iter().map(|s| s.chars().count()).max().unwrap_or(0);
+    let nw = longest.min(w.saturating_sub(19)).clamp(15, 40);
+    for name in names {
         let v = m.get(&name, n);
         // Which profile holds the maximum: its label, not its index.
         let shown = if name.ends_with("@argmax") && v.is_finite() {
@@ -259,7 +264,7 @@ fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
         } else {
             format::value(v, m.unit(&name), g.micro)
         };
-        let mut s = format!("{:<15} {:>10}", clip(&name, 15), shown);
+        let mut s = format!("{:<nw$} {:>10}", clip_keep_label(&name, nw, g), shown);
         if name == app.inclusive_column() {
             s.push_str(&format!(" {:>6}", format::percent(v, app.total)));
         }
@@ -282,6 +287,25 @@ fn clip(s: &str, w: usize) -> String {
     } else {
         s.chars().take(w).collect()
     }
+}
+
+/// Clips a column name to `w` characters, keeping its `@label` (the part that tells
+/// `time@rank0` from `time@rank1`): `GKER:BLK_THR_ACUMU@thread_0` -> `GKER:B…@thread_0`.
+fn clip_keep_label(s: &str, w: usize, g: &Glyphs) -> String {
+    let n = s.chars().count();
+    if n <= w {
+        return s.to_string();
+    }
+    let Some((_, label)) = s.rsplit_once('@') else {
+        return clip(s, w);
+    };
+    let tail = label.chars().count() + 1;
+    let ell = if g.ascii { "~" } else { "…" };
+    if tail + 2 > w {
+        return clip(s, w);
+    }
+    let head: String = s.chars().take(w - tail - 1).collect();
+    format!("{head}{ell}@{label}")
 }
 
 /// Category colours, for the kernel and timeline panels.
