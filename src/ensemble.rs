@@ -85,10 +85,34 @@ pub fn labels(profiles: &[Profile], given: &HashMap<String, String>) -> Vec<Stri
 }
 
 /// Files to open: directories (other than HPCToolkit databases) give their files,
-/// sorted; hidden files, READMEs, licences and sub-directories inside are skipped.
+/// sorted; hidden files, READMEs, licences and sub-directories inside are skipped. A
+/// quoted glob (`'runs/rank-*/trace.json'`: shells on some clusters cap the length of an
+/// expanded command line) gives its matches, sorted.
 pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
     let mut out = Vec::new();
+    let mut globbed = Vec::new();
     for p in paths {
+        let text = p.to_string_lossy();
+        if !p.exists() && text.contains(['*', '?', '[']) {
+            let err = |msg: String| LoadError {
+                path: text.to_string(),
+                msg,
+            };
+            let mut hits: Vec<PathBuf> = glob::glob(&text)
+                .map_err(|e| err(format!("bad pattern at column {}: {}", e.pos + 1, e.msg)))?
+                .filter_map(Result::ok)
+                .filter(|x| !is_aside(x))
+                .collect();
+            hits.sort();
+            if hits.is_empty() {
+                return Err(err("no file matches the pattern".into()));
+            }
+            globbed.extend(hits);
+        } else {
+            globbed.push(p.clone());
+        }
+    }
+    for p in &globbed {
         if p.is_dir() && !crate::readers::hpctoolkit::sniff(p, &[]) {
             let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
                 .map_err(|e| LoadError {

@@ -92,7 +92,8 @@ fn glyphs_of(look: &Look) -> Glyphs {
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
         Some(Sub::Info { file }) => {
-            let p = load(Some(&file))?;
+            // A directory or a quoted glob is an ensemble here as everywhere.
+            let p = load_inputs(std::slice::from_ref(&file), None)?;
             print!("{}", info_text(&p));
             Ok(())
         }

@@ -140,6 +140,17 @@ fn a_directory_is_an_ensemble() {
         .map(|m| m["inclusive"].as_bool().unwrap())
         .collect();
     assert_eq!(inclusive, vec![true]);
+    // A quoted glob is expanded by grove, in name order.
+    let pattern = dir.join("rank?.trace.*");
+    let (code, out, err) = grove(&["info", pattern.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("time@rank0") && out.contains("time@rank1"),
+        "{out}"
+    );
+    let (code, _, err) = grove(&["info", dir.join("nothing*").to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no file matches the pattern"), "{err}");
     let empty: PathBuf = dir.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     let (code, _, err) = grove(&["tree", empty.to_str().unwrap()]);

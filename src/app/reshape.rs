@@ -54,8 +54,10 @@ impl App {
         let open_old = self.tree.open.clone();
         let open: Vec<bool> = r.origin.iter().map(|&o| open_old[o as usize]).collect();
         self.matched = matched_old.map(|m| r.origin.iter().map(|&o| m[o as usize]).collect());
-        self.profile.cct = r.cct;
-        self.profile.metrics = r.metrics;
+        let old_cct = std::mem::replace(&mut self.profile.cct, r.cct);
+        let old_metrics = std::mem::replace(&mut self.profile.metrics, r.metrics);
+        // Freeing a million-node tree costs tens of milliseconds: not on the keystroke.
+        drop_elsewhere((old_cct, old_metrics));
         for (name, e) in self.derived.clone() {
             let _ = derive::derive(&mut self.profile.metrics, &name, &e);
         }
@@ -523,4 +525,16 @@ impl App {
         self.export_to(format, &mut f)?;
         std::io::Write::flush(&mut f)
     }
+}
+
+/// Drops a large value on a short-lived thread, so the frame that replaced it does not
+/// wait for its memory to be freed. Small values are dropped here.
+fn drop_elsewhere(old: (crate::model::Cct, crate::model::MetricTable)) {
+    if old.0.len() < 50_000 {
+        return;
+    }
+    // When no thread can be had, spawn drops the closure, and the value, right here.
+    let _ = std::thread::Builder::new()
+        .name("grove-drop".into())
+        .spawn(move || drop(old));
 }

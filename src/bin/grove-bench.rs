@@ -28,6 +28,16 @@ fn peak_rss_mib() -> f64 {
 
 fn uncompressed_size(path: &std::path::Path) -> u64 {
     use std::io::Read;
+    // A database directory: all its files.
+    if path.is_dir() {
+        return std::fs::read_dir(path)
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .map(|e| uncompressed_size(&e.path()))
+                    .sum()
+            })
+            .unwrap_or(0);
+    }
     let f = std::fs::File::open(path).unwrap();
     let mut head = [0u8; 2];
     let mut f2 = std::fs::File::open(path).unwrap();
