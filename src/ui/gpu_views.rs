@@ -385,28 +385,12 @@ pub fn instance_details(app: &App, theme: &Theme, g: &Glyphs, lines: &mut Vec<(S
             text,
         ));
         let node = ev.node.get(l).copied().unwrap_or(u32::MAX);
-        if node != u32::MAX {
-            let cct = &app.original.0;
-            let path: Vec<&str> = cct.path(node).iter().map(|&n| cct.name(n)).collect();
-            lines.push((String::new(), text));
-            lines.push(("called from (Enter jumps there):".into(), dim));
-            for p in path.iter().rev().take(8) {
-                lines.push((format!("  {p}"), text));
-            }
-        }
+        call_path(app, node, "called from", 1, lines, (text, dim));
     } else {
         // Without a launch event, the activity's own node may still carry its call path
         // (HPCToolkit places kernels under the context that launched them).
         let node = ev.node.get(iu).copied().unwrap_or(u32::MAX);
-        let cct = &app.original.0;
-        if node != u32::MAX && (node as usize) < cct.len() && cct.path(node).len() > 1 {
-            let path: Vec<&str> = cct.path(node).iter().map(|&n| cct.name(n)).collect();
-            lines.push((String::new(), text));
-            lines.push(("call path (Enter jumps there):".into(), dim));
-            for p in path.iter().rev().take(8) {
-                lines.push((format!("  {p}"), text));
-            }
-        } else {
+        if !call_path(app, node, "call path", 2, lines, (text, dim)) {
             lines.push(("launch    not in the trace".into(), dim));
         }
     }
@@ -548,4 +532,26 @@ pub fn tabs(app: &App, theme: &Theme, area: Rect, buf: &mut Buffer) -> u16 {
     }
     let _ = PanelChoice::Tree;
     x
+}
+
+/// The loaded tree's path to `node`, innermost first (at most 8 frames), under a title;
+/// false (and nothing added) when the node is unknown or its path is shorter than `min`.
+fn call_path(
+    app: &App,
+    node: u32,
+    title: &str,
+    min: usize,
+    lines: &mut Vec<(String, Style)>,
+    (text, dim): (Style, Style),
+) -> bool {
+    let cct = &app.original.0;
+    if node as usize >= cct.len() || cct.path(node).len() < min {
+        return false;
+    }
+    lines.push((String::new(), text));
+    lines.push((format!("{title} (Enter jumps there):"), dim));
+    for n in cct.path(node).iter().rev().take(8) {
+        lines.push((format!("  {}", cct.name(*n)), text));
+    }
+    true
 }
