@@ -129,16 +129,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 }
             }
             let po = &app.tree.po;
-            let positions: Vec<u32> = app.export_positions().into_iter().collect();
-            let base = positions
-                .iter()
-                .map(|&p| po.depth[p as usize])
-                .min()
-                .unwrap_or(0) as usize;
-            let positions: Vec<u32> = positions
-                .into_iter()
-                .filter(|&p| depth.is_none_or(|d| po.depth[p as usize] as usize - base <= d))
-                .collect();
+            let positions = app.export_positions_to(depth);
             let stdout = io::stdout();
             let mut out = io::BufWriter::new(stdout.lock());
             let res = match format {
@@ -546,16 +537,7 @@ fn print_view(
     let res = match print {
         PrintFormat::Tree => {
             let po = &app.tree.po;
-            let positions: Vec<u32> = app.export_positions().into_iter().collect();
-            let base = positions
-                .iter()
-                .map(|&p| po.depth[p as usize])
-                .min()
-                .unwrap_or(0) as usize;
-            let positions: Vec<u32> = positions
-                .into_iter()
-                .filter(|&p| depth.is_none_or(|d| po.depth[p as usize] as usize - base <= d))
-                .collect();
+            let positions = app.export_positions_to(depth);
             let inc = app.inclusive_column();
             let mut metrics = vec![inc.clone()];
             if inc != app.metric {

@@ -2,18 +2,13 @@
 //! directories, derive and diff across profiles.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn grove(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_grove"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+mod common;
+use common::grove;
+
+/// A corpus file's path as text, for argument lists.
+fn corpus(rel: &str) -> Option<String> {
+    common::corpus(rel).map(|p| p.display().to_string())
 }
 
 fn td(f: &str) -> String {
@@ -156,13 +151,6 @@ fn a_directory_is_an_ensemble() {
     let (code, _, err) = grove(&["tree", empty.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("no files"), "{err}");
-}
-
-fn corpus(rel: &str) -> Option<String> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
-        .join(rel);
-    p.exists().then(|| p.display().to_string())
 }
 
 /// The corpus's two sampled ranks of one job: labels from distributedInfo, GPU time

@@ -2,8 +2,7 @@
 //! the independent oracle), the CSV columns are the documented ones, and the breakdowns
 //! add up.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use grove::gpu::breakdown::{self, Options};
 use grove::gpu::classify::Categories;
@@ -11,24 +10,8 @@ use grove::gpu::kernels::{table, KernelSort, TableOptions};
 use grove::gpu::GpuModel;
 use grove::readers::load_path;
 
-fn corpus(rel: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
-        .join(rel);
-    p.exists().then_some(p)
-}
-
-fn grove(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_grove"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::{corpus, grove};
 
 #[test]
 fn kernel_totals_equal_gpu_time_in_every_trace() {

@@ -3,24 +3,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn grove(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_grove"))
-        .args(args)
-        .env("LANG", "C.UTF-8")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::corpus;
 
-fn corpus(rel: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
-        .join(rel);
-    p.exists().then_some(p)
+/// Runs grove in a UTF-8 locale, so the text layouts use their Unicode glyphs.
+fn grove(args: &[&str]) -> (i32, String, String) {
+    common::grove_env(args, &[("LANG", "C.UTF-8")])
 }
 
 fn tmp(name: &str, bytes: &[u8]) -> PathBuf {

@@ -6,20 +6,8 @@ use grove::model::{Cct, MetricTable};
 use grove::query::{cypher, expr, Tree};
 use grove::transform::derive;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[(self.next() % xs.len() as u64) as usize]
-    }
-}
+mod common;
+use common::Rng;
 
 const TOKENS: &[&str] = &[
     "filter",

@@ -5,17 +5,8 @@ use std::path::Path;
 
 use grove::readers::load_reader;
 
-/// A tiny deterministic generator, so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
+mod common;
+use common::Rng;
 
 fn load(bytes: Vec<u8>) -> Result<(), String> {
     let n = bytes.len() as u64;

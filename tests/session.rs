@@ -3,7 +3,6 @@
 //! with their line number.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use grove::app::command::ExportFormat;
 use grove::app::keymap::Keymap;
@@ -16,6 +15,9 @@ use grove::ui::layout::tree_rows;
 use grove::ui::theme::{ColorDepth, Theme};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
+
+mod common;
+use common::grove;
 
 const SMALL: &str = "testdata/small.trace.json";
 const W: u16 = 120;
@@ -47,18 +49,6 @@ fn screen(a: &App) -> String {
     (0..H - 2)
         .map(|y| (0..W).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")
         .collect()
-}
-
-fn grove(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_grove"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn keys(a: &mut App, script: &str) {

@@ -465,13 +465,8 @@ impl App {
         self.export_to_depth(format, out, None)
     }
 
-    /// Writes the current tree, down to `depth` levels below its (focused) roots.
-    pub fn export_to_depth<W: std::io::Write>(
-        &self,
-        format: ExportFormat,
-        out: &mut W,
-        depth: Option<usize>,
-    ) -> std::io::Result<()> {
+    /// The exported rows down to `depth` levels below the (focused) roots.
+    pub fn export_positions_to(&self, depth: Option<usize>) -> Vec<u32> {
         let mut positions = self.export_positions();
         if let Some(d) = depth {
             let po = &self.tree.po;
@@ -482,6 +477,17 @@ impl App {
                 .unwrap_or(0) as usize;
             positions.retain(|&p| po.depth[p as usize] as usize - base <= d);
         }
+        positions
+    }
+
+    /// Writes the current tree, down to `depth` levels below its (focused) roots.
+    pub fn export_to_depth<W: std::io::Write>(
+        &self,
+        format: ExportFormat,
+        out: &mut W,
+        depth: Option<usize>,
+    ) -> std::io::Result<()> {
+        let positions = self.export_positions_to(depth);
         let po = &self.tree.po;
         let p = &self.profile;
         match format {

@@ -1522,12 +1522,18 @@ impl Gen {
             Node::ToDevice { from },
             tape,
         );
+        self.peer_copy(from, dev);
+    }
+
+    /// The inside of `aten::_to_copy` between devices: once `from`'s compute stream is
+    /// free, `to` copies the activation over; closes the three ops `aten::to` opened.
+    fn peer_copy(&mut self, from: usize, to: usize) {
         self.empty("aten::empty_strided");
         self.op_sh("aten::copy_", "h[B,S,H] h[B,S,H] Scalar");
         let dep = self.stream_free(from, Role::Compute);
         self.memcpy(
             "Memcpy PtoP (Device -> Device)",
-            dev,
+            to,
             Role::Compute,
             TOKENS * HIDDEN * 2,
             280_000,
@@ -1993,20 +1999,7 @@ impl Gen {
             Node::ToDevice { from } => {
                 self.op_sh("aten::to", "h[B,S,H] - Scalar Scalar -");
                 self.op_sh("aten::_to_copy", "h[B,S,H] - - - Scalar");
-                self.empty("aten::empty_strided");
-                self.op_sh("aten::copy_", "h[B,S,H] h[B,S,H] Scalar");
-                let dep = self.stream_free(dev, Role::Compute);
-                self.memcpy(
-                    "Memcpy PtoP (Device -> Device)",
-                    from,
-                    Role::Compute,
-                    TOKENS * HIDDEN * 2,
-                    280_000,
-                    dep,
-                );
-                self.close();
-                self.close();
-                self.close();
+                self.peer_copy(dev, from);
             }
             Node::BucketReady { .. } => unreachable!(),
         }

@@ -22,14 +22,14 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 use crate::json::{JsonError, JsonReader, Kind};
 use crate::model::metrics::{inclusive_name, INC_SUFFIX};
 use crate::model::{Cct, Format, Frame, MetricTable, PreOrder, Profile, Source, NO_NODE};
 
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+use super::GZIP_MAGIC;
 const BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
 
 /// Record keys that hold the region or call-path hierarchy in cali-json, by preference.
@@ -183,19 +183,7 @@ fn parse_f64(text: &[u8]) -> Option<f64> {
 pub fn read(path: &Path) -> Result<Vec<Profile>, String> {
     let file = File::open(path).map_err(|e| e.to_string())?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut raw = BufReader::with_capacity(64 * 1024, file);
-    let gzip = raw
-        .fill_buf()
-        .map_err(|e| format!("cannot read: {e}"))?
-        .starts_with(&GZIP_MAGIC);
-    let mut input: Box<dyn BufRead> = if gzip {
-        Box::new(BufReader::with_capacity(
-            256 * 1024,
-            flate2::bufread::MultiGzDecoder::new(raw),
-        ))
-    } else {
-        Box::new(raw)
-    };
+    let (mut input, gzip) = super::decompressed(file)?;
     // Find the first meaningful byte; whitespace-only buffers are consumed (their lines
     // counted so `.cali` errors keep true line numbers).
     let mut lines_skipped = 0u64;

@@ -1565,6 +1565,19 @@ impl<'a> Xml<'a> {
     }
 }
 
+/// A loop or statement of experiment.xml: `loop at file.c:12` / `file.c:12`, named by
+/// the innermost enclosing file.
+fn source_frame(prefix: &str, kind: &str, file: &Option<Arc<str>>, line: &Option<String>) -> Frame {
+    let l = line.as_deref().unwrap_or_default();
+    let shown = file.as_deref().map(basename).unwrap_or("<unknown file>");
+    let mut f = Frame::new(&format!("{prefix}{shown}:{l}"), kind);
+    if let Some(file) = file {
+        f.attrs.push(("file".into(), file.clone()));
+    }
+    f.attrs.push(("line".into(), l.into()));
+    f
+}
+
 fn unescape(s: &str) -> String {
     if !s.contains('&') {
         return s.to_string();
@@ -1854,32 +1867,8 @@ fn parse_experiment(s: &[u8]) -> Result<OldTree, String> {
                                     Some(f)
                                 }
                             }
-                            "L" => {
-                                let l = line.clone().unwrap_or_default();
-                                let name = match &open.file {
-                                    Some(f) => format!("loop at {}:{l}", basename(f)),
-                                    None => format!("loop at <unknown file>:{l}"),
-                                };
-                                let mut f = Frame::new(&name, "loop");
-                                if let Some(file) = &open.file {
-                                    f.attrs.push(("file".into(), file.clone()));
-                                }
-                                f.attrs.push(("line".into(), l.as_str().into()));
-                                Some(f)
-                            }
-                            "S" => {
-                                let l = line.clone().unwrap_or_default();
-                                let name = match &open.file {
-                                    Some(f) => format!("{}:{l}", basename(f)),
-                                    None => format!("<unknown file>:{l}"),
-                                };
-                                let mut f = Frame::new(&name, "line");
-                                if let Some(file) = &open.file {
-                                    f.attrs.push(("file".into(), file.clone()));
-                                }
-                                f.attrs.push(("line".into(), l.as_str().into()));
-                                Some(f)
-                            }
+                            "L" => Some(source_frame("loop at ", "loop", &open.file, &line)),
+                            "S" => Some(source_frame("", "line", &open.file, &line)),
                             // Call sites are not nodes (as in Hatchet): the callee hangs
                             // from the caller.
                             _ => None,

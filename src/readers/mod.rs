@@ -30,7 +30,26 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+pub(crate) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// The bytes of a source, gunzipped when they start with gzip's magic (whatever the
+/// file is called), and whether they were.
+pub(crate) fn decompressed(src: impl Read + 'static) -> Result<(Box<dyn BufRead>, bool), String> {
+    let mut raw = BufReader::with_capacity(64 * 1024, src);
+    let gzip = raw
+        .fill_buf()
+        .map_err(|e| format!("cannot read: {e}"))?
+        .starts_with(&GZIP_MAGIC);
+    let input: Box<dyn BufRead> = if gzip {
+        Box::new(BufReader::with_capacity(
+            256 * 1024,
+            flate2::bufread::MultiGzDecoder::new(raw),
+        ))
+    } else {
+        Box::new(raw)
+    };
+    Ok((input, gzip))
+}
 
 /// What the first bytes say the content is.
 fn sniff(head: &[u8]) -> Option<Format> {
@@ -197,17 +216,7 @@ pub fn load_reader(
     size: u64,
     label: &str,
 ) -> Result<Profile, String> {
-    let mut raw = BufReader::with_capacity(64 * 1024, src);
-    let head = raw.fill_buf().map_err(|e| e.to_string())?;
-    let gzip = head.starts_with(&GZIP_MAGIC);
-    let mut input: Box<dyn BufRead> = if gzip {
-        Box::new(BufReader::with_capacity(
-            256 * 1024,
-            flate2::bufread::MultiGzDecoder::new(raw),
-        ))
-    } else {
-        Box::new(raw)
-    };
+    let (mut input, gzip) = decompressed(src)?;
     let head = input.fill_buf().map_err(|e| format!("cannot read: {e}"))?;
     if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
         input = utf16_to_utf8(input).map_err(|e| e.to_string())?;

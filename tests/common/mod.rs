@@ -1,0 +1,49 @@
+//! Helpers shared by the integration tests: running the binary, finding corpus files,
+//! and a small deterministic random generator (failures reproduce).
+#![allow(dead_code)] // each test crate uses its own subset
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Runs grove with `args` and extra environment; (exit code, stdout, stderr).
+pub fn grove_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_grove"))
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Runs grove with `args` in the test's own environment.
+pub fn grove(args: &[&str]) -> (i32, String, String) {
+    grove_env(args, &[])
+}
+
+/// A file of ../shared/corpus, when the corpus is there.
+pub fn corpus(rel: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(rel);
+    p.exists().then_some(p)
+}
+
+/// xorshift64.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[(self.next() % xs.len() as u64) as usize]
+    }
+}
