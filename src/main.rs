@@ -11,6 +11,9 @@ use grove::cli::Cli;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The user's configuration (config dir, keymap, theme, categories) is to be loaded
+    // here, once, and passed to the shell; today each subcommand still loads what it
+    // needs (shell/tui.rs, shell/kernels.rs, shell/summary.rs).
     match shell::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
