@@ -15,7 +15,14 @@
 //! sums against them.
 //!
 //! Deliberately standalone: no `grove::` imports, so a broken reader can never
-//! influence the data it is tested with.
+//! influence the data it is tested with. An example rather than a binary so that
+//! `cargo install` leaves it out: `cargo run --release --example grove-gen -- ARGS`.
+//!
+//! The modules follow the generator's own seams: `catalogue` (model sizes, device
+//! properties, kernels), `helpers`, `cfg` (the command line), `out` (Kineto's event
+//! layout), `state` (the simulation and `Gen`), and `Gen`'s methods by phase: `cpu`
+//! and `gpu` timelines, the `step` (forward), `backward` (with the all-reduce and
+//! optimizer), and `write` (flushing a step, header, footer).
 
 mod backward;
 mod catalogue;
