@@ -153,86 +153,106 @@ pub enum TreeFormat {
 #[derive(Subcommand, Debug)]
 pub enum Sub {
     /// Print the calling context tree.
-    Tree {
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Metric column(s), comma-separated (default: the profile's default metric).
-        #[arg(long, value_name = "NAME[,NAME...]")]
-        metric: Option<String>,
-        /// Print nodes down to this depth (roots are depth 0).
-        #[arg(long)]
-        depth: Option<usize>,
-        #[arg(long, value_enum, default_value_t = TreeFormat::Text)]
-        format: TreeFormat,
-        /// Decimals of text values.
-        #[arg(long, default_value_t = 3)]
-        precision: usize,
-        /// Leave out the legend after the text tree.
-        #[arg(long)]
-        no_legend: bool,
-        /// Print full names instead of shortening those over 39 characters.
-        #[arg(long)]
-        expand_names: bool,
-        /// Run commands first (sort, expand, ...), as in the TUI.
-        #[arg(long = "cmd", value_name = "COMMAND")]
-        cmds: Vec<String>,
-    },
+    Tree(TreeArgs),
     /// Print the detected format, counts and metrics of a file.
-    Info { file: PathBuf },
+    Info(InfoArgs),
     /// The GPU kernel table (nsys' cuda_gpu_kern_sum columns), over all the files.
-    Kernels {
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Rows to print.
-        #[arg(long, default_value_t = usize::MAX, hide_default_value = true)]
-        top: usize,
-        #[arg(long, value_enum, default_value_t = KernelBy::Total)]
-        by: KernelBy,
-        #[arg(long, value_enum, default_value_t = OutFormat::Text)]
-        format: OutFormat,
-        /// Include memcpy and memset rows.
-        #[arg(long)]
-        all: bool,
-        /// One row per category instead of per kernel name.
-        #[arg(long)]
-        by_category: bool,
-        /// Category rules placed before the built-in ones.
-        #[arg(long, value_name = "FILE")]
-        categories: Option<PathBuf>,
-    },
+    Kernels(KernelsArgs),
     /// HTA's breakdowns per rank and stream (one file per rank).
-    Summary {
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Which table (default: temporal; `all` prints every one).
-        #[arg(long, value_enum, default_value_t = SummaryTable::Temporal)]
-        table: SummaryTable,
-        #[arg(long, value_enum, default_value_t = OutFormat::Text)]
-        format: OutFormat,
-        /// Round times inward to whole µs first, as HTA does.
-        #[arg(long)]
-        hta_rounding: bool,
-        /// Idle gaps shorter than this are "kernel wait" (a time such as 30us; a plain
-        /// number is µs, as HTA's consecutive_kernel_delay).
-        #[arg(long, value_name = "TIME", default_value = "30us")]
-        kernel_wait: String,
-    },
+    Summary(SummaryArgs),
     /// Run a session file headless and print the resulting tree.
-    Replay {
-        session: PathBuf,
-        /// What to print.
-        #[arg(long, value_enum, default_value_t = PrintFormat::Tree)]
-        print: PrintFormat,
-        /// Use this input instead of the one the session names.
-        #[arg(long, value_name = "FILE")]
-        input: Option<PathBuf>,
-        #[command(flatten)]
-        opts: ReplayOpts,
-        /// More commands after the session's (repeatable).
-        #[arg(long = "cmd", value_name = "COMMAND")]
-        cmds: Vec<String>,
-        /// Print nodes down to this depth (tree, json, csv).
-        #[arg(long)]
-        depth: Option<usize>,
-    },
+    Replay(ReplayArgs),
+}
+
+// One struct per subcommand, so each shell module takes its own arguments whole. Their
+// help texts are the variants' doc comments above.
+
+#[derive(clap::Args, Debug)]
+pub struct TreeArgs {
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Metric column(s), comma-separated (default: the profile's default metric).
+    #[arg(long, value_name = "NAME[,NAME...]")]
+    pub metric: Option<String>,
+    /// Print nodes down to this depth (roots are depth 0).
+    #[arg(long)]
+    pub depth: Option<usize>,
+    #[arg(long, value_enum, default_value_t = TreeFormat::Text)]
+    pub format: TreeFormat,
+    /// Decimals of text values.
+    #[arg(long, default_value_t = 3)]
+    pub precision: usize,
+    /// Leave out the legend after the text tree.
+    #[arg(long)]
+    pub no_legend: bool,
+    /// Print full names instead of shortening those over 39 characters.
+    #[arg(long)]
+    pub expand_names: bool,
+    /// Run commands first (sort, expand, ...), as in the TUI.
+    #[arg(long = "cmd", value_name = "COMMAND")]
+    pub cmds: Vec<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct InfoArgs {
+    pub file: PathBuf,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct KernelsArgs {
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Rows to print.
+    #[arg(long, default_value_t = usize::MAX, hide_default_value = true)]
+    pub top: usize,
+    #[arg(long, value_enum, default_value_t = KernelBy::Total)]
+    pub by: KernelBy,
+    #[arg(long, value_enum, default_value_t = OutFormat::Text)]
+    pub format: OutFormat,
+    /// Include memcpy and memset rows.
+    #[arg(long)]
+    pub all: bool,
+    /// One row per category instead of per kernel name.
+    #[arg(long)]
+    pub by_category: bool,
+    /// Category rules placed before the built-in ones.
+    #[arg(long, value_name = "FILE")]
+    pub categories: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SummaryArgs {
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Which table (default: temporal; `all` prints every one).
+    #[arg(long, value_enum, default_value_t = SummaryTable::Temporal)]
+    pub table: SummaryTable,
+    #[arg(long, value_enum, default_value_t = OutFormat::Text)]
+    pub format: OutFormat,
+    /// Round times inward to whole µs first, as HTA does.
+    #[arg(long)]
+    pub hta_rounding: bool,
+    /// Idle gaps shorter than this are "kernel wait" (a time such as 30us; a plain
+    /// number is µs, as HTA's consecutive_kernel_delay).
+    #[arg(long, value_name = "TIME", default_value = "30us")]
+    pub kernel_wait: String,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ReplayArgs {
+    pub session: PathBuf,
+    /// What to print.
+    #[arg(long, value_enum, default_value_t = PrintFormat::Tree)]
+    pub print: PrintFormat,
+    /// Use this input instead of the one the session names.
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+    #[command(flatten)]
+    pub opts: ReplayOpts,
+    /// More commands after the session's (repeatable).
+    #[arg(long = "cmd", value_name = "COMMAND")]
+    pub cmds: Vec<String>,
+    /// Print nodes down to this depth (tree, json, csv).
+    #[arg(long)]
+    pub depth: Option<usize>,
 }

@@ -1,4 +1,6 @@
-//! Benchmarks that need real sizes (run in release):
+//! Benchmarks that need real sizes, run in release with
+//! `cargo bench --bench grove-bench -- MODE ARGS` (a bench target, so `cargo install`
+//! leaves it out):
 //!   grove-bench load FILE...      load time, throughput, peak RSS, tree size
 //!   grove-bench frame FILE        TUI frame time at 200x50, collapsed and expanded
 //! Numbers go to stdout as `name value unit` lines; docs/performance.md records them.
@@ -316,7 +318,11 @@ fn commands(n: usize) {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // `cargo bench` appends `--bench` to a harness-less bench's arguments.
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     match args.first().map(|s| s.as_str()) {
         Some("load") => {
             for f in &args[1..] {

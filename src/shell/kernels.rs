@@ -1,0 +1,43 @@
+//! `grove kernels`: the GPU kernel table over all the files.
+
+use grove::cli::{KernelBy, KernelsArgs, Look};
+use grove::gpu::{self, report};
+
+use super::{input, look, output};
+
+pub fn run(args: KernelsArgs, lk: &Look) -> Result<(), String> {
+    let cats = gpu::classify::Categories::load(args.categories.as_deref())?;
+    let sort = match args.by {
+        KernelBy::Total => gpu::kernels::KernelSort::Total,
+        KernelBy::Mean => gpu::kernels::KernelSort::Mean,
+        KernelBy::Count => gpu::kernels::KernelSort::Count,
+    };
+    let opt = gpu::kernels::TableOptions {
+        all: args.all,
+        by_category: args.by_category,
+        sort,
+    };
+    // Instances from every file, aggregated by name.
+    let mut per_file = Vec::new();
+    for f in &args.files {
+        let p = input::load(Some(f))?;
+        let Some(ev) = p.events.as_ref() else {
+            return Err(format!(
+                "{}: not a trace: it has no GPU events",
+                f.display()
+            ));
+        };
+        let model = gpu::GpuModel::new(ev, cats.clone());
+        let rows = gpu::kernels::table(ev, &model, &opt);
+        let durs = gpu::kernels::durations(ev, &rows);
+        per_file.push((rows, durs));
+    }
+    let rows = gpu::kernels::merge(per_file, sort);
+    let text = report::kernels_report(
+        &rows,
+        args.top,
+        output::report_format(args.format),
+        look::glyphs_of(lk).block,
+    );
+    output::text(&text)
+}

@@ -1,0 +1,27 @@
+//! The shell: one module per subcommand, plus the parts they share (inputs, output,
+//! look). `main` parses the command line and hands it here; nothing below the shell
+//! knows about the command line's shape beyond `cli`.
+
+mod info;
+mod input;
+mod kernels;
+mod look;
+mod output;
+mod replay;
+mod summary;
+mod tree;
+mod tui;
+
+use grove::cli::{Cli, Sub};
+
+/// Runs what the command line asks for.
+pub fn run(mut cli: Cli) -> Result<(), String> {
+    match cli.command.take() {
+        None => tui::run(cli),
+        Some(Sub::Tree(args)) => tree::run(args, cli.label.as_deref(), &cli.look),
+        Some(Sub::Info(args)) => info::run(args),
+        Some(Sub::Kernels(args)) => kernels::run(args, &cli.look),
+        Some(Sub::Summary(args)) => summary::run(args),
+        Some(Sub::Replay(args)) => replay::run(args, &cli.look),
+    }
+}

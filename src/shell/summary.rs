@@ -1,0 +1,92 @@
+//! `grove summary`: HTA's breakdowns per rank and stream.
+
+use grove::cli::{OutFormat, SummaryArgs, SummaryTable};
+use grove::gpu::{self, report};
+
+use super::{input, output};
+
+pub fn run(args: SummaryArgs) -> Result<(), String> {
+    let kernel_wait = &args.kernel_wait;
+    // A plain number is µs, as HTA's parameter.
+    let kw = kernel_wait
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .map(|us| (us * 1000.0).round() as i64)
+        .or_else(|| parse_duration(kernel_wait))
+        .ok_or_else(|| format!("--kernel-wait {kernel_wait:?}: give a time such as 30us"))?;
+    let opt = gpu::breakdown::Options {
+        hta_rounding: args.hta_rounding,
+        kernel_wait_ns: kw,
+        ..Default::default()
+    };
+    let tables: Vec<report::Table> = match args.table {
+        SummaryTable::All => report::Table::ALL.to_vec(),
+        SummaryTable::Temporal => vec![report::Table::Temporal],
+        SummaryTable::Idle => vec![report::Table::Idle],
+        SummaryTable::Overlap => vec![report::Table::Overlap],
+        SummaryTable::Launch => vec![report::Table::Launch],
+        SummaryTable::Queue => vec![report::Table::Queue],
+        SummaryTable::Memory => vec![report::Table::Memory],
+        SummaryTable::Overhead => vec![report::Table::Overhead],
+    };
+    // The breakdowns use HTA's types, not grove's categories: a broken user
+    // categories file must not stop them.
+    let cats = gpu::classify::Categories::load(None).unwrap_or_else(|e| {
+        eprintln!("grove: warning: {e}; using the built-in categories");
+        gpu::classify::Categories::builtin()
+    });
+    let mut rows: Vec<Vec<Vec<String>>> = vec![Vec::new(); tables.len()];
+    for (i, f) in args.files.iter().enumerate() {
+        let p = input::load(Some(f))?;
+        let Some(ev) = p.events.as_ref() else {
+            return Err(format!("{}: not a trace: it has no events", f.display()));
+        };
+        let model = gpu::GpuModel::new(ev, cats.clone());
+        let rank = report::rank_of(&p, i);
+        let opt = gpu::breakdown::Options {
+            hta_base_ns: p
+                .meta_value("baseTimeNanoseconds")
+                .and_then(|b| b.parse().ok())
+                .unwrap_or(0),
+            ..opt
+        };
+        for (t, table) in tables.iter().enumerate() {
+            rows[t].extend(report::table_rows(&p, &model, rank, *table, &opt));
+        }
+    }
+    let format = args.format;
+    if format == OutFormat::Json && tables.len() > 1 {
+        // One JSON document: {"temporal": [...], "idle": [...], ...}.
+        let mut obj = serde_json::Map::new();
+        for (t, table) in tables.iter().enumerate() {
+            let one = report::render(table.header(), &rows[t], report::Format::Json, "");
+            let v: serde_json::Value = serde_json::from_str(&one).unwrap_or_default();
+            obj.insert(table.name().to_string(), v);
+        }
+        let doc = serde_json::Value::Object(obj);
+        return output::text(&(serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"));
+    }
+    let mut text = String::new();
+    for (t, table) in tables.iter().enumerate() {
+        let title = if tables.len() > 1 { table.name() } else { "" };
+        text.push_str(&report::render(
+            table.header(),
+            &rows[t],
+            output::report_format(format),
+            title,
+        ));
+        if tables.len() > 1 && format == OutFormat::Text {
+            text.push('\n');
+        }
+    }
+    output::text(&text)
+}
+
+/// `30us`, `1.5ms`, `200ns`, `2s` -> ns.
+fn parse_duration(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let v: f64 = s[..split].parse().ok()?;
+    grove::query::convert_unit(v, &s[split..], "ns").map(|x| x.round() as i64)
+}
