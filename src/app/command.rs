@@ -149,9 +149,11 @@ impl<T> fmt::Display for Parsed<T> {
 #[derive(Debug, Clone)]
 pub enum Selector {
     Expr(Expr),
-    /// A Hatchet query: checked against the tree when it runs (its object dialect
-    /// needs the tree's metric names to read its predicates).
-    Hatchet,
+    /// A Hatchet query: the string dialect parsed, or `None` for the object dialect
+    /// and for a query that does not parse. Hatchet queries are only checked when they
+    /// run (the object dialect reads its predicates against the tree's columns), so a
+    /// syntax error is reported then, as documented.
+    Hatchet(Option<crate::query::cypher::Parsed>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

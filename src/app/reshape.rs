@@ -32,7 +32,8 @@ impl App {
         let t = self.tree_ref();
         let r = match &query.value {
             Selector::Expr(e) => expr::select(e, &t),
-            Selector::Hatchet => cypher::select(&query.text, &t),
+            Selector::Hatchet(Some(q)) => cypher::select_parsed(q, &t),
+            Selector::Hatchet(None) => cypher::select(&query.text, &t),
         };
         r.map_err(|e| query_error(e, whole.to_string(), at))
     }

@@ -252,6 +252,99 @@ mod tests {
         }
     }
 
+    /// The decisions that used to be separate lists, now read from the table.
+    #[test]
+    fn logging_and_pop_filter_follow_the_table() {
+        let p = |t: &str| Command::parse(t).unwrap();
+        // Not view changes (the old `changes_view` list).
+        for t in [
+            "down",
+            "page-up",
+            "bottom",
+            "parent",
+            "next-sibling",
+            "select a",
+            "search-next",
+            "help",
+            "pick-metric",
+            "prompt command",
+            "quit",
+            "export csv x",
+            "save x",
+            "next-kernel",
+            "prev-kernel",
+            "heatmap column next",
+        ] {
+            assert!(!p(t).changes_view(), "{t}");
+        }
+        // Never logged, even with --log-nav (the old `ui_only` list).
+        for t in [
+            "quit",
+            "prompt search",
+            "help",
+            "pick-metric",
+            "export csv x",
+            "save x",
+        ] {
+            assert!(matches!(p(t).log(), Log::Ui), "{t}");
+        }
+        for t in ["undo", "redo", "reset", "pop-filter"] {
+            assert!(matches!(p(t).log(), Log::History), "{t}");
+        }
+        for t in [
+            "heatmap norm row",
+            "heatmap sort",
+            "search x",
+            "hot-path",
+            "source f",
+        ] {
+            assert!(matches!(p(t).log(), Log::View), "{t}");
+        }
+        // What Esc can pop (the old `is_filter_like`, which split the text).
+        for t in [
+            "filter leaf",
+            "squash",
+            "prune time < 1",
+            "limit 1%",
+            "focus a",
+            "hide a",
+        ] {
+            assert!(p(t).is_filter_like(), "{t}");
+        }
+        for t in [
+            "prune off",
+            "limit off",
+            "show a",
+            "unfocus",
+            "compose a as b",
+            "derive x = time",
+        ] {
+            assert!(!p(t).is_filter_like(), "{t}");
+        }
+        for t in ["filter leaf", "squash", "compose a as b", "group-by module"] {
+            assert!(p(t).rebuilds(), "{t}");
+        }
+    }
+
+    #[test]
+    fn expressions_are_parsed_with_the_command() {
+        use crate::app::command::Selector;
+        match Command::parse("filter time > 3").unwrap() {
+            Command::Filter { query, .. } => assert!(matches!(query.value, Selector::Expr(_))),
+            c => panic!("{c:?}"),
+        }
+        match Command::parse("filter MATCH (\"*\")->(\".\", p)").unwrap() {
+            Command::Filter { query, .. } => {
+                assert!(matches!(query.value, Selector::Hatchet(Some(_))))
+            }
+            c => panic!("{c:?}"),
+        }
+        match Command::parse("derive r = a / b").unwrap() {
+            Command::Derive(d) => assert_eq!(d.value.0, "r"),
+            c => panic!("{c:?}"),
+        }
+    }
+
     #[test]
     fn docs_mention_every_command() {
         let docs = include_str!("../../../docs/commands.md");

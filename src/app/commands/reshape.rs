@@ -40,7 +40,7 @@ pub fn parse_filter(i: &Input) -> Result<Command, ParseError> {
         return Err(i.missing("expected an expression or a Hatchet query"));
     }
     let value = if cypher::is_hatchet_query(text) {
-        Selector::Hatchet
+        Selector::Hatchet(cypher::parse(text).ok().flatten())
     } else {
         Selector::Expr(expr::parse(text).map_err(|e| from_query(e, at))?)
     };
