@@ -5,8 +5,16 @@
 //! Grammar: `NAME [ARG ...]`; arguments are words or double-quoted strings (`\"` and
 //! `\\` escape). Node paths are `/`-separated names from a root (`\/` escapes a slash
 //! inside a name) with an optional `#k` to pick the k-th of same-named siblings.
+//!
+//! What each command is called, how it parses and prints, whether it is logged and
+//! how it completes is declared once, in the table of `super::commands`; this file
+//! holds the value types and the tokenizer the table's parsers share.
 
 use std::fmt;
+
+use super::commands::{self, Spec};
+use crate::query::expr::Expr;
+use crate::transform::derive::Arith;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
@@ -49,19 +57,15 @@ pub enum Command {
     Help,
     Quit,
     /// Keep the nodes an expression (or a Hatchet query) selects, with their ancestors;
-    /// `squash` re-parents them instead. `at` is where the expression starts in the text.
+    /// `squash` re-parents them instead.
     Filter {
         squash: bool,
-        expr: String,
-        at: usize,
+        query: Parsed<Selector>,
     },
     /// Squash the last filter's matches (Hatchet's squash).
     Squash,
     /// Hide nodes below a threshold, shown as one aggregate row per run of siblings.
-    Prune {
-        expr: String,
-        at: usize,
-    },
+    Prune(Parsed<Expr>),
     PruneOff,
     /// Shows the pruned children of a node.
     Unprune(String),
@@ -72,10 +76,8 @@ pub enum Command {
         new: String,
     },
     GroupBy(String),
-    Derive {
-        def: String,
-        at: usize,
-    },
+    /// `NAME = EXPR`: the name and the arithmetic, parsed once.
+    Derive(Parsed<(String, Arith)>),
     Focus(Option<String>),
     Unfocus,
     /// Hide what is below a share of the total (`limit 1%`, `limit off`).
@@ -117,6 +119,41 @@ pub enum Command {
     /// Keep the ensemble members whose metadata match (`key = value`, `key ~ regex`);
     /// `off` shows all again.
     MetaFilter(Option<String>),
+}
+
+/// An expression argument as written (its canonical text) with what it parsed to, so
+/// it is parsed once: the parsed form is what runs and what undo replays.
+#[derive(Debug, Clone)]
+pub struct Parsed<T> {
+    pub text: String,
+    /// Byte offset of the expression in the command text it was parsed from (carets).
+    pub at: usize,
+    pub value: T,
+}
+
+/// The text determines the parse, so two parsed expressions are equal when their texts
+/// are (the parsed forms need not be comparable).
+impl<T> PartialEq for Parsed<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl<T> fmt::Display for Parsed<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// What a filter selects with.
+#[derive(Debug, Clone)]
+pub enum Selector {
+    Expr(Expr),
+    /// A Hatchet query: the string dialect parsed, or `None` for the object dialect
+    /// and for a query that does not parse. Hatchet queries are only checked when they
+    /// run (the object dialect reads its predicates against the tree's columns), so a
+    /// syntax error is reported then, as documented.
+    Hatchet(Option<crate::query::cypher::Parsed>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -312,33 +349,6 @@ pub fn tokenize(s: &str) -> Result<Vec<Token>, ParseError> {
     Ok(out)
 }
 
-/// The text after the command name, verbatim (expressions keep their own quoting).
-fn raw_rest<'a>(text: &'a str, head: &Token) -> (&'a str, usize) {
-    let after = head.pos + head.len;
-    let rest = &text[after..];
-    let trimmed = rest.trim_start();
-    (trimmed.trim_end(), after + rest.len() - trimmed.len())
-}
-
-fn from_query(e: crate::query::QueryError, at: usize) -> ParseError {
-    ParseError {
-        pos: e.pos + at,
-        len: e.len,
-        msg: e.msg,
-    }
-}
-
-/// Syntax check of a filter: a Hatchet query or a grove expression.
-fn check_query(expr: &str, at: usize) -> Result<(), ParseError> {
-    if crate::query::cypher::is_hatchet_query(expr) {
-        // Hatchet queries are checked against the tree when they run.
-        return Ok(());
-    }
-    crate::query::expr::parse(expr)
-        .map(|_| ())
-        .map_err(|e| from_query(e, at))
-}
-
 /// Quotes an argument when it would not survive tokenizing as a bare word.
 pub fn quote(arg: &str) -> String {
     if !arg.is_empty() && !arg.contains(|c: char| c.is_whitespace() || c == '"' || c == '\\') {
@@ -356,131 +366,184 @@ pub fn quote(arg: &str) -> String {
     }
 }
 
-/// Command names with a one-line description, for help and completion.
-pub const COMMANDS: &[(&str, &str)] = &[
-    ("down", "move the cursor down [N rows]"),
-    ("up", "move the cursor up [N rows]"),
-    ("page-down", "move one page down"),
-    ("page-up", "move one page up"),
-    ("half-page-down", "move half a page down"),
-    ("half-page-up", "move half a page up"),
-    ("top", "go to the first row"),
-    ("bottom", "go to the last row"),
-    ("parent", "go to the parent node"),
-    ("next-sibling", "go to the next sibling"),
-    ("prev-sibling", "go to the previous sibling"),
-    ("select", "move the cursor to PATH"),
-    ("toggle", "open or close a fold [PATH]"),
-    ("expand", "open a fold [PATH]"),
-    ("collapse", "close a fold [PATH]"),
-    (
-        "collapse-or-parent",
-        "close the fold, or go to the parent when closed",
-    ),
-    ("expand-children", "open a node and its children [PATH]"),
-    ("collapse-children", "close the children of a node [PATH]"),
-    ("expand-all", "open a whole subtree [PATH]"),
-    ("collapse-all", "close a whole subtree [PATH]"),
-    ("hot-path", "follow the heaviest child repeatedly [PATH]"),
-    ("search", "find nodes whose name contains TEXT"),
-    ("search-next", "go to the next match"),
-    ("search-prev", "go to the previous match"),
-    ("sort", "sort siblings: next | METRIC|name|data [asc|desc]"),
-    ("metric", "primary metric: next | NAME"),
-    ("metric2", "second metric: next | NAME | off"),
-    ("pick-metric", "choose the primary metric from a list"),
-    ("prompt", "open the input line: search | command"),
-    ("help", "show the keys and their commands"),
-    (
-        "filter",
-        "keep nodes matching EXPR (or a Hatchet query) and their ancestors; --squash re-parents",
-    ),
-    (
-        "squash",
-        "squash the last filter: re-parent matches to their nearest kept ancestor",
-    ),
-    (
-        "prune",
-        "hide nodes where METRIC < VALUE, one aggregate row per run of siblings; prune off",
-    ),
-    ("unprune", "show the pruned children of PATH"),
-    ("hide", "elide the subtree at PATH"),
-    ("show", "undo hide PATH"),
-    (
-        "compose",
-        "NAME1 NAME2 ... as NEW: treat those functions as one",
-    ),
-    (
-        "group-by",
-        "aggregate by an attribute (module, file, type, ...)",
-    ),
-    (
-        "derive",
-        "NAME = EXPR: a new metric from arithmetic on metrics",
-    ),
-    ("focus", "show only the subtree at PATH"),
-    ("unfocus", "show the whole tree again"),
-    (
-        "limit",
-        "hide what is below a share of the total: limit 1% | limit off",
-    ),
-    ("undo", "undo the last change"),
-    ("redo", "redo what undo undid"),
-    ("reset", "back to the tree as loaded"),
-    (
-        "pop-filter",
-        "drop the latest filter, prune, limit or focus",
-    ),
-    ("source", "run the commands of a session or text file"),
-    (
-        "export",
-        "hatchet|json|csv|parquet|folded FILE: write the current tree",
-    ),
-    ("save", "write the session so far to FILE"),
-    ("panel", "switch the panel: tree | heatmap | kernels | timeline | summary | next | prev"),
-    ("kernels", "kernel table: [top N|all] [by total|mean|count|next] [memory on|off] [group name|category]"),
-    ("select-kernel", "select a kernel by name (marks its call paths and instances)"),
-    ("zoom", "timeline window: zoom START END | in | out | fit | kernel"),
-    ("pan", "move the timeline window: pan left | right"),
-    ("lanes", "timeline lanes: gpu | all (CPU threads too)"),
-    ("next-kernel", "next kernel on the timeline lane"),
-    ("prev-kernel", "previous kernel on the timeline lane"),
-    ("goto-launch", "show the call path that launched the selected kernel"),
-    ("heatmap", "heatmap: norm row|column|global|zscore|next | sort | column next|prev"),
-    ("diff", "A B: metric@A - metric@B, with markers for nodes in one profile only"),
-    ("meta", "filter ensemble members by metadata: meta KEY = VALUE | KEY ~ REGEX | off"),
-    ("quit", "leave grove"),
-];
+/// The tokens of one command line, and the argument styles the table's parsers share.
+pub struct Input<'a> {
+    pub text: &'a str,
+    pub head: &'a Token,
+    pub args: &'a [Token],
+}
+
+impl<'a> Input<'a> {
+    pub fn at(t: &Token, msg: impl Into<String>) -> ParseError {
+        ParseError {
+            pos: t.pos,
+            len: t.len,
+            msg: msg.into(),
+        }
+    }
+
+    /// An argument is missing: the error points at the end of the line.
+    pub fn missing(&self, msg: impl Into<String>) -> ParseError {
+        ParseError {
+            pos: self.text.len(),
+            len: 0,
+            msg: msg.into(),
+        }
+    }
+
+    pub fn too_many(t: &Token) -> ParseError {
+        Input::at(t, format!("unexpected argument {:?}", t.text))
+    }
+
+    pub fn no_args(&self, c: Command) -> Result<Command, ParseError> {
+        match self.args.first() {
+            Some(t) => Err(Input::too_many(t)),
+            None => Ok(c),
+        }
+    }
+
+    /// An optional path: one argument, or the rest of the line.
+    pub fn opt_path(&self) -> Option<String> {
+        match self.args {
+            [] => None,
+            [p] => Some(p.text.clone()),
+            [first, ..] => Some(self.text[first.pos..].trim_end().to_string()),
+        }
+    }
+
+    pub fn count(&self) -> Result<usize, ParseError> {
+        match self.args {
+            [] => Ok(1),
+            [n] => n
+                .text
+                .parse::<usize>()
+                .map_err(|_| Input::at(n, "expected a row count")),
+            [_, t, ..] => Err(Input::too_many(t)),
+        }
+    }
+
+    /// One argument as it is, or several words verbatim to the end of the line.
+    pub fn rest(&self, what: &str) -> Result<String, ParseError> {
+        match self.args {
+            [] => Err(self.missing(format!("expected {what}"))),
+            [one] => Ok(one.text.clone()),
+            [first, ..] => Ok(self.text[first.pos..].trim_end().to_string()),
+        }
+    }
+
+    /// The text after the command name, verbatim (expressions keep their own quoting),
+    /// and where it starts.
+    pub fn raw_rest(&self) -> (&'a str, usize) {
+        let after = self.head.pos + self.head.len;
+        let rest = &self.text[after..];
+        let trimmed = rest.trim_start();
+        (trimmed.trim_end(), after + rest.len() - trimmed.len())
+    }
+
+    /// Exactly one of a few fixed words.
+    pub fn word(&self, words: &[&str], msg: &str) -> Result<&'a str, ParseError> {
+        match self.args {
+            [t] if words.contains(&t.text.as_str()) => Ok(t.text.as_str()),
+            [t, ..] => Err(Input::at(t, msg)),
+            [] => Err(self.missing(msg)),
+        }
+    }
+}
 
 impl Command {
+    /// The table entry that declares this command.
+    pub fn spec(&self) -> &'static Spec {
+        commands::spec(self.name()).expect("every command name is in the table")
+    }
+
+    /// The command's name in the table: the one place a variant maps to its name.
+    pub fn name(&self) -> &'static str {
+        use Command::*;
+        match self {
+            Down(_) => "down",
+            Up(_) => "up",
+            PageDown => "page-down",
+            PageUp => "page-up",
+            HalfPageDown => "half-page-down",
+            HalfPageUp => "half-page-up",
+            Top => "top",
+            Bottom => "bottom",
+            Parent => "parent",
+            NextSibling => "next-sibling",
+            PrevSibling => "prev-sibling",
+            Select(_) => "select",
+            Toggle(_) => "toggle",
+            Expand(_) => "expand",
+            Collapse(_) => "collapse",
+            CollapseOrParent => "collapse-or-parent",
+            ExpandChildren(_) => "expand-children",
+            CollapseChildren(_) => "collapse-children",
+            ExpandAll(_) => "expand-all",
+            CollapseAll(_) => "collapse-all",
+            HotPath(_) => "hot-path",
+            Search(_) => "search",
+            SearchNext => "search-next",
+            SearchPrev => "search-prev",
+            Sort(_) => "sort",
+            Metric(_) => "metric",
+            Metric2(_) => "metric2",
+            PickMetric => "pick-metric",
+            Prompt(_) => "prompt",
+            Help => "help",
+            Quit => "quit",
+            Filter { .. } => "filter",
+            Squash => "squash",
+            Prune(_) | PruneOff => "prune",
+            Unprune(_) => "unprune",
+            Hide(_) => "hide",
+            Show(_) => "show",
+            Compose { .. } => "compose",
+            GroupBy(_) => "group-by",
+            Derive(_) => "derive",
+            Focus(_) => "focus",
+            Unfocus => "unfocus",
+            Limit(_) => "limit",
+            Undo => "undo",
+            Redo => "redo",
+            Reset => "reset",
+            PopFilter => "pop-filter",
+            Source(_) => "source",
+            Export { .. } => "export",
+            Save(_) => "save",
+            Panel(_) => "panel",
+            Kernels(_) => "kernels",
+            SelectKernel(_) => "select-kernel",
+            Zoom(_) => "zoom",
+            Pan(_) => "pan",
+            NextKernel => "next-kernel",
+            PrevKernel => "prev-kernel",
+            Lanes(_) => "lanes",
+            GotoLaunch => "goto-launch",
+            HeatmapNorm(_) | HeatmapSort | HeatmapColumn(_) => "heatmap",
+            Diff(..) => "diff",
+            MetaFilter(_) => "meta",
+        }
+    }
+
+    /// How this command is logged (some commands log differently per form).
+    pub fn log(&self) -> commands::Log {
+        self.spec().log.of(self)
+    }
+
     /// True for commands that change what is shown (logged to the session file).
     pub fn changes_view(&self) -> bool {
-        !matches!(
-            self,
-            Command::Down(_)
-                | Command::Up(_)
-                | Command::PageDown
-                | Command::PageUp
-                | Command::HalfPageDown
-                | Command::HalfPageUp
-                | Command::Top
-                | Command::Bottom
-                | Command::Parent
-                | Command::NextSibling
-                | Command::PrevSibling
-                | Command::Select(_)
-                | Command::SearchNext
-                | Command::SearchPrev
-                | Command::Help
-                | Command::PickMetric
-                | Command::Prompt(_)
-                | Command::Quit
-                | Command::Export { .. }
-                | Command::Save(_)
-                | Command::NextKernel
-                | Command::PrevKernel
-                | Command::HeatmapColumn(_)
-        )
+        self.log().changes_view()
+    }
+
+    /// Commands that Esc (`pop-filter`) can take back; the `off` forms undo a rule
+    /// rather than add one, so they are not.
+    pub fn is_filter_like(&self) -> bool {
+        self.spec().pops && !matches!(self, Command::PruneOff | Command::Limit(None))
+    }
+
+    /// Commands that rebuild the tree (filter, squash, compose, group-by).
+    pub fn rebuilds(&self) -> bool {
+        self.spec().rebuilds
     }
 
     pub fn parse(text: &str) -> Result<Command, ParseError> {
@@ -492,615 +555,28 @@ impl Command {
                 msg: "empty command".into(),
             });
         };
-        let args = &toks[1..];
-        let end = text.len();
-        let too_many = |t: &Token| ParseError {
-            pos: t.pos,
-            len: t.len,
-            msg: format!("unexpected argument {:?}", t.text),
+        let Some(spec) = commands::lookup(&head.text) else {
+            return Err(Input::at(head, format!("unknown command {:?}", head.text)));
         };
-        let no_args = |c: Command| -> Result<Command, ParseError> {
-            match args.first() {
-                Some(t) => Err(too_many(t)),
-                None => Ok(c),
-            }
-        };
-        // A path is the rest of the line, quoted or not (names may hold spaces).
-        let opt_path = |f: fn(Option<String>) -> Command| -> Result<Command, ParseError> {
-            match args {
-                [] => Ok(f(None)),
-                [p] => Ok(f(Some(p.text.clone()))),
-                [first, ..] => Ok(f(Some(text[first.pos..].trim_end().to_string()))),
-            }
-        };
-        let count = || -> Result<usize, ParseError> {
-            match args {
-                [] => Ok(1),
-                [n] => n.text.parse::<usize>().map_err(|_| ParseError {
-                    pos: n.pos,
-                    len: n.len,
-                    msg: "expected a row count".into(),
-                }),
-                [_, t, ..] => Err(too_many(t)),
-            }
-        };
-        let rest = |what: &str| -> Result<String, ParseError> {
-            match args.first() {
-                None => Err(ParseError {
-                    pos: end,
-                    len: 0,
-                    msg: format!("expected {what}"),
-                }),
-                Some(first) => Ok(if args.len() == 1 {
-                    first.text.clone()
-                } else {
-                    text[first.pos..].trim_end().to_string()
-                }),
-            }
-        };
-        let metric_choice = |allow_off: bool| -> Result<MetricChoice, ParseError> {
-            let m = rest("a metric name or 'next'")?;
-            Ok(match m.as_str() {
-                "next" if !args[0].quoted => MetricChoice::Next,
-                "off" if allow_off && !args[0].quoted => MetricChoice::Off,
-                _ => MetricChoice::Named(m),
-            })
-        };
-        match head.text.as_str() {
-            "down" | "j" => Ok(Command::Down(count()?)),
-            "up" | "k" => Ok(Command::Up(count()?)),
-            "page-down" => no_args(Command::PageDown),
-            "page-up" => no_args(Command::PageUp),
-            "half-page-down" => no_args(Command::HalfPageDown),
-            "half-page-up" => no_args(Command::HalfPageUp),
-            "top" => no_args(Command::Top),
-            "bottom" => no_args(Command::Bottom),
-            "parent" => no_args(Command::Parent),
-            "next-sibling" => no_args(Command::NextSibling),
-            "prev-sibling" => no_args(Command::PrevSibling),
-            "select" => Ok(Command::Select(rest("a node path")?)),
-            "toggle" => opt_path(Command::Toggle),
-            "expand" => opt_path(Command::Expand),
-            "collapse" => opt_path(Command::Collapse),
-            "collapse-or-parent" => no_args(Command::CollapseOrParent),
-            "expand-children" => opt_path(Command::ExpandChildren),
-            "collapse-children" => opt_path(Command::CollapseChildren),
-            "expand-all" => opt_path(Command::ExpandAll),
-            "collapse-all" => opt_path(Command::CollapseAll),
-            "hot-path" => opt_path(Command::HotPath),
-            "search" => Ok(Command::Search(rest("a text to search for")?)),
-            "search-next" => no_args(Command::SearchNext),
-            "search-prev" => no_args(Command::SearchPrev),
-            "sort" => match args {
-                [] => Err(ParseError {
-                    pos: end,
-                    len: 0,
-                    msg: "expected 'next' or a sort key".into(),
-                }),
-                [t] if t.text == "next" && !t.quoted => Ok(Command::Sort(SortSpec::Next)),
-                _ => {
-                    let (key_toks, descending) = match args.last() {
-                        Some(t) if !t.quoted && (t.text == "asc" || t.text == "desc") => {
-                            (&args[..args.len() - 1], t.text == "desc")
-                        }
-                        _ => (args, true),
-                    };
-                    let Some(first) = key_toks.first() else {
-                        return Err(ParseError {
-                            pos: args[0].pos,
-                            len: args[0].len,
-                            msg: "expected a sort key before the direction".into(),
-                        });
-                    };
-                    let key = if key_toks.len() == 1 {
-                        first.text.clone()
-                    } else {
-                        let last = key_toks.last().unwrap();
-                        text[first.pos..last.pos + last.len].to_string()
-                    };
-                    let descending = if key == "name" || key == "data" {
-                        matches!(args.last(), Some(t) if t.text == "desc")
-                    } else {
-                        descending
-                    };
-                    Ok(Command::Sort(SortSpec::By { key, descending }))
-                }
-            },
-            "metric" => Ok(Command::Metric(metric_choice(false)?)),
-            "metric2" => Ok(Command::Metric2(metric_choice(true)?)),
-            "pick-metric" => no_args(Command::PickMetric),
-            "prompt" => match args {
-                [t] if t.text == "search" => Ok(Command::Prompt(PromptKind::Search)),
-                [t] if t.text == "command" => Ok(Command::Prompt(PromptKind::Command)),
-                [t, ..] => Err(ParseError {
-                    pos: t.pos,
-                    len: t.len,
-                    msg: "expected 'search' or 'command'".into(),
-                }),
-                [] => Err(ParseError {
-                    pos: end,
-                    len: 0,
-                    msg: "expected 'search' or 'command'".into(),
-                }),
-            },
-            "help" => no_args(Command::Help),
-            "filter" => {
-                let (mut expr, mut at) = raw_rest(text, head);
-                let mut squash = false;
-                if let Some(r) = expr.strip_prefix("--squash") {
-                    if r.is_empty() || r.starts_with(char::is_whitespace) {
-                        squash = true;
-                        let trimmed = r.trim_start();
-                        at += expr.len() - trimmed.len();
-                        expr = trimmed;
-                    }
-                }
-                if expr.is_empty() {
-                    return Err(ParseError {
-                        pos: end,
-                        len: 0,
-                        msg: "expected an expression or a Hatchet query".into(),
-                    });
-                }
-                check_query(expr, at)?;
-                Ok(Command::Filter {
-                    squash,
-                    expr: expr.to_string(),
-                    at,
-                })
-            }
-            "squash" => no_args(Command::Squash),
-            "prune" => {
-                let (expr, at) = raw_rest(text, head);
-                if expr == "off" {
-                    return Ok(Command::PruneOff);
-                }
-                match crate::query::expr::parse(expr) {
-                    Ok(crate::query::expr::Expr::Cmp { .. }) => Ok(Command::Prune {
-                        expr: expr.to_string(),
-                        at,
-                    }),
-                    Ok(_) => Err(ParseError {
-                        pos: at,
-                        len: expr.len(),
-                        msg: "prune takes one comparison: METRIC < VALUE".into(),
-                    }),
-                    Err(e) => Err(from_query(e, at)),
-                }
-            }
-            "unprune" => Ok(Command::Unprune(rest("a node path")?)),
-            "hide" => Ok(Command::Hide(rest("a node path")?)),
-            "show" => Ok(Command::Show(rest("a node path")?)),
-            "compose" => {
-                let as_at = args.iter().rposition(|t| t.text == "as" && !t.quoted);
-                match as_at {
-                    Some(i) if i >= 1 && i + 2 == args.len() => Ok(Command::Compose {
-                        names: args[..i].iter().map(|t| t.text.clone()).collect(),
-                        new: args[i + 1].text.clone(),
-                    }),
-                    _ => Err(ParseError {
-                        pos: head.pos,
-                        len: text.len() - head.pos,
-                        msg: "usage: compose NAME1 NAME2 ... as NEW".into(),
-                    }),
-                }
-            }
-            "group-by" => Ok(Command::GroupBy(rest(
-                "an attribute (module, file, type, ...)",
-            )?)),
-            "derive" => {
-                let (def, at) = raw_rest(text, head);
-                crate::transform::derive::parse_definition(def).map_err(|e| from_query(e, at))?;
-                Ok(Command::Derive {
-                    def: def.to_string(),
-                    at,
-                })
-            }
-            "focus" => opt_path(Command::Focus),
-            "unfocus" => no_args(Command::Unfocus),
-            "limit" => match args {
-                [t] if t.text == "off" => Ok(Command::Limit(None)),
-                [t] => {
-                    let v = t.text.strip_suffix('%').and_then(|x| x.parse::<f64>().ok());
-                    match v {
-                        Some(v) if (0.0..=100.0).contains(&v) => Ok(Command::Limit(Some(v))),
-                        _ => Err(ParseError {
-                            pos: t.pos,
-                            len: t.len,
-                            msg: "expected a percentage such as 1% (or off)".into(),
-                        }),
-                    }
-                }
-                [_, t, ..] => Err(too_many(t)),
-                [] => Err(ParseError {
-                    pos: end,
-                    len: 0,
-                    msg: "expected a percentage such as 1% (or off)".into(),
-                }),
-            },
-            "panel" => {
-                match args {
-                    [t] => Ok(Command::Panel(match t.text.as_str() {
-                        "tree" | "1" => PanelChoice::Tree,
-                        "heatmap" | "2" => PanelChoice::Heatmap,
-                        "kernels" | "3" => PanelChoice::Kernels,
-                        "timeline" | "4" => PanelChoice::Timeline,
-                        "summary" | "5" => PanelChoice::Summary,
-                        "next" => PanelChoice::Next,
-                        "prev" => PanelChoice::Prev,
-                        _ => return Err(ParseError {
-                            pos: t.pos,
-                            len: t.len,
-                            msg: "expected tree, heatmap, kernels, timeline, summary, next or prev"
-                                .into(),
-                        }),
-                    })),
-                    [_, t, ..] => Err(too_many(t)),
-                    [] => Err(ParseError {
-                        pos: end,
-                        len: 0,
-                        msg: "expected a panel".into(),
-                    }),
-                }
-            }
-            "kernels" => {
-                let mut spec = KernelsSpec::default();
-                let mut i = 0;
-                while i < args.len() {
-                    let key = &args[i];
-                    let val = args.get(i + 1);
-                    let bad = |t: &Token, m: &str| ParseError {
-                        pos: t.pos,
-                        len: t.len,
-                        msg: m.to_string(),
-                    };
-                    match key.text.as_str() {
-                        "all" => {
-                            spec.top = Some(None);
-                            i += 1;
-                            continue;
-                        }
-                        "top" => match val.map(|v| v.text.parse::<usize>()) {
-                            Some(Ok(n)) => spec.top = Some(Some(n)),
-                            _ => {
-                                return Err(bad(
-                                    val.unwrap_or(key),
-                                    "expected a row count after top",
-                                ))
-                            }
-                        },
-                        "by" => match val.map(|v| v.text.as_str()) {
-                            Some(b @ ("total" | "mean" | "count" | "next")) => {
-                                spec.by = Some(b.to_string())
-                            }
-                            _ => {
-                                return Err(bad(
-                                    val.unwrap_or(key),
-                                    "expected total, mean, count or next",
-                                ))
-                            }
-                        },
-                        "memory" => match val.map(|v| v.text.as_str()) {
-                            Some("on") => spec.memory = Some(true),
-                            Some("off") => spec.memory = Some(false),
-                            _ => return Err(bad(val.unwrap_or(key), "expected on or off")),
-                        },
-                        "group" => match val.map(|v| v.text.as_str()) {
-                            Some("name") => spec.by_category = Some(false),
-                            Some("category") => spec.by_category = Some(true),
-                            _ => return Err(bad(val.unwrap_or(key), "expected name or category")),
-                        },
-                        _ => return Err(bad(key, "expected top, all, by, memory or group")),
-                    }
-                    i += 2;
-                }
-                Ok(Command::Kernels(spec))
-            }
-            "select-kernel" => Ok(Command::SelectKernel(match args {
-                [] => None,
-                _ => Some(rest("a kernel name")?),
-            })),
-            "zoom" => match args {
-                [t] => Ok(Command::Zoom(match t.text.as_str() {
-                    "in" => ZoomSpec::In,
-                    "out" => ZoomSpec::Out,
-                    "fit" => ZoomSpec::Fit,
-                    "kernel" => ZoomSpec::Kernel,
-                    _ => {
-                        return Err(ParseError {
-                            pos: t.pos,
-                            len: t.len,
-                            msg: "expected in, out, fit, kernel or START END".into(),
-                        })
-                    }
-                })),
-                [a, b] => {
-                    let ta = parse_time(&a.text).ok_or(ParseError {
-                        pos: a.pos,
-                        len: a.len,
-                        msg: "expected a time such as 12.5ms".into(),
-                    })?;
-                    let tb = parse_time(&b.text).ok_or(ParseError {
-                        pos: b.pos,
-                        len: b.len,
-                        msg: "expected a time such as 14ms".into(),
-                    })?;
-                    if tb <= ta {
-                        return Err(ParseError {
-                            pos: b.pos,
-                            len: b.len,
-                            msg: "the end must come after the start".into(),
-                        });
-                    }
-                    Ok(Command::Zoom(ZoomSpec::Window(ta, tb)))
-                }
-                [_, _, t, ..] => Err(too_many(t)),
-                [] => Err(ParseError {
-                    pos: end,
-                    len: 0,
-                    msg: "expected in, out, fit, kernel or START END".into(),
-                }),
-            },
-            "pan" => match args {
-                [t] if t.text == "left" => Ok(Command::Pan(false)),
-                [t] if t.text == "right" => Ok(Command::Pan(true)),
-                [t, ..] => Err(ParseError {
-                    pos: t.pos,
-                    len: t.len,
-                    msg: "expected left or right".into(),
-                }),
-                [] => Err(ParseError {
-                    pos: end,
-                    len: 0,
-                    msg: "expected left or right".into(),
-                }),
-            },
-            "heatmap" => match args {
-                [t, v] if t.text == "norm" => match v.text.as_str() {
-                    "row" | "column" | "global" | "zscore" | "next" => {
-                        Ok(Command::HeatmapNorm(v.text.clone()))
-                    }
-                    _ => Err(ParseError {
-                        pos: v.pos,
-                        len: v.len,
-                        msg: "expected row, column, global, zscore or next".into(),
-                    }),
-                },
-                [t] if t.text == "sort" => Ok(Command::HeatmapSort),
-                [t, v] if t.text == "column" && (v.text == "next" || v.text == "prev") => {
-                    Ok(Command::HeatmapColumn(v.text == "next"))
-                }
-                [t, ..] => Err(ParseError {
-                    pos: t.pos,
-                    len: t.len,
-                    msg: "expected norm MODE, sort or column next|prev".into(),
-                }),
-                [] => Err(ParseError {
-                    pos: end,
-                    len: 0,
-                    msg: "expected norm MODE, sort or column next|prev".into(),
-                }),
-            },
-            "diff" => match args {
-                [a, b] => Ok(Command::Diff(a.text.clone(), b.text.clone())),
-                [_, _, t, ..] => Err(too_many(t)),
-                _ => Err(ParseError {
-                    pos: end,
-                    len: 0,
-                    msg: "usage: diff A B (two ensemble labels)".into(),
-                }),
-            },
-            "meta" => match args {
-                [t] if t.text == "off" => Ok(Command::MetaFilter(None)),
-                [] => Err(ParseError {
-                    pos: end,
-                    len: 0,
-                    msg: "usage: meta KEY = VALUE | KEY ~ REGEX | off".into(),
-                }),
-                _ => {
-                    let (e, at) = raw_rest(text, head);
-                    let ok = e.contains('=') || e.contains('~');
-                    if !ok {
-                        return Err(ParseError {
-                            pos: at,
-                            len: e.len(),
-                            msg: "usage: meta KEY = VALUE | KEY ~ REGEX | off".into(),
-                        });
-                    }
-                    Ok(Command::MetaFilter(Some(e.to_string())))
-                }
-            },
-            "lanes" => match args {
-                [t] if t.text == "gpu" => Ok(Command::Lanes(false)),
-                [t] if t.text == "all" => Ok(Command::Lanes(true)),
-                [t, ..] => Err(ParseError {
-                    pos: t.pos,
-                    len: t.len,
-                    msg: "expected gpu or all".into(),
-                }),
-                [] => Err(ParseError {
-                    pos: end,
-                    len: 0,
-                    msg: "expected gpu or all".into(),
-                }),
-            },
-            "next-kernel" => no_args(Command::NextKernel),
-            "prev-kernel" => no_args(Command::PrevKernel),
-            "goto-launch" => no_args(Command::GotoLaunch),
-            "undo" => no_args(Command::Undo),
-            "redo" => no_args(Command::Redo),
-            "reset" => no_args(Command::Reset),
-            "pop-filter" => no_args(Command::PopFilter),
-            "source" => Ok(Command::Source(rest("a file")?)),
-            "save" => Ok(Command::Save(rest("a file")?)),
-            "export" => match args {
-                [f, p] => {
-                    let format = match f.text.as_str() {
-                        "hatchet" => ExportFormat::Hatchet,
-                        "json" => ExportFormat::Json,
-                        "csv" => ExportFormat::Csv,
-                        "parquet" => ExportFormat::Parquet,
-                        "folded" => ExportFormat::Folded,
-                        _ => {
-                            return Err(ParseError {
-                                pos: f.pos,
-                                len: f.len,
-                                msg: "expected hatchet, json, csv, parquet or folded".into(),
-                            })
-                        }
-                    };
-                    Ok(Command::Export {
-                        format,
-                        path: p.text.clone(),
-                    })
-                }
-                [_, _, t, ..] => Err(too_many(t)),
-                _ => Err(ParseError {
-                    pos: end,
-                    len: 0,
-                    msg: "usage: export hatchet|json|csv|parquet|folded FILE".into(),
-                }),
-            },
-            "quit" | "q" => no_args(Command::Quit),
-            other => Err(ParseError {
-                pos: head.pos,
-                len: head.len,
-                msg: format!("unknown command {other:?}"),
-            }),
-        }
-    }
-}
-
-fn opt(f: &mut fmt::Formatter<'_>, name: &str, p: &Option<String>) -> fmt::Result {
-    match p {
-        Some(p) => write!(f, "{name} {}", quote(p)),
-        None => f.write_str(name),
+        (spec.parse)(&Input {
+            text,
+            head,
+            args: &toks[1..],
+        })
     }
 }
 
 impl fmt::Display for Command {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Command::Down(1) => f.write_str("down"),
-            Command::Down(n) => write!(f, "down {n}"),
-            Command::Up(1) => f.write_str("up"),
-            Command::Up(n) => write!(f, "up {n}"),
-            Command::PageDown => f.write_str("page-down"),
-            Command::PageUp => f.write_str("page-up"),
-            Command::HalfPageDown => f.write_str("half-page-down"),
-            Command::HalfPageUp => f.write_str("half-page-up"),
-            Command::Top => f.write_str("top"),
-            Command::Bottom => f.write_str("bottom"),
-            Command::Parent => f.write_str("parent"),
-            Command::NextSibling => f.write_str("next-sibling"),
-            Command::PrevSibling => f.write_str("prev-sibling"),
-            Command::Select(p) => write!(f, "select {}", quote(p)),
-            Command::Toggle(p) => opt(f, "toggle", p),
-            Command::Expand(p) => opt(f, "expand", p),
-            Command::Collapse(p) => opt(f, "collapse", p),
-            Command::CollapseOrParent => f.write_str("collapse-or-parent"),
-            Command::ExpandChildren(p) => opt(f, "expand-children", p),
-            Command::CollapseChildren(p) => opt(f, "collapse-children", p),
-            Command::ExpandAll(p) => opt(f, "expand-all", p),
-            Command::CollapseAll(p) => opt(f, "collapse-all", p),
-            Command::HotPath(p) => opt(f, "hot-path", p),
-            Command::Search(t) => write!(f, "search {}", quote(t)),
-            Command::SearchNext => f.write_str("search-next"),
-            Command::SearchPrev => f.write_str("search-prev"),
-            Command::Sort(SortSpec::Next) => f.write_str("sort next"),
-            Command::Sort(SortSpec::By { key, descending }) => write!(
-                f,
-                "sort {} {}",
-                quote(key),
-                if *descending { "desc" } else { "asc" }
-            ),
-            Command::Metric(m) | Command::Metric2(m) => {
-                let name = if matches!(self, Command::Metric(_)) {
-                    "metric"
-                } else {
-                    "metric2"
-                };
-                match m {
-                    MetricChoice::Next => write!(f, "{name} next"),
-                    MetricChoice::Off => write!(f, "{name} off"),
-                    MetricChoice::Named(n) => write!(f, "{name} {}", quote(n)),
-                }
-            }
-            Command::PickMetric => f.write_str("pick-metric"),
-            Command::Prompt(PromptKind::Search) => f.write_str("prompt search"),
-            Command::Prompt(PromptKind::Command) => f.write_str("prompt command"),
-            Command::Help => f.write_str("help"),
-            Command::Filter { squash, expr, .. } => {
-                write!(f, "filter {}{expr}", if *squash { "--squash " } else { "" })
-            }
-            Command::Squash => f.write_str("squash"),
-            Command::Prune { expr, .. } => write!(f, "prune {expr}"),
-            Command::PruneOff => f.write_str("prune off"),
-            Command::Unprune(p) => write!(f, "unprune {}", quote(p)),
-            Command::Hide(p) => write!(f, "hide {}", quote(p)),
-            Command::Show(p) => write!(f, "show {}", quote(p)),
-            Command::Compose { names, new } => {
-                let names: Vec<String> = names.iter().map(|n| quote(n)).collect();
-                write!(f, "compose {} as {}", names.join(" "), quote(new))
-            }
-            Command::GroupBy(a) => write!(f, "group-by {}", quote(a)),
-            Command::Derive { def, .. } => write!(f, "derive {def}"),
-            Command::Focus(p) => opt(f, "focus", p),
-            Command::Unfocus => f.write_str("unfocus"),
-            Command::Limit(None) => f.write_str("limit off"),
-            Command::Limit(Some(v)) => write!(f, "limit {v}%"),
-            Command::Undo => f.write_str("undo"),
-            Command::Redo => f.write_str("redo"),
-            Command::Reset => f.write_str("reset"),
-            Command::PopFilter => f.write_str("pop-filter"),
-            Command::Source(p) => write!(f, "source {}", quote(p)),
-            Command::Export { format, path } => {
-                write!(f, "export {} {}", format.name(), quote(path))
-            }
-            Command::Save(p) => write!(f, "save {}", quote(p)),
-            Command::Panel(p) => write!(f, "panel {}", p.name()),
-            Command::Kernels(k) => {
-                f.write_str("kernels")?;
-                match k.top {
-                    Some(Some(n)) => write!(f, " top {n}")?,
-                    Some(None) => f.write_str(" all")?,
-                    None => {}
-                }
-                if let Some(b) = &k.by {
-                    write!(f, " by {b}")?;
-                }
-                if let Some(m) = k.memory {
-                    write!(f, " memory {}", if m { "on" } else { "off" })?;
-                }
-                if let Some(c) = k.by_category {
-                    write!(f, " group {}", if c { "category" } else { "name" })?;
-                }
-                Ok(())
-            }
-            Command::SelectKernel(None) => f.write_str("select-kernel"),
-            Command::SelectKernel(Some(n)) => write!(f, "select-kernel {}", quote(n)),
-            Command::Zoom(ZoomSpec::Window(a, b)) => {
-                write!(f, "zoom {} {}", format_time(*a), format_time(*b))
-            }
-            Command::Zoom(ZoomSpec::In) => f.write_str("zoom in"),
-            Command::Zoom(ZoomSpec::Out) => f.write_str("zoom out"),
-            Command::Zoom(ZoomSpec::Fit) => f.write_str("zoom fit"),
-            Command::Zoom(ZoomSpec::Kernel) => f.write_str("zoom kernel"),
-            Command::Pan(right) => write!(f, "pan {}", if *right { "right" } else { "left" }),
-            Command::NextKernel => f.write_str("next-kernel"),
-            Command::Lanes(all) => f.write_str(if *all { "lanes all" } else { "lanes gpu" }),
-            Command::PrevKernel => f.write_str("prev-kernel"),
-            Command::GotoLaunch => f.write_str("goto-launch"),
-            Command::HeatmapNorm(m) => write!(f, "heatmap norm {m}"),
-            Command::HeatmapSort => f.write_str("heatmap sort"),
-            Command::HeatmapColumn(next) => {
-                write!(f, "heatmap column {}", if *next { "next" } else { "prev" })
-            }
-            Command::Diff(a, b) => write!(f, "diff {} {}", quote(a), quote(b)),
-            Command::MetaFilter(None) => f.write_str("meta off"),
-            Command::MetaFilter(Some(e)) => write!(f, "meta {e}"),
-            Command::Quit => f.write_str("quit"),
-        }
+        (self.spec().print)(self, f)
+    }
+}
+
+/// Writes `name` and an optional quoted path.
+pub fn write_opt(f: &mut fmt::Formatter<'_>, name: &str, p: &Option<String>) -> fmt::Result {
+    match p {
+        Some(p) => write!(f, "{name} {}", quote(p)),
+        None => f.write_str(name),
     }
 }
 

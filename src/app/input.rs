@@ -1,278 +1,369 @@
-//! Key handling per mode: the keymap in normal mode, text editing in the prompts,
-//! and the small overlays (help, metric picker).
+//! Key handling: a key press becomes messages (a command, a command text, or a change
+//! to the UI state such as prompt editing or an overlay's cursor), and `send` applies
+//! them in one place. Commands go through `update`; UI messages are not logged.
 
 use ratatui::crossterm::event::KeyCode;
 
-use super::command::{self, Command, MetricChoice, PromptKind};
+use super::command::{Command, MetricChoice, PromptKind};
+use super::commands::{self, Complete};
 use super::keys::Key;
 use super::{paths, App, Mode};
+
+/// What a key asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Msg {
+    /// A parsed command (through `update`).
+    Command(Command),
+    /// A command text (through `run`, which parses and reports errors with a caret).
+    Run(String),
+    /// A change to the UI state only: never logged, never undone.
+    Ui(UiMsg),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum UiMsg {
+    ClearMessage,
+    /// Back to normal mode (closes an overlay or the prompt).
+    Close,
+    HelpScroll(isize),
+    PickerMove(isize),
+    /// Runs `metric` with the picker's selection.
+    PickerChoose,
+    Prompt(PromptEdit),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum PromptEdit {
+    Insert(char),
+    Backspace,
+    Clear,
+    HistoryPrev,
+    HistoryNext,
+    Complete,
+    Submit,
+    /// A key that edits nothing: it still clears the completion list.
+    Touch,
+}
 
 impl App {
     /// Handles one key press in the current mode.
     pub fn on_key(&mut self, key: Key) {
+        for m in self.messages_for(key) {
+            self.send(m);
+        }
+    }
+
+    /// The messages a key means in the current mode; reads the state, changes nothing.
+    fn messages_for(&self, key: Key) -> Vec<Msg> {
+        let mut out = Vec::new();
         if !matches!(self.mode, Mode::Prompt { .. }) {
-            self.message = None;
+            out.push(Msg::Ui(UiMsg::ClearMessage));
         }
-        match self.mode.clone() {
+        let down = matches!(key.code, KeyCode::Char('j') | KeyCode::Down);
+        let up = matches!(key.code, KeyCode::Char('k') | KeyCode::Up);
+        match &self.mode {
             Mode::Normal => {
-                let Some(run) = self
-                    .keymap
-                    .lookup_in(self.panel.name(), &key)
-                    .map(|s| s.to_string())
-                else {
-                    return;
+                if let Some(run) = self.keymap.lookup_in(self.panel.name(), &key) {
+                    out.push(self.normal_key(run));
+                }
+            }
+            Mode::Help { .. } if down => out.push(Msg::Ui(UiMsg::HelpScroll(1))),
+            Mode::Help { .. } if up => out.push(Msg::Ui(UiMsg::HelpScroll(-1))),
+            Mode::Help { .. } => out.push(Msg::Ui(UiMsg::Close)),
+            Mode::MetricPicker { .. } if down => out.push(Msg::Ui(UiMsg::PickerMove(1))),
+            Mode::MetricPicker { .. } if up => out.push(Msg::Ui(UiMsg::PickerMove(-1))),
+            Mode::MetricPicker { .. } => out.push(Msg::Ui(
+                if matches!(
+                    key.code,
+                    KeyCode::Enter | KeyCode::Char('l') | KeyCode::Right
+                ) {
+                    UiMsg::PickerChoose
+                } else {
+                    UiMsg::Close
+                },
+            )),
+            Mode::Prompt { kind, input, .. } => {
+                let edit = match key.code {
+                    KeyCode::Esc => Some(UiMsg::Close),
+                    KeyCode::Char('c') if key.ctrl => Some(UiMsg::Close),
+                    KeyCode::Enter => Some(UiMsg::Prompt(PromptEdit::Submit)),
+                    KeyCode::Backspace if input.is_empty() => Some(UiMsg::Close),
+                    KeyCode::Backspace => Some(UiMsg::Prompt(PromptEdit::Backspace)),
+                    KeyCode::Char('u') if key.ctrl => Some(UiMsg::Prompt(PromptEdit::Clear)),
+                    KeyCode::Up if *kind == PromptKind::Command => {
+                        Some(UiMsg::Prompt(PromptEdit::HistoryPrev))
+                    }
+                    KeyCode::Down if *kind == PromptKind::Command => {
+                        Some(UiMsg::Prompt(PromptEdit::HistoryNext))
+                    }
+                    KeyCode::Tab if *kind == PromptKind::Command => {
+                        Some(UiMsg::Prompt(PromptEdit::Complete))
+                    }
+                    KeyCode::Char(c) if !key.ctrl => Some(UiMsg::Prompt(PromptEdit::Insert(c))),
+                    _ => None,
                 };
-                // On an aggregate row, opening it shows the pruned siblings.
-                if let Some(row) = self.tree.row() {
-                    if !row.is_node()
-                        && matches!(run.as_str(), "toggle" | "expand" | "expand-children")
-                    {
-                        if let Some(parent) = self.tree.parent(self.tree.po.node[row.pos as usize])
-                        {
-                            let _ = self.update(Command::Unprune(self.path_of(parent)));
-                            return;
-                        }
-                    }
-                }
-                let _ = self.run(&run);
+                out.push(Msg::Ui(edit.unwrap_or(UiMsg::Prompt(PromptEdit::Touch))));
             }
-            Mode::Help { scroll } => match key.code {
-                KeyCode::Char('j') | KeyCode::Down => self.mode = Mode::Help { scroll: scroll + 1 },
-                KeyCode::Char('k') | KeyCode::Up => {
-                    self.mode = Mode::Help {
-                        scroll: scroll.saturating_sub(1),
-                    }
-                }
-                _ => self.mode = Mode::Normal,
-            },
-            Mode::MetricPicker { selected } => {
-                let names = self.profile.metrics.base_metrics();
-                match key.code {
-                    KeyCode::Char('j') | KeyCode::Down => {
-                        self.mode = Mode::MetricPicker {
-                            selected: (selected + 1).min(names.len().saturating_sub(1)),
-                        }
-                    }
-                    KeyCode::Char('k') | KeyCode::Up => {
-                        self.mode = Mode::MetricPicker {
-                            selected: selected.saturating_sub(1),
-                        }
-                    }
-                    KeyCode::Enter | KeyCode::Char('l') | KeyCode::Right => {
-                        self.mode = Mode::Normal;
-                        if let Some(m) = names.get(selected) {
-                            let _ = self.update(Command::Metric(MetricChoice::Named(m.clone())));
-                        }
-                    }
-                    _ => self.mode = Mode::Normal,
+        }
+        out
+    }
+
+    /// A normal-mode binding: its command text, except that opening an aggregate row
+    /// (pruned siblings) shows them.
+    fn normal_key(&self, run: &str) -> Msg {
+        if let Some(row) = self.tree.row() {
+            if !row.is_node() && matches!(run, "toggle" | "expand" | "expand-children") {
+                if let Some(parent) = self.tree.parent(self.tree.po.node[row.pos as usize]) {
+                    return Msg::Command(Command::Unprune(self.path_of(parent)));
                 }
             }
-            Mode::Prompt {
-                kind,
-                mut input,
-                history_pos,
-            } => self.prompt_key(key, kind, &mut input, history_pos),
+        }
+        Msg::Run(run.to_string())
+    }
+
+    /// Applies one message: the one place key presses change state.
+    pub fn send(&mut self, msg: Msg) {
+        match msg {
+            Msg::Command(c) => {
+                let _ = self.update(c);
+            }
+            Msg::Run(text) => {
+                let _ = self.run(&text);
+            }
+            Msg::Ui(m) => self.update_ui(m),
         }
     }
 
-    /// Completions for the last word of a command line: command names first, then
-    /// metric names or node paths depending on the command. Returns the text to keep,
-    /// the word being completed, and the candidates (whole replacements of the word).
-    fn complete(&self, input: &str) -> (String, String, Vec<String>) {
-        let Some(space) = input.rfind(' ') else {
-            let c = command::COMMANDS
-                .iter()
-                .map(|(n, _)| n.to_string())
-                .filter(|n| n.starts_with(input))
-                .collect();
-            return (String::new(), input.to_string(), c);
-        };
-        let head = input.split_whitespace().next().unwrap_or("");
-        let mut keep = input[..=space].to_string();
-        let mut word = input[space + 1..].to_string();
-        let takes_path = matches!(
-            head,
-            "expand"
-                | "collapse"
-                | "toggle"
-                | "select"
-                | "focus"
-                | "hide"
-                | "show"
-                | "unprune"
-                | "hot-path"
-                | "expand-all"
-                | "collapse-all"
-                | "expand-children"
-                | "collapse-children"
-        );
-        let cands = if takes_path {
-            // A path is the whole argument (quoted when it has spaces).
-            let after = input[head.len()..].trim_start();
-            keep = input[..input.len() - after.len()].to_string();
-            word = after.trim_start_matches('"').to_string();
-            // Complete one path segment under the part already typed.
-            let (dir, leaf) = match word.rfind('/') {
-                Some(i) => (&word[..i], &word[i + 1..]),
-                None => ("", word.as_str()),
-            };
-            let cct = &self.profile.cct;
-            let level: Vec<u32> = if dir.is_empty() {
-                cct.root_ids()
-            } else {
-                match paths::resolve(cct, dir) {
-                    Ok(n) => cct.children(n).collect(),
-                    Err(_) => Vec::new(),
+    fn update_ui(&mut self, msg: UiMsg) {
+        match (msg, &mut self.mode) {
+            (UiMsg::ClearMessage, _) => self.message = None,
+            (UiMsg::Close, _) => {
+                self.completions.clear();
+                self.mode = Mode::Normal;
+            }
+            (UiMsg::HelpScroll(d), Mode::Help { scroll }) => {
+                *scroll = scroll.saturating_add_signed(d);
+            }
+            (UiMsg::PickerMove(d), Mode::MetricPicker { selected }) => {
+                let last = self.profile.metrics.base_metrics().len().saturating_sub(1);
+                *selected = selected.saturating_add_signed(d).min(last);
+            }
+            (UiMsg::PickerChoose, Mode::MetricPicker { selected }) => {
+                let chosen = self.profile.metrics.base_metrics().get(*selected).cloned();
+                self.mode = Mode::Normal;
+                if let Some(m) = chosen {
+                    let _ = self.update(Command::Metric(MetricChoice::Named(m)));
                 }
-            };
-            let quote = |p: String| {
-                if p.contains([' ', '"']) {
-                    format!("\"{p}")
-                } else {
-                    p
-                }
-            };
-            let mut c: Vec<String> = level
-                .into_iter()
-                .map(|n| {
-                    let p = paths::path_of(cct, n);
-                    let seg = p.rsplit('/').next().unwrap_or(&p).to_string();
-                    let slash = if cct.has_children(n) { "/" } else { "" };
-                    let prefix = if dir.is_empty() {
-                        String::new()
-                    } else {
-                        format!("{dir}/")
-                    };
-                    (seg.clone(), format!("{prefix}{seg}{slash}"))
-                })
-                .filter(|(seg, _)| seg.starts_with(leaf))
-                .map(|(_, full)| quote(full))
-                .collect();
-            c.sort();
-            c.dedup();
-            c
-        } else {
-            self.profile
-                .metrics
-                .names()
-                .into_iter()
-                .chain(["name", "type", "depth", "leaf"].map(String::from))
-                .filter(|m| m.starts_with(&word))
-                .collect()
-        };
-        (keep, word, cands)
+            }
+            (UiMsg::Prompt(e), Mode::Prompt { .. }) => self.prompt_edit(e),
+            // A message for another mode (the mode changed in between): nothing to do.
+            _ => {}
+        }
     }
 
-    fn prompt_key(&mut self, key: Key, kind: PromptKind, input: &mut String, hist: Option<usize>) {
-        if key.code != KeyCode::Tab {
+    fn prompt_edit(&mut self, edit: PromptEdit) {
+        let Mode::Prompt {
+            kind,
+            mut input,
+            mut history_pos,
+        } = std::mem::replace(&mut self.mode, Mode::Normal)
+        else {
+            return;
+        };
+        if edit != PromptEdit::Complete {
             self.completions.clear();
         }
-        let mut history_pos = hist;
-        match key.code {
-            KeyCode::Esc => {
-                self.mode = Mode::Normal;
-                return;
+        match edit {
+            PromptEdit::Submit => return self.submit(kind, &input),
+            PromptEdit::Touch => {}
+            PromptEdit::Insert(c) => input.push(c),
+            PromptEdit::Backspace => {
+                input.pop();
             }
-            KeyCode::Char('c') if key.ctrl => {
-                self.mode = Mode::Normal;
-                return;
-            }
-            KeyCode::Enter => {
-                self.mode = Mode::Normal;
-                let mut text = input.trim().to_string();
-                // A path completed with Tab may leave its quote open: close it.
-                let mut quotes = 0;
-                let mut escaped = false;
-                for ch in text.chars() {
-                    match ch {
-                        '\\' if !escaped => escaped = true,
-                        '"' if !escaped => quotes += 1,
-                        _ => escaped = false,
-                    }
-                }
-                if kind == PromptKind::Command && quotes % 2 == 1 {
-                    text.push('"');
-                }
-                if text.is_empty() {
-                    return;
-                }
-                match kind {
-                    PromptKind::Search => {
-                        let _ = self.update(Command::Search(text));
-                    }
-                    PromptKind::Command => {
-                        self.history.push(text.clone());
-                        let _ = self.run(&text);
-                    }
-                }
-                return;
-            }
-            KeyCode::Backspace if input.pop().is_none() => {
-                self.mode = Mode::Normal;
-                return;
-            }
-            KeyCode::Backspace => {}
-            KeyCode::Char('u') if key.ctrl => input.clear(),
-            KeyCode::Up if kind == PromptKind::Command && !self.history.is_empty() => {
+            PromptEdit::Clear => input.clear(),
+            PromptEdit::HistoryPrev if !self.history.is_empty() => {
                 let i = history_pos
                     .map(|i| i.saturating_sub(1))
                     .unwrap_or(self.history.len() - 1);
                 history_pos = Some(i);
-                *input = self.history[i].clone();
+                input = self.history[i].clone();
             }
-            KeyCode::Down if kind == PromptKind::Command => {
+            PromptEdit::HistoryPrev => {}
+            PromptEdit::HistoryNext => {
                 if let Some(i) = history_pos {
                     if i + 1 < self.history.len() {
                         history_pos = Some(i + 1);
-                        *input = self.history[i + 1].clone();
+                        input = self.history[i + 1].clone();
                     } else {
                         history_pos = None;
                         input.clear();
                     }
                 }
             }
-            KeyCode::Tab if kind == PromptKind::Command => {
-                let (keep, word, cands) = self.complete(input);
-                if cands.len() == 1 {
-                    *input = format!("{keep}{}", cands[0]);
-                    if !cands[0].ends_with('/') {
-                        if cands[0].starts_with('"') {
-                            input.push('"');
-                        }
-                        input.push(' ');
-                    }
-                    self.completions.clear();
-                } else if !cands.is_empty() {
-                    // Extend to the longest common prefix, list the rest.
-                    let common = cands.iter().skip(1).fold(cands[0].clone(), |acc, c| {
-                        acc.chars()
-                            .zip(c.chars())
-                            .take_while(|(a, b)| a == b)
-                            .map(|(a, _)| a)
-                            .collect()
-                    });
-                    if common.len() > word.len() {
-                        *input = format!("{keep}{common}");
-                    }
-                    self.completions = cands;
-                }
-            }
-            KeyCode::Char(c) if !key.ctrl => input.push(c),
-            _ => {}
+            PromptEdit::Complete => self.tab(&mut input),
         }
-        self.mode = Mode::Prompt {
-            kind,
-            input: input.clone(),
-            history_pos,
-        };
         if kind == PromptKind::Search {
             // Incremental search: highlight as the user types.
             if input.is_empty() {
                 self.search = None;
             } else {
-                let t = input.clone();
-                self.search_for(&t);
+                self.search_for(&input);
             }
         }
+        self.mode = Mode::Prompt {
+            kind,
+            input,
+            history_pos,
+        };
+    }
+
+    /// Enter in the prompt: runs the search or the command line.
+    fn submit(&mut self, kind: PromptKind, input: &str) {
+        let mut text = input.trim().to_string();
+        // A path completed with Tab may leave its quote open: close it.
+        let mut quotes = 0;
+        let mut escaped = false;
+        for ch in text.chars() {
+            match ch {
+                '\\' if !escaped => escaped = true,
+                '"' if !escaped => quotes += 1,
+                _ => escaped = false,
+            }
+        }
+        if kind == PromptKind::Command && quotes % 2 == 1 {
+            text.push('"');
+        }
+        if text.is_empty() {
+            return;
+        }
+        match kind {
+            PromptKind::Search => {
+                let _ = self.update(Command::Search(text));
+            }
+            PromptKind::Command => {
+                self.history.push(text.clone());
+                let _ = self.run(&text);
+            }
+        }
+    }
+
+    /// Tab: completes the word alone, or extends it to the candidates' common prefix
+    /// and lists them.
+    fn tab(&mut self, input: &mut String) {
+        let (keep, word, cands) = self.complete(input);
+        if cands.len() == 1 {
+            *input = format!("{keep}{}", cands[0]);
+            if !cands[0].ends_with('/') {
+                if cands[0].starts_with('"') {
+                    input.push('"');
+                }
+                input.push(' ');
+            }
+            self.completions.clear();
+        } else if !cands.is_empty() {
+            let common = cands.iter().skip(1).fold(cands[0].clone(), |acc, c| {
+                acc.chars()
+                    .zip(c.chars())
+                    .take_while(|(a, b)| a == b)
+                    .map(|(a, _)| a)
+                    .collect()
+            });
+            if common.len() > word.len() {
+                *input = format!("{keep}{common}");
+            }
+            self.completions = cands;
+        }
+    }
+
+    /// Completions for the last word of a command line: command names first, then
+    /// what the command's table entry says it takes. Returns the text to keep, the word
+    /// being completed, and the candidates (whole replacements of the word).
+    fn complete(&self, input: &str) -> (String, String, Vec<String>) {
+        let Some(space) = input.rfind(' ') else {
+            let c = commands::names()
+                .map(|(n, _)| n.to_string())
+                .filter(|n| n.starts_with(input))
+                .collect();
+            return (String::new(), input.to_string(), c);
+        };
+        let head = input.split_whitespace().next().unwrap_or("");
+        let keep = input[..=space].to_string();
+        let word = input[space + 1..].to_string();
+        let how = commands::lookup(head).map_or(Complete::Metric, |s| s.complete);
+        let starting = |words: &mut dyn Iterator<Item = String>| -> Vec<String> {
+            words.filter(|w| w.starts_with(&word)).collect()
+        };
+        let cands = match how {
+            Complete::Path => return self.complete_path(input, head),
+            Complete::None => Vec::new(),
+            Complete::Words(ws) => starting(&mut ws.iter().map(|w| w.to_string())),
+            Complete::File => {
+                let mut files: Vec<String> = std::fs::read_dir(&self.cwd)
+                    .map(|d| {
+                        d.filter_map(|e| e.ok())
+                            .map(|e| e.file_name().to_string_lossy().into_owned())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                files.sort();
+                starting(&mut files.into_iter())
+            }
+            Complete::Metric => starting(
+                &mut self
+                    .profile
+                    .metrics
+                    .names()
+                    .into_iter()
+                    .chain(["name", "type", "depth", "leaf"].map(String::from)),
+            ),
+        };
+        (keep, word, cands)
+    }
+
+    /// A path is the whole argument (quoted when it has spaces): completes one segment
+    /// under the part already typed.
+    fn complete_path(&self, input: &str, head: &str) -> (String, String, Vec<String>) {
+        let after = input[head.len()..].trim_start();
+        let keep = input[..input.len() - after.len()].to_string();
+        let word = after.trim_start_matches('"').to_string();
+        let (dir, leaf) = match word.rfind('/') {
+            Some(i) => (&word[..i], &word[i + 1..]),
+            None => ("", word.as_str()),
+        };
+        let cct = &self.profile.cct;
+        let level: Vec<u32> = if dir.is_empty() {
+            cct.root_ids()
+        } else {
+            match paths::resolve(cct, dir) {
+                Ok(n) => cct.children(n).collect(),
+                Err(_) => Vec::new(),
+            }
+        };
+        let quote = |p: String| {
+            if p.contains([' ', '"']) {
+                format!("\"{p}")
+            } else {
+                p
+            }
+        };
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        let mut c: Vec<String> = level
+            .into_iter()
+            .map(|n| {
+                let p = paths::path_of(cct, n);
+                let seg = p.rsplit('/').next().unwrap_or(&p).to_string();
+                let slash = if cct.has_children(n) { "/" } else { "" };
+                (seg.clone(), format!("{prefix}{seg}{slash}"))
+            })
+            .filter(|(seg, _)| seg.starts_with(leaf))
+            .map(|(_, full)| quote(full))
+            .collect();
+        c.sort();
+        c.dedup();
+        (keep, word, c)
     }
 }

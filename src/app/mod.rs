@@ -2,6 +2,7 @@
 //! keymap to commands; the views in `ui` are pure functions of this state.
 
 pub mod command;
+pub mod commands;
 pub mod compare;
 mod input;
 pub mod keymap;
@@ -14,7 +15,9 @@ pub mod tree_state;
 use crate::model::{Cct, MetricTable, PreOrder, Profile};
 use crate::session;
 use crate::ui::heat::HeatScale;
-use command::{Command, MetricChoice, PanelChoice, PromptKind, SortSpec};
+use command::{Command, PanelChoice, PromptKind};
+use commands::Log;
+pub use input::{Msg, PromptEdit, UiMsg};
 use keymap::Keymap;
 use tree_state::TreeState;
 
@@ -68,7 +71,7 @@ pub struct Message {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Rules {
     pub hidden: Vec<String>,
-    pub prune: Option<String>,
+    pub prune: Option<command::Parsed<crate::query::expr::Expr>>,
     pub unpruned: Vec<String>,
     pub focus: Option<String>,
     pub limit: Option<f64>,
@@ -108,9 +111,10 @@ pub struct App {
     /// `derive` definitions, re-evaluated when the tree changes shape.
     pub derived: Vec<(String, crate::transform::derive::Arith)>,
     pub rules: Rules,
-    /// Commands in effect (what undo pops) and what undo popped (what redo re-applies).
-    pub applied: Vec<String>,
-    pub redo: Vec<String>,
+    /// Commands in effect (what undo pops) and what undo popped (what redo re-applies),
+    /// kept parsed so undo replays them without parsing.
+    pub applied: Vec<Command>,
+    pub redo: Vec<Command>,
     /// True while re-applying commands after undo: nothing is logged.
     replaying: bool,
     pub session: Option<session::Writer>,
@@ -437,30 +441,18 @@ impl App {
                 return Err(e.msg);
             }
         };
-        let ui_only = matches!(
-            cmd,
-            Command::Quit
-                | Command::Prompt(_)
-                | Command::Help
-                | Command::PickMetric
-                | Command::Export { .. }
-                | Command::Save(_)
-        );
-        if !self.replaying && !ui_only && (cmd.changes_view() || self.log_nav) {
+        // The table says what is logged: never the UI commands, moves only with
+        // --log-nav, and only view changes go on the undo stack.
+        let class = cmd.log();
+        if !self.replaying && !matches!(class, Log::Ui) && (class.changes_view() || self.log_nav) {
             if let Some(l) = logged {
-                let text = l.to_string();
-                if l.changes_view()
-                    && !matches!(
-                        l,
-                        Command::Undo | Command::Redo | Command::Reset | Command::PopFilter
-                    )
-                {
-                    self.applied.push(text.clone());
+                self.record(&l.to_string());
+                if matches!(l.log(), Log::View) {
+                    self.applied.push(l);
                     if !matches!(cmd, Command::Redo) {
                         self.redo.clear();
                     }
                 }
-                self.record(&text);
             }
         }
         self.tree.scroll_into_view(self.page);
@@ -476,404 +468,6 @@ impl App {
                 self.session = None;
                 self.error(format!("session file {path}: {e}; logging stopped"));
             }
-        }
-    }
-
-    /// Rebuilds the view from the loaded tree by re-applying `applied` (undo, reset).
-    fn replay_applied(&mut self) -> Result<(), CmdError> {
-        let keep = self.tree.selected().map(|n| self.path_of(n));
-        let (cct, metrics) = self.original.clone();
-        self.profile.cct = cct;
-        self.profile.metrics = metrics;
-        self.matched = None;
-        self.derived.clear();
-        self.rules = Rules::default();
-        self.panel = PanelChoice::Tree;
-        self.heatmap = compare::HeatmapView::default();
-        self.diff = None;
-        self.diff_base = None;
-        self.meta_filter = None;
-        self.default_markers();
-        self.kernels = panels::KernelsView::default();
-        self.timeline = panels::TimelineView::default();
-        self.kernel_marks = None;
-        self.refresh_kernels();
-        self.initial_view();
-        self.replaying = true;
-        let cmds = self.applied.clone();
-        let mut result = Ok(());
-        for c in &cmds {
-            if let Err(e) = Command::parse(c)
-                .map_err(|e| e.msg)
-                .and_then(|c| self.apply(c).map_err(|e| e.msg))
-            {
-                result = Err(CmdError::plain(format!("replaying {c:?}: {e}")));
-                break;
-            }
-        }
-        self.replaying = false;
-        if let Some(p) = keep {
-            if let Ok(n) = paths::resolve(&self.profile.cct, &p) {
-                self.tree.reveal(n);
-            }
-        }
-        result
-    }
-
-    fn apply(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
-        let page = self.page.max(1) as isize;
-        let logged = cmd.clone();
-        let delta = match &cmd {
-            Command::Down(n) => Some(*n as isize),
-            Command::Up(n) => Some(-(*n as isize)),
-            Command::PageDown => Some(page),
-            Command::PageUp => Some(-page),
-            Command::HalfPageDown => Some(page / 2),
-            Command::HalfPageUp => Some(-page / 2),
-            Command::Top => Some(isize::MIN / 2),
-            Command::Bottom => Some(isize::MAX / 2),
-            _ => None,
-        };
-        if let Some(d) = delta {
-            if self.panel_move(d) {
-                return Ok(self.log_nav.then_some(logged));
-            }
-        }
-        match cmd {
-            Command::Down(n) => self.tree.move_by(n as isize),
-            Command::Up(n) => self.tree.move_by(-(n as isize)),
-            Command::PageDown => self.tree.move_by(page),
-            Command::PageUp => self.tree.move_by(-page),
-            Command::HalfPageDown => self.tree.move_by(page / 2),
-            Command::HalfPageUp => self.tree.move_by(-page / 2),
-            Command::Top => self.tree.cursor = 0,
-            Command::Bottom => self.tree.cursor = self.tree.visible.len().saturating_sub(1),
-            Command::Parent => {
-                let n = self.target(&None)?;
-                if let Some(p) = self.tree.parent(n) {
-                    self.tree.reveal(p);
-                }
-            }
-            Command::NextSibling | Command::PrevSibling => {
-                let n = self.target(&None)?;
-                let sibs = match self.tree.parent(n) {
-                    Some(p) => self.tree.children(p),
-                    None => self
-                        .tree
-                        .po
-                        .root_positions()
-                        .map(|p| self.tree.po.node[p as usize])
-                        .collect(),
-                };
-                let i = sibs.iter().position(|&s| s == n).unwrap_or(0);
-                let j = if cmd == Command::NextSibling {
-                    (i + 1).min(sibs.len() - 1)
-                } else {
-                    i.saturating_sub(1)
-                };
-                self.tree.reveal(sibs[j]);
-            }
-            Command::Select(p) => {
-                let n = self.target(&Some(p))?;
-                self.tree.reveal(n);
-            }
-            Command::Toggle(p) => {
-                let n = self.target(&p)?;
-                let open = !self.tree.is_open(n);
-                return self.fold(n, open, |n| Command::Toggle(Some(n)));
-            }
-            Command::Expand(p) => {
-                let n = self.target(&p)?;
-                return self.fold(n, true, |n| Command::Expand(Some(n)));
-            }
-            Command::Collapse(p) => {
-                let n = self.target(&p)?;
-                return self.fold(n, false, |n| Command::Collapse(Some(n)));
-            }
-            Command::CollapseOrParent => {
-                let n = self.target(&None)?;
-                let has_kids = self.profile.cct.has_children(n);
-                if self.tree.is_open(n) && has_kids {
-                    return self.fold(n, false, |n| Command::Collapse(Some(n)));
-                }
-                if let Some(p) = self.tree.parent(n) {
-                    self.tree.reveal(p);
-                }
-                return Ok(self.log_nav.then_some(Command::Parent));
-            }
-            Command::ExpandChildren(p) | Command::CollapseChildren(p) => {
-                let n = self.target(&p)?;
-                let open = matches!(logged, Command::ExpandChildren(_));
-                if open {
-                    self.tree.set_open(n, true);
-                }
-                for c in self.tree.children(n) {
-                    self.tree.set_open(c, open);
-                }
-                self.tree.rebuild();
-                let path = Some(self.path_of(n));
-                return Ok(Some(if open {
-                    Command::ExpandChildren(path)
-                } else {
-                    Command::CollapseChildren(path)
-                }));
-            }
-            Command::ExpandAll(p) | Command::CollapseAll(p) => {
-                let n = self.target(&p)?;
-                let open = matches!(logged, Command::ExpandAll(_));
-                self.tree.set_subtree(n, open);
-                self.tree.rebuild();
-                let path = Some(self.path_of(n));
-                return Ok(Some(if open {
-                    Command::ExpandAll(path)
-                } else {
-                    Command::CollapseAll(path)
-                }));
-            }
-            Command::HotPath(p) => {
-                let start = self.target(&p)?;
-                let col = self.inclusive_column();
-                let vals = self.profile.metrics.values(&col).unwrap_or(&[]).to_vec();
-                let mut n = start;
-                loop {
-                    let kids = self.tree.children(n);
-                    // A node without a value is never the heaviest.
-                    let value = |n: u32| {
-                        let v = vals.get(n as usize).copied().unwrap_or(f64::NAN);
-                        if v.is_nan() {
-                            f64::NEG_INFINITY
-                        } else {
-                            v
-                        }
-                    };
-                    let best = kids
-                        .into_iter()
-                        .max_by(|&a, &b| value(a).total_cmp(&value(b)).then(b.cmp(&a)));
-                    match best {
-                        Some(c) => {
-                            self.tree.set_open(n, true);
-                            n = c;
-                        }
-                        None => break,
-                    }
-                }
-                self.tree.rebuild();
-                self.tree.reveal(n);
-                return Ok(Some(Command::HotPath(Some(self.path_of(start)))));
-            }
-            Command::Search(text) => {
-                self.search_for(&text);
-                if self.search.as_ref().is_some_and(|s| s.matches.is_empty()) {
-                    return Err(format!("no node matches {text:?}").into());
-                }
-                self.jump_match(true, true);
-            }
-            Command::SearchNext => self.jump_match(true, false),
-            Command::SearchPrev => self.jump_match(false, false),
-            Command::Sort(SortSpec::Next) if self.panel == PanelChoice::Kernels => {
-                return self.panel_command(Command::Kernels(command::KernelsSpec {
-                    by: Some("next".into()),
-                    ..Default::default()
-                }));
-            }
-            Command::Sort(spec) => {
-                self.sort = match spec {
-                    SortSpec::Next => self.next_sort(),
-                    SortSpec::By { key, descending } => match key.as_str() {
-                        "name" => SortKey::Name { descending },
-                        "data" => SortKey::Data,
-                        k => {
-                            let column = if self.profile.metrics.has(k) {
-                                k.to_string()
-                            } else {
-                                return Err(self.unknown_metric(k).into());
-                            };
-                            SortKey::Metric { column, descending }
-                        }
-                    },
-                };
-                self.resort();
-                let label = self.sort_label();
-                self.info(format!("sorted by {label}"));
-                return Ok(Some(Command::Sort(self.sort_spec())));
-            }
-            Command::Metric(choice) => {
-                let m = self.choose_metric(&choice, Some(&self.metric.clone()))?;
-                let Some(m) = m else {
-                    return Err("the primary metric cannot be off".into());
-                };
-                let followed = matches!(&self.sort, SortKey::Metric { column, .. } if *column == self.inclusive_column());
-                self.metric = m.clone();
-                self.refresh_metric();
-                if followed {
-                    self.sort = SortKey::Metric {
-                        column: self.inclusive_column(),
-                        descending: true,
-                    };
-                    self.resort();
-                }
-                self.mode = Mode::Normal;
-                return Ok(Some(Command::Metric(MetricChoice::Named(m))));
-            }
-            Command::Metric2(choice) => {
-                let cur = self.metric2.clone();
-                self.metric2 = self.choose_metric(&choice, cur.as_ref())?;
-                return Ok(Some(Command::Metric2(match &self.metric2 {
-                    Some(m) => MetricChoice::Named(m.clone()),
-                    None => MetricChoice::Off,
-                })));
-            }
-            Command::PickMetric => {
-                let names = self.profile.metrics.base_metrics();
-                let selected = names.iter().position(|m| *m == self.metric).unwrap_or(0);
-                self.mode = Mode::MetricPicker { selected };
-            }
-            Command::Prompt(kind) => {
-                self.mode = Mode::Prompt {
-                    kind,
-                    input: String::new(),
-                    history_pos: None,
-                };
-            }
-            Command::Help => self.mode = Mode::Help { scroll: 0 },
-            Command::Quit => self.quit = true,
-            Command::Undo => {
-                let Some(last) = self.applied.pop() else {
-                    return Err("nothing to undo".into());
-                };
-                self.redo.push(last.clone());
-                self.replay_applied()?;
-                self.info(format!("undid: {last}"));
-            }
-            Command::Redo => {
-                let Some(next) = self.redo.pop() else {
-                    return Err("nothing to redo".into());
-                };
-                let c = Command::parse(&next).map_err(|e| CmdError::plain(e.msg))?;
-                let logged = self.apply(c)?;
-                if let Some(l) = &logged {
-                    if !self.replaying {
-                        self.applied.push(l.to_string());
-                    }
-                }
-                self.info(format!("redid: {next}"));
-                return Ok(Some(Command::Redo));
-            }
-            Command::Reset => {
-                self.applied.clear();
-                self.redo.clear();
-                self.replay_applied()?;
-                self.info("back to the tree as loaded");
-            }
-            Command::PopFilter => {
-                let Some(i) = self
-                    .applied
-                    .iter()
-                    .rposition(|c| reshape::is_filter_like(c))
-                else {
-                    return Err("no filter to pop".into());
-                };
-                let popped = self.applied.remove(i);
-                self.replay_applied()?;
-                self.info(format!("popped: {popped}"));
-            }
-            c @ (Command::Panel(_)
-            | Command::Kernels(_)
-            | Command::SelectKernel(_)
-            | Command::Zoom(_)
-            | Command::Pan(_)
-            | Command::NextKernel
-            | Command::PrevKernel
-            | Command::Lanes(_)
-            | Command::GotoLaunch) => return self.panel_command(c),
-            c @ (Command::HeatmapNorm(_)
-            | Command::HeatmapSort
-            | Command::HeatmapColumn(_)
-            | Command::Diff(..)
-            | Command::MetaFilter(_)) => return self.compare_command(c),
-            other => return self.reshape(other),
-        }
-        Ok(Some(logged))
-    }
-
-    fn fold(
-        &mut self,
-        n: u32,
-        open: bool,
-        canonical: fn(String) -> Command,
-    ) -> Result<Option<Command>, CmdError> {
-        self.tree.set_open(n, open);
-        self.tree.rebuild();
-        Ok(Some(canonical(self.path_of(n))))
-    }
-
-    fn unknown_metric(&self, m: &str) -> String {
-        format!(
-            "unknown metric {m:?} (metrics: {})",
-            self.profile.metrics.names().join(", ")
-        )
-    }
-
-    fn choose_metric(
-        &self,
-        choice: &MetricChoice,
-        current: Option<&String>,
-    ) -> Result<Option<String>, CmdError> {
-        let names = self.profile.metrics.base_metrics();
-        match choice {
-            MetricChoice::Off => Ok(None),
-            MetricChoice::Named(m) => {
-                if self.profile.metrics.has(m) {
-                    Ok(Some(m.clone()))
-                } else {
-                    Err(self.unknown_metric(m).into())
-                }
-            }
-            MetricChoice::Next => {
-                if names.is_empty() {
-                    return Err("this profile has no metrics".into());
-                }
-                let i = current
-                    .and_then(|c| names.iter().position(|m| m == c))
-                    .map(|i| (i + 1) % names.len())
-                    .unwrap_or(0);
-                Ok(Some(names[i].clone()))
-            }
-        }
-    }
-
-    /// s cycles: primary inclusive, primary exclusive, name, data order.
-    fn next_sort(&self) -> SortKey {
-        let inc = self.inclusive_column();
-        let exc = self.metric.clone();
-        match &self.sort {
-            SortKey::Metric { column, .. } if *column == inc && inc != exc => SortKey::Metric {
-                column: exc,
-                descending: true,
-            },
-            SortKey::Metric { .. } => SortKey::Name { descending: false },
-            SortKey::Name { .. } => SortKey::Data,
-            SortKey::Data => SortKey::Metric {
-                column: inc,
-                descending: true,
-            },
-        }
-    }
-
-    fn sort_spec(&self) -> SortSpec {
-        match &self.sort {
-            SortKey::Data => SortSpec::By {
-                key: "data".into(),
-                descending: false,
-            },
-            SortKey::Name { descending } => SortSpec::By {
-                key: "name".into(),
-                descending: *descending,
-            },
-            SortKey::Metric { column, descending } => SortSpec::By {
-                key: column.clone(),
-                descending: *descending,
-            },
         }
     }
 

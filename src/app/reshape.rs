@@ -1,55 +1,45 @@
-//! Commands that reshape the tree or what the rows show: filter, squash, compose,
-//! group-by, derive, prune, hide, focus, limit; and the file commands source, export
-//! and save.
+//! What the reshaping and file commands build on: installing a rebuilt tree, the row
+//! rules (hide, prune, limit, focus), selecting nodes, sourcing scripts, saving the
+//! session and exporting. The commands themselves are in `commands::reshape` and
+//! `commands::session`.
 
 use std::path::{Path, PathBuf};
 
-use super::command::{Command, ExportFormat};
+use super::command::{ExportFormat, Parsed, Selector};
+use super::commands::query_error;
 use super::{paths, App, CmdError, Level, Message};
 use crate::model::PreOrder;
-use crate::query::{cypher, expr, QueryError, Tree};
+use crate::query::{cypher, expr, Tree};
 use crate::session;
-use crate::transform::{self, derive, groupby, Rebuilt};
-
-/// Commands that Esc (`pop-filter`) can take back.
-pub fn is_filter_like(cmd: &str) -> bool {
-    let mut words = cmd.split_whitespace();
-    let head = words.next().unwrap_or("");
-    let off = words.next() == Some("off") && words.next().is_none();
-    matches!(
-        head,
-        "filter" | "squash" | "prune" | "limit" | "focus" | "hide"
-    ) && !off
-}
-
-fn query_error(e: QueryError, text: String, at: usize) -> CmdError {
-    CmdError {
-        msg: e.msg.clone(),
-        caret: Some((text, e.pos + at, e.len.max(1))),
-    }
-}
+use crate::transform::{derive, Rebuilt};
 
 impl App {
-    fn tree_ref(&self) -> Tree<'_> {
+    pub(super) fn tree_ref(&self) -> Tree<'_> {
         Tree {
             cct: &self.profile.cct,
             metrics: &self.profile.metrics,
         }
     }
 
-    /// Nodes a filter expression or Hatchet query selects in the current tree.
-    fn select(&self, text: &str, at: usize, whole: &str) -> Result<Vec<bool>, CmdError> {
+    /// Nodes a filter (an expression parsed once, or a Hatchet query) selects in the
+    /// current tree.
+    pub(super) fn select(
+        &self,
+        query: &Parsed<Selector>,
+        at: usize,
+        whole: &str,
+    ) -> Result<Vec<bool>, CmdError> {
         let t = self.tree_ref();
-        let r = if cypher::is_hatchet_query(text) {
-            cypher::select(text, &t)
-        } else {
-            expr::parse(text).and_then(|e| expr::select(&e, &t))
+        let r = match &query.value {
+            Selector::Expr(e) => expr::select(e, &t),
+            Selector::Hatchet(Some(q)) => cypher::select_parsed(q, &t),
+            Selector::Hatchet(None) => cypher::select(&query.text, &t),
         };
         r.map_err(|e| query_error(e, whole.to_string(), at))
     }
 
     /// Installs a rebuilt tree, keeping folds, the selection and derived metrics.
-    fn install(&mut self, r: Rebuilt, matched_old: Option<&[bool]>) {
+    pub(super) fn install(&mut self, r: Rebuilt, matched_old: Option<&[bool]>) {
         let keep = self.tree.selected().map(|n| self.path_of(n));
         let open_old = self.tree.open.clone();
         let open: Vec<bool> = r.origin.iter().map(|&o| open_old[o as usize]).collect();
@@ -81,7 +71,7 @@ impl App {
 
     /// After a filter the kept tree is what the user asked to see: open it (all of it
     /// when small, else down to the first matches).
-    fn open_results(&mut self) {
+    pub(super) fn open_results(&mut self) {
         let n = self.profile.cct.len();
         if n <= 20_000 {
             self.tree.open.iter_mut().for_each(|o| *o = true);
@@ -121,7 +111,7 @@ impl App {
         }
         let mut below: Option<Vec<bool>> = None;
         if let Some(e) = &self.rules.prune {
-            if let Ok(sel) = expr::parse(e).and_then(|e| expr::select(&e, &self.tree_ref())) {
+            if let Ok(sel) = expr::select(&e.value, &self.tree_ref()) {
                 below = Some(sel);
             }
         }
@@ -147,184 +137,7 @@ impl App {
         self.tree.rebuild();
     }
 
-    pub(super) fn reshape(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
-        let whole = cmd.to_string();
-        match &cmd {
-            Command::Filter { squash, expr, .. } => {
-                let at = whole.len() - expr.len();
-                let matched = self.select(expr, at, &whole)?;
-                let count = matched.iter().filter(|m| **m).count();
-                if count == 0 {
-                    return Err(CmdError {
-                        msg: "no node matches; the tree is unchanged".into(),
-                        caret: Some((whole.clone(), at, expr.len())),
-                    });
-                }
-                let r = if *squash {
-                    transform::rebuild(
-                        &self.profile.cct,
-                        &self.profile.metrics,
-                        &matched,
-                        &|_| None,
-                        true,
-                        true,
-                    )
-                } else {
-                    let keep = transform::with_ancestors(&self.profile.cct, &matched);
-                    transform::rebuild(
-                        &self.profile.cct,
-                        &self.profile.metrics,
-                        &keep,
-                        &|_| None,
-                        false,
-                        false,
-                    )
-                };
-                let before = self.profile.cct.len();
-                self.install(r, (!*squash).then_some(&matched[..]));
-                self.open_results();
-                self.refresh_rules();
-                self.info(format!(
-                    "{count} of {before} nodes match; {} shown",
-                    self.profile.cct.len()
-                ));
-            }
-            Command::Squash => {
-                let Some(m) = self.matched.clone() else {
-                    return Err("squash follows a filter: there is nothing to squash".into());
-                };
-                let r = transform::rebuild(
-                    &self.profile.cct,
-                    &self.profile.metrics,
-                    &m,
-                    &|_| None,
-                    true,
-                    true,
-                );
-                self.install(r, None);
-                self.refresh_rules();
-                self.info(format!("squashed to {} nodes", self.profile.cct.len()));
-            }
-            Command::Compose { names, new } => {
-                let cct = &self.profile.cct;
-                let hits = (0..cct.len() as u32)
-                    .filter(|&n| names.iter().any(|x| x == cct.name(n)))
-                    .count();
-                if hits == 0 {
-                    return Err(format!("no node is named {}", names.join(" or ")).into());
-                }
-                let rename = |n: u32| -> Option<crate::model::Frame> {
-                    names
-                        .iter()
-                        .any(|x| x == cct.name(n))
-                        .then(|| crate::model::Frame::new(new, "composed"))
-                };
-                let keep = vec![true; cct.len()];
-                let r = transform::rebuild(cct, &self.profile.metrics, &keep, &rename, true, true);
-                self.install(r, None);
-                self.refresh_rules();
-                self.info(format!("{hits} nodes composed into {new}"));
-            }
-            Command::GroupBy(attr) => {
-                let t = self.tree_ref();
-                if !t.has_attr(attr) {
-                    return Err(format!("no node has the attribute {attr:?}").into());
-                }
-                let r = groupby::group_by(&self.profile.cct, &self.profile.metrics, attr);
-                self.install(r, None);
-                self.refresh_rules();
-            }
-            Command::Derive { def, .. } => {
-                let at = whole.len() - def.len();
-                let (name, e) =
-                    derive::parse_definition(def).map_err(|e| query_error(e, whole.clone(), at))?;
-                let made = derive::derive(&mut self.profile.metrics, &name, &e)
-                    .map_err(|e| query_error(e, whole.clone(), at))?;
-                self.derived.retain(|(n, _)| *n != name);
-                self.derived.push((name, e));
-                self.refresh_metric();
-                self.info(format!("new metric: {}", made.join(", ")));
-            }
-            Command::Prune { expr: e, .. } => {
-                let at = whole.len() - e.len();
-                let sel = self.select(e, at, &whole)?;
-                self.rules.prune = Some(e.clone());
-                self.refresh_rules();
-                self.info(format!(
-                    "{} nodes pruned",
-                    sel.iter().filter(|x| **x).count()
-                ));
-            }
-            Command::PruneOff => {
-                self.rules.prune = None;
-                self.rules.unpruned.clear();
-                self.refresh_rules();
-            }
-            Command::Unprune(p) | Command::Hide(p) | Command::Show(p) => {
-                let n = paths::resolve(&self.profile.cct, p).map_err(CmdError::plain)?;
-                let canonical = self.path_of(n);
-                match &cmd {
-                    Command::Unprune(_) => self.rules.unpruned.push(canonical.clone()),
-                    Command::Hide(_) => self.rules.hidden.push(canonical.clone()),
-                    _ => {
-                        let before = self.rules.hidden.len();
-                        let cct = &self.profile.cct;
-                        self.rules
-                            .hidden
-                            .retain(|h| paths::resolve(cct, h).map(|x| x != n).unwrap_or(true));
-                        if before == self.rules.hidden.len() {
-                            return Err(format!("{canonical} is not hidden").into());
-                        }
-                    }
-                }
-                self.refresh_rules();
-                return Ok(Some(match cmd {
-                    Command::Unprune(_) => Command::Unprune(canonical),
-                    Command::Hide(_) => Command::Hide(canonical),
-                    _ => Command::Show(canonical),
-                }));
-            }
-            Command::Focus(p) => {
-                let n = self.target(p)?;
-                let canonical = self.path_of(n);
-                self.rules.focus = Some(canonical.clone());
-                self.tree.set_open(n, true);
-                self.refresh_rules();
-                self.tree.reveal(n);
-                return Ok(Some(Command::Focus(Some(canonical))));
-            }
-            Command::Unfocus => {
-                self.rules.focus = None;
-                self.refresh_rules();
-            }
-            Command::Limit(v) => {
-                self.rules.limit = *v;
-                self.refresh_rules();
-            }
-            Command::Source(file) => {
-                self.source(&self.resolve_path(file))?;
-                return Ok(None);
-            }
-            Command::Export { format, path } => {
-                let p = self.resolve_path(path);
-                self.export(*format, &p)
-                    .map_err(|e| CmdError::plain(format!("{}: {e}", p.display())))?;
-                self.info(format!("wrote {}", p.display()));
-                return Ok(None);
-            }
-            Command::Save(path) => {
-                let p = self.resolve_path(path);
-                self.save(&p)
-                    .map_err(|e| CmdError::plain(format!("{}: {e}", p.display())))?;
-                self.info(format!("saved the session to {}", p.display()));
-                return Ok(None);
-            }
-            other => return Err(format!("{other} is not a reshaping command").into()),
-        }
-        Ok(Some(cmd))
-    }
-
-    fn resolve_path(&self, p: &str) -> PathBuf {
+    pub(super) fn resolve_path(&self, p: &str) -> PathBuf {
         let p = Path::new(p);
         if p.is_absolute() {
             p.to_path_buf()
@@ -424,7 +237,7 @@ impl App {
         }
     }
 
-    fn save(&self, path: &Path) -> std::io::Result<()> {
+    pub(super) fn save(&self, path: &Path) -> std::io::Result<()> {
         let mut w = session::Writer::create(path, &self.session_header())?;
         for c in &self.log {
             w.append(c)?;
@@ -526,7 +339,7 @@ impl App {
         }
     }
 
-    fn export(&self, format: ExportFormat, path: &Path) -> std::io::Result<()> {
+    pub(super) fn export(&self, format: ExportFormat, path: &Path) -> std::io::Result<()> {
         let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
         self.export_to(format, &mut f)?;
         std::io::Write::flush(&mut f)

@@ -81,8 +81,21 @@ pub fn is_hatchet_query(text: &str) -> bool {
 }
 
 pub fn select(text: &str, t: &Tree) -> Result<Vec<bool>, QueryError> {
+    match parse(text)? {
+        Some(q) => select_parsed(&q, t),
+        None => object::select(text, t),
+    }
+}
+
+/// A string-dialect query, parsed once so that running it again does not parse it.
+#[derive(Debug, Clone)]
+pub struct Parsed(Query);
+
+/// Parses a string-dialect query; `None` for the object dialect, whose predicates are
+/// read against the tree's columns when it runs.
+pub fn parse(text: &str) -> Result<Option<Parsed>, QueryError> {
     if text.trim_start().starts_with('[') {
-        return object::select(text, t);
+        return Ok(None);
     }
     let toks = lex(text)?;
     let mut c = Cursor::new(&toks, text.len());
@@ -90,7 +103,11 @@ pub fn select(text: &str, t: &Tree) -> Result<Vec<bool>, QueryError> {
     if !c.at_end() {
         return Err(c.error_here("unexpected text after the query"));
     }
-    eval(&q, t)
+    Ok(Some(Parsed(q)))
+}
+
+pub fn select_parsed(q: &Parsed, t: &Tree) -> Result<Vec<bool>, QueryError> {
+    eval(&q.0, t)
 }
 
 fn compound(c: &mut Cursor) -> Result<Query, QueryError> {

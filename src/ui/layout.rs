@@ -148,14 +148,7 @@ fn header(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
 /// What reshapes the view right now, so a filtered tree never passes for the whole.
 fn view_state(app: &App) -> Vec<String> {
     let mut out = Vec::new();
-    let reshaping = app
-        .applied
-        .iter()
-        .filter(|c| {
-            let head = c.split_whitespace().next().unwrap_or("");
-            matches!(head, "filter" | "squash" | "compose" | "group-by")
-        })
-        .count();
+    let reshaping = app.applied.iter().filter(|c| c.rebuilds()).count();
     if reshaping > 0 {
         out.push(format!("{reshaping} reshaped"));
     }

@@ -1,0 +1,138 @@
+//! The panels and GPU views: panel, kernels, select-kernel, zoom, pan, lanes,
+//! next-kernel, prev-kernel, goto-launch. Their handlers live with the panel state
+//! (`app::panels`); this file reads and writes their text.
+
+use std::fmt;
+
+use crate::app::command::{
+    format_time, parse_time, quote, Command, Input, KernelsSpec, PanelChoice, ParseError, Token,
+    ZoomSpec,
+};
+
+pub fn parse_panel(i: &Input) -> Result<Command, ParseError> {
+    match i.args {
+        [t] => Ok(Command::Panel(match t.text.as_str() {
+            "tree" | "1" => PanelChoice::Tree,
+            "heatmap" | "2" => PanelChoice::Heatmap,
+            "kernels" | "3" => PanelChoice::Kernels,
+            "timeline" | "4" => PanelChoice::Timeline,
+            "summary" | "5" => PanelChoice::Summary,
+            "next" => PanelChoice::Next,
+            "prev" => PanelChoice::Prev,
+            _ => {
+                return Err(Input::at(
+                    t,
+                    "expected tree, heatmap, kernels, timeline, summary, next or prev",
+                ))
+            }
+        })),
+        [_, t, ..] => Err(Input::too_many(t)),
+        [] => Err(i.missing("expected a panel")),
+    }
+}
+
+pub fn parse_kernels(i: &Input) -> Result<Command, ParseError> {
+    let args = i.args;
+    let mut spec = KernelsSpec::default();
+    let mut k = 0;
+    while k < args.len() {
+        let key = &args[k];
+        let val = args.get(k + 1);
+        let bad = |t: Option<&Token>, m: &str| Input::at(t.unwrap_or(key), m);
+        match key.text.as_str() {
+            "all" => {
+                spec.top = Some(None);
+                k += 1;
+                continue;
+            }
+            "top" => match val.map(|v| v.text.parse::<usize>()) {
+                Some(Ok(n)) => spec.top = Some(Some(n)),
+                _ => return Err(bad(val, "expected a row count after top")),
+            },
+            "by" => match val.map(|v| v.text.as_str()) {
+                Some(b @ ("total" | "mean" | "count" | "next")) => spec.by = Some(b.to_string()),
+                _ => return Err(bad(val, "expected total, mean, count or next")),
+            },
+            "memory" => match val.map(|v| v.text.as_str()) {
+                Some("on") => spec.memory = Some(true),
+                Some("off") => spec.memory = Some(false),
+                _ => return Err(bad(val, "expected on or off")),
+            },
+            "group" => match val.map(|v| v.text.as_str()) {
+                Some("name") => spec.by_category = Some(false),
+                Some("category") => spec.by_category = Some(true),
+                _ => return Err(bad(val, "expected name or category")),
+            },
+            _ => return Err(bad(None, "expected top, all, by, memory or group")),
+        }
+        k += 2;
+    }
+    Ok(Command::Kernels(spec))
+}
+
+pub fn parse_select_kernel(i: &Input) -> Result<Command, ParseError> {
+    Ok(Command::SelectKernel(match i.args {
+        [] => None,
+        _ => Some(i.rest("a kernel name")?),
+    }))
+}
+
+pub fn parse_zoom(i: &Input) -> Result<Command, ParseError> {
+    const MSG: &str = "expected in, out, fit, kernel or START END";
+    match i.args {
+        [t] => Ok(Command::Zoom(match t.text.as_str() {
+            "in" => ZoomSpec::In,
+            "out" => ZoomSpec::Out,
+            "fit" => ZoomSpec::Fit,
+            "kernel" => ZoomSpec::Kernel,
+            _ => return Err(Input::at(t, MSG)),
+        })),
+        [a, b] => {
+            let ta = parse_time(&a.text).ok_or(Input::at(a, "expected a time such as 12.5ms"))?;
+            let tb = parse_time(&b.text).ok_or(Input::at(b, "expected a time such as 14ms"))?;
+            if tb <= ta {
+                return Err(Input::at(b, "the end must come after the start"));
+            }
+            Ok(Command::Zoom(ZoomSpec::Window(ta, tb)))
+        }
+        [_, _, t, ..] => Err(Input::too_many(t)),
+        [] => Err(i.missing(MSG)),
+    }
+}
+
+pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    match c {
+        Command::Panel(p) => write!(f, "panel {}", p.name()),
+        Command::Kernels(k) => {
+            f.write_str("kernels")?;
+            match k.top {
+                Some(Some(n)) => write!(f, " top {n}")?,
+                Some(None) => f.write_str(" all")?,
+                None => {}
+            }
+            if let Some(b) = &k.by {
+                write!(f, " by {b}")?;
+            }
+            if let Some(m) = k.memory {
+                write!(f, " memory {}", if m { "on" } else { "off" })?;
+            }
+            if let Some(c) = k.by_category {
+                write!(f, " group {}", if c { "category" } else { "name" })?;
+            }
+            Ok(())
+        }
+        Command::SelectKernel(Some(n)) => write!(f, "select-kernel {}", quote(n)),
+        Command::Zoom(ZoomSpec::Window(a, b)) => {
+            write!(f, "zoom {} {}", format_time(*a), format_time(*b))
+        }
+        Command::Zoom(z) => f.write_str(match z {
+            ZoomSpec::In => "zoom in",
+            ZoomSpec::Out => "zoom out",
+            ZoomSpec::Fit => "zoom fit",
+            _ => "zoom kernel",
+        }),
+        Command::Pan(right) => write!(f, "pan {}", if *right { "right" } else { "left" }),
+        Command::Lanes(all) => f.write_str(if *all { "lanes all" } else { "lanes gpu" }),
+        _ => f.write_str(c.name()),
+    }
+}

@@ -1,0 +1,147 @@
+//! The undo stack and files: undo, redo, reset, pop-filter, source, export, save.
+//! The stack holds parsed commands; undo rebuilds the view from the loaded tree by
+//! applying them again, without parsing anything.
+
+use std::fmt;
+
+use crate::app::command::{quote, Command, ExportFormat, Input, ParseError};
+use crate::app::{compare, panels, paths, App, CmdError, PanelChoice, Rules};
+
+pub fn parse_export(i: &Input) -> Result<Command, ParseError> {
+    match i.args {
+        [f, p] => {
+            let format = match f.text.as_str() {
+                "hatchet" => ExportFormat::Hatchet,
+                "json" => ExportFormat::Json,
+                "csv" => ExportFormat::Csv,
+                "parquet" => ExportFormat::Parquet,
+                "folded" => ExportFormat::Folded,
+                _ => {
+                    return Err(Input::at(
+                        f,
+                        "expected hatchet, json, csv, parquet or folded",
+                    ))
+                }
+            };
+            Ok(Command::Export {
+                format,
+                path: p.text.clone(),
+            })
+        }
+        [_, _, t, ..] => Err(Input::too_many(t)),
+        _ => Err(i.missing("usage: export hatchet|json|csv|parquet|folded FILE")),
+    }
+}
+
+pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    match c {
+        Command::Source(p) | Command::Save(p) => write!(f, "{} {}", c.name(), quote(p)),
+        Command::Export { format, path } => {
+            write!(f, "export {} {}", format.name(), quote(path))
+        }
+        _ => f.write_str(c.name()),
+    }
+}
+
+impl App {
+    pub(super) fn session_command(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
+        let logged = cmd.clone();
+        match cmd {
+            Command::Undo => {
+                let Some(last) = self.applied.pop() else {
+                    return Err("nothing to undo".into());
+                };
+                let text = last.to_string();
+                self.redo.push(last);
+                self.replay_applied()?;
+                self.info(format!("undid: {text}"));
+            }
+            Command::Redo => {
+                let Some(next) = self.redo.pop() else {
+                    return Err("nothing to redo".into());
+                };
+                let text = next.to_string();
+                let logged = self.apply(next)?;
+                if let Some(l) = logged {
+                    if !self.replaying {
+                        self.applied.push(l);
+                    }
+                }
+                self.info(format!("redid: {text}"));
+            }
+            Command::Reset => {
+                self.applied.clear();
+                self.redo.clear();
+                self.replay_applied()?;
+                self.info("back to the tree as loaded");
+            }
+            Command::PopFilter => {
+                let Some(i) = self.applied.iter().rposition(Command::is_filter_like) else {
+                    return Err("no filter to pop".into());
+                };
+                let popped = self.applied.remove(i);
+                self.replay_applied()?;
+                self.info(format!("popped: {popped}"));
+            }
+            Command::Source(file) => {
+                self.source(&self.resolve_path(&file))?;
+                return Ok(None);
+            }
+            Command::Export { format, path } => {
+                let p = self.resolve_path(&path);
+                self.export(format, &p)
+                    .map_err(|e| CmdError::plain(format!("{}: {e}", p.display())))?;
+                self.info(format!("wrote {}", p.display()));
+                return Ok(None);
+            }
+            Command::Save(path) => {
+                let p = self.resolve_path(&path);
+                self.save(&p)
+                    .map_err(|e| CmdError::plain(format!("{}: {e}", p.display())))?;
+                self.info(format!("saved the session to {}", p.display()));
+                return Ok(None);
+            }
+            other => return Err(format!("{other} is not a session command").into()),
+        }
+        Ok(Some(logged))
+    }
+
+    /// Rebuilds the view from the loaded tree by re-applying `applied` (undo, reset).
+    fn replay_applied(&mut self) -> Result<(), CmdError> {
+        let keep = self.tree.selected().map(|n| self.path_of(n));
+        let (cct, metrics) = self.original.clone();
+        self.profile.cct = cct;
+        self.profile.metrics = metrics;
+        self.matched = None;
+        self.derived.clear();
+        self.rules = Rules::default();
+        self.panel = PanelChoice::Tree;
+        self.heatmap = compare::HeatmapView::default();
+        self.diff = None;
+        self.diff_base = None;
+        self.meta_filter = None;
+        self.default_markers();
+        self.kernels = panels::KernelsView::default();
+        self.timeline = panels::TimelineView::default();
+        self.kernel_marks = None;
+        self.refresh_kernels();
+        self.initial_view();
+        self.replaying = true;
+        let cmds = self.applied.clone();
+        let mut result = Ok(());
+        for c in cmds {
+            let text = c.to_string();
+            if let Err(e) = self.apply(c) {
+                result = Err(CmdError::plain(format!("replaying {text:?}: {}", e.msg)));
+                break;
+            }
+        }
+        self.replaying = false;
+        if let Some(p) = keep {
+            if let Ok(n) = paths::resolve(&self.profile.cct, &p) {
+                self.tree.reveal(n);
+            }
+        }
+        result
+    }
+}
