@@ -31,7 +31,7 @@ fn main() -> ExitCode {
 
 fn load(path: Option<&std::path::Path>) -> Result<Profile, String> {
     match path {
-        Some(p) => readers::load_path(p).map_err(|e| e.to_string()),
+        Some(p) => grove::load::load_path(p).map_err(|e| e.to_string()),
         None => Ok(readers::load_demo()),
     }
 }
@@ -55,14 +55,7 @@ fn parse_labels(spec: Option<&str>) -> Result<std::collections::HashMap<String, 
 /// One file, or an ensemble of several (files, or the files of a directory).
 fn load_inputs(files: &[std::path::PathBuf], labels: Option<&str>) -> Result<Profile, String> {
     let given = parse_labels(labels)?;
-    let expanded = grove::ensemble::expand_inputs(files).map_err(|e| e.to_string())?;
-    if expanded.len() == 1 && given.is_empty() {
-        return load(Some(&expanded[0]));
-    }
-    if expanded.is_empty() {
-        return load(None);
-    }
-    grove::ensemble::load_ensemble(&expanded, &given).map_err(|e| e.to_string())
+    grove::load::load_inputs(files, &given).map_err(|e| e.to_string())
 }
 
 fn depth_of(look: &Look) -> ColorDepth {
@@ -447,7 +440,7 @@ fn open_for_replay(
             }
         }
     }
-    let p = readers::load_path(&file).map_err(|e| e.to_string())?;
+    let p = grove::load::load_path(&file).map_err(|e| e.to_string())?;
     let mut app = App::new(p, keymap);
     for w in warnings {
         eprintln!("grove: warning: {w}");
@@ -503,7 +496,7 @@ fn open_ensemble_for_replay(
             Some((key, i.label.clone()?))
         })
         .collect();
-    let p = grove::ensemble::load_ensemble(&files, &given).map_err(|e| e.to_string())?;
+    let p = grove::load::load_ensemble(&files, &given).map_err(|e| e.to_string())?;
     let mut app = App::new(p, keymap);
     for w in warnings {
         eprintln!("grove: warning: {w}");

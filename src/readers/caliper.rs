@@ -175,6 +175,39 @@ fn parse_f64(text: &[u8]) -> Option<f64> {
     std::str::from_utf8(text).ok()?.trim().parse::<f64>().ok()
 }
 
+/// The Caliper reader (.cali streams, json-split and cali-json), by the first 4 KiB; a
+/// gzip-compressed file by its name (`x.cali`, `x.cali.gz`).
+pub struct Caliper;
+
+impl super::Reader for Caliper {
+    fn name(&self) -> &'static str {
+        "Caliper .cali/JSON"
+    }
+
+    fn format(&self) -> Format {
+        Format::Caliper
+    }
+
+    fn reads_path(&self) -> bool {
+        true
+    }
+
+    fn claims(&self, probe: &super::Probe) -> bool {
+        if probe.is_dir || probe.utf16 {
+            return false;
+        }
+        let name = Path::new(&probe.name);
+        if probe.gzip {
+            return sniff(name, &GZIP_MAGIC);
+        }
+        sniff(name, &probe.head[..probe.head.len().min(4096)])
+    }
+
+    fn read(&self, input: super::Input) -> Result<Vec<Profile>, String> {
+        read(&input.into_path()?)
+    }
+}
+
 // ------------------------------------------------------------------------------------
 // Reading
 // ------------------------------------------------------------------------------------

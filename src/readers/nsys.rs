@@ -37,6 +37,48 @@ const NVTX_MARK: [i64; 2] = [34, 65];
 const NVTX_PUSH_POP: [i64; 2] = [59, 70];
 const NVTX_START_END: [i64; 2] = [60, 71];
 
+/// The Nsight Systems reader: SQLite exports (by the SQLite magic; it refuses
+/// databases without its tables). It also claims Nsight's own `.nsys-rep`/`.qdrep`
+/// reports, to answer with the command that exports one.
+pub struct Nsys;
+
+impl super::Reader for Nsys {
+    fn name(&self) -> &'static str {
+        "Nsight Systems SQLite exports"
+    }
+
+    fn format(&self) -> Format {
+        Format::NsightSqlite
+    }
+
+    fn reads_path(&self) -> bool {
+        true
+    }
+
+    fn claims(&self, probe: &super::Probe) -> bool {
+        !probe.is_dir
+            && (!probe.gzip && probe.head.starts_with(SQLITE_MAGIC)
+                || matches!(probe.extension(), Some("nsys-rep" | "qdrep")))
+    }
+
+    fn read(&self, input: super::Input) -> Result<Vec<Profile>, String> {
+        let path = input.into_path()?;
+        let mut magic = [0u8; 16];
+        let sqlite = std::fs::File::open(&path)
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+            .is_ok()
+            && magic[..] == *SQLITE_MAGIC;
+        if !sqlite {
+            return Err(format!(
+                "Nsight Systems reports are proprietary; export one first: nsys export --type sqlite -o {} {}",
+                path.with_extension("sqlite").display(),
+                path.display()
+            ));
+        }
+        read(&path)
+    }
+}
+
 /// True when the file is an SQLite database with a CUPTI activity or NVTX table.
 pub fn sniff(path: &Path, head: &[u8]) -> bool {
     if !head.starts_with(SQLITE_MAGIC) {

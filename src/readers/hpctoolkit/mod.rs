@@ -20,6 +20,8 @@
 //! scope) value. Summary statistics other than the sum get a suffix (`:min`, `:max`,
 //! `:count`, ...). A value missing from the sparse data is NaN.
 
+pub mod timeline;
+
 use std::collections::HashMap;
 use std::fmt::Display;
 use std::fs::File;
@@ -45,6 +47,58 @@ pub fn sniff(path: &Path, _head: &[u8]) -> bool {
         }
     }
     path.join("experiment.xml").is_file()
+}
+
+/// The HPCToolkit reader: a database directory, or its `meta.db` or `experiment.xml`
+/// named as the input.
+pub struct HpcToolkit;
+
+/// The database a probed input stands for, if it is one.
+fn database_of(probe: &super::Probe) -> Option<PathBuf> {
+    let path = probe.path?;
+    if probe.is_dir {
+        return Some(path.to_path_buf());
+    }
+    if probe.name != "meta.db" && probe.name != "experiment.xml" {
+        return None;
+    }
+    Some(match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    })
+}
+
+impl super::Reader for HpcToolkit {
+    fn name(&self) -> &'static str {
+        "HPCToolkit databases"
+    }
+
+    fn format(&self) -> Format {
+        Format::HpcToolkit
+    }
+
+    fn reads_path(&self) -> bool {
+        true
+    }
+
+    fn claims(&self, probe: &super::Probe) -> bool {
+        database_of(probe).is_some_and(|dir| sniff(&dir, &[]))
+    }
+
+    fn read(&self, input: super::Input) -> Result<Vec<Profile>, String> {
+        let path = input.into_path()?;
+        let probe = if path.is_dir() {
+            super::Probe::dir(&path)
+        } else {
+            super::Probe {
+                path: Some(&path),
+                name: super::probe::file_name(&path),
+                ..super::Probe::bytes(&[])
+            }
+        };
+        let dir = database_of(&probe).ok_or("not an HPCToolkit database")?;
+        read(&dir)
+    }
 }
 
 /// Reads every profile of the database: the summary first, then one per thread, rank or
@@ -2954,7 +3008,7 @@ mod tests {
     fn databases_merge_into_an_ensemble() {
         let Some(c) = corpus() else { return };
         let dir = c.join("hpctoolkit/tests/data/dbase/loops-cputime-t.d");
-        let p = crate::readers::load_path(&dir).unwrap();
+        let p = crate::load::load_path(&dir).unwrap();
         let m = &p.metrics;
         for l in ["summary", "thread_0", "thread_3"] {
             assert!(m.has(&format!("CPUTIME (sec)@{l}")), "{l}: {:?}", m.names());
