@@ -250,6 +250,31 @@ mod tests {
     }
 
     #[test]
+    fn files_no_reader_claims_get_one_line() {
+        let dir = std::env::temp_dir().join(format!("grove-registry-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = |name: &str, bytes: &[u8]| {
+            let p = dir.join(name);
+            std::fs::write(&p, bytes).unwrap();
+            p
+        };
+        let msg = |p: &Path| load_all(p).unwrap_err().to_string();
+        let e = msg(&file("x.bin", b"\x00\x01hello"));
+        assert!(e.contains("x.bin: unrecognised format (grove reads"), "{e}");
+        assert!(msg(&file("e.json", b"")).ends_with("the file is empty"));
+        let e = msg(&file("t.nsys-rep", b"binary"));
+        assert!(e.contains("export one first: nsys export"), "{e}");
+        assert!(msg(&dir).contains("is a directory, but not an HPCToolkit database"));
+        // A folded file, gzip-compressed, is detected on its decompressed bytes.
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), Default::default());
+        std::io::Write::write_all(&mut gz, b"main;a 3\n").unwrap();
+        let ps = load_all(&file("s.txt.gz", &gz.finish().unwrap())).unwrap();
+        assert_eq!(ps[0].source.format, Format::Folded);
+        assert!(ps[0].source.gzip);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn the_unrecognised_line_lists_every_reader() {
         let line = unrecognised();
         for r in READERS {
