@@ -10,7 +10,7 @@ use std::time::Instant;
 use grove::app::command::Command;
 use grove::app::keymap::Keymap;
 use grove::app::App;
-use grove::readers::load_path;
+use grove::load::load_path;
 use grove::ui::glyphs::Glyphs;
 use grove::ui::layout::tree_rows;
 use grove::ui::theme::{ColorDepth, Theme};
@@ -386,13 +386,13 @@ fn main() {
         Some("ensemble") => {
             // Every file of a directory, loaded in parallel and merged.
             let dir = std::path::Path::new(&args[1]);
-            let files = grove::ensemble::expand_inputs(&[dir.to_path_buf()]).unwrap();
+            let files = grove::load::expand_inputs(&[dir.to_path_buf()]).unwrap();
             let bytes: u64 = files
                 .iter()
                 .map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0))
                 .sum();
             let t = Instant::now();
-            let p = grove::ensemble::load_ensemble(&files, &Default::default())
+            let p = grove::load::load_ensemble(&files, &Default::default())
                 .unwrap_or_else(|e| panic!("{e}"));
             let secs = t.elapsed().as_secs_f64();
             println!("files {}", files.len());

@@ -1,13 +1,10 @@
 //! Several profiles at once: the union of their trees by call path, with one metric
 //! column per profile (`time@gcc`) and per-node ensemble statistics. A node missing
-//! from a profile has no value there (NaN), not zero.
+//! from a profile has no value there (NaN), not zero. Pure model work: which inputs
+//! make an ensemble, and loading them, is `crate::load`'s.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-
-use crate::readers::LoadError;
+use std::sync::Arc;
 
 use crate::model::metrics::{base_of_inclusive, INC_SUFFIX};
 use crate::model::{Cct, Format, Frame, MetricTable, Profile, Source};
@@ -82,118 +79,6 @@ pub fn labels(profiles: &[Profile], given: &HashMap<String, String>) -> Vec<Stri
         }
     }
     out
-}
-
-/// Files to open: directories (other than HPCToolkit databases) give their files,
-/// sorted; hidden files, READMEs, licences and sub-directories inside are skipped. A
-/// quoted glob (`'runs/rank-*/trace.json'`: shells on some clusters cap the length of an
-/// expanded command line) gives its matches, sorted.
-pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
-    let mut out = Vec::new();
-    let mut globbed = Vec::new();
-    for p in paths {
-        let text = p.to_string_lossy();
-        if !p.exists() && text.contains(['*', '?', '[']) {
-            let err = |msg: String| LoadError {
-                path: text.to_string(),
-                msg,
-            };
-            let mut hits: Vec<PathBuf> = glob::glob(&text)
-                .map_err(|e| err(format!("bad pattern at column {}: {}", e.pos + 1, e.msg)))?
-                .filter_map(Result::ok)
-                .filter(|x| !is_aside(x))
-                .collect();
-            hits.sort();
-            if hits.is_empty() {
-                return Err(err("no file matches the pattern".into()));
-            }
-            globbed.extend(hits);
-        } else {
-            globbed.push(p.clone());
-        }
-    }
-    for p in &globbed {
-        if p.is_dir() && !crate::readers::hpctoolkit::sniff(p, &[]) {
-            let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(|e| LoadError {
-                    path: p.display().to_string(),
-                    msg: e.to_string(),
-                })?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|x| x.is_file() && !is_aside(x))
-                .collect();
-            entries.sort();
-            if entries.is_empty() {
-                return Err(LoadError {
-                    path: p.display().to_string(),
-                    msg: "the directory holds no files".into(),
-                });
-            }
-            out.extend(entries);
-        } else {
-            out.push(p.clone());
-        }
-    }
-    Ok(out)
-}
-
-/// Files that travel with profiles but are not one: dot files, READMEs, licences.
-fn is_aside(p: &std::path::Path) -> bool {
-    let name = p
-        .file_name()
-        .map(|n| n.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    name.starts_with('.')
-        || name.ends_with(".md")
-        || name.ends_with(".txt") && (name.starts_with("readme") || name.starts_with("license"))
-        || matches!(
-            name.as_str(),
-            "readme" | "license" | "licence" | "copying" | "manifest"
-        )
-}
-
-/// One file's result, filled by whichever worker loaded it.
-type Slot = Mutex<Option<Result<Vec<Profile>, LoadError>>>;
-
-/// Loads files in parallel (a few workers, so memory stays bounded: each profile drops
-/// its event table once its tree is built) and merges them.
-pub fn load_ensemble(
-    files: &[PathBuf],
-    given: &HashMap<String, String>,
-) -> Result<Profile, LoadError> {
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2)
-        .clamp(1, 8);
-    let next = AtomicUsize::new(0);
-    let slots: Vec<Slot> = files.iter().map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|s| {
-        for _ in 0..workers.min(files.len()) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(f) = files.get(i) else { break };
-                let r = crate::readers::load_all(f).map(|ps| {
-                    ps.into_iter()
-                        .map(|mut p| {
-                            // The ensemble shows trees and metrics; per-event tables would
-                            // hold every rank's trace in memory at once.
-                            p.events = None;
-                            p.counters = None;
-                            p
-                        })
-                        .collect()
-                });
-                *slots[i].lock().unwrap() = Some(r);
-            });
-        }
-    });
-    let mut profiles = Vec::new();
-    for slot in slots {
-        let ps = slot.into_inner().unwrap().expect("every file was loaded")?;
-        profiles.extend(ps);
-    }
-    let labels = labels(&profiles, given);
-    Ok(unify(&profiles, &labels))
 }
 
 /// Merges profiles into one: the union tree, `metric@label` columns, and for every

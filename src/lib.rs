@@ -6,6 +6,7 @@ pub mod ensemble;
 pub mod export;
 pub mod gpu;
 pub mod json;
+pub mod load;
 pub mod model;
 pub mod query;
 pub mod readers;

@@ -7,7 +7,7 @@ use grove::app::command::{Command, Selector};
 use grove::app::keymap::Keymap;
 use grove::app::keys::Key;
 use grove::app::{App, Mode, Msg, PromptEdit, UiMsg};
-use grove::readers::load_path;
+use grove::load::load_path;
 
 fn app() -> App {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/small.trace.json");

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use grove::load::load_path;
 use grove::model::{EventKind, Profile};
-use grove::readers::load_path;
 
 fn corpus() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");

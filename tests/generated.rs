@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use grove::readers::load_path;
+use grove::load::load_path;
 
 #[test]
 fn generated_traces_match_their_summaries() {

@@ -8,7 +8,7 @@ use grove::gpu::breakdown::{self, Options};
 use grove::gpu::classify::Categories;
 use grove::gpu::kernels::{table, KernelSort, TableOptions};
 use grove::gpu::GpuModel;
-use grove::readers::load_path;
+use grove::load::load_path;
 
 mod common;
 use common::{corpus, grove};

@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use grove::load::load_path;
 use grove::query::{cypher, expr, Tree};
-use grove::readers::load_path;
 use grove::transform::rebuild;
 
 fn close(a: f64, b: f64) -> bool {

@@ -14,7 +14,7 @@ use std::path::Path;
 use grove::gpu::breakdown::{self, Options};
 use grove::gpu::classify::Categories;
 use grove::gpu::GpuModel;
-use grove::readers::load_path;
+use grove::load::load_path;
 
 struct Rank {
     profile: grove::model::Profile,

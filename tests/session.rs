@@ -8,7 +8,7 @@ use grove::app::command::ExportFormat;
 use grove::app::keymap::Keymap;
 use grove::app::keys::Key;
 use grove::app::App;
-use grove::readers::load_path;
+use grove::load::load_path;
 use grove::session;
 use grove::ui::glyphs::Glyphs;
 use grove::ui::layout::tree_rows;
@@ -275,7 +275,7 @@ fn ensemble_session_replays_with_its_labels() {
     ]
     .into_iter()
     .collect();
-    let p = grove::ensemble::load_ensemble(&files, &given).unwrap();
+    let p = grove::load::load_ensemble(&files, &given).unwrap();
     let mut a = App::new(p, Keymap::default_map());
     a.term = (W, H);
     let dir = tmpdir("ensemble");

@@ -8,7 +8,7 @@ use std::path::Path;
 use grove::app::keymap::Keymap;
 use grove::app::keys::Key;
 use grove::app::App;
-use grove::readers::load_path;
+use grove::load::load_path;
 use grove::ui::glyphs::Glyphs;
 use grove::ui::layout::tree_rows;
 use grove::ui::theme::{ColorDepth, Theme, ROLES};
@@ -96,7 +96,7 @@ pub fn screen(file: &str, script: &str, size: (u16, u16), mono: bool, ascii: boo
         .map(|f| Path::new(env!("CARGO_MANIFEST_DIR")).join(f))
         .collect();
     let profile = if paths.len() > 1 {
-        grove::ensemble::load_ensemble(&paths, &Default::default()).unwrap()
+        grove::load::load_ensemble(&paths, &Default::default()).unwrap()
     } else {
         load_path(&paths[0]).unwrap()
     };

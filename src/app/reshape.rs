@@ -322,14 +322,14 @@ impl App {
                         .filter(|c| keep.contains(c))
                         .collect()
                 };
-                crate::readers::hatchet::write(out, &p.cct, &p.metrics, &roots, &kids)
+                crate::export::hatchet::write(out, &p.cct, &p.metrics, &roots, &kids)
             }
             ExportFormat::Csv => crate::export::csv::write(out, p, po, &positions),
             ExportFormat::Parquet => crate::export::parquet::write(out, p, po, &positions)
                 .map_err(|e| std::io::Error::other(format!("parquet: {e}"))),
             ExportFormat::Folded => {
                 let exc = p.metrics.values(&self.metric).unwrap_or(&[]);
-                crate::readers::folded::write(
+                crate::export::folded::write(
                     out,
                     &p.cct,
                     exc,

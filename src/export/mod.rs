@@ -2,6 +2,8 @@
 //! grove's own JSON, CSV, Parquet and folded stacks.
 
 pub mod csv;
+pub mod folded;
+pub mod hatchet;
 pub mod json;
 pub mod parquet;
 pub mod text;

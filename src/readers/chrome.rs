@@ -694,6 +694,73 @@ fn read_args<R: Read>(
     Ok(())
 }
 
+/// The Chrome Trace Event reader (PyTorch/Kineto dialects included): any JSON object,
+/// or a JSON array that the Hatchet reader (asked first) does not claim.
+pub struct Chrome;
+
+impl super::Reader for Chrome {
+    fn name(&self) -> &'static str {
+        "Chrome/Kineto trace JSON"
+    }
+
+    fn format(&self) -> crate::model::Format {
+        crate::model::Format::ChromeTrace
+    }
+
+    fn claims(&self, probe: &super::Probe) -> bool {
+        probe.json().is_some()
+    }
+
+    fn read(&self, input: super::Input) -> Result<Vec<crate::model::Profile>, String> {
+        let (input, source) = input.into_stream()?;
+        let mut tr = parse(input).map_err(|e| e.to_string())?;
+        let tree = super::trace_cct::build(&tr);
+        tr.events.node = tree.node_of_event;
+        tr.events.launch = tree.launch_of_event;
+        let dialect = if tr.old_dialect {
+            "PyTorch profiler (Kineto, 2021 dialect)"
+        } else if tr.kineto {
+            "PyTorch profiler (Kineto)"
+        } else {
+            "Chrome Trace Event"
+        };
+        let mut meta = tr.meta;
+        meta.insert(
+            0,
+            (
+                "form".into(),
+                if tr.array_form { "array" } else { "object" }.into(),
+            ),
+        );
+        if tr.kineto || tr.old_dialect || tr.rank.is_some() {
+            meta.push(("rank".into(), tr.rank.unwrap_or(0).to_string()));
+        }
+        for d in &tr.devices {
+            if let (Some(id), Some(name)) = (d.get("id"), d.get("name")) {
+                meta.push((
+                    format!("device {id}"),
+                    name.as_str().unwrap_or("").to_string(),
+                ));
+            }
+        }
+        let mut warnings = tr.warnings;
+        warnings.extend(tree.warnings);
+        let mut p = crate::model::Profile {
+            source,
+            dialect: dialect.into(),
+            cct: tree.cct,
+            metrics: tree.metrics,
+            events: Some(tr.events),
+            counters: Some(tr.counters),
+            meta,
+            warnings,
+            default_metric: "time".into(),
+        };
+        p.cct.finish();
+        Ok(vec![p])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

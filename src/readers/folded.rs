@@ -88,26 +88,49 @@ pub fn read<R: BufRead>(src: R) -> Result<Folded, FoldedError> {
     })
 }
 
-/// Writes the tree as folded stacks: one line per node with exclusive samples.
-pub fn write<W: std::io::Write>(
-    out: &mut W,
-    cct: &Cct,
-    exclusive: &[f64],
-    nodes: impl Iterator<Item = u32>,
-) -> std::io::Result<()> {
-    for n in nodes {
-        let v = exclusive[n as usize];
-        if !(v.is_finite() && v > 0.0) {
-            continue;
-        }
-        let path: Vec<&str> = cct.path(n).iter().map(|&p| cct.name(p)).collect();
-        if v.fract() == 0.0 {
-            writeln!(out, "{} {}", path.join(";"), v as i64)?;
-        } else {
-            writeln!(out, "{} {}", path.join(";"), v)?;
-        }
+/// The folded-stacks reader: one of the first 8 lines that are not blank or `#`
+/// comments has the shape `STACK COUNT`. JSON is left to the JSON readers.
+pub struct FoldedStacks;
+
+impl super::Reader for FoldedStacks {
+    fn name(&self) -> &'static str {
+        "folded stacks"
     }
-    Ok(())
+
+    fn format(&self) -> crate::model::Format {
+        crate::model::Format::Folded
+    }
+
+    fn claims(&self, probe: &super::Probe) -> bool {
+        let Some(text) = probe.text() else {
+            return false;
+        };
+        probe.json().is_none()
+            && text
+                .split(|&b| b == b'\n')
+                .map(String::from_utf8_lossy)
+                .filter(|t| !t.trim().is_empty() && !t.trim_start().starts_with('#'))
+                .take(8)
+                .any(|t| split_line(&t).is_some())
+    }
+
+    fn read(&self, input: super::Input) -> Result<Vec<crate::model::Profile>, String> {
+        let (input, source) = input.into_stream()?;
+        let f = read(input).map_err(|e| format!("line {}: {}", e.line, e.msg))?;
+        let mut p = crate::model::Profile {
+            source,
+            dialect: "folded stacks".into(),
+            cct: f.cct,
+            metrics: f.metrics,
+            events: None,
+            counters: None,
+            meta: Vec::new(),
+            warnings: f.warnings,
+            default_metric: "samples".into(),
+        };
+        p.cct.finish();
+        Ok(vec![p])
+    }
 }
 
 #[cfg(test)]

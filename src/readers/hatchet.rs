@@ -3,7 +3,7 @@
 //! because real CCTs are thousands of levels deep.
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::Read;
 
 use crate::json::{parse_decimal_scaled, JsonError, JsonReader, Kind};
 use crate::model::metrics::{base_of_inclusive, inclusive_name};
@@ -267,70 +267,48 @@ fn read_frame<R: Read>(
     Ok(())
 }
 
-/// Writes the tree as a Hatchet literal that `GraphFrame.from_literal` loads: every
-/// node has `frame.name` and `frame.type`, one metric key set, finite numbers only.
-/// `keep` limits the nodes written (children of a dropped node are dropped too).
-pub fn write<W: Write>(
-    out: &mut W,
-    cct: &Cct,
-    metrics: &MetricTable,
-    roots: &[u32],
-    children: &dyn Fn(u32) -> Vec<u32>,
-) -> std::io::Result<()> {
-    let cols: Vec<(String, &[f64])> = metrics
-        .names()
-        .into_iter()
-        .filter_map(|n| metrics.values(&n).map(|v| (n, v)))
-        .collect();
-    let node_json = |n: u32| -> String {
-        let f = cct.frame(n);
-        let mut frame = serde_json::Map::new();
-        frame.insert("name".into(), f.name.to_string().into());
-        frame.insert("type".into(), f.kind.to_string().into());
-        for (k, v) in &f.attrs {
-            frame.insert(k.to_string(), v.to_string().into());
-        }
-        let mut m = serde_json::Map::new();
-        for (name, vals) in &cols {
-            let v = vals[n as usize];
-            let v = if v.is_finite() { v } else { 0.0 };
-            m.insert(name.clone(), serde_json::json!(v));
-        }
-        format!(
-            "{{\"name\":{},\"frame\":{},\"metrics\":{}",
-            serde_json::Value::String(f.name.to_string()),
-            serde_json::Value::Object(frame),
-            serde_json::Value::Object(m)
-        )
-    };
-    out.write_all(b"[")?;
-    // Stack of remaining sibling lists.
-    let mut stack: Vec<(Vec<u32>, usize)> = vec![(roots.to_vec(), 0)];
-    while let Some((list, i)) = stack.last_mut() {
-        if *i >= list.len() {
-            stack.pop();
-            if stack.is_empty() {
-                break;
-            }
-            out.write_all(b"]}")?;
-            continue;
-        }
-        let n = list[*i];
-        if *i > 0 {
-            out.write_all(b",")?;
-        }
-        *i += 1;
-        out.write_all(node_json(n).as_bytes())?;
-        let kids = children(n);
-        if kids.is_empty() {
-            out.write_all(b"}")?;
-        } else {
-            out.write_all(b",\"children\":[")?;
-            stack.push((kids, 0));
+/// The Hatchet literal reader: a JSON list of nodes with frames. A list of events
+/// (`"ph"` before any `"frame"`) is left to the Chrome reader.
+pub struct Hatchet;
+
+impl super::Reader for Hatchet {
+    fn name(&self) -> &'static str {
+        "Hatchet literal JSON"
+    }
+
+    fn format(&self) -> crate::model::Format {
+        crate::model::Format::HatchetLiteral
+    }
+
+    fn claims(&self, probe: &super::Probe) -> bool {
+        let Some(text) = probe.json().filter(|t| t[0] == b'[') else {
+            return false;
+        };
+        let find = |pat: &[u8]| text.windows(pat.len()).position(|w| w == pat);
+        match (find(b"\"frame\""), find(b"\"ph\"")) {
+            (Some(f), Some(p)) => f < p,
+            (Some(_), None) => true,
+            _ => false,
         }
     }
-    out.write_all(b"]\n")?;
-    Ok(())
+
+    fn read(&self, input: super::Input) -> Result<Vec<crate::model::Profile>, String> {
+        let (input, source) = input.into_stream()?;
+        let l = read(input).map_err(|e| e.to_string())?;
+        let mut p = crate::model::Profile {
+            source,
+            dialect: "Hatchet literal".into(),
+            cct: l.cct,
+            metrics: l.metrics,
+            events: None,
+            counters: None,
+            meta: Vec::new(),
+            warnings: l.warnings,
+            default_metric: l.default_metric,
+        };
+        p.cct.finish();
+        Ok(vec![p])
+    }
 }
 
 #[cfg(test)]
@@ -363,7 +341,8 @@ mod tests {
         let l = read(SAMPLE.as_bytes()).unwrap();
         let mut buf = Vec::new();
         let kids = |n: u32| l.cct.children(n).collect();
-        write(&mut buf, &l.cct, &l.metrics, &l.cct.root_ids(), &kids).unwrap();
+        crate::export::hatchet::write(&mut buf, &l.cct, &l.metrics, &l.cct.root_ids(), &kids)
+            .unwrap();
         let v: serde_json::Value = serde_json::from_slice(&buf).unwrap();
         assert_eq!(v[0]["children"][0]["frame"]["file"], "a.c");
         let back = read(&buf[..]).unwrap();

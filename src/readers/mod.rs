@@ -1,20 +1,107 @@
-//! Format detection and the readers. Every reader produces the same `Profile`.
+//! The readers: one list of them and one detection loop. Every reader turns one input
+//! into profiles of the one `Profile` model; assembling several inputs (ensembles,
+//! directories, globs) happens a layer up, in `crate::load`.
+//!
+//! Adding a reader: a file (or folder) named for its format with a unit struct that
+//! implements [`Reader`], and one line in [`READERS`].
 
 pub mod caliper;
 pub mod chrome;
 pub mod folded;
 pub mod hatchet;
 pub mod hpctoolkit;
-pub mod hpctoolkit_timeline;
 pub mod nsys;
+pub mod probe;
 pub mod trace_cct;
 
 use std::fmt;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
 use crate::model::{Format, Profile, Source};
+
+pub use probe::Probe;
+pub(crate) use probe::{decompressed, GZIP_MAGIC};
+use probe::{file_name, Content};
+
+/// Every reader, in the order detection asks them: the first that claims an input
+/// reads it. Readers that open their path come before the stream formats.
+pub static READERS: &[&dyn Reader] = &[
+    &hpctoolkit::HpcToolkit,
+    &nsys::Nsys,
+    &caliper::Caliper,
+    &hatchet::Hatchet,
+    &chrome::Chrome,
+    &folded::FoldedStacks,
+];
+
+/// One input format.
+pub trait Reader: Sync {
+    /// What grove calls the format in messages ("Chrome/Kineto trace JSON").
+    fn name(&self) -> &'static str;
+    /// The `Source::format` of what it reads.
+    fn format(&self) -> Format;
+    /// Whether it opens the input's path itself (databases, directories, formats read
+    /// in several passes) rather than reading the decompressed stream. Such readers
+    /// are not asked about a bare stream.
+    fn reads_path(&self) -> bool {
+        false
+    }
+    /// Whether this input is in its format. Cheap: it answers from the probe.
+    fn claims(&self, probe: &Probe) -> bool;
+    /// Reads the input: `Input::Path` when `reads_path`, else `Input::Stream`. Errors are
+    /// one line, without the path (the loader adds it).
+    fn read(&self, input: Input) -> Result<Vec<Profile>, String>;
+}
+
+/// What a reader reads.
+pub enum Input {
+    /// A file or directory that the reader opens itself.
+    Path(PathBuf),
+    /// The decompressed content, and where it came from (its `format` already set).
+    Stream(Box<dyn BufRead>, Source),
+}
+
+impl Input {
+    pub fn into_path(self) -> Result<PathBuf, String> {
+        match self {
+            Input::Path(p) => Ok(p),
+            Input::Stream(_, s) => Err(format!("{} is read from a path", s.format.label())),
+        }
+    }
+
+    pub fn into_stream(self) -> Result<(Box<dyn BufRead>, Source), String> {
+        match self {
+            Input::Stream(r, s) => Ok((r, s)),
+            Input::Path(p) => Err(format!("{} is read as a stream", p.display())),
+        }
+    }
+}
+
+/// The reader that claims the input, if any.
+pub fn detect(probe: &Probe) -> Option<&'static dyn Reader> {
+    READERS
+        .iter()
+        .copied()
+        .find(|r| (probe.path.is_some() || !r.reads_path()) && r.claims(probe))
+}
+
+/// Whether a directory is an input of its own (an HPCToolkit database) rather than a
+/// folder of inputs.
+pub fn claims_dir(path: &Path) -> bool {
+    detect(&Probe::dir(path)).is_some()
+}
+
+/// The one line for an input no reader claims.
+fn unrecognised() -> String {
+    let names: Vec<&str> = READERS.iter().map(|r| r.name()).collect();
+    let list = match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.join(""),
+    };
+    format!("unrecognised format (grove reads {list})")
+}
 
 #[derive(Debug)]
 pub struct LoadError {
@@ -30,302 +117,101 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
-pub(crate) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
-
-/// The bytes of a source, gunzipped when they start with gzip's magic (whatever the
-/// file is called), and whether they were.
-pub(crate) fn decompressed(src: impl Read + 'static) -> Result<(Box<dyn BufRead>, bool), String> {
-    let mut raw = BufReader::with_capacity(64 * 1024, src);
-    let gzip = raw
-        .fill_buf()
-        .map_err(|e| format!("cannot read: {e}"))?
-        .starts_with(&GZIP_MAGIC);
-    let input: Box<dyn BufRead> = if gzip {
-        Box::new(BufReader::with_capacity(
-            256 * 1024,
-            flate2::bufread::MultiGzDecoder::new(raw),
-        ))
-    } else {
-        Box::new(raw)
-    };
-    Ok((input, gzip))
-}
-
-/// What the first bytes say the content is.
-fn sniff(head: &[u8]) -> Option<Format> {
-    let text = head.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(head);
-    let start = text.iter().position(|b| !b.is_ascii_whitespace())?;
-    let text = &text[start..];
-    let find = |pat: &[u8]| text.windows(pat.len()).position(|w| w == pat);
-    let second = text[1..].iter().find(|b| !b.is_ascii_whitespace()).copied();
-    match text[0] {
-        b'{' => Some(Format::ChromeTrace),
-        // `[Unknown];main 12` is a folded line, not JSON.
-        b'[' if matches!(second, Some(b'{' | b']') | None) => {
-            // A list of nodes with frames is a Hatchet literal; a list of events a trace.
-            let frame = find(b"\"frame\"");
-            let ph = find(b"\"ph\"");
-            match (frame, ph) {
-                (Some(f), Some(p)) if f < p => Some(Format::HatchetLiteral),
-                (Some(_), None) => Some(Format::HatchetLiteral),
-                _ => Some(Format::ChromeTrace),
-            }
-        }
-        _ => {
-            // Folded when one of the first lines is `stack count` (comments may lead).
-            text.split(|&b| b == b'\n')
-                .map(String::from_utf8_lossy)
-                .filter(|t| !t.trim().is_empty() && !t.trim_start().starts_with('#'))
-                .take(8)
-                .any(|t| folded::split_line(&t).is_some())
-                .then_some(Format::Folded)
-        }
-    }
-}
-
-/// Decodes UTF-16 text (by BOM) into UTF-8; other input passes through.
-fn utf16_to_utf8(mut r: impl Read) -> std::io::Result<Box<dyn BufRead>> {
-    let mut all = Vec::new();
-    r.read_to_end(&mut all)?;
-    let le = all.starts_with(&[0xFF, 0xFE]);
-    let units: Vec<u16> = all[2..]
-        .chunks_exact(2)
-        .map(|c| {
-            if le {
-                u16::from_le_bytes([c[0], c[1]])
-            } else {
-                u16::from_be_bytes([c[0], c[1]])
-            }
-        })
-        .collect();
-    let s = String::from_utf16_lossy(&units);
-    Ok(Box::new(std::io::Cursor::new(s.into_bytes())))
-}
-
-/// Loads one profile: the file's only one, or the union of the several it holds
-/// (ranks, threads), with one metric column per profile.
-pub fn load_path(path: &Path) -> Result<Profile, LoadError> {
-    let mut all = load_all(path)?;
-    let mut p = if all.len() == 1 {
-        all.remove(0)
-    } else {
-        let labels = crate::ensemble::labels(&all, &Default::default());
-        crate::ensemble::unify(&all, &labels)
-    };
-    if p.source.format == Format::HpcToolkit && p.events.is_none() {
-        let dir = if path.is_dir() {
-            path
-        } else {
-            path.parent().unwrap_or(Path::new("."))
-        };
-        let profiles = if all.is_empty() {
-            std::slice::from_ref(&p)
-        } else {
-            &all[..]
-        };
-        // The profiles stand without their traces: a bad trace.db is a warning.
-        match hpctoolkit_timeline::trace_events(dir, profiles, &p.cct) {
-            Ok(ev) => p.events = ev,
-            Err(e) => p.warnings.push(format!("timeline not loaded: {e}")),
-        }
-    }
-    if all.is_empty() {
-        return Ok(p);
-    }
-    p.source.path = Some(path.to_path_buf());
-    p.source.label = path
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string());
-    Ok(p)
-}
-
-const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
-
-/// Loads every profile an input holds: databases and multi-rank files give several.
+/// Loads every profile one input holds: databases and multi-rank files give several.
 pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
     let err = |msg: String| LoadError {
         path: path.display().to_string(),
         msg,
     };
     let meta = std::fs::metadata(path).map_err(|e| err(e.to_string()))?;
-    // Naming a database's meta.db or experiment.xml means the database.
-    if meta.is_file()
-        && path
-            .file_name()
-            .is_some_and(|n| n == "meta.db" || n == "experiment.xml")
-    {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        if hpctoolkit::sniff(dir, &[]) {
-            return hpctoolkit::read(dir).map_err(err);
-        }
-    }
     if meta.is_dir() {
-        if hpctoolkit::sniff(path, &[]) {
-            return hpctoolkit::read(path).map_err(err);
-        }
-        return Err(err(
-            "is a directory, but not an HPCToolkit database (no meta.db or experiment.xml)".into(),
-        ));
+        return match detect(&Probe::dir(path)) {
+            Some(r) => r.read(Input::Path(path.to_path_buf())).map_err(err),
+            None => Err(err(
+                "is a directory, but not an HPCToolkit database (no meta.db or experiment.xml)"
+                    .into(),
+            )),
+        };
     }
-    let mut head = vec![0u8; 4096];
-    let n = File::open(path)
-        .and_then(|mut f| f.read(&mut head))
-        .map_err(|e| err(e.to_string()))?;
-    head.truncate(n);
-    if head.starts_with(SQLITE_MAGIC) {
-        return nsys::read(path).map_err(err);
-    }
-    if path
-        .extension()
-        .is_some_and(|e| e == "nsys-rep" || e == "qdrep")
-    {
-        return Err(err(format!(
-            "Nsight Systems reports are proprietary; export one first: nsys export --type sqlite -o {} {}",
-            path.with_extension("sqlite").display(),
-            path.display()
-        )));
-    }
-    if caliper::sniff(path, &head) {
-        return caliper::read(path).map_err(err);
-    }
-    load_stream(path).map(|p| vec![p])
-}
-
-fn load_stream(path: &Path) -> Result<Profile, LoadError> {
-    let err = |msg: String| LoadError {
-        path: path.display().to_string(),
-        msg,
-    };
     let file = File::open(path).map_err(|e| err(e.to_string()))?;
-    let meta = file.metadata().map_err(|e| err(e.to_string()))?;
-    let label = path
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string());
-    load_reader(Box::new(file), Some(path.to_path_buf()), meta.len(), &label).map_err(err)
+    let mut content = Content::new(Box::new(file)).map_err(err)?;
+    let name = file_name(path);
+    let (gzip, utf16) = (content.gzip, content.utf16);
+    let head = content.head();
+    let probe = Probe {
+        path: Some(path),
+        name: name.clone(),
+        is_dir: false,
+        head,
+        gzip,
+        utf16,
+    };
+    let Some(reader) = detect(&probe) else {
+        return Err(err(unclaimed(&mut content)));
+    };
+    if reader.reads_path() {
+        drop(content);
+        return reader.read(Input::Path(path.to_path_buf())).map_err(err);
+    }
+    let label = if name.is_empty() {
+        path.display().to_string()
+    } else {
+        name
+    };
+    let source = Source {
+        path: Some(path.to_path_buf()),
+        format: reader.format(),
+        size: meta.len(),
+        gzip,
+        label,
+    };
+    reader
+        .read(Input::Stream(content.input, source))
+        .map_err(err)
 }
 
-/// Loads from any byte source; errors are one line, without the path.
+/// Why no reader claimed the content: it could not be read, it is empty, or its
+/// format is not one grove reads.
+fn unclaimed(content: &mut Content) -> String {
+    let empty = content.head().is_empty();
+    match content.failed.take() {
+        Some(e) => e,
+        None if empty => "the file is empty".into(),
+        None => unrecognised(),
+    }
+}
+
+/// Loads from any byte source (stream formats only); errors are one line, without the
+/// path.
 pub fn load_reader(
     src: Box<dyn Read>,
     path: Option<PathBuf>,
     size: u64,
     label: &str,
 ) -> Result<Profile, String> {
-    let (mut input, gzip) = decompressed(src)?;
-    let head = input.fill_buf().map_err(|e| format!("cannot read: {e}"))?;
-    if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
-        input = utf16_to_utf8(input).map_err(|e| e.to_string())?;
-    }
-    let head = input.fill_buf().map_err(|e| format!("cannot read: {e}"))?;
-    if head.is_empty() {
-        return Err("the file is empty".into());
-    }
-    let format = sniff(head).ok_or_else(|| {
-        "unrecognised format (grove reads Chrome/Kineto trace JSON, Hatchet literal JSON, folded stacks, Caliper .cali/JSON, HPCToolkit databases and Nsight Systems SQLite exports)"
-            .to_string()
-    })?;
+    let mut content = Content::new(src)?;
+    let (gzip, utf16) = (content.gzip, content.utf16);
+    let head = content.head();
+    let probe = Probe {
+        utf16,
+        gzip,
+        ..Probe::bytes(head)
+    };
+    let Some(reader) = detect(&probe) else {
+        return Err(unclaimed(&mut content));
+    };
     let source = Source {
         path,
-        format,
+        format: reader.format(),
         size,
         gzip,
         label: label.to_string(),
     };
-    read_format(format, input, source)
-}
-
-fn read_format(format: Format, input: Box<dyn BufRead>, source: Source) -> Result<Profile, String> {
-    let mut p = read_any(format, input, source)?;
-    p.cct.finish();
-    Ok(p)
-}
-
-fn read_any(format: Format, input: Box<dyn BufRead>, source: Source) -> Result<Profile, String> {
-    match format {
-        Format::ChromeTrace | Format::Demo => {
-            let tr = chrome::parse(input).map_err(|e| e.to_string())?;
-            let mut tr = tr;
-            let tree = trace_cct::build(&tr);
-            tr.events.node = tree.node_of_event;
-            tr.events.launch = tree.launch_of_event;
-            let dialect = if tr.old_dialect {
-                "PyTorch profiler (Kineto, 2021 dialect)"
-            } else if tr.kineto {
-                "PyTorch profiler (Kineto)"
-            } else {
-                "Chrome Trace Event"
-            };
-            let mut meta = tr.meta;
-            meta.insert(
-                0,
-                (
-                    "form".into(),
-                    if tr.array_form { "array" } else { "object" }.into(),
-                ),
-            );
-            if tr.kineto || tr.old_dialect || tr.rank.is_some() {
-                meta.push(("rank".into(), tr.rank.unwrap_or(0).to_string()));
-            }
-            for d in &tr.devices {
-                if let (Some(id), Some(name)) = (d.get("id"), d.get("name")) {
-                    meta.push((
-                        format!("device {id}"),
-                        name.as_str().unwrap_or("").to_string(),
-                    ));
-                }
-            }
-            let mut warnings = tr.warnings;
-            warnings.extend(tree.warnings);
-            Ok(Profile {
-                source,
-                dialect: dialect.into(),
-                cct: tree.cct,
-                metrics: tree.metrics,
-                events: Some(tr.events),
-                counters: Some(tr.counters),
-                meta,
-                warnings,
-                default_metric: "time".into(),
-            })
-        }
-        Format::HatchetLiteral => {
-            let l = hatchet::read(input).map_err(|e| e.to_string())?;
-            Ok(Profile {
-                source,
-                dialect: "Hatchet literal".into(),
-                cct: l.cct,
-                metrics: l.metrics,
-                events: None,
-                counters: None,
-                meta: Vec::new(),
-                warnings: l.warnings,
-                default_metric: l.default_metric,
-            })
-        }
-        Format::Caliper | Format::HpcToolkit | Format::NsightSqlite => Err(format!(
-            "{} inputs are read from their path",
-            format.label()
-        )),
-        Format::Folded => {
-            let f = folded::read(input).map_err(|e| format!("line {}: {}", e.line, e.msg))?;
-            Ok(Profile {
-                source,
-                dialect: "folded stacks".into(),
-                cct: f.cct,
-                metrics: f.metrics,
-                events: None,
-                counters: None,
-                meta: Vec::new(),
-                warnings: f.warnings,
-                default_metric: "samples".into(),
-            })
-        }
-    }
+    reader
+        .read(Input::Stream(content.input, source))?
+        .into_iter()
+        .next()
+        .ok_or_else(|| "no profile in the input".to_string())
 }
 
 /// The demo profile: a generated Kineto-like trace embedded in the binary.
@@ -340,6 +226,10 @@ pub fn load_demo() -> Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sniff(head: &[u8]) -> Option<Format> {
+        detect(&Probe::bytes(head)).map(|r| r.format())
+    }
 
     #[test]
     fn sniffing() {
@@ -356,5 +246,40 @@ mod tests {
         assert_eq!(sniff(b"a;b;c 12\n"), Some(Format::Folded));
         assert_eq!(sniff(b"[Unknown];main 12\n"), Some(Format::Folded));
         assert_eq!(sniff(b"hello world\n"), None);
+        assert_eq!(sniff(b"   \n"), None);
+    }
+
+    #[test]
+    fn files_no_reader_claims_get_one_line() {
+        let dir = std::env::temp_dir().join(format!("grove-registry-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = |name: &str, bytes: &[u8]| {
+            let p = dir.join(name);
+            std::fs::write(&p, bytes).unwrap();
+            p
+        };
+        let msg = |p: &Path| load_all(p).unwrap_err().to_string();
+        let e = msg(&file("x.bin", b"\x00\x01hello"));
+        assert!(e.contains("x.bin: unrecognised format (grove reads"), "{e}");
+        assert!(msg(&file("e.json", b"")).ends_with("the file is empty"));
+        let e = msg(&file("t.nsys-rep", b"binary"));
+        assert!(e.contains("export one first: nsys export"), "{e}");
+        assert!(msg(&dir).contains("is a directory, but not an HPCToolkit database"));
+        // A folded file, gzip-compressed, is detected on its decompressed bytes.
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), Default::default());
+        std::io::Write::write_all(&mut gz, b"main;a 3\n").unwrap();
+        let ps = load_all(&file("s.txt.gz", &gz.finish().unwrap())).unwrap();
+        assert_eq!(ps[0].source.format, Format::Folded);
+        assert!(ps[0].source.gzip);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_unrecognised_line_lists_every_reader() {
+        let line = unrecognised();
+        for r in READERS {
+            assert!(line.contains(r.name()), "{line}");
+        }
+        assert!(!line.contains('\n'));
     }
 }

@@ -11,7 +11,7 @@ use grove::readers;
 /// One file, or the embedded demo without one.
 pub fn load(path: Option<&Path>) -> Result<Profile, String> {
     match path {
-        Some(p) => readers::load_path(p).map_err(|e| e.to_string()),
+        Some(p) => grove::load::load_path(p).map_err(|e| e.to_string()),
         None => Ok(readers::load_demo()),
     }
 }
@@ -35,14 +35,7 @@ fn parse_labels(spec: Option<&str>) -> Result<HashMap<String, String>, String> {
 /// One file, or an ensemble of several (files, or the files of a directory).
 pub fn load_inputs(files: &[PathBuf], labels: Option<&str>) -> Result<Profile, String> {
     let given = parse_labels(labels)?;
-    let expanded = grove::ensemble::expand_inputs(files).map_err(|e| e.to_string())?;
-    if expanded.len() == 1 && given.is_empty() {
-        return load(Some(&expanded[0]));
-    }
-    if expanded.is_empty() {
-        return load(None);
-    }
-    load_ensemble(&expanded, &given)
+    grove::load::load_inputs(files, &given).map_err(|e| e.to_string())
 }
 
 /// Several files as one ensemble, labelled by `given` (by stem or position).
@@ -50,5 +43,5 @@ pub fn load_ensemble(
     files: &[PathBuf],
     given: &HashMap<String, String>,
 ) -> Result<Profile, String> {
-    grove::ensemble::load_ensemble(files, given).map_err(|e| e.to_string())
+    grove::load::load_ensemble(files, given).map_err(|e| e.to_string())
 }

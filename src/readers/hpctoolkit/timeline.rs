@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::hpctoolkit::{ctx_nodes, read_traces};
+use super::{ctx_nodes, read_traces};
 use crate::model::events::{EventKind, EventTable, NONE_U32};
 use crate::model::{Cct, Profile};
 
@@ -219,7 +219,7 @@ mod tests {
             "recursion-cuda-nvidiapc-t.d",
         ] {
             let dir = base.join(db);
-            let p = crate::readers::load_path(&dir).unwrap();
+            let p = crate::load::load_path(&dir).unwrap();
             let ev = p.events.as_ref().expect(db);
             let kernels: Vec<usize> = (0..ev.len())
                 .filter(|&i| ev.kind[i] == EventKind::Kernel)
@@ -257,7 +257,7 @@ mod tests {
         }
         assert_eq!(checked, 4);
         // CPU threads: one lane per traced thread, events in time order without overlap.
-        let p = crate::readers::load_path(&base.join("loops-cputime-t.d")).unwrap();
+        let p = crate::load::load_path(&base.join("loops-cputime-t.d")).unwrap();
         let ev = p.events.as_ref().unwrap();
         assert!(ev.len() > 100);
         let mut by_thread: HashMap<u32, Vec<usize>> = HashMap::new();

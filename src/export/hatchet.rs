@@ -1,0 +1,71 @@
+//! The tree as a Hatchet literal (the reader is `readers::hatchet`).
+
+use std::io::Write;
+
+use crate::model::{Cct, MetricTable};
+
+/// Writes the tree as a Hatchet literal that `GraphFrame.from_literal` loads: every
+/// node has `frame.name` and `frame.type`, one metric key set, finite numbers only.
+/// `keep` limits the nodes written (children of a dropped node are dropped too).
+pub fn write<W: Write>(
+    out: &mut W,
+    cct: &Cct,
+    metrics: &MetricTable,
+    roots: &[u32],
+    children: &dyn Fn(u32) -> Vec<u32>,
+) -> std::io::Result<()> {
+    let cols: Vec<(String, &[f64])> = metrics
+        .names()
+        .into_iter()
+        .filter_map(|n| metrics.values(&n).map(|v| (n, v)))
+        .collect();
+    let node_json = |n: u32| -> String {
+        let f = cct.frame(n);
+        let mut frame = serde_json::Map::new();
+        frame.insert("name".into(), f.name.to_string().into());
+        frame.insert("type".into(), f.kind.to_string().into());
+        for (k, v) in &f.attrs {
+            frame.insert(k.to_string(), v.to_string().into());
+        }
+        let mut m = serde_json::Map::new();
+        for (name, vals) in &cols {
+            let v = vals[n as usize];
+            let v = if v.is_finite() { v } else { 0.0 };
+            m.insert(name.clone(), serde_json::json!(v));
+        }
+        format!(
+            "{{\"name\":{},\"frame\":{},\"metrics\":{}",
+            serde_json::Value::String(f.name.to_string()),
+            serde_json::Value::Object(frame),
+            serde_json::Value::Object(m)
+        )
+    };
+    out.write_all(b"[")?;
+    // Stack of remaining sibling lists.
+    let mut stack: Vec<(Vec<u32>, usize)> = vec![(roots.to_vec(), 0)];
+    while let Some((list, i)) = stack.last_mut() {
+        if *i >= list.len() {
+            stack.pop();
+            if stack.is_empty() {
+                break;
+            }
+            out.write_all(b"]}")?;
+            continue;
+        }
+        let n = list[*i];
+        if *i > 0 {
+            out.write_all(b",")?;
+        }
+        *i += 1;
+        out.write_all(node_json(n).as_bytes())?;
+        let kids = children(n);
+        if kids.is_empty() {
+            out.write_all(b"}")?;
+        } else {
+            out.write_all(b",\"children\":[")?;
+            stack.push((kids, 0));
+        }
+    }
+    out.write_all(b"]\n")?;
+    Ok(())
+}

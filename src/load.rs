@@ -1,0 +1,181 @@
+//! From the paths a user gives to profiles: expanding directories and quoted globs,
+//! loading each input with the reader that claims it (`crate::readers`), and assembling
+//! several profiles into one ensemble (`crate::ensemble`). This is the layer above the
+//! readers; readers never reach up here.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use crate::ensemble::{labels, unify};
+use crate::model::{Format, Profile};
+use crate::readers::{self, hpctoolkit, LoadError};
+
+/// What `grove FILES...` opens: no input is the demo, one input its profile (the
+/// union of the profiles it holds), several inputs (after expanding directories and
+/// globs) an ensemble labelled by `given` (file stem or position -> label).
+pub fn load_inputs(
+    files: &[PathBuf],
+    given: &HashMap<String, String>,
+) -> Result<Profile, LoadError> {
+    let expanded = expand_inputs(files)?;
+    if expanded.len() == 1 && given.is_empty() {
+        return load_path(&expanded[0]);
+    }
+    if expanded.is_empty() {
+        return Ok(readers::load_demo());
+    }
+    load_ensemble(&expanded, given)
+}
+
+/// Loads one profile: the input's only one, or the union of the several it holds
+/// (ranks, threads), with one metric column per profile. An HPCToolkit database gets
+/// its trace.db timeline on the tree shown.
+pub fn load_path(path: &Path) -> Result<Profile, LoadError> {
+    let mut all = readers::load_all(path)?;
+    let mut p = if all.len() == 1 {
+        all.remove(0)
+    } else {
+        let labels = labels(&all, &Default::default());
+        unify(&all, &labels)
+    };
+    if p.source.format == Format::HpcToolkit && p.events.is_none() {
+        let dir = if path.is_dir() {
+            path
+        } else {
+            path.parent().unwrap_or(Path::new("."))
+        };
+        let profiles = if all.is_empty() {
+            std::slice::from_ref(&p)
+        } else {
+            &all[..]
+        };
+        // The profiles stand without their traces: a bad trace.db is a warning.
+        match hpctoolkit::timeline::trace_events(dir, profiles, &p.cct) {
+            Ok(ev) => p.events = ev,
+            Err(e) => p.warnings.push(format!("timeline not loaded: {e}")),
+        }
+    }
+    if all.is_empty() {
+        return Ok(p);
+    }
+    p.source.path = Some(path.to_path_buf());
+    p.source.label = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    Ok(p)
+}
+
+/// Files to open: directories (other than those a reader claims, HPCToolkit databases) give their files,
+/// sorted; hidden files, READMEs, licences and sub-directories inside are skipped. A
+/// quoted glob (`'runs/rank-*/trace.json'`: shells on some clusters cap the length of an
+/// expanded command line) gives its matches, sorted.
+pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
+    let mut out = Vec::new();
+    let mut globbed = Vec::new();
+    for p in paths {
+        let text = p.to_string_lossy();
+        if !p.exists() && text.contains(['*', '?', '[']) {
+            let err = |msg: String| LoadError {
+                path: text.to_string(),
+                msg,
+            };
+            let mut hits: Vec<PathBuf> = glob::glob(&text)
+                .map_err(|e| err(format!("bad pattern at column {}: {}", e.pos + 1, e.msg)))?
+                .filter_map(Result::ok)
+                .filter(|x| !is_aside(x))
+                .collect();
+            hits.sort();
+            if hits.is_empty() {
+                return Err(err("no file matches the pattern".into()));
+            }
+            globbed.extend(hits);
+        } else {
+            globbed.push(p.clone());
+        }
+    }
+    for p in &globbed {
+        if p.is_dir() && !readers::claims_dir(p) {
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| LoadError {
+                    path: p.display().to_string(),
+                    msg: e.to_string(),
+                })?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|x| x.is_file() && !is_aside(x))
+                .collect();
+            entries.sort();
+            if entries.is_empty() {
+                return Err(LoadError {
+                    path: p.display().to_string(),
+                    msg: "the directory holds no files".into(),
+                });
+            }
+            out.extend(entries);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Files that travel with profiles but are not one: dot files, READMEs, licences.
+fn is_aside(p: &Path) -> bool {
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    name.starts_with('.')
+        || name.ends_with(".md")
+        || name.ends_with(".txt") && (name.starts_with("readme") || name.starts_with("license"))
+        || matches!(
+            name.as_str(),
+            "readme" | "license" | "licence" | "copying" | "manifest"
+        )
+}
+
+/// One file's result, filled by whichever worker loaded it.
+type Slot = Mutex<Option<Result<Vec<Profile>, LoadError>>>;
+
+/// Loads files in parallel (a few workers, so memory stays bounded: each profile drops
+/// its event table once its tree is built) and merges them.
+pub fn load_ensemble(
+    files: &[PathBuf],
+    given: &HashMap<String, String>,
+) -> Result<Profile, LoadError> {
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .clamp(1, 8);
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Slot> = files.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..workers.min(files.len()) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(f) = files.get(i) else { break };
+                let r = readers::load_all(f).map(|ps| {
+                    ps.into_iter()
+                        .map(|mut p| {
+                            // The ensemble shows trees and metrics; per-event tables would
+                            // hold every rank's trace in memory at once.
+                            p.events = None;
+                            p.counters = None;
+                            p
+                        })
+                        .collect()
+                });
+                *slots[i].lock().unwrap() = Some(r);
+            });
+        }
+    });
+    let mut profiles = Vec::new();
+    for slot in slots {
+        let ps = slot.into_inner().unwrap().expect("every file was loaded")?;
+        profiles.extend(ps);
+    }
+    let labels = labels(&profiles, given);
+    Ok(unify(&profiles, &labels))
+}
