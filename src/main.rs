@@ -90,6 +90,7 @@ fn glyphs_of(look: &Look) -> Glyphs {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
+    grove::memory::configure(cli.max_memory.as_deref())?;
     match cli.command {
         Some(Sub::Info { file }) => {
             // A directory or a quoted glob is an ensemble here as everywhere.

@@ -102,8 +102,16 @@ fn pull_reader_independent_of_buffer_size_and_matches_serde() {
         let strict: Option<Value> = serde_json::from_slice(&bytes).ok();
         let (want, want_rep) = read_with(&bytes, 1 << 18);
         if let Some(s) = &strict {
-            assert_eq!(want.as_ref().ok(), Some(s), "{name}: differs from serde_json");
-            assert_eq!(want_rep, Repairs::default(), "{name}: repairs on strict JSON");
+            assert_eq!(
+                want.as_ref().ok(),
+                Some(s),
+                "{name}: differs from serde_json"
+            );
+            assert_eq!(
+                want_rep,
+                Repairs::default(),
+                "{name}: repairs on strict JSON"
+            );
         }
         // Every size up to 4 KiB on small inputs; a stride on big ones keeps it quick.
         let step = if bytes.len() > 20_000 { 7 } else { 1 };

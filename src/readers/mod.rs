@@ -176,6 +176,7 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
         .and_then(|mut f| f.read(&mut head))
         .map_err(|e| err(e.to_string()))?;
     head.truncate(n);
+    crate::memory::check_load(path, meta.len(), &head).map_err(err)?;
     if head.starts_with(SQLITE_MAGIC) {
         return nsys::read(path).map_err(err);
     }
