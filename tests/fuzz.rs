@@ -28,7 +28,7 @@ fn base_seed() -> u64 {
     std::env::var("GROVE_FUZZ_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(0x5eed_0f_67_0e)
+        .unwrap_or(0x5eed_0f67_0e00)
 }
 
 /// Byte strings that reach interesting branches: JSON structure, escapes,
@@ -289,7 +289,7 @@ fn fuzz_hpctoolkit() {
         let path = dir.join(f);
         fuzz(
             &format!("hpctoolkit-{f}"),
-            &[orig.clone()],
+            std::slice::from_ref(&orig),
             iters(150),
             |d| {
                 std::fs::write(&path, d).unwrap();
