@@ -113,9 +113,11 @@ fn pull_reader_independent_of_buffer_size_and_matches_serde() {
                 "{name}: repairs on strict JSON"
             );
         }
-        // Every size up to 4 KiB on small inputs; a stride on big ones keeps it quick.
-        let step = if bytes.len() > 20_000 { 7 } else { 1 };
-        for size in (1..=4096).step_by(step) {
+        // Every size up to 4 KiB on small inputs; on big ones every size up to 64
+        // bytes, then a prime stride (boundaries land everywhere) to keep it quick.
+        let step = if bytes.len() > 8_000 { 61 } else { 1 };
+        let sizes = (1..=64).chain((65..=4096).step_by(step));
+        for size in sizes {
             let (v, rep) = read_with(&bytes, size);
             assert_eq!(v, want, "{name}: value with a {size}-byte buffer");
             assert_eq!(rep, want_rep, "{name}: repairs with a {size}-byte buffer");
