@@ -4,9 +4,17 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let cmd = String::from_utf8_lossy(data);
-    let first = cmd.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+    let first = cmd
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
     // Commands that write or read files stay out.
-    if ["export", "save", "source", "write", "w", "o", "open", "theme"].contains(&first.as_str()) {
+    if [
+        "export", "save", "source", "write", "w", "o", "open", "theme",
+    ]
+    .contains(&first.as_str())
+    {
         return;
     }
     let mut app = grove::app::App::new(
