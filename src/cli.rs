@@ -42,6 +42,11 @@ pub struct Cli {
     #[arg(long, value_name = "FILE", conflicts_with = "no_session")]
     pub session: Option<PathBuf>,
 
+    /// Memory grove may use (512M, 4G; default: the cgroup limit, `ulimit -v` or
+    /// physical memory, whichever is smallest). Loads that cannot fit are refused.
+    #[arg(long, value_name = "SIZE", global = true)]
+    pub max_memory: Option<String>,
+
     /// Do not write a session file.
     #[arg(long)]
     pub no_session: bool,

@@ -50,7 +50,13 @@ pub struct Entry {
 /// 64-bit FNV-1a over little-endian 8-byte words (then the tail bytes): a content hash
 /// that reads at memory speed, so fingerprinting a multi-GB trace costs little.
 pub fn content_hash(path: &Path) -> std::io::Result<String> {
-    let mut f = File::open(path)?;
+    let f = File::open(path)?;
+    // Only what a regular file holds: a device or a pipe (`/dev/zero`) never ends.
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        return Ok(UNHASHABLE.to_string());
+    }
+    let mut f = f.take(meta.len());
     let mut h: u64 = 0xcbf29ce484222325;
     const PRIME: u64 = 0x100000001b3;
     let mut buf = vec![0u8; 1 << 20];
@@ -85,12 +91,18 @@ pub fn content_hash(path: &Path) -> std::io::Result<String> {
     Ok(format!("fnv64w:{h:016x}"))
 }
 
+/// The hash recorded for an input that is not a regular file or directory.
+pub const UNHASHABLE: &str = "none:not-a-regular-file";
+
 pub fn input_of(path: &Path) -> std::io::Result<Input> {
     let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let (size, hash) = if path.is_dir() {
+    let meta = std::fs::metadata(path)?;
+    let (size, hash) = if meta.is_dir() {
         dir_hash(path)?
+    } else if meta.is_file() {
+        (meta.len(), content_hash(path)?)
     } else {
-        (std::fs::metadata(path)?.len(), content_hash(path)?)
+        (0, UNHASHABLE.to_string())
     };
     Ok(Input {
         path: abs.display().to_string(),
@@ -110,7 +122,7 @@ fn dir_hash(dir: &Path) -> std::io::Result<(u64, String)> {
             let p = e?.path();
             if p.is_dir() {
                 todo.push(p);
-            } else {
+            } else if p.is_file() {
                 files.push(p);
             }
         }
@@ -170,11 +182,21 @@ impl Writer {
                 std::fs::create_dir_all(dir)?;
             }
         }
-        let mut file = OpenOptions::new()
-            .create(true)
-            .write(true)
-            .truncate(true)
-            .open(path)?;
+        // Open without truncating, lock, then truncate: a second grove on the same
+        // file must not clear or interleave the first one's lines.
+        #[allow(clippy::suspicious_open_options)]
+        let mut file = OpenOptions::new().create(true).write(true).open(path)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(std::io::Error::other(
+                    "in use by another grove process (locked); give another --session FILE or --no-session",
+                ))
+            }
+            // A filesystem without locks (some network mounts): write unlocked.
+            Err(std::fs::TryLockError::Error(_)) => {}
+        }
+        file.set_len(0)?;
         let mut line = serde_json::to_string(header)?;
         line.push('\n');
         file.write_all(line.as_bytes())?;
@@ -219,6 +241,8 @@ pub fn read(path: &Path) -> Result<Script, String> {
 }
 
 pub fn parse(text: &str) -> Result<Script, String> {
+    // Editors on some systems start files with a byte-order mark; it is not a command.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut script = Script::default();
     let first = text
         .lines()

@@ -5,8 +5,8 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
-use ratatui::crossterm::event::{self, Event, KeyEventKind};
-use ratatui::crossterm::{execute, terminal};
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::{cursor, execute, terminal};
 use ratatui::DefaultTerminal;
 
 use crate::app::keys::Key;
@@ -45,9 +45,12 @@ pub struct Options {
 }
 
 pub fn run(app: &mut App, theme: &Theme, glyphs: &Glyphs, opts: &Options) -> io::Result<()> {
-    // ratatui::init installs a panic hook that restores the terminal before the report.
+    // ratatui::init installs a panic hook that restores the terminal before the report;
+    // the guard covers signals, aborts and Ctrl-Z.
+    crate::terminal_guard::enter();
     let mut terminal = ratatui::try_init()?;
     let result = event_loop(&mut terminal, app, theme, glyphs, opts);
+    crate::terminal_guard::leave();
     ratatui::try_restore()?;
     result
 }
@@ -63,6 +66,21 @@ fn event_loop(
     app.page = tree_rows(size.width, size.height);
     let mut dirty = true;
     while !app.quit {
+        if crate::terminal_guard::take_resumed() {
+            // Back from Ctrl-Z: the shell had the terminal; take it again and redraw.
+            // crossterm still believes raw mode is on (the guard restored the modes
+            // itself), so reset its record before entering raw mode again.
+            let _ = terminal::disable_raw_mode();
+            terminal::enable_raw_mode()?;
+            execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide)?;
+            crate::terminal_guard::enter();
+            // ratatui's clear() asks the terminal for the cursor position, which a
+            // terminal that just came back may not answer; clear by hand and blank
+            // the previous buffer so the next frame repaints every cell.
+            execute!(io::stdout(), terminal::Clear(terminal::ClearType::All))?;
+            terminal.swap_buffers();
+            dirty = true;
+        }
         if dirty {
             let _sync = SyncGuard::begin(opts.sync_output);
             terminal.draw(|f| crate::ui::draw(f, app, theme, glyphs))?;
@@ -70,9 +88,22 @@ fn event_loop(
         }
         // Block for the next event, then drain whatever else is queued: one render
         // per batch, however fast keys arrive (held keys over a slow link).
+        // The wait is bounded so a resume (SIGCONT after an outside SIGTSTP) is
+        // noticed without a key press.
+        if !event::poll(Duration::from_millis(250))? {
+            continue;
+        }
         let mut ev = Some(event::read()?);
         while let Some(e) = ev.take() {
             match e {
+                // Raw mode turns off the tty's own Ctrl-Z, so grove does what it would.
+                Event::Key(k)
+                    if k.kind != KeyEventKind::Release
+                        && k.code == KeyCode::Char('z')
+                        && k.modifiers.contains(KeyModifiers::CONTROL) =>
+                {
+                    crate::terminal_guard::suspend();
+                }
                 Event::Key(k) if k.kind != KeyEventKind::Release => {
                     app.on_key(Key::from_event(k));
                     dirty = true;
@@ -96,6 +127,7 @@ fn event_loop(
 
 /// Leaves raw mode if something failed before the normal restore (defensive).
 pub fn emergency_restore() {
+    crate::terminal_guard::restore();
     let _ = terminal::disable_raw_mode();
     let _ = execute!(io::stdout(), terminal::LeaveAlternateScreen);
 }

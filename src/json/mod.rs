@@ -47,10 +47,29 @@ pub enum Kind {
 }
 
 /// Counters of the lenient repairs made while reading; the caller turns them into warnings.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Repairs {
     pub control_chars: u64,
     pub trailing_commas: u64,
+    /// Strings read with `read_str` whose bytes were not valid UTF-8 (callers decode
+    /// them lossily, so the user must hear about it).
+    pub invalid_utf8: u64,
+    /// `read_scalar` calls that found an object or array where a string or number
+    /// belongs (an event `name` given as an object, a `pid` as a list).
+    pub not_scalar: u64,
+}
+
+thread_local! {
+    /// Buffer size for readers made with `new` on this thread; None is the default.
+    /// Only tests set it, to run whole readers with tiny buffers.
+    static BUFFER_SIZE: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// Makes `JsonReader::new` on this thread use a buffer of `size` bytes (None: the
+/// default). For tests that check results do not depend on where buffers end.
+#[doc(hidden)]
+pub fn set_thread_buffer_size(size: Option<usize>) {
+    BUFFER_SIZE.with(|c| c.set(size));
 }
 
 pub struct JsonReader<R: Read> {
@@ -76,9 +95,16 @@ fn is_ws(b: u8) -> bool {
 
 impl<R: Read> JsonReader<R> {
     pub fn new(src: R) -> Self {
+        let size = BUFFER_SIZE.with(|c| c.get()).unwrap_or(BUF_SIZE);
+        Self::with_buffer_size(src, size)
+    }
+
+    /// A reader with a buffer of `size` bytes (at least 1). Results must not depend on
+    /// it; tests walk every small size to check that buffer ends are invisible.
+    pub fn with_buffer_size(src: R, size: usize) -> Self {
         JsonReader {
             src,
-            buf: vec![0u8; BUF_SIZE].into_boxed_slice(),
+            buf: vec![0u8; size.max(1)].into_boxed_slice(),
             pos: 0,
             len: 0,
             base: 0,
@@ -313,7 +339,13 @@ impl<R: Read> JsonReader<R> {
     pub fn read_str(&mut self, out: &mut Vec<u8>) -> Result<()> {
         out.clear();
         match self.skip_ws() {
-            Some(b'"') => self.read_str_into(out),
+            Some(b'"') => {
+                self.read_str_into(out)?;
+                if std::str::from_utf8(out).is_err() {
+                    self.repairs.invalid_utf8 += 1;
+                }
+                Ok(())
+            }
             Some(b) => Err(self.error(format!("expected a string, found {:?}", b as char))),
             None => Err(self.eof_error("where a string was expected")),
         }
@@ -351,6 +383,10 @@ impl<R: Read> JsonReader<R> {
                     self.bump();
                     self.read_escape(out)?;
                 }
+                // The fast path stopped at the end of the buffer, not at a special byte:
+                // the refilled buffer starts with an ordinary byte (counting it as a
+                // control character was the false warning on every large trace).
+                b if b >= 0x20 => {}
                 _ => {
                     // Raw control character: invalid JSON, but PyTorch writes them in
                     // python_function names; keep it and let the caller warn.
@@ -478,6 +514,11 @@ impl<R: Read> JsonReader<R> {
         match k {
             Kind::Str => self.read_str(out)?,
             Kind::Num => self.read_num(out)?,
+            Kind::Object | Kind::Array => {
+                self.repairs.not_scalar += 1;
+                out.clear();
+                self.skip_value()?;
+            }
             _ => {
                 out.clear();
                 self.skip_value()?;

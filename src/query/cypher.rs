@@ -98,6 +98,7 @@ pub fn parse(text: &str) -> Result<Option<Parsed>, QueryError> {
         return Ok(None);
     }
     let toks = lex(text)?;
+    super::limits::check_tokens(toks.len(), text.len())?;
     let mut c = Cursor::new(&toks, text.len());
     let q = compound(&mut c)?;
     if !c.at_end() {
@@ -127,8 +128,10 @@ fn compound(c: &mut Cursor) -> Result<Query, QueryError> {
 
 fn group(c: &mut Cursor) -> Result<Query, QueryError> {
     if c.eat_sym("{") {
+        c.descend()?;
         let q = compound(c)?;
         c.expect_sym("}")?;
+        c.ascend();
         return Ok(q);
     }
     matcher(c)
@@ -138,10 +141,15 @@ fn matcher(c: &mut Cursor) -> Result<Query, QueryError> {
     if !c.eat_kw("match") {
         return Err(c.error_here("expected MATCH"));
     }
+    let start = c.peek().map_or(c.end, |t| t.pos);
     let mut nodes = vec![node(c)?];
     while c.eat_sym("->") {
         nodes.push(node(c)?);
     }
+    super::limits::check_path(nodes.iter().map(|n| n.quant.as_str())).map_err(|m| {
+        let end = c.peek().map_or(c.end, |t| t.pos);
+        QueryError::new(start, end.saturating_sub(start), m)
+    })?;
     let mut conds: Vec<(String, Vec<Clause>)> = Vec::new();
     if c.eat_kw("where") {
         let mut first = true;
@@ -214,6 +222,16 @@ fn node(c: &mut Cursor) -> Result<NodeSpec, QueryError> {
                     *pos,
                     *len,
                     "a count quantifier is a whole number",
+                ));
+            }
+            if *k > super::limits::MAX_QUANTIFIER as f64 {
+                return Err(QueryError::new(
+                    *pos,
+                    *len,
+                    format!(
+                        "count quantifier too large (limit: {})",
+                        super::limits::MAX_QUANTIFIER
+                    ),
                 ));
             }
             spec.quant = format!("{}", *k as u64);
@@ -360,9 +378,9 @@ fn condition(c: &mut Cursor) -> Result<(VarRef, Cond), QueryError> {
     };
     if matches!(op, CondOp::Regex) {
         if let Lit::Str(s) = &value {
-            if Regex::new(s).is_err() {
+            if let Err(m) = super::limits::regex(s) {
                 let t = &c.toks[c.i - 1];
-                return Err(QueryError::new(t.pos, t.len, "invalid regular expression"));
+                return Err(QueryError::new(t.pos, t.len, m));
             }
         }
     }
@@ -483,7 +501,7 @@ fn var_pred(t: &Tree, clauses: &[Clause]) -> Vec<bool> {
                 ..
             } => {
                 // Hatchet uses re.match: anchored at the start only.
-                Regex::new(&format!("^(?:{s})")).ok()
+                super::limits::regex(&format!("^(?:{s})")).ok()
             }
             _ => None,
         })
@@ -591,6 +609,7 @@ mod object {
             .ok_or_else(|| QueryError::new(0, text.len(), "an object query is a JSON list"))?;
         let whole = |m: &str| QueryError::new(0, text.len(), m.to_string());
         let mut pattern = Vec::new();
+        let mut quants = Vec::new();
         for item in items {
             let (quant, pred) = match item {
                 Value::String(q) => (q.clone(), None),
@@ -610,9 +629,12 @@ mod object {
                 }
                 _ => return Err(whole("each element is a predicate, a quantifier or a pair")),
             };
-            if !matches!(quant.as_str(), "." | "*" | "+") && quant.parse::<usize>().is_err() {
+            if !matches!(quant.as_str(), "." | "*" | "+") && quant.parse::<u64>().is_err() {
                 return Err(whole(&format!("unknown quantifier {quant:?}")));
             }
+            quants.push(quant.clone());
+            crate::query::limits::check_path(quants.iter().map(|q| q.as_str()))
+                .map_err(|m| whole(&m))?;
             let pred = match pred {
                 Some(Value::Object(map)) => dict_pred(t, map).map_err(|m| whole(&m))?,
                 Some(_) => return Err(whole("a predicate is a JSON object")),
@@ -667,8 +689,8 @@ mod object {
                 };
                 // Hatchet runs re.match(pattern + "\Z"): anchored at the start, and at the
                 // end only for the last top-level alternative ("ba|grault" matches "bar").
-                let re = Regex::new(&format!("^(?:{pat}\\z)"))
-                    .map_err(|e| format!("invalid regex for {key}: {e}"))?;
+                let re = crate::query::limits::regex(&format!("^(?:{pat}\\z)"))
+                    .map_err(|e| format!("{key}: {e}"))?;
                 let key = key.clone();
                 Box::new(move |node| t.attr(node, &key).is_some_and(|s| re.is_match(s)))
             };

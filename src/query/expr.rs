@@ -47,6 +47,7 @@ pub enum Expr {
 
 pub fn parse(text: &str) -> Result<Expr, QueryError> {
     let toks = lex(text)?;
+    super::limits::check_tokens(toks.len(), text.len())?;
     let mut c = Cursor::new(&toks, text.len());
     if c.at_end() {
         return Err(QueryError::new(0, text.len(), "expected an expression"));
@@ -76,15 +77,20 @@ fn and(c: &mut Cursor) -> Result<Expr, QueryError> {
 
 fn not(c: &mut Cursor) -> Result<Expr, QueryError> {
     if c.eat_kw("not") {
-        return Ok(Expr::Not(Box::new(not(c)?)));
+        c.descend()?;
+        let e = not(c)?;
+        c.ascend();
+        return Ok(Expr::Not(Box::new(e)));
     }
     atom(c)
 }
 
 fn atom(c: &mut Cursor) -> Result<Expr, QueryError> {
     if c.eat_sym("(") {
+        c.descend()?;
         let e = or(c)?;
         c.expect_sym(")")?;
+        c.ascend();
         return Ok(e);
     }
     if c.is_kw("leaf") && !next_is_op(c, 1) {
@@ -313,12 +319,7 @@ fn compile<'a>(e: &Expr, t: &Tree<'a>) -> Result<Compiled<'a>, QueryError> {
                         }
                     };
                     let re = if matches!(op, Op::Match | Op::NotMatch) {
-                        Some(Regex::new(&s).map_err(|e| {
-                            verr(format!(
-                                "invalid regex: {}",
-                                e.to_string().lines().last().unwrap_or("")
-                            ))
-                        })?)
+                        Some(super::limits::regex(&s).map_err(verr)?)
                     } else {
                         None
                     };

@@ -168,11 +168,35 @@ pub struct Cursor<'a> {
     pub i: usize,
     /// Length of the whole text, for errors at the end.
     pub end: usize,
+    /// Current nesting (parentheses, `not`, unary minus), bounded by `limits::MAX_DEPTH`.
+    pub depth: u32,
 }
 
 impl<'a> Cursor<'a> {
     pub fn new(toks: &'a [Token], end: usize) -> Cursor<'a> {
-        Cursor { toks, i: 0, end }
+        Cursor {
+            toks,
+            i: 0,
+            end,
+            depth: 0,
+        }
+    }
+
+    /// Enters one level of nesting; past `MAX_DEPTH` an error instead of a deeper
+    /// recursion (the stack overflow of issue 14). Pair with `ascend`.
+    pub fn descend(&mut self) -> Result<(), QueryError> {
+        self.depth += 1;
+        if self.depth > super::limits::MAX_DEPTH {
+            return Err(self.error_here(format!(
+                "expression nested too deeply (limit: {} levels)",
+                super::limits::MAX_DEPTH
+            )));
+        }
+        Ok(())
+    }
+
+    pub fn ascend(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
     }
 
     pub fn peek(&self) -> Option<&'a Token> {

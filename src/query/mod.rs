@@ -4,6 +4,7 @@
 pub mod cypher;
 pub mod expr;
 pub mod lexer;
+pub mod limits;
 pub mod pattern;
 
 use std::fmt;

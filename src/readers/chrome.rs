@@ -622,6 +622,18 @@ impl Parser {
                 repairs.control_chars
             ));
         }
+        if repairs.invalid_utf8 > 0 {
+            w.push(format!(
+                "{} string(s) with invalid UTF-8 were decoded lossily (U+FFFD)",
+                repairs.invalid_utf8
+            ));
+        }
+        if repairs.not_scalar > 0 {
+            w.push(format!(
+                "{} field(s) held an object or array where a string or number belongs (e.g. an event name or pid); they were read as empty",
+                repairs.not_scalar
+            ));
+        }
         if repairs.trailing_commas > 0 {
             w.push(format!(
                 "{} trailing comma(s) ignored",

@@ -20,8 +20,10 @@ pub struct FoldedError {
 /// Splits `stack count` at the last run of whitespace; the count may be fractional.
 pub fn split_line(line: &str) -> Option<(&str, f64)> {
     let line = line.trim_end();
-    let cut = line.rfind(|c: char| c.is_whitespace())?;
-    let count: f64 = line[cut + 1..].parse().ok()?;
+    // Cut after the whole whitespace character: U+0085 and U+00A0 are two bytes, so
+    // `cut + 1` would land inside one (the panic of issue 14).
+    let (cut, ws) = line.char_indices().rev().find(|(_, c)| c.is_whitespace())?;
+    let count: f64 = line[cut + ws.len_utf8()..].parse().ok()?;
     let stack = line[..cut].trim_end();
     if stack.is_empty() || !count.is_finite() {
         return None;
@@ -35,11 +37,15 @@ pub fn read<R: BufRead>(src: R) -> Result<Folded, FoldedError> {
     let mut invalid = 0u64;
     let mut first_invalid = 0u64;
     let mut valid = 0u64;
+    let mut lossy = 0u64;
     for (i, line) in src.split(b'\n').enumerate() {
         let line = line.map_err(|e| FoldedError {
             line: i as u64 + 1,
             msg: e.to_string(),
         })?;
+        if std::str::from_utf8(&line).is_err() {
+            lossy += 1;
+        }
         let line = String::from_utf8_lossy(&line);
         let line = line.trim_end_matches(['\r', '\n']);
         let t = line.trim();
@@ -76,6 +82,11 @@ pub fn read<R: BufRead>(src: R) -> Result<Folded, FoldedError> {
     metrics.set("samples", "samples", samples);
     metrics.derive_inclusive(&cct, &["samples"]);
     let mut warnings = Vec::new();
+    if lossy > 0 {
+        warnings.push(format!(
+            "{lossy} line(s) with invalid UTF-8 were decoded lossily (U+FFFD)"
+        ));
+    }
     if invalid > 0 {
         warnings.push(format!(
             "{invalid} line(s) are not 'stack count' and were skipped (first at line {first_invalid})"

@@ -133,6 +133,13 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
             )),
         };
     }
+    // Refuse in advance what cannot fit in the memory grove may use.
+    let mut raw = vec![0u8; 4096];
+    let n = File::open(path)
+        .and_then(|mut f| f.read(&mut raw))
+        .map_err(|e| err(e.to_string()))?;
+    raw.truncate(n);
+    crate::memory::check_load(path, meta.len(), &raw).map_err(err)?;
     let file = File::open(path).map_err(|e| err(e.to_string()))?;
     let mut content = Content::new(Box::new(file)).map_err(err)?;
     let name = file_name(path);

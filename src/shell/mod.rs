@@ -16,6 +16,8 @@ use grove::cli::{Cli, Sub};
 
 /// Runs what the command line asks for.
 pub fn run(mut cli: Cli) -> Result<(), String> {
+    // The memory grove may use (cgroup, ulimit, --max-memory), before anything loads.
+    grove::memory::configure(cli.max_memory.as_deref())?;
     match cli.command.take() {
         None => tui::run(cli),
         Some(Sub::Tree(args)) => tree::run(args, cli.label.as_deref(), &cli.look),

@@ -23,6 +23,7 @@ pub enum Arith {
 /// Parses `NAME = EXPR`, returning the name and the expression.
 pub fn parse_definition(text: &str) -> Result<(String, Arith), QueryError> {
     let toks = lex(text)?;
+    crate::query::limits::check_tokens(toks.len(), text.len())?;
     let mut c = Cursor::new(&toks, text.len());
     let (name, _) = crate::query::expr::field(&mut c)?;
     c.expect_sym("=")?;
@@ -64,11 +65,16 @@ fn product(c: &mut Cursor) -> Result<Arith, QueryError> {
 
 fn unary(c: &mut Cursor) -> Result<Arith, QueryError> {
     if c.eat_sym("-") {
-        return Ok(Arith::Neg(Box::new(unary(c)?)));
+        c.descend()?;
+        let e = unary(c)?;
+        c.ascend();
+        return Ok(Arith::Neg(Box::new(e)));
     }
     if c.eat_sym("(") {
+        c.descend()?;
         let e = sum(c)?;
         c.expect_sym(")")?;
+        c.ascend();
         return Ok(e);
     }
     match c.peek() {
@@ -104,11 +110,13 @@ fn unary(c: &mut Cursor) -> Result<Arith, QueryError> {
             let (f, pos, len) = (f.clone(), *pos, *len);
             c.advance();
             c.advance();
+            c.descend()?;
             let mut args = vec![sum(c)?];
             while c.eat_sym(",") {
                 args.push(sum(c)?);
             }
             c.expect_sym(")")?;
+            c.ascend();
             let want = if f == "min" || f == "max" { 2 } else { 1 };
             if args.len() != want {
                 return Err(QueryError::new(

@@ -1,0 +1,307 @@
+//! The memory grove may use, and what a load will need. Login nodes cap a user's
+//! memory (cgroups, `ulimit -v`); a load that cannot fit should be refused before it
+//! starts, with a message that says how much it needs, not end in an abort part-way.
+//!
+//! The limit is the smallest of the cgroup v2/v1 limit, RLIMIT_AS and physical
+//! memory, unless `--max-memory` sets it. The estimate is deliberately low (a
+//! lower bound measured on real loads), so no file that loads today is refused; an
+//! allocation failure that still happens prints one line through `ReportingAlloc`.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// `--max-memory` in bytes; 0 when not given.
+static OVERRIDE: AtomicU64 = AtomicU64::new(0);
+/// The limit last computed, for the out-of-memory line (0: not known).
+static KNOWN_LIMIT: AtomicU64 = AtomicU64::new(0);
+
+/// Values at or above this mean "no limit" (cgroup v1 writes 2^63 rounded to a page).
+const UNLIMITED: u64 = 1 << 60;
+
+/// Applies `--max-memory SIZE` (`512M`, `2G`, `1.5GiB`, plain bytes).
+pub fn configure(max_memory: Option<&str>) -> Result<(), String> {
+    if let Some(s) = max_memory {
+        let bytes = parse_size(s).ok_or_else(|| {
+            format!("--max-memory {s:?}: expected a size such as 512M, 4G or 1.5GiB")
+        })?;
+        OVERRIDE.store(bytes.max(1), Ordering::SeqCst);
+    }
+    let (limit, _) = limit();
+    KNOWN_LIMIT.store(limit, Ordering::SeqCst);
+    Ok(())
+}
+
+pub fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let v: f64 = s[..split].parse().ok()?;
+    let unit = s[split..].trim().to_ascii_lowercase();
+    let mul: f64 = match unit.trim_end_matches("ib").trim_end_matches('b') {
+        "" => 1.0,
+        "k" => 1024.0,
+        "m" => 1024.0 * 1024.0,
+        "g" => 1024.0 * 1024.0 * 1024.0,
+        "t" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    let b = v * mul;
+    (b.is_finite() && b >= 1.0 && b < UNLIMITED as f64).then_some(b as u64)
+}
+
+fn read_u64(path: &str) -> Option<u64> {
+    let t = std::fs::read_to_string(path).ok()?;
+    t.trim().parse().ok().filter(|&v| v < UNLIMITED)
+}
+
+/// The cgroup limit of this process: v2 `memory.max`, else v1 `memory.limit_in_bytes`.
+fn cgroup_limit() -> Option<u64> {
+    let groups = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    let mut best: Option<u64> = None;
+    let mut take = |v: Option<u64>| {
+        if let Some(v) = v {
+            best = Some(best.map_or(v, |b: u64| b.min(v)));
+        }
+    };
+    for line in groups.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (_, ctrl, path) = match (parts.next(), parts.next(), parts.next()) {
+            (Some(a), Some(b), Some(c)) => (a, b, c),
+            _ => continue,
+        };
+        if ctrl.is_empty() {
+            take(read_u64(&format!("/sys/fs/cgroup{path}/memory.max")));
+        } else if ctrl.split(',').any(|c| c == "memory") {
+            take(read_u64(&format!(
+                "/sys/fs/cgroup/memory{path}/memory.limit_in_bytes"
+            )));
+        }
+    }
+    // Inside a container the group's own files show at the root.
+    take(read_u64("/sys/fs/cgroup/memory.max"));
+    take(read_u64("/sys/fs/cgroup/memory/memory.limit_in_bytes"));
+    best
+}
+
+fn rlimit_as() -> Option<u64> {
+    // SAFETY: getrlimit fills a zeroed struct.
+    unsafe {
+        let mut r: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_AS, &mut r) == 0 && r.rlim_cur != libc::RLIM_INFINITY {
+            return Some(r.rlim_cur as u64).filter(|&v| v < UNLIMITED);
+        }
+    }
+    None
+}
+
+fn physical() -> Option<u64> {
+    let t = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = t.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// The memory grove may use and where that number comes from.
+pub fn limit() -> (u64, &'static str) {
+    let o = OVERRIDE.load(Ordering::SeqCst);
+    if o > 0 {
+        return (o, "--max-memory");
+    }
+    let mut best = (u64::MAX, "no limit known");
+    for (v, what) in [
+        (cgroup_limit(), "the cgroup memory limit"),
+        (rlimit_as(), "the address-space limit, ulimit -v"),
+        (physical(), "physical memory"),
+    ] {
+        if let Some(v) = v {
+            if v < best.0 {
+                best = (v, what);
+            }
+        }
+    }
+    best
+}
+
+/// A lower bound of the memory a load of this input needs, from its size and its
+/// first bytes; None when grove has no measured factor for the format.
+pub fn estimate(path: &Path, size: u64, head: &[u8]) -> Option<(u64, &'static str)> {
+    let mut size = size;
+    let mut head = head;
+    let mut inflated = Vec::new();
+    if head.starts_with(&[0x1f, 0x8b]) {
+        // gzip's last four bytes are the uncompressed size mod 4 GiB; JSON traces
+        // compress 5-20x, so take the larger of that and 4x the file.
+        size = gzip_size(path).unwrap_or(0).max(size.saturating_mul(4));
+        let mut d = flate2::read::GzDecoder::new(head);
+        let _ = std::io::Read::read_to_end(&mut d, &mut inflated);
+        head = &inflated;
+    }
+    let text = head.trim_ascii_start();
+    // Lower bounds of `grove info` peak RSS per input byte (docs/testing.md): a
+    // generated 60 MB Kineto trace peaks at 0.92x, a 1 GB one at 1.6x, a 1M-node
+    // Hatchet literal well above 1x; events with large skipped args can go lower.
+    let (factor, what) = match text.first() {
+        Some(b'{') | Some(b'[') => {
+            let frame = head.windows(7).any(|w| w == b"\"frame\"");
+            if frame {
+                (1.0, "Hatchet literal")
+            } else {
+                (0.75, "JSON trace")
+            }
+        }
+        _ => return None,
+    };
+    Some(((size as f64 * factor) as u64, what))
+}
+
+fn gzip_size(path: &Path) -> Option<u64> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).ok()?;
+    f.seek(SeekFrom::End(-4)).ok()?;
+    let mut b = [0u8; 4];
+    f.read_exact(&mut b).ok()?;
+    Some(u32::from_le_bytes(b) as u64)
+}
+
+/// Refuses a load that cannot fit, before it starts.
+pub fn check_load(path: &Path, size: u64, head: &[u8]) -> Result<(), String> {
+    let Some((need, what)) = estimate(path, size, head) else {
+        return Ok(());
+    };
+    let (limit, source) = limit();
+    refusal(need, size, what, limit, source)
+}
+
+fn refusal(need: u64, size: u64, what: &str, limit: u64, source: &str) -> Result<(), String> {
+    if need <= limit {
+        return Ok(());
+    }
+    Err(format!(
+        "needs at least {} of memory to load (a {} {what}), but grove may use {} ({source}); load a smaller part (a time window or step range) or raise the limit (--max-memory SIZE)",
+        human(need),
+        human(size),
+        human(limit)
+    ))
+}
+
+pub fn human(b: u64) -> String {
+    let b = b as f64;
+    if b >= (1u64 << 30) as f64 {
+        format!("{:.1} GiB", b / (1u64 << 30) as f64)
+    } else if b >= (1u64 << 20) as f64 {
+        format!("{:.1} MiB", b / (1u64 << 20) as f64)
+    } else {
+        format!("{:.0} KiB", (b / 1024.0).ceil())
+    }
+}
+
+/// The system allocator, but an allocation failure prints one line (how much, the
+/// limit, what to do), restores the terminal and exits with status 2, instead of
+/// Rust's abort message. Nothing here may allocate.
+pub struct ReportingAlloc;
+
+/// A fixed buffer to format the message into without the heap.
+struct StackBuf {
+    buf: [u8; 320],
+    len: usize,
+}
+
+impl std::fmt::Write for StackBuf {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let n = s.len().min(self.buf.len() - self.len);
+        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.len += n;
+        Ok(())
+    }
+}
+
+#[cold]
+fn out_of_memory(size: usize) -> ! {
+    crate::terminal_guard::restore();
+    let mut m = StackBuf {
+        buf: [0; 320],
+        len: 0,
+    };
+    let limit = KNOWN_LIMIT.load(Ordering::SeqCst);
+    let _ = write!(
+        m,
+        "grove: out of memory: an allocation of {size} bytes failed"
+    );
+    if limit > 0 && limit < u64::MAX {
+        let _ = write!(m, " (grove may use {} MiB)", limit >> 20);
+    }
+    let _ = writeln!(
+        m,
+        "; load a smaller part or raise the limit (--max-memory, ulimit -v)"
+    );
+    // SAFETY: write(2) of a stack buffer, then _exit without running destructors
+    // (which could allocate).
+    unsafe {
+        let _ = libc::write(2, m.buf.as_ptr().cast(), m.len);
+        libc::_exit(2);
+    }
+}
+
+// SAFETY: forwards to System; only the null case differs, and it never returns.
+unsafe impl GlobalAlloc for ReportingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        if p.is_null() {
+            out_of_memory(layout.size());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc_zeroed(layout);
+        if p.is_null() {
+            out_of_memory(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = System.realloc(ptr, layout, new_size);
+        if p.is_null() {
+            out_of_memory(new_size);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: ReportingAlloc = ReportingAlloc;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("512M"), Some(512 << 20));
+        assert_eq!(parse_size("2G"), Some(2 << 30));
+        assert_eq!(parse_size("1.5GiB"), Some(3 << 29));
+        assert_eq!(parse_size("100"), Some(100));
+        assert_eq!(parse_size("x"), None);
+        assert_eq!(parse_size("5Q"), None);
+    }
+
+    #[test]
+    fn refuses_what_cannot_fit() {
+        let head = br#"{"traceEvents": [{"ph": "X"}]}"#;
+        let p = Path::new("/nonexistent");
+        let (need, what) = estimate(p, 100 << 20, head).unwrap();
+        let e = refusal(need, 100 << 20, what, 1 << 20, "--max-memory").unwrap_err();
+        assert!(e.contains("needs at least 75.0 MiB"), "{e}");
+        assert!(e.contains("--max-memory SIZE"), "{e}");
+        assert!(refusal(need, 100 << 20, what, 1 << 30, "x").is_ok());
+        assert!(estimate(p, 100, b"main;foo 1").is_none());
+    }
+}

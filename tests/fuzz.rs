@@ -1,0 +1,398 @@
+//! Deterministic mutation fuzzing on stable Rust, run by `cargo test`: a seeded
+//! byte mutator over seed inputs for every reader, the command parser, the filter
+//! and derive expressions, both Hatchet query dialects and the session file. Each
+//! target gets a fixed number of executions (a few seconds in all); set
+//! `GROVE_FUZZ_ITERS=N` for longer runs and `GROVE_FUZZ_SEED=S` for another stream.
+//! A failure names the target, seed and iteration and writes the input to
+//! `$TMPDIR/grove-fuzz-crash-<target>-<seed>-<iter>` (docs/testing.md: reproducing).
+//!
+//! What counts as a failure: a panic, or one execution slower than 10 s (a hang).
+//! Errors are fine; they must merely be errors.
+
+mod common;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::Rng;
+
+fn iters(default: u64) -> u64 {
+    std::env::var("GROVE_FUZZ_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn base_seed() -> u64 {
+    std::env::var("GROVE_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0x5eed_0f67_0e00)
+}
+
+/// Byte strings that reach interesting branches: JSON structure, escapes,
+/// multi-byte whitespace, huge and odd numbers, query syntax.
+const TOKENS: &[&[u8]] = &[
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b"\"",
+    b"\\",
+    b"\\u",
+    b"\\ud800",
+    b",",
+    b":",
+    b"null",
+    b"-",
+    b"1e999",
+    b"-0",
+    b"18446744073709551616",
+    b"NaN",
+    b"\xc2\x85",
+    b"\xc2\xa0",
+    b"\xff",
+    b"\x00",
+    b"\n",
+    b";",
+    b" ",
+    b"(",
+    b")",
+    b"MATCH",
+    b"WHERE",
+    b"->",
+    b"*",
+    b"+",
+    b"~",
+    b"\"ph\": \"X\"",
+    b"\"ph\": \"B\"",
+    b"\"ph\": \"E\"",
+    b"\"frame\"",
+    b"\"children\"",
+    b"not ",
+    b" and ",
+    b" or ",
+    b"999999999",
+];
+
+/// One mutation of `data`, chosen by `rng`.
+pub fn mutate(data: &mut Vec<u8>, rng: &mut Rng) {
+    let n = 1 + (rng.next() % 4) as usize;
+    for _ in 0..n {
+        let len = data.len();
+        let at = |r: &mut Rng, l: usize| if l == 0 { 0 } else { (r.next() as usize) % l };
+        match rng.next() % 8 {
+            0 if len > 0 => {
+                let i = at(rng, len);
+                data[i] ^= 1 << (rng.next() % 8);
+            }
+            1 if len > 0 => {
+                let i = at(rng, len);
+                data[i] = rng.next() as u8;
+            }
+            2 if len > 0 => {
+                let i = at(rng, len);
+                let k = (1 + rng.next() % 16) as usize;
+                data.drain(i..(i + k).min(len));
+            }
+            3 => {
+                let i = at(rng, len + 1);
+                let t = TOKENS[(rng.next() as usize) % TOKENS.len()];
+                data.splice(i..i, t.iter().copied());
+            }
+            4 if len > 0 => {
+                // Duplicate a chunk (deep nesting, repeated events).
+                let i = at(rng, len);
+                let k = ((1 + rng.next() % 64) as usize).min(len - i);
+                let chunk: Vec<u8> = data[i..i + k].to_vec();
+                let j = at(rng, len + 1);
+                data.splice(j..j, chunk);
+            }
+            5 if len > 0 => {
+                data.truncate(at(rng, len));
+            }
+            6 => {
+                let i = at(rng, len + 1);
+                let t = TOKENS[(rng.next() as usize) % TOKENS.len()];
+                let times = 1 + rng.next() % 200;
+                let rep: Vec<u8> = (0..times).flat_map(|_| t.iter().copied()).collect();
+                data.splice(i..i, rep);
+            }
+            _ if len > 1 => {
+                let i = at(rng, len);
+                let j = at(rng, len);
+                data.swap(i, j);
+            }
+            _ => data.push(rng.next() as u8),
+        }
+    }
+}
+
+fn crash_file(target: &str, seed: u64, iter: u64) -> PathBuf {
+    std::env::temp_dir().join(format!("grove-fuzz-crash-{target}-{seed}-{iter}"))
+}
+
+/// Runs `f` over `n` mutations of each seed; panics (with a saved reproducer) on the
+/// first panic or hang.
+fn fuzz(target: &str, seeds: &[Vec<u8>], n: u64, mut f: impl FnMut(&[u8])) -> u64 {
+    let seed = base_seed()
+        ^ target
+            .bytes()
+            .fold(0u64, |h, b| h.wrapping_mul(31) ^ b as u64);
+    let mut rng = Rng(seed | 1);
+    let mut execs = 0;
+    quiet_panics();
+    for iter in 0..n {
+        let base = &seeds[(iter as usize) % seeds.len()];
+        let mut data = base.clone();
+        // Stack mutations: later iterations drift further from the seed.
+        for _ in 0..=(iter % 3) {
+            mutate(&mut data, &mut rng);
+        }
+        let t = Instant::now();
+        FUZZING.with(|c| c.set(true));
+        let r = catch_unwind(AssertUnwindSafe(|| f(&data)));
+        FUZZING.with(|c| c.set(false));
+        execs += 1;
+        let slow = t.elapsed() > Duration::from_secs(10);
+        if r.is_err() || slow {
+            let path = crash_file(target, seed, iter);
+            std::fs::write(&path, &data).unwrap();
+            let what = if slow { "hang (over 10 s)" } else { "panic" };
+            panic!(
+                "fuzz {target}: {what} at seed {seed} iteration {iter}; input saved to {}",
+                path.display()
+            );
+        }
+    }
+    execs
+}
+
+thread_local! {
+    static FUZZING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Panics inside a fuzzed call are reported by `fuzz` with the reproducer; silence
+/// the default message for those only (tests run in parallel threads).
+fn quiet_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !FUZZING.with(|c| c.get()) {
+                prev(info);
+            }
+        }));
+    });
+}
+
+fn read(path: impl AsRef<Path>) -> Option<Vec<u8>> {
+    std::fs::read(path).ok()
+}
+
+fn testdata(rel: &str) -> Vec<u8> {
+    read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata")
+            .join(rel),
+    )
+    .unwrap()
+}
+
+fn corpus(rel: &str) -> Option<Vec<u8>> {
+    common::corpus(rel).and_then(read)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("grove-fuzz-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+/// Loads bytes through the stream readers (format sniffed from content).
+fn load_bytes(data: &[u8]) {
+    let _ = grove::readers::load_reader(
+        Box::new(std::io::Cursor::new(data.to_vec())),
+        None,
+        data.len() as u64,
+        "fuzz",
+    );
+}
+
+#[test]
+fn fuzz_chrome_trace() {
+    let mut seeds = vec![testdata("small.trace.json")];
+    seeds.extend(corpus(
+        "perfetto/inline_json/parser/json/test_json_all_slice_types.json",
+    ));
+    seeds.extend(corpus(
+        "perfetto/inline_json/parser/json/test_json_flow.json",
+    ));
+    fuzz("chrome", &seeds, iters(400), load_bytes);
+}
+
+#[test]
+fn fuzz_hatchet_literal() {
+    let mut seeds = vec![b"[{\"frame\": {\"name\": \"main\", \"type\": \"function\"}, \"metrics\": {\"time\": 1.0}, \"children\": [{\"frame\": {\"name\": \"f\"}, \"metrics\": {\"time\": 0.5}}]}]".to_vec()];
+    seeds.extend(corpus("hatchet-exports/graph-literal.literal.json"));
+    fuzz("hatchet", &seeds, iters(400), load_bytes);
+}
+
+#[test]
+fn fuzz_folded() {
+    let mut seeds = vec![b"main;foo;bar 12\nmain;foo 3\n# c\nmain;baz 1.5\n".to_vec()];
+    seeds.extend(corpus(
+        "FlameGraph/test/results/perf-java-stacks-02-collapsed-all.txt",
+    ));
+    fuzz("folded", &seeds, iters(600), load_bytes);
+}
+
+#[test]
+fn fuzz_caliper() {
+    let mut seeds = vec![testdata(
+        "caliper/hatchet__hatchet__tests__data__caliper-ordered-json__caliper-region-node-order.json",
+    )];
+    seeds.extend(corpus("caliper/python/caliper-reader/example-profile.cali"));
+    let path = scratch("fuzz.cali");
+    fuzz("caliper", &seeds, iters(300), |d| {
+        std::fs::write(&path, d).unwrap();
+        let _ = grove::readers::load_all(&path);
+        load_bytes(d);
+    });
+}
+
+#[test]
+fn fuzz_nsys_sqlite() {
+    let seeds = vec![testdata("nsys/schema_3_16.sqlite")];
+    let path = scratch("fuzz.sqlite");
+    fuzz("nsys", &seeds, iters(150), |d| {
+        std::fs::write(&path, d).unwrap();
+        let _ = grove::readers::load_all(&path);
+    });
+}
+
+#[test]
+fn fuzz_hpctoolkit() {
+    let Some(src) = common::corpus("hpctoolkit/tests/data/dbase/loops-perf.nostruct.d") else {
+        return;
+    };
+    let dir = scratch("db.d");
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["meta.db", "profile.db", "cct.db"] {
+        // Written, not copied: the corpus files are read-only.
+        std::fs::write(dir.join(f), read(src.join(f)).unwrap()).unwrap();
+    }
+    // One file mutated at a time, the others intact.
+    for f in ["meta.db", "profile.db"] {
+        let orig = read(src.join(f)).unwrap();
+        let path = dir.join(f);
+        fuzz(
+            &format!("hpctoolkit-{f}"),
+            std::slice::from_ref(&orig),
+            iters(150),
+            |d| {
+                std::fs::write(&path, d).unwrap();
+                let _ = grove::readers::load_all(&dir);
+            },
+        );
+        std::fs::write(&path, &orig).unwrap();
+    }
+}
+
+fn demo_app() -> grove::app::App {
+    grove::app::App::new(
+        grove::readers::load_demo(),
+        grove::app::keymap::Keymap::default_map(),
+    )
+}
+
+const COMMANDS: &[&str] = &[
+    "filter name contains \"aten\" and time (inc) > 1%",
+    "filter not (leaf or depth <= 3)",
+    "derive x = time / (time (inc) + 1) * -2",
+    "derive y = max(time, abs(log(time)))",
+    "sort name asc",
+    "expand all",
+    "squash",
+    "group-by module",
+    "filter MATCH (\"*\") -> (p) WHERE p.\"name\" =~ \"aten.*\"",
+    "filter [{\"name\": \"aten.*\"}, \"*\", [\"+\", {\"time (inc)\": \"> 1\"}]]",
+    "focus root",
+    "hot-path",
+];
+
+#[test]
+fn fuzz_commands() {
+    let seeds: Vec<Vec<u8>> = COMMANDS.iter().map(|c| c.as_bytes().to_vec()).collect();
+    let mut app = demo_app();
+    let mut runs = 0;
+    fuzz("commands", &seeds, iters(1500), |d| {
+        let cmd = String::from_utf8_lossy(d);
+        // Side effects on files (export, save, source) stay out of the fuzzer.
+        let first = cmd.split_whitespace().next().unwrap_or("");
+        if [
+            "export", "save", "source", "write", "w", "o", "open", "theme", "q", "quit",
+        ]
+        .iter()
+        .any(|c| first.eq_ignore_ascii_case(c))
+        {
+            return;
+        }
+        let _ = app.run(&cmd);
+        runs += 1;
+        if runs % 50 == 0 {
+            app = demo_app();
+        }
+    });
+}
+
+#[test]
+fn fuzz_expressions_and_queries() {
+    let profile = grove::readers::load_demo();
+    let tree = grove::query::Tree {
+        cct: &profile.cct,
+        metrics: &profile.metrics,
+    };
+    let seeds: Vec<Vec<u8>> = [
+        "name ~ \"^aten\" and time (inc) > 5% or not (leaf or depth <= 3)",
+        "x = time / (time (inc) + 1) * -2 + min(time, 3)",
+        "MATCH (\"*\") -> (2, p) -> (\".\", q) WHERE p.\"name\" STARTS WITH \"a\" OR q.\"time (inc)\" > 3",
+        "[{\"name\": \"aten.*\"}, \"*\", [\"+\", {\"time (inc)\": \"> 1\"}], [2, {}]]",
+    ]
+    .iter()
+    .map(|s| s.as_bytes().to_vec())
+    .collect();
+    fuzz("expressions", &seeds, iters(3000), |d| {
+        let text = String::from_utf8_lossy(d);
+        if let Ok(e) = grove::query::expr::parse(&text) {
+            let _ = grove::query::expr::select(&e, &tree);
+        }
+        let _ = grove::transform::derive::parse_definition(&text);
+        let _ = grove::query::cypher::select(&text, &tree);
+    });
+}
+
+#[test]
+fn fuzz_session_file() {
+    let seeds = vec![
+        b"{\"format\":\"grove-session\",\"version\":1,\"tool_version\":\"0\",\"created\":\"2026-01-01T00:00:00Z\",\"inputs\":[{\"path\":\"/x\",\"size\":1,\"hash\":\"fnv64w:00\",\"label\":null}],\"term\":{\"cols\":80,\"rows\":24}}\n{\"seq\":1,\"t_ms\":0,\"cmd\":\"sort name asc\"}\n".to_vec(),
+        b"# commands\nsort name asc\nfilter name ~ \"a\"\n".to_vec(),
+    ];
+    fuzz("session", &seeds, iters(3000), |d| {
+        let _ = grove::session::parse(&String::from_utf8_lossy(d));
+    });
+}
+
+#[test]
+fn mutator_is_deterministic() {
+    let run = || {
+        let mut rng = Rng(42);
+        let mut d = b"hello world".to_vec();
+        for _ in 0..50 {
+            mutate(&mut d, &mut rng);
+        }
+        d
+    };
+    assert_eq!(run(), run());
+}

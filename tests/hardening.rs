@@ -1,0 +1,224 @@
+//! Regression tests for issue 14: each case is the description's input, run through
+//! the real binary; every failure must be one line on stderr and exit code 2.
+
+mod common;
+
+use common::grove;
+use std::path::PathBuf;
+
+fn demo() -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/demo.trace.json.gz").to_string()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("grove-hardening-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+/// Runs `cmd` via `--cmd` and via `replay` of a command file; both must fail with a
+/// one-line error containing `want`.
+fn both_fail(cmd: &str, want: &str, file: &str) {
+    let input = demo();
+    let (code, _, err) = grove(&["tree", &input, "--cmd", cmd]);
+    assert_eq!(code, 2, "--cmd: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "--cmd: not one line: {err}"
+    );
+    assert!(err.contains(want), "--cmd: {err}");
+    let f = tmp(file);
+    std::fs::write(&f, format!("{cmd}\n")).unwrap();
+    let (code, _, err) = grove(&["replay", f.to_str().unwrap(), "--input", &input]);
+    assert_eq!(code, 2, "replay: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "replay: not one line: {err}"
+    );
+    assert!(err.contains(want), "replay: {err}");
+}
+
+#[test]
+fn deep_and_long_expressions_are_limited() {
+    let parens = format!("{}name == \"a\"{}", "(".repeat(10_000), ")".repeat(10_000));
+    both_fail(&format!("filter {parens}"), "limit", "parens.txt");
+    both_fail(
+        &format!("derive x = {}1", "-".repeat(100_000)),
+        "limit",
+        "minus.txt",
+    );
+    let terms = vec!["1"; 30_000].join("+");
+    both_fail(&format!("derive x = {terms}"), "limit", "terms.txt");
+    // Within the limits, the same shapes work.
+    let ok = format!("{}name ~ \".\"{}", "(".repeat(50), ")".repeat(50));
+    let (code, _, err) = grove(&["tree", &demo(), "--cmd", &format!("filter {ok}")]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = grove(&["tree", &demo(), "--cmd", "derive x = - - 1+1+1"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn quantifiers_are_limited() {
+    both_fail("filter MATCH (999999999, p)", "limit", "q1.txt");
+    both_fail("filter MATCH (18446744073709551616, p)", "limit", "q2.txt");
+    both_fail(r#"filter [[999999999, {"name": "x"}]]"#, "limit", "q3.txt");
+    let (code, _, err) = grove(&["tree", &demo(), "--cmd", "filter MATCH (3, p)"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn invalid_regex_is_one_line() {
+    both_fail(
+        r#"filter [{"name": "a(b"}]"#,
+        "regular expression",
+        "re1.txt",
+    );
+    both_fail(r#"filter name ~ "a(b""#, "regular expression", "re2.txt");
+    both_fail(
+        r#"filter MATCH (".", p) WHERE p."name" =~ "a(b""#,
+        "regular expression",
+        "re3.txt",
+    );
+}
+
+#[test]
+fn multibyte_whitespace_does_not_panic() {
+    for (name, bytes) in [
+        ("nel.txt", &b"\xc2\x85w"[..]),
+        ("nbsp.txt", "main;foo\u{a0}12\n".as_bytes()),
+        ("nbsp2.txt", "main;foo\u{a0}12\nmain;bar 3\n".as_bytes()),
+    ] {
+        let f = tmp(name);
+        std::fs::write(&f, bytes).unwrap();
+        let (code, _, err) = grove(&["info", f.to_str().unwrap()]);
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        assert!(code == 0 || code == 2, "{name}: {code} {err}");
+        if code == 2 {
+            assert_eq!(err.trim_end().lines().count(), 1, "{name}: {err}");
+        }
+    }
+    // U+00A0 separates the count like a space does.
+    assert_eq!(
+        grove::readers::folded::split_line("main;foo\u{a0}12"),
+        Some(("main;foo", 12.0))
+    );
+    assert_eq!(grove::readers::folded::split_line("\u{85}w"), None);
+}
+
+#[test]
+fn folded_lossy_utf8_warns() {
+    let f = tmp("lossy.folded");
+    std::fs::write(&f, b"main;f\xffoo 3\nmain;bar 2\n").unwrap();
+    let (code, out, err) = grove(&["info", f.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        format!("{out}{err}").contains("invalid UTF-8"),
+        "no warning: {out}{err}"
+    );
+}
+
+#[test]
+fn session_bom_is_ignored() {
+    let f = tmp("bom.jsonl");
+    let (code, _, err) = grove(&["tree", &demo(), "--cmd", "sort name asc"]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::write(&f, "\u{feff}sort name asc\n").unwrap();
+    let (code, out_bom, err) = grove(&["replay", f.to_str().unwrap(), "--input", &demo()]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::write(&f, "sort name asc\n").unwrap();
+    let (_, out, _) = grove(&["replay", f.to_str().unwrap(), "--input", &demo()]);
+    assert_eq!(out_bom, out);
+    // A JSONL session with a BOM is read as a session, not as commands.
+    let s =
+        grove::session::parse("\u{feff}{\"seq\": 1, \"t_ms\": 0, \"cmd\": \"sort name asc\"}\n")
+            .unwrap();
+    assert_eq!(s.commands, vec![(1, "sort name asc".to_string())]);
+}
+
+#[test]
+fn devices_are_not_hashed() {
+    // /dev/zero never ends: hashing must not read it.
+    let t = std::time::Instant::now();
+    let i = grove::session::input_of(std::path::Path::new("/dev/zero")).unwrap();
+    assert_eq!(i.hash, grove::session::UNHASHABLE);
+    let h = grove::session::content_hash(std::path::Path::new("/dev/zero")).unwrap();
+    assert_eq!(h, grove::session::UNHASHABLE);
+    assert!(t.elapsed().as_secs() < 5);
+}
+
+#[test]
+fn session_file_is_locked() {
+    let f = tmp("locked.jsonl");
+    let header = grove::session::Header {
+        format: grove::session::FORMAT.into(),
+        version: grove::session::VERSION,
+        tool_version: "test".into(),
+        created: grove::session::now_rfc3339(),
+        inputs: vec![],
+        term: grove::session::Term { cols: 80, rows: 24 },
+    };
+    let mut first = grove::session::Writer::create(&f, &header).unwrap();
+    first.append("sort name asc").unwrap();
+    let second = grove::session::Writer::create(&f, &header);
+    let e = second
+        .err()
+        .expect("a second writer must be refused")
+        .to_string();
+    assert!(e.contains("another grove process"), "{e}");
+    // The first writer's lines are intact.
+    first.append("expand all").unwrap();
+    let s = grove::session::read(&f).unwrap();
+    assert_eq!(s.commands.len(), 2);
+    drop(first);
+    assert!(grove::session::Writer::create(&f, &header).is_ok());
+}
+
+#[test]
+fn memory_limit_refuses_in_advance() {
+    let (code, _, err) = grove(&["info", &demo(), "--max-memory", "1K"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("needs at least"), "{err}");
+    assert!(err.contains("--max-memory"), "{err}");
+    let (code, _, err) = grove(&["info", &demo(), "--max-memory", "lots"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = grove(&["info", &demo(), "--max-memory", "4G"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+/// An allocation that fails still prints one line, not Rust's abort message.
+#[test]
+fn allocation_failure_is_one_line() {
+    let big = tmp("big.json");
+    // A JSON trace under a 300 MB address-space limit that the estimate lets through
+    // (small file) but whose load asks for more: a huge string.
+    let mut s = String::from("[{\"name\": \"");
+    s.push_str(&"x".repeat(60 << 20));
+    s.push_str("\", \"ph\": \"X\", \"ts\": 1, \"dur\": 1, \"pid\": 1, \"tid\": 1}]");
+    std::fs::write(&big, s).unwrap();
+    use std::os::unix::process::CommandExt;
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_grove"));
+    cmd.args(["info", big.to_str().unwrap(), "--max-memory", "64G"]);
+    // SAFETY: setrlimit is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            let r = libc::rlimit {
+                rlim_cur: 200 << 20,
+                rlim_max: 200 << 20,
+            };
+            libc::setrlimit(libc::RLIMIT_AS, &r);
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() {
+        return; // the machine's allocator fit it after all
+    }
+    assert!(!err.contains("memory allocation of"), "{err}");
+    assert!(err.contains("out of memory"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert_eq!(out.status.code(), Some(2), "{err}");
+}

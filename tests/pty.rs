@@ -1,0 +1,252 @@
+//! Drives the real binary in a pseudo-terminal and checks, after each way out, that
+//! the terminal is back in its own modes (canonical, echo) and that grove left the
+//! alternate screen and showed the cursor. Ctrl-Z must stop grove with the terminal
+//! restored and `fg` (SIGCONT) must bring the TUI back.
+
+#![cfg(unix)]
+
+use std::io::Read;
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+struct Pty {
+    master: RawFd,
+    slave: RawFd,
+    out: Arc<Mutex<Vec<u8>>>,
+    pid: libc::pid_t,
+}
+
+fn start() -> Pty {
+    let (mut master, mut slave) = (0, 0);
+    let ws = libc::winsize {
+        ws_row: 30,
+        ws_col: 100,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: openpty fills two fds.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &ws,
+        )
+    };
+    assert_eq!(rc, 0, "openpty");
+    let io = |fd: RawFd| {
+        // SAFETY: dup of a valid fd, owned by the Stdio.
+        Stdio::from(unsafe { OwnedFd::from_raw_fd(libc::dup(fd)) })
+    };
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_grove"));
+    cmd.args(["--no-session"])
+        .env("TERM", "xterm-256color")
+        .stdin(io(slave))
+        .stdout(io(slave))
+        .stderr(io(slave));
+    // SAFETY: setsid and TIOCSCTTY are async-signal-safe; the pty becomes the
+    // child's controlling terminal, as a shell would arrange.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            libc::ioctl(0, libc::TIOCSCTTY, 0);
+            Ok(())
+        });
+    }
+    let child = cmd.spawn().unwrap();
+    let out = Arc::new(Mutex::new(Vec::new()));
+    let sink = out.clone();
+    // SAFETY: dup of the master for the reader thread.
+    let mut reader = unsafe { std::fs::File::from_raw_fd(libc::dup(master)) };
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    let p = Pty {
+        master,
+        slave,
+        out,
+        pid: child.id() as libc::pid_t,
+    };
+    std::mem::forget(child); // reaped with waitpid below
+    p.wait_for_screen(b"\x1b[?1049h", 0);
+    p
+}
+
+impl Pty {
+    fn output(&self) -> Vec<u8> {
+        self.out.lock().unwrap().clone()
+    }
+
+    /// Waits until `what` appears in the output after byte `from`, and a frame is drawn.
+    fn wait_for_screen(&self, what: &[u8], from: usize) {
+        let t = Instant::now();
+        loop {
+            let o = self.output();
+            if let Some(i) = find(&o[from.min(o.len())..], what) {
+                // Something drawn after it: the TUI is up.
+                if o.len() > from + i + what.len() + 200 {
+                    std::thread::sleep(Duration::from_millis(300));
+                    return;
+                }
+            }
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "timed out waiting for {what:?}; output: {:?}",
+                String::from_utf8_lossy(&o)
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn send(&self, bytes: &[u8]) {
+        // SAFETY: write to the master fd.
+        unsafe { libc::write(self.master, bytes.as_ptr().cast(), bytes.len()) };
+    }
+
+    /// Waits for the child to exit or stop; the raw wait status.
+    fn wait(&self, stopped_ok: bool) -> i32 {
+        let t = Instant::now();
+        loop {
+            let mut status = 0;
+            let flags = libc::WNOHANG | if stopped_ok { libc::WUNTRACED } else { 0 };
+            // SAFETY: waitpid on our own child.
+            let r = unsafe { libc::waitpid(self.pid, &mut status, flags) };
+            if r == self.pid {
+                return status;
+            }
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "grove did not stop or exit; output tail: {:?}",
+                tail(&self.output())
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn termios(&self) -> libc::termios {
+        // SAFETY: tcgetattr on the slave fd into a zeroed struct.
+        unsafe {
+            let mut t: libc::termios = std::mem::zeroed();
+            assert_eq!(libc::tcgetattr(self.slave, &mut t), 0);
+            t
+        }
+    }
+
+    /// The terminal is cooked again and grove's last screen escape left the
+    /// alternate screen with the cursor shown.
+    fn assert_restored(&self, how: &str) {
+        let t = self.termios();
+        assert!(
+            t.c_lflag & libc::ICANON != 0 && t.c_lflag & libc::ECHO != 0,
+            "{how}: terminal left in raw mode"
+        );
+        let o = self.output();
+        let enter = rfind(&o, b"\x1b[?1049h").unwrap_or(0);
+        let leave = rfind(&o, b"\x1b[?1049l");
+        assert!(
+            leave.is_some_and(|l| l > enter),
+            "{how}: still on the alternate screen"
+        );
+        let hide = rfind(&o, b"\x1b[?25l").unwrap_or(0);
+        let show = rfind(&o, b"\x1b[?25h");
+        assert!(show.is_some_and(|s| s > hide), "{how}: cursor left hidden");
+    }
+}
+
+impl Drop for Pty {
+    fn drop(&mut self) {
+        // SAFETY: our own child and fds.
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+            libc::close(self.master);
+            libc::close(self.slave);
+        }
+    }
+}
+
+fn tail(out: &[u8]) -> String {
+    let s = String::from_utf8_lossy(out);
+    let n = s.chars().count();
+    s.chars().skip(n.saturating_sub(300)).collect()
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+fn rfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).rposition(|w| w == needle)
+}
+
+#[test]
+fn keys_restore_the_terminal() {
+    for (how, key) in [("q", &b"q"[..]), ("Ctrl-C", &b"\x03"[..])] {
+        let p = start();
+        p.send(key);
+        let st = p.wait(false);
+        assert!(libc::WIFEXITED(st), "{how}: status {st}");
+        p.assert_restored(how);
+    }
+}
+
+#[test]
+fn signals_restore_the_terminal() {
+    for (how, sig) in [
+        ("SIGTERM", libc::SIGTERM),
+        ("SIGHUP", libc::SIGHUP),
+        ("SIGINT", libc::SIGINT),
+        ("SIGQUIT", libc::SIGQUIT),
+        ("SIGABRT", libc::SIGABRT),
+    ] {
+        let p = start();
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(p.pid, sig) };
+        let st = p.wait(false);
+        assert!(
+            libc::WIFSIGNALED(st) && libc::WTERMSIG(st) == sig,
+            "{how}: grove should die of the signal, status {st}"
+        );
+        p.assert_restored(how);
+    }
+}
+
+#[test]
+fn ctrl_z_suspends_and_fg_redraws() {
+    let p = start();
+    p.send(b"\x1a");
+    let st = p.wait(true);
+    assert!(libc::WIFSTOPPED(st), "Ctrl-Z did not stop grove: {st}");
+    p.assert_restored("Ctrl-Z");
+    let mark = p.output().len();
+    // SAFETY: continuing our own child, as `fg` does.
+    unsafe { libc::kill(p.pid, libc::SIGCONT) };
+    p.wait_for_screen(b"\x1b[?1049h", mark);
+    let t = p.termios();
+    assert!(
+        t.c_lflag & libc::ICANON == 0,
+        "raw mode not re-entered on fg"
+    );
+    // The same for SIGTSTP sent from outside.
+    unsafe { libc::kill(p.pid, libc::SIGTSTP) };
+    let st = p.wait(true);
+    assert!(libc::WIFSTOPPED(st), "SIGTSTP did not stop grove: {st}");
+    p.assert_restored("SIGTSTP");
+    let mark = p.output().len();
+    unsafe { libc::kill(p.pid, libc::SIGCONT) };
+    p.wait_for_screen(b"\x1b[?1049h", mark);
+    p.send(b"q");
+    let st = p.wait(false);
+    assert!(libc::WIFEXITED(st), "q after fg: status {st}");
+    p.assert_restored("q after fg");
+}
