@@ -7,6 +7,7 @@
 
 pub mod caliper;
 pub mod chrome;
+pub mod describe;
 pub mod folded;
 pub mod hatchet;
 pub mod hpctoolkit;
@@ -93,14 +94,34 @@ pub fn claims_dir(path: &Path) -> bool {
     detect(&Probe::dir(path)).is_some()
 }
 
-/// The one line for an input no reader claims.
-fn unrecognised() -> String {
+/// The one line for an input no reader claims: what it looks like, when that is
+/// recognisable, and what grove reads.
+fn unrecognised(probe: &Probe) -> String {
     let names: Vec<&str> = READERS.iter().map(|r| r.name()).collect();
     let list = match names.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         _ => names.join(""),
     };
-    format!("unrecognised format (grove reads {list})")
+    match describe::describe(probe) {
+        Some(what) => format!("unrecognised format: {what} (grove reads {list})"),
+        None => format!("unrecognised format (grove reads {list})"),
+    }
+}
+
+/// A reader's profiles, or an error when none has a node: an empty screen would look
+/// like a profile of nothing.
+fn non_empty(reader: &dyn Reader, ps: Vec<Profile>) -> Result<Vec<Profile>, String> {
+    if ps.iter().any(|p| !p.cct.is_empty()) {
+        return Ok(ps);
+    }
+    let mut msg = format!(
+        "{} with nothing grove can show: no call-tree node came out of it",
+        reader.name()
+    );
+    if let Some(w) = ps.iter().flat_map(|p| &p.warnings).next() {
+        msg.push_str(&format!(" ({w})"));
+    }
+    Err(msg)
 }
 
 #[derive(Debug)]
@@ -125,12 +146,19 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
     };
     let meta = std::fs::metadata(path).map_err(|e| err(e.to_string()))?;
     if meta.is_dir() {
-        return match detect(&Probe::dir(path)) {
-            Some(r) => r.read(Input::Path(path.to_path_buf())).map_err(err),
-            None => Err(err(
-                "is a directory, but not an HPCToolkit database (no meta.db or experiment.xml)"
-                    .into(),
-            )),
+        let probe = Probe::dir(path);
+        return match detect(&probe) {
+            Some(r) => r
+                .read(Input::Path(path.to_path_buf()))
+                .and_then(|ps| non_empty(r, ps))
+                .map_err(err),
+            None => Err(err(match describe::describe(&probe) {
+                Some(what) => format!("{what}, which grove does not read as one input"),
+                None => {
+                    "is a directory, but not an HPCToolkit database (no meta.db or experiment.xml)"
+                        .into()
+                }
+            })),
         };
     }
     let file = File::open(path).map_err(|e| err(e.to_string()))?;
@@ -147,11 +175,15 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
         utf16,
     };
     let Some(reader) = detect(&probe) else {
-        return Err(err(unclaimed(&mut content)));
+        let why = unrecognised(&probe);
+        return Err(err(unclaimed(&mut content, why)));
     };
     if reader.reads_path() {
         drop(content);
-        return reader.read(Input::Path(path.to_path_buf())).map_err(err);
+        return reader
+            .read(Input::Path(path.to_path_buf()))
+            .and_then(|ps| non_empty(reader, ps))
+            .map_err(err);
     }
     let label = if name.is_empty() {
         path.display().to_string()
@@ -167,17 +199,18 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
     };
     reader
         .read(Input::Stream(content.input, source))
+        .and_then(|ps| non_empty(reader, ps))
         .map_err(err)
 }
 
 /// Why no reader claimed the content: it could not be read, it is empty, or its
 /// format is not one grove reads.
-fn unclaimed(content: &mut Content) -> String {
+fn unclaimed(content: &mut Content, unrecognised: String) -> String {
     let empty = content.head().is_empty();
     match content.failed.take() {
         Some(e) => e,
         None if empty => "the file is empty".into(),
-        None => unrecognised(),
+        None => unrecognised,
     }
 }
 
@@ -198,7 +231,8 @@ pub fn load_reader(
         ..Probe::bytes(head)
     };
     let Some(reader) = detect(&probe) else {
-        return Err(unclaimed(&mut content));
+        let why = unrecognised(&probe);
+        return Err(unclaimed(&mut content, why));
     };
     let source = Source {
         path,
@@ -208,7 +242,8 @@ pub fn load_reader(
         label: label.to_string(),
     };
     reader
-        .read(Input::Stream(content.input, source))?
+        .read(Input::Stream(content.input, source))
+        .and_then(|ps| non_empty(reader, ps))?
         .into_iter()
         .next()
         .ok_or_else(|| "no profile in the input".to_string())
@@ -260,7 +295,8 @@ mod tests {
         };
         let msg = |p: &Path| load_all(p).unwrap_err().to_string();
         let e = msg(&file("x.bin", b"\x00\x01hello"));
-        assert!(e.contains("x.bin: unrecognised format (grove reads"), "{e}");
+        assert!(e.contains("x.bin: unrecognised format: binary data"), "{e}");
+        assert!(e.contains("(grove reads"), "{e}");
         assert!(msg(&file("e.json", b"")).ends_with("the file is empty"));
         let e = msg(&file("t.nsys-rep", b"binary"));
         assert!(e.contains("export one first: nsys export"), "{e}");
@@ -276,7 +312,7 @@ mod tests {
 
     #[test]
     fn the_unrecognised_line_lists_every_reader() {
-        let line = unrecognised();
+        let line = unrecognised(&Probe::bytes(b"\x01"));
         for r in READERS {
             assert!(line.contains(r.name()), "{line}");
         }
