@@ -107,6 +107,7 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     }
     match &app.mode {
         Mode::Help { scroll } => help::render_help(app, theme, g, *scroll, area, buf),
+        Mode::Messages { scroll } => help::render_messages(app, theme, g, *scroll, area, buf),
         Mode::MetricPicker { selected } => help::render_picker(app, theme, g, *selected, area, buf),
         _ => {}
     }
