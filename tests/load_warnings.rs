@@ -81,3 +81,79 @@ fn other_formats_are_refused_with_what_they_look_like() {
         assert!(err.contains(name) && err.contains(what), "{err}");
     }
 }
+
+const FOLDED: &[u8] = b"main;a 3\nmain;b 2\n";
+
+#[test]
+fn compressed_inputs_are_detected_by_magic_bytes() {
+    let zst = zstd::encode_all(FOLDED, 3).unwrap();
+    let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+    std::io::Write::write_all(&mut bz, FOLDED).unwrap();
+    let bz = bz.finish().unwrap();
+    let mut xz = Vec::new();
+    lzma_rs::xz_compress(&mut &FOLDED[..], &mut xz).unwrap();
+    // Names without the usual extension: the magic bytes decide.
+    for (name, bytes, c) in [
+        ("z.txt", zst, "zstd"),
+        ("b.txt", bz, "bzip2"),
+        ("x.txt", xz, "xz"),
+    ] {
+        let p = grove::load::load_path(&tmp(name, &bytes)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.source.format, grove::model::Format::Folded, "{name}");
+        assert_eq!(p.cct.len(), 3, "{name}");
+        assert_eq!(p.meta_value("input.compression"), Some(c), "{name}");
+        assert!(p.warnings.is_empty(), "{name}: {:?}", p.warnings);
+    }
+}
+
+#[test]
+fn a_truncated_gzip_loads_what_is_complete_and_says_it_is_partial() {
+    let mut lines = String::new();
+    for i in 0..20_000 {
+        lines.push_str(&format!("main;f{i} {i}\n"));
+    }
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), Default::default());
+    std::io::Write::write_all(&mut gz, lines.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    let f = tmp("cut.txt.gz", &gz[..gz.len() / 2]);
+    let p = grove::load::load_path(&f).unwrap();
+    assert!(grove::readers::is_partial(&p), "{:?}", p.warnings);
+    assert!(p.cct.len() > 100);
+    let (code, out, err) = common::grove(&["info", f.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("partial"), "{out}");
+    assert!(
+        err.contains("partial input: the gzip stream ends early"),
+        "{err}"
+    );
+    let (code, _, err) = common::grove(&["info", "--strict", f.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn dash_and_dev_stdin_read_standard_input() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), Default::default());
+    gz.write_all(FOLDED).unwrap();
+    let gz = gz.finish().unwrap();
+    for arg in ["-", "/dev/stdin"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_grove"))
+            .args(["info", arg])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&gz).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{arg}: {err}");
+        assert!(
+            text.contains("format:   folded stacks, gzip"),
+            "{arg}: {text}"
+        );
+        assert!(text.contains("nodes:    3"), "{arg}: {text}");
+    }
+}

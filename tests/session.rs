@@ -172,7 +172,8 @@ fn changed_input_warns_and_strict_refuses() {
     // Only the input's own load warnings (issue 10: they reach stderr in every
     // headless command); nothing about the session.
     assert!(
-        err.lines().all(|l| l.starts_with("grove: warning: trace.json: ")),
+        err.lines()
+            .all(|l| l.starts_with("grove: warning: trace.json: ")),
         "{err}"
     );
     // Same size, one byte different.

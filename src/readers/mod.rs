@@ -139,35 +139,35 @@ impl fmt::Display for LoadError {
 impl std::error::Error for LoadError {}
 
 /// Loads every profile one input holds: databases and multi-rank files give several.
+/// `-` is standard input; it, and pipes or devices (`/dev/stdin`), are read once as a
+/// stream: detection looks at the buffered head and never reopens the path, so only
+/// the stream formats are asked.
 pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
     let err = |msg: String| LoadError {
         path: path.display().to_string(),
         msg,
     };
-    let meta = std::fs::metadata(path).map_err(|e| err(e.to_string()))?;
-    if meta.is_dir() {
-        let probe = Probe::dir(path);
-        return match detect(&probe) {
-            Some(r) => r
-                .read(Input::Path(path.to_path_buf()))
-                .and_then(|ps| non_empty(r, ps))
-                .map_err(err),
-            None => Err(err(match describe::describe(&probe) {
-                Some(what) => format!("{what}, which grove does not read as one input"),
-                None => {
-                    "is a directory, but not an HPCToolkit database (no meta.db or experiment.xml)"
-                        .into()
-                }
-            })),
-        };
-    }
-    let file = File::open(path).map_err(|e| err(e.to_string()))?;
-    let mut content = Content::new(Box::new(file)).map_err(err)?;
-    let name = file_name(path);
+    let stdin = path == Path::new("-");
+    let (src, size, stream): (Box<dyn Read>, u64, bool) = if stdin {
+        (Box::new(std::io::stdin()), 0, true)
+    } else {
+        let meta = std::fs::metadata(path).map_err(|e| err(e.to_string()))?;
+        if meta.is_dir() {
+            return load_dir(path).map_err(err);
+        }
+        let file = File::open(path).map_err(|e| err(e.to_string()))?;
+        (Box::new(file), meta.len(), !meta.is_file())
+    };
+    let mut content = Content::new(src).map_err(err)?;
+    let name = if stdin {
+        "stdin".to_string()
+    } else {
+        file_name(path)
+    };
     let (gzip, utf16) = (content.gzip, content.utf16);
     let head = content.head();
     let probe = Probe {
-        path: Some(path),
+        path: (!stream).then_some(path),
         name: name.clone(),
         is_dir: false,
         head,
@@ -193,14 +193,63 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
     let source = Source {
         path: Some(path.to_path_buf()),
         format: reader.format(),
-        size: meta.len(),
+        size,
         gzip,
         label,
     };
-    reader
-        .read(Input::Stream(content.input, source))
-        .and_then(|ps| non_empty(reader, ps))
-        .map_err(err)
+    let cut = content.cut.clone();
+    let compression = content.compression;
+    let ps = reader.read(Input::Stream(content.input, source));
+    finish(reader, ps, &cut, compression).map_err(err)
+}
+
+/// A directory: an HPCToolkit database, or one of the layouts `describe` names.
+fn load_dir(path: &Path) -> Result<Vec<Profile>, String> {
+    let probe = Probe::dir(path);
+    match detect(&probe) {
+        Some(r) => r
+            .read(Input::Path(path.to_path_buf()))
+            .and_then(|ps| non_empty(r, ps)),
+        None => Err(match describe::describe(&probe) {
+            Some(what) => format!("{what}, which grove does not read as one input"),
+            None => "is a directory, but not an HPCToolkit database (no meta.db or experiment.xml)"
+                .into(),
+        }),
+    }
+}
+
+/// What a stream reader returned, checked: not empty, and marked partial (a warning
+/// each profile carries) when the decompressed stream was cut short.
+fn finish(
+    reader: &dyn Reader,
+    ps: Result<Vec<Profile>, String>,
+    cut: &probe::Cut,
+    compression: Option<&str>,
+) -> Result<Vec<Profile>, String> {
+    let mut ps = non_empty(reader, ps?)?;
+    if let Some(why) = cut.borrow().as_ref() {
+        for p in &mut ps {
+            p.warnings
+                .insert(0, format!("{PARTIAL}: {why}; loaded what came before it"));
+        }
+    }
+    if let Some(c) = compression.filter(|c| *c != "gzip") {
+        for p in &mut ps {
+            p.meta.push(("input.compression".into(), c.into()));
+        }
+    }
+    Ok(ps)
+}
+
+/// How a warning about an input that ends early starts.
+pub const PARTIAL: &str = "partial input";
+
+/// Whether the profile was loaded from an input that ends early (a truncated gzip or
+/// JSON file): its header and `grove info` say so.
+pub fn is_partial(p: &Profile) -> bool {
+    p.warnings
+        .iter()
+        .any(|w| w.contains(PARTIAL) || w.contains("loaded the complete events before it"))
 }
 
 /// Why no reader claimed the content: it could not be read, it is empty, or its
@@ -241,9 +290,10 @@ pub fn load_reader(
         gzip,
         label: label.to_string(),
     };
-    reader
-        .read(Input::Stream(content.input, source))
-        .and_then(|ps| non_empty(reader, ps))?
+    let cut = content.cut.clone();
+    let compression = content.compression;
+    let ps = reader.read(Input::Stream(content.input, source));
+    finish(reader, ps, &cut, compression)?
         .into_iter()
         .next()
         .ok_or_else(|| "no profile in the input".to_string())
