@@ -110,8 +110,12 @@ fn unrecognised(probe: &Probe) -> String {
 
 /// A reader's profiles, or an error when none has a node: an empty screen would look
 /// like a profile of nothing.
-fn non_empty(reader: &dyn Reader, ps: Vec<Profile>) -> Result<Vec<Profile>, String> {
+/// Also where mangled C++/Rust names become readable, for every reader at once.
+fn non_empty(reader: &dyn Reader, mut ps: Vec<Profile>) -> Result<Vec<Profile>, String> {
     if ps.iter().any(|p| !p.cct.is_empty()) {
+        for p in &mut ps {
+            crate::model::names::demangle_tree(&mut p.cct);
+        }
         return Ok(ps);
     }
     let mut msg = format!(
