@@ -157,3 +157,19 @@ fn dash_and_dev_stdin_read_standard_input() {
         assert!(text.contains("nodes:    3"), "{arg}: {text}");
     }
 }
+
+#[test]
+fn the_messages_command_lists_the_warnings_in_the_tui() {
+    use grove::app::keymap::Keymap;
+    use grove::app::{App, Mode};
+    let p = grove::load::load_path(&warned()).unwrap();
+    assert_eq!(p.warnings.len(), 1);
+    let mut a = App::new(p, Keymap::default_map());
+    a.run("messages").unwrap();
+    assert_eq!(a.mode, Mode::Messages { scroll: 0 });
+    // Without warnings it says so instead of opening an empty list.
+    let clean = grove::load::load_path(&tmp("clean.txt", FOLDED)).unwrap();
+    let mut a = App::new(clean, Keymap::default_map());
+    a.run("messages").unwrap();
+    assert_eq!(a.mode, Mode::Normal);
+}
