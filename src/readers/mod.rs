@@ -56,6 +56,37 @@ pub trait Reader: Sync {
     fn read(&self, input: Input) -> Result<Vec<Profile>, String>;
 }
 
+/// A stream reader given as two functions, for readers written as `claims(head)` and
+/// `read(input, source)` (the CPU-profiler readers of issue 10): registering one is
+/// `pub mod x;` and one entry in [`READERS`],
+/// `&StreamReader { name: "…", format: Format::X, claims: x::claims, read: x::read }`,
+/// before `chrome` and `folded` (their strict detection refuses such files anyway).
+pub struct StreamReader {
+    pub name: &'static str,
+    pub format: Format,
+    pub claims: fn(&[u8]) -> bool,
+    pub read: fn(&mut dyn BufRead, Source) -> Result<Profile, String>,
+}
+
+impl Reader for StreamReader {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn format(&self) -> Format {
+        self.format
+    }
+
+    fn claims(&self, probe: &Probe) -> bool {
+        !probe.is_dir && (self.claims)(probe.head)
+    }
+
+    fn read(&self, input: Input) -> Result<Vec<Profile>, String> {
+        let (mut r, source) = input.into_stream()?;
+        (self.read)(&mut r, source).map(|p| vec![p])
+    }
+}
+
 /// What a reader reads.
 pub enum Input {
     /// A file or directory that the reader opens itself.
@@ -362,6 +393,46 @@ mod tests {
         assert_eq!(ps[0].source.format, Format::Folded);
         assert!(ps[0].source.gzip);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_stream_reader_from_two_functions() {
+        fn claims(head: &[u8]) -> bool {
+            head.starts_with(b"toy\n")
+        }
+        fn read(input: &mut dyn BufRead, source: Source) -> Result<Profile, String> {
+            let mut s = String::new();
+            input.read_to_string(&mut s).map_err(|e| e.to_string())?;
+            let mut p = folded::FoldedStacks
+                .read(Input::Stream(
+                    Box::new(std::io::Cursor::new(s[4..].to_string())),
+                    source,
+                ))?
+                .remove(0);
+            p.dialect = "toy".into();
+            Ok(p)
+        }
+        let toy = StreamReader {
+            name: "toy",
+            format: Format::Folded,
+            claims,
+            read,
+        };
+        assert!(toy.claims(&Probe::bytes(b"toy\nmain 1\n")));
+        assert!(!toy.claims(&Probe::bytes(b"main 1\n")));
+        let source = Source {
+            path: None,
+            format: Format::Folded,
+            size: 0,
+            gzip: false,
+            label: "t".into(),
+        };
+        let input = Input::Stream(Box::new(&b"toy\nmain;a 2\n"[..]), source);
+        let ps = toy.read(input).unwrap();
+        assert_eq!(
+            (ps.len(), ps[0].cct.len(), ps[0].dialect.as_str()),
+            (1, 2, "toy")
+        );
     }
 
     #[test]
