@@ -25,6 +25,12 @@ pub struct Cli {
     #[command(flatten)]
     pub look: Look,
 
+    /// Treat every load warning (truncated input, skipped lines, ...) as an error
+    /// (exit code 2); with a replay, also refuse an input that changed since the
+    /// session was recorded.
+    #[arg(long, global = true)]
+    pub strict: bool,
+
     /// Keymap file layered over the defaults and the user's keymap.
     #[arg(long, value_name = "FILE")]
     pub keymap: Option<PathBuf>,
@@ -87,8 +93,8 @@ pub struct ReplayOpts {
     #[arg(long, value_name = "N")]
     pub until: Option<usize>,
 
-    /// Refuse to replay when an input changed since the session was recorded.
-    #[arg(long)]
+    /// Set from the global `--strict` (`Cli::strict`) by the shell.
+    #[arg(skip)]
     pub strict: bool,
 }
 

@@ -98,6 +98,15 @@ pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
     }
     for p in &globbed {
         if p.is_dir() && !readers::claims_dir(p) {
+            // A directory that is one input in a format grove does not read (OTF2,
+            // Projections, TAU, hpcrun measurements) is refused whole, not read file
+            // by file into a made-up ensemble.
+            if let Some(what) = readers::describe::describe(&readers::Probe::dir(p)) {
+                return Err(LoadError {
+                    path: p.display().to_string(),
+                    msg: format!("{what}, which grove does not read"),
+                });
+            }
             let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
                 .map_err(|e| LoadError {
                     path: p.display().to_string(),

@@ -45,7 +45,16 @@ fn chrome_traces_match_the_oracle() {
         if want.get("error").is_some() {
             continue;
         }
-        let p = load_path(&dir.join(path)).unwrap_or_else(|e| panic!("{e}"));
+        // A trace with no slice grove builds a tree from (async, counter or metadata
+        // events only) is refused: an empty tree would look like a profile of nothing.
+        let p = match load_path(&dir.join(path)) {
+            Ok(p) => p,
+            Err(e) if e.msg.contains("no call-tree node") && int(&want["x_valid"]) == 0 => {
+                checked += 1;
+                continue;
+            }
+            Err(e) => panic!("{e}"),
+        };
         let ev = p.events.as_ref().unwrap();
         assert!(p.cct.check(), "{path}");
         // GPU activities: count and exact nanoseconds.
@@ -213,11 +222,9 @@ fn lenient_inputs_load_with_warnings() {
         );
         assert!(p.cct.len() > 1, "{f}");
     }
-    let p = load_path(&dir.join("perfetto/inline_json/parser/json/test_json_pid_tid_zero.json"))
-        .unwrap();
-    assert!(
-        p.warnings.iter().any(|w| w.contains("control character")),
-        "{:?}",
-        p.warnings
-    );
+    // It holds only async events, so it is refused as empty; the refusal still names
+    // the repair.
+    let e = load_path(&dir.join("perfetto/inline_json/parser/json/test_json_pid_tid_zero.json"))
+        .unwrap_err();
+    assert!(e.msg.contains("control character"), "{e}");
 }

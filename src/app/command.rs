@@ -55,6 +55,8 @@ pub enum Command {
     /// Opens the input line: `prompt search` (/) or `prompt command` (:).
     Prompt(PromptKind),
     Help,
+    /// Lists every load warning (the status line shows only the start).
+    Messages,
     Quit,
     /// Keep the nodes an expression (or a Hatchet query) selects, with their ancestors;
     /// `squash` re-parents them instead.
@@ -490,6 +492,7 @@ impl Command {
             PickMetric => "pick-metric",
             Prompt(_) => "prompt",
             Help => "help",
+            Messages => "messages",
             Quit => "quit",
             Filter { .. } => "filter",
             Squash => "squash",

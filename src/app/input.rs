@@ -70,6 +70,9 @@ impl App {
             Mode::Help { .. } if down => out.push(Msg::Ui(UiMsg::HelpScroll(1))),
             Mode::Help { .. } if up => out.push(Msg::Ui(UiMsg::HelpScroll(-1))),
             Mode::Help { .. } => out.push(Msg::Ui(UiMsg::Close)),
+            Mode::Messages { .. } if down => out.push(Msg::Ui(UiMsg::HelpScroll(1))),
+            Mode::Messages { .. } if up => out.push(Msg::Ui(UiMsg::HelpScroll(-1))),
+            Mode::Messages { .. } => out.push(Msg::Ui(UiMsg::Close)),
             Mode::MetricPicker { .. } if down => out.push(Msg::Ui(UiMsg::PickerMove(1))),
             Mode::MetricPicker { .. } if up => out.push(Msg::Ui(UiMsg::PickerMove(-1))),
             Mode::MetricPicker { .. } => out.push(Msg::Ui(
@@ -141,7 +144,7 @@ impl App {
                 self.completions.clear();
                 self.mode = Mode::Normal;
             }
-            (UiMsg::HelpScroll(d), Mode::Help { scroll }) => {
+            (UiMsg::HelpScroll(d), Mode::Help { scroll } | Mode::Messages { scroll }) => {
                 *scroll = scroll.saturating_add_signed(d);
             }
             (UiMsg::PickerMove(d), Mode::MetricPicker { selected }) => {

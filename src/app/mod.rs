@@ -47,6 +47,10 @@ pub enum Mode {
     Help {
         scroll: usize,
     },
+    /// Every load warning, one per line (the `messages` command).
+    Messages {
+        scroll: usize,
+    },
     MetricPicker {
         selected: usize,
     },

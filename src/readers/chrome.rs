@@ -719,8 +719,21 @@ impl super::Reader for Chrome {
         crate::model::Format::ChromeTrace
     }
 
+    /// JSON that is not another format's: an object whose top-level keys (as far as
+    /// the head goes) name no other JSON format and, when it closes within the head,
+    /// include `traceEvents`; or an array (of events).
     fn claims(&self, probe: &super::Probe) -> bool {
-        probe.json().is_some()
+        let Some(text) = probe.json() else {
+            return false;
+        };
+        if text[0] != b'{' {
+            return true;
+        }
+        let (keys, closed) = super::describe::json_keys(text);
+        // An object with no key in the head is not JSON at all (a pstats file `{(`).
+        super::describe::foreign_json(&keys).is_none()
+            && !keys.is_empty()
+            && (!closed || keys.iter().any(|k| k == "traceEvents"))
     }
 
     fn read(&self, input: super::Input) -> Result<Vec<crate::model::Profile>, String> {

@@ -99,8 +99,59 @@ pub fn read<R: BufRead>(src: R) -> Result<Folded, FoldedError> {
     })
 }
 
-/// The folded-stacks reader: one of the first 8 lines that are not blank or `#`
-/// comments has the shape `STACK COUNT`. JSON is left to the JSON readers.
+/// Strict detection: the first line of the sample (up to 64 lines that are not blank
+/// or `#`/`//` comments; a line the head cuts short is left out) is `STACK COUNT` with
+/// a non-negative count, no line is a header or table row of another format, and at
+/// most one line in five is something else (the reader skips those with a warning,
+/// as stackcollapse files from speedscope's tests carry one). A lenient test here
+/// turned callgrind files, CSV tables and pprof text into made-up trees.
+fn claims_text(head: &[u8]) -> bool {
+    let head = head.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(head);
+    let mut lines: Vec<&[u8]> = head.split(|&b| b == b'\n').collect();
+    if lines.len() > 1 && !head.ends_with(b"\n") {
+        lines.pop();
+    }
+    let (mut good, mut bad) = (0usize, 0usize);
+    for l in lines {
+        let t = String::from_utf8_lossy(l);
+        let t = t.trim();
+        if t.is_empty() || t.starts_with('#') || t.starts_with("//") {
+            continue;
+        }
+        match folded_line(t) {
+            Some(true) => good += 1,
+            Some(false) if good > 0 => bad += 1,
+            _ => return false,
+        }
+        if good + bad == 64 {
+            break;
+        }
+    }
+    good > 0 && bad * 5 <= good + bad
+}
+
+/// One line: `Some(true)` for folded stacks, `Some(false)` for a line that is not
+/// but could be a stray line, `None` for a header or table row of another format.
+fn folded_line(line: &str) -> Option<bool> {
+    if super::describe::callgrind_line(line)
+        || super::describe::perf_sample_header(line)
+        || line.contains('\0')
+    {
+        return None;
+    }
+    let Some((stack, count)) = split_line(line) else {
+        return Some(false);
+    };
+    let table_row = stack
+        .chars()
+        .all(|c| c.is_ascii_digit() || c.is_whitespace() || matches!(c, '.' | '-' | '+'));
+    if count < 0.0 || table_row || stack.ends_with([':', '=', ',']) || stack.contains('\t') {
+        return None;
+    }
+    Some(true)
+}
+
+/// The folded-stacks reader.
 pub struct FoldedStacks;
 
 impl super::Reader for FoldedStacks {
@@ -113,16 +164,7 @@ impl super::Reader for FoldedStacks {
     }
 
     fn claims(&self, probe: &super::Probe) -> bool {
-        let Some(text) = probe.text() else {
-            return false;
-        };
-        probe.json().is_none()
-            && text
-                .split(|&b| b == b'\n')
-                .map(String::from_utf8_lossy)
-                .filter(|t| !t.trim().is_empty() && !t.trim_start().starts_with('#'))
-                .take(8)
-                .any(|t| split_line(&t).is_some())
+        probe.json().is_none() && claims_text(probe.head)
     }
 
     fn read(&self, input: super::Input) -> Result<Vec<crate::model::Profile>, String> {

@@ -7,6 +7,7 @@
 
 pub mod caliper;
 pub mod chrome;
+pub mod describe;
 pub mod folded;
 pub mod hatchet;
 pub mod hpctoolkit;
@@ -55,6 +56,37 @@ pub trait Reader: Sync {
     fn read(&self, input: Input) -> Result<Vec<Profile>, String>;
 }
 
+/// A stream reader given as two functions, for readers written as `claims(head)` and
+/// `read(input, source)` (the CPU-profiler readers of issue 10): registering one is
+/// `pub mod x;` and one entry in [`READERS`],
+/// `&StreamReader { name: "…", format: Format::X, claims: x::claims, read: x::read }`,
+/// before `chrome` and `folded` (their strict detection refuses such files anyway).
+pub struct StreamReader {
+    pub name: &'static str,
+    pub format: Format,
+    pub claims: fn(&[u8]) -> bool,
+    pub read: fn(&mut dyn BufRead, Source) -> Result<Profile, String>,
+}
+
+impl Reader for StreamReader {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn format(&self) -> Format {
+        self.format
+    }
+
+    fn claims(&self, probe: &Probe) -> bool {
+        !probe.is_dir && (self.claims)(probe.head)
+    }
+
+    fn read(&self, input: Input) -> Result<Vec<Profile>, String> {
+        let (mut r, source) = input.into_stream()?;
+        (self.read)(&mut r, source).map(|p| vec![p])
+    }
+}
+
 /// What a reader reads.
 pub enum Input {
     /// A file or directory that the reader opens itself.
@@ -93,14 +125,38 @@ pub fn claims_dir(path: &Path) -> bool {
     detect(&Probe::dir(path)).is_some()
 }
 
-/// The one line for an input no reader claims.
-fn unrecognised() -> String {
+/// The one line for an input no reader claims: what it looks like, when that is
+/// recognisable, and what grove reads.
+fn unrecognised(probe: &Probe) -> String {
     let names: Vec<&str> = READERS.iter().map(|r| r.name()).collect();
     let list = match names.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         _ => names.join(""),
     };
-    format!("unrecognised format (grove reads {list})")
+    match describe::describe(probe) {
+        Some(what) => format!("unrecognised format: {what} (grove reads {list})"),
+        None => format!("unrecognised format (grove reads {list})"),
+    }
+}
+
+/// A reader's profiles, or an error when none has a node: an empty screen would look
+/// like a profile of nothing.
+/// Also where mangled C++/Rust names become readable, for every reader at once.
+fn non_empty(reader: &dyn Reader, mut ps: Vec<Profile>) -> Result<Vec<Profile>, String> {
+    if ps.iter().any(|p| !p.cct.is_empty()) {
+        for p in &mut ps {
+            crate::model::names::demangle_tree(&mut p.cct);
+        }
+        return Ok(ps);
+    }
+    let mut msg = format!(
+        "{} with nothing grove can show: no call-tree node came out of it",
+        reader.name()
+    );
+    if let Some(w) = ps.iter().flat_map(|p| &p.warnings).next() {
+        msg.push_str(&format!(" ({w})"));
+    }
+    Err(msg)
 }
 
 #[derive(Debug)]
@@ -118,35 +174,44 @@ impl fmt::Display for LoadError {
 impl std::error::Error for LoadError {}
 
 /// Loads every profile one input holds: databases and multi-rank files give several.
+/// `-` is standard input; it, and pipes or devices (`/dev/stdin`), are read once as a
+/// stream: detection looks at the buffered head and never reopens the path, so only
+/// the stream formats are asked.
 pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
     let err = |msg: String| LoadError {
         path: path.display().to_string(),
         msg,
     };
-    let meta = std::fs::metadata(path).map_err(|e| err(e.to_string()))?;
-    if meta.is_dir() {
-        return match detect(&Probe::dir(path)) {
-            Some(r) => r.read(Input::Path(path.to_path_buf())).map_err(err),
-            None => Err(err(
-                "is a directory, but not an HPCToolkit database (no meta.db or experiment.xml)"
-                    .into(),
-            )),
-        };
-    }
-    // Refuse in advance what cannot fit in the memory grove may use.
-    let mut raw = vec![0u8; 4096];
-    let n = File::open(path)
-        .and_then(|mut f| f.read(&mut raw))
-        .map_err(|e| err(e.to_string()))?;
-    raw.truncate(n);
-    crate::memory::check_load(path, meta.len(), &raw).map_err(err)?;
-    let file = File::open(path).map_err(|e| err(e.to_string()))?;
-    let mut content = Content::new(Box::new(file)).map_err(err)?;
-    let name = file_name(path);
+    let stdin = path == Path::new("-");
+    let (src, size, stream): (Box<dyn Read>, u64, bool) = if stdin {
+        (Box::new(std::io::stdin()), 0, true)
+    } else {
+        let meta = std::fs::metadata(path).map_err(|e| err(e.to_string()))?;
+        if meta.is_dir() {
+            return load_dir(path).map_err(err);
+        }
+        if meta.is_file() {
+            // Refuse in advance what cannot fit in the memory grove may use.
+            let mut raw = vec![0u8; 4096];
+            let n = File::open(path)
+                .and_then(|mut f| f.read(&mut raw))
+                .map_err(|e| err(e.to_string()))?;
+            raw.truncate(n);
+            crate::memory::check_load(path, meta.len(), &raw).map_err(err)?;
+        }
+        let file = File::open(path).map_err(|e| err(e.to_string()))?;
+        (Box::new(file), meta.len(), !meta.is_file())
+    };
+    let mut content = Content::new(src).map_err(err)?;
+    let name = if stdin {
+        "stdin".to_string()
+    } else {
+        file_name(path)
+    };
     let (gzip, utf16) = (content.gzip, content.utf16);
     let head = content.head();
     let probe = Probe {
-        path: Some(path),
+        path: (!stream).then_some(path),
         name: name.clone(),
         is_dir: false,
         head,
@@ -154,11 +219,15 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
         utf16,
     };
     let Some(reader) = detect(&probe) else {
-        return Err(err(unclaimed(&mut content)));
+        let why = unrecognised(&probe);
+        return Err(err(unclaimed(&mut content, why)));
     };
     if reader.reads_path() {
         drop(content);
-        return reader.read(Input::Path(path.to_path_buf())).map_err(err);
+        return reader
+            .read(Input::Path(path.to_path_buf()))
+            .and_then(|ps| non_empty(reader, ps))
+            .map_err(err);
     }
     let label = if name.is_empty() {
         path.display().to_string()
@@ -168,23 +237,73 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
     let source = Source {
         path: Some(path.to_path_buf()),
         format: reader.format(),
-        size: meta.len(),
+        size,
         gzip,
         label,
     };
-    reader
-        .read(Input::Stream(content.input, source))
-        .map_err(err)
+    let cut = content.cut.clone();
+    let compression = content.compression;
+    let ps = reader.read(Input::Stream(content.input, source));
+    finish(reader, ps, &cut, compression).map_err(err)
+}
+
+/// A directory: an HPCToolkit database, or one of the layouts `describe` names.
+fn load_dir(path: &Path) -> Result<Vec<Profile>, String> {
+    let probe = Probe::dir(path);
+    match detect(&probe) {
+        Some(r) => r
+            .read(Input::Path(path.to_path_buf()))
+            .and_then(|ps| non_empty(r, ps)),
+        None => Err(match describe::describe(&probe) {
+            Some(what) => format!("{what}, which grove does not read as one input"),
+            None => "is a directory, but not an HPCToolkit database (no meta.db or experiment.xml)"
+                .into(),
+        }),
+    }
+}
+
+/// What a stream reader returned, checked: not empty, and marked partial (a warning
+/// each profile carries) when the decompressed stream was cut short.
+fn finish(
+    reader: &dyn Reader,
+    ps: Result<Vec<Profile>, String>,
+    cut: &probe::Cut,
+    compression: Option<&str>,
+) -> Result<Vec<Profile>, String> {
+    let mut ps = non_empty(reader, ps?)?;
+    if let Some(why) = cut.borrow().as_ref() {
+        for p in &mut ps {
+            p.warnings
+                .insert(0, format!("{PARTIAL}: {why}; loaded what came before it"));
+        }
+    }
+    if let Some(c) = compression.filter(|c| *c != "gzip") {
+        for p in &mut ps {
+            p.meta.push(("input.compression".into(), c.into()));
+        }
+    }
+    Ok(ps)
+}
+
+/// How a warning about an input that ends early starts.
+pub const PARTIAL: &str = "partial input";
+
+/// Whether the profile was loaded from an input that ends early (a truncated gzip or
+/// JSON file): its header and `grove info` say so.
+pub fn is_partial(p: &Profile) -> bool {
+    p.warnings
+        .iter()
+        .any(|w| w.contains(PARTIAL) || w.contains("loaded the complete events before it"))
 }
 
 /// Why no reader claimed the content: it could not be read, it is empty, or its
 /// format is not one grove reads.
-fn unclaimed(content: &mut Content) -> String {
+fn unclaimed(content: &mut Content, unrecognised: String) -> String {
     let empty = content.head().is_empty();
     match content.failed.take() {
         Some(e) => e,
         None if empty => "the file is empty".into(),
-        None => unrecognised(),
+        None => unrecognised,
     }
 }
 
@@ -205,7 +324,8 @@ pub fn load_reader(
         ..Probe::bytes(head)
     };
     let Some(reader) = detect(&probe) else {
-        return Err(unclaimed(&mut content));
+        let why = unrecognised(&probe);
+        return Err(unclaimed(&mut content, why));
     };
     let source = Source {
         path,
@@ -214,8 +334,10 @@ pub fn load_reader(
         gzip,
         label: label.to_string(),
     };
-    reader
-        .read(Input::Stream(content.input, source))?
+    let cut = content.cut.clone();
+    let compression = content.compression;
+    let ps = reader.read(Input::Stream(content.input, source));
+    finish(reader, ps, &cut, compression)?
         .into_iter()
         .next()
         .ok_or_else(|| "no profile in the input".to_string())
@@ -267,7 +389,8 @@ mod tests {
         };
         let msg = |p: &Path| load_all(p).unwrap_err().to_string();
         let e = msg(&file("x.bin", b"\x00\x01hello"));
-        assert!(e.contains("x.bin: unrecognised format (grove reads"), "{e}");
+        assert!(e.contains("x.bin: unrecognised format: binary data"), "{e}");
+        assert!(e.contains("(grove reads"), "{e}");
         assert!(msg(&file("e.json", b"")).ends_with("the file is empty"));
         let e = msg(&file("t.nsys-rep", b"binary"));
         assert!(e.contains("export one first: nsys export"), "{e}");
@@ -282,8 +405,48 @@ mod tests {
     }
 
     #[test]
+    fn a_stream_reader_from_two_functions() {
+        fn claims(head: &[u8]) -> bool {
+            head.starts_with(b"toy\n")
+        }
+        fn read(input: &mut dyn BufRead, source: Source) -> Result<Profile, String> {
+            let mut s = String::new();
+            input.read_to_string(&mut s).map_err(|e| e.to_string())?;
+            let mut p = folded::FoldedStacks
+                .read(Input::Stream(
+                    Box::new(std::io::Cursor::new(s[4..].to_string())),
+                    source,
+                ))?
+                .remove(0);
+            p.dialect = "toy".into();
+            Ok(p)
+        }
+        let toy = StreamReader {
+            name: "toy",
+            format: Format::Folded,
+            claims,
+            read,
+        };
+        assert!(toy.claims(&Probe::bytes(b"toy\nmain 1\n")));
+        assert!(!toy.claims(&Probe::bytes(b"main 1\n")));
+        let source = Source {
+            path: None,
+            format: Format::Folded,
+            size: 0,
+            gzip: false,
+            label: "t".into(),
+        };
+        let input = Input::Stream(Box::new(&b"toy\nmain;a 2\n"[..]), source);
+        let ps = toy.read(input).unwrap();
+        assert_eq!(
+            (ps.len(), ps[0].cct.len(), ps[0].dialect.as_str()),
+            (1, 2, "toy")
+        );
+    }
+
+    #[test]
     fn the_unrecognised_line_lists_every_reader() {
-        let line = unrecognised();
+        let line = unrecognised(&Probe::bytes(b"\x01"));
         for r in READERS {
             assert!(line.contains(r.name()), "{line}");
         }

@@ -2,28 +2,115 @@
 //! first block of its content after gunzip (and UTF-16 decoding). Readers answer from
 //! this alone, so detection opens and decompresses an input once.
 
+use std::cell::RefCell;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
+use std::rc::Rc;
 
 pub(crate) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+const XZ_MAGIC: [u8; 6] = [0xfd, b'7', b'z', b'X', b'Z', 0];
+const BZIP2_MAGIC: [u8; 3] = *b"BZh";
 
-/// The bytes of a source, gunzipped when they start with gzip's magic (whatever the
-/// file is called), and whether they were.
+/// Why a decompressed stream ended before its end, shared between the stream (which
+/// ends cleanly instead of failing, so readers keep what came before) and the loader
+/// (which turns it into a "partial input" warning).
+pub(crate) type Cut = Rc<RefCell<Option<String>>>;
+
+/// A decompressor that ends at a truncated or corrupt tail instead of failing, once
+/// it has produced something: a cut-off `.gz` loads what is complete.
+struct Tolerant<R> {
+    inner: R,
+    read_any: bool,
+    cut: Cut,
+    what: &'static str,
+}
+
+impl<R: Read> Read for Tolerant<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self.inner.read(buf) {
+            Ok(n) => {
+                self.read_any |= n > 0;
+                Ok(n)
+            }
+            Err(e) if self.read_any && e.kind() != std::io::ErrorKind::Interrupted => {
+                *self.cut.borrow_mut() = Some(format!("the {} stream ends early ({e})", self.what));
+                Ok(0)
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// The bytes of a source, decompressed when they start with the magic bytes of gzip,
+/// zstd, xz or bzip2 (whatever the file is called), and whether they were gzip.
 pub(crate) fn decompressed(src: impl Read + 'static) -> Result<(Box<dyn BufRead>, bool), String> {
+    decompress(Box::new(src)).map(|d| (d.input, d.compression == Some("gzip")))
+}
+
+/// A decompressed source.
+pub(crate) struct Decompressed {
+    pub input: Box<dyn BufRead>,
+    /// `gzip`, `zstd`, `xz` or `bzip2`.
+    pub compression: Option<&'static str>,
+    pub cut: Cut,
+}
+
+pub(crate) fn decompress(src: Box<dyn Read>) -> Result<Decompressed, String> {
     let mut raw = BufReader::with_capacity(64 * 1024, src);
-    let gzip = raw
-        .fill_buf()
-        .map_err(|e| format!("cannot read: {e}"))?
-        .starts_with(&GZIP_MAGIC);
-    let input: Box<dyn BufRead> = if gzip {
+    let head = raw.fill_buf().map_err(|e| format!("cannot read: {e}"))?;
+    let compression = if head.starts_with(&GZIP_MAGIC) {
+        Some("gzip")
+    } else if head.starts_with(&ZSTD_MAGIC) {
+        Some("zstd")
+    } else if head.starts_with(&XZ_MAGIC) {
+        Some("xz")
+    } else if head.starts_with(&BZIP2_MAGIC)
+        && head.get(3).is_some_and(|b| (b'1'..=b'9').contains(b))
+    {
+        Some("bzip2")
+    } else {
+        None
+    };
+    let cut: Cut = Rc::default();
+    let tolerant = |inner: Box<dyn Read>, what| -> Box<dyn BufRead> {
         Box::new(BufReader::with_capacity(
             256 * 1024,
-            flate2::bufread::MultiGzDecoder::new(raw),
+            Tolerant {
+                inner,
+                read_any: false,
+                cut: cut.clone(),
+                what,
+            },
         ))
-    } else {
-        Box::new(raw)
     };
-    Ok((input, gzip))
+    let input: Box<dyn BufRead> = match compression {
+        Some("gzip") => tolerant(Box::new(flate2::bufread::MultiGzDecoder::new(raw)), "gzip"),
+        Some("zstd") => {
+            let d = zstd::stream::read::Decoder::with_buffer(raw)
+                .map_err(|e| format!("cannot read the zstd stream: {e}"))?;
+            tolerant(Box::new(d), "zstd")
+        }
+        Some("bzip2") => tolerant(Box::new(bzip2::bufread::MultiBzDecoder::new(raw)), "bzip2"),
+        Some(_) => {
+            // lzma-rs decodes xz into a writer, not as a reader: the whole content is
+            // decompressed into memory first (a truncated tail keeps what came out).
+            let mut out = Vec::new();
+            if let Err(e) = lzma_rs::xz_decompress(&mut raw, &mut out) {
+                if out.is_empty() {
+                    return Err(format!("cannot read the xz stream: {e}"));
+                }
+                *cut.borrow_mut() = Some(format!("the xz stream ends early ({e})"));
+            }
+            Box::new(std::io::Cursor::new(out))
+        }
+        None => Box::new(raw),
+    };
+    Ok(Decompressed {
+        input,
+        compression,
+        cut,
+    })
 }
 
 /// Decodes UTF-16 text (by BOM) into UTF-8; other input passes through.
@@ -49,6 +136,10 @@ fn utf16_to_utf8(mut r: impl Read) -> std::io::Result<Box<dyn BufRead>> {
 pub(crate) struct Content {
     pub input: Box<dyn BufRead>,
     pub gzip: bool,
+    /// `gzip`, `zstd`, `xz` or `bzip2`, when the source was compressed.
+    pub compression: Option<&'static str>,
+    /// Set when the decompressed stream ended early (a truncated file).
+    pub cut: Cut,
     pub utf16: bool,
     /// Why the first block could not be read (a corrupt gzip stream, say): reported
     /// when no reader claims the input by its name alone.
@@ -57,7 +148,8 @@ pub(crate) struct Content {
 
 impl Content {
     pub fn new(src: Box<dyn Read>) -> Result<Content, String> {
-        let (mut input, gzip) = decompressed(src)?;
+        let d = decompress(src)?;
+        let (mut input, gzip) = (d.input, d.compression == Some("gzip"));
         let mut utf16 = false;
         let mut failed = None;
         match input.fill_buf() {
@@ -77,6 +169,8 @@ impl Content {
         Ok(Content {
             input,
             gzip,
+            compression: d.compression,
+            cut: d.cut,
             utf16,
             failed,
         })

@@ -26,10 +26,15 @@ fn info_text(p: &Profile) -> String {
     );
     let _ = writeln!(
         s,
-        "format:   {}{} ({})",
+        "format:   {}{} ({}){}",
         src.format.label(),
         if src.gzip { ", gzip" } else { "" },
-        p.dialect
+        p.dialect,
+        if grove::readers::is_partial(p) {
+            ", partial: the input ends early (see the warnings)"
+        } else {
+            ""
+        }
     );
     let _ = writeln!(s, "size:     {} bytes", src.size);
     let _ = writeln!(s, "nodes:    {}", p.cct.len());

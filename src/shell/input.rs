@@ -4,14 +4,68 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use grove::model::Profile;
 use grove::readers;
 
+/// `--strict`: a load warning is an error.
+static STRICT: AtomicBool = AtomicBool::new(false);
+/// A headless command: load warnings go to stderr (the TUI shows them itself).
+static HEADLESS: AtomicBool = AtomicBool::new(false);
+
+/// How load warnings are reported, for the whole run (set once from the command line).
+pub fn set_warnings(strict: bool, headless: bool) {
+    STRICT.store(strict, Ordering::Relaxed);
+    HEADLESS.store(headless, Ordering::Relaxed);
+}
+
+/// At most this many warning lines on stderr; the rest is counted.
+const MAX_WARNING_LINES: usize = 10;
+
+/// Every loaded profile passes here: under `--strict` a warning is the error (exit code
+/// 2); in a headless command each warning is one stderr line, capped with a count.
+fn checked(p: Profile) -> Result<Profile, String> {
+    let w = &p.warnings;
+    if w.is_empty() {
+        return Ok(p);
+    }
+    let label = p.source.label.clone();
+    if STRICT.load(Ordering::Relaxed) {
+        let more = match w.len() {
+            1 => String::new(),
+            n => format!(" (and {} more warning(s))", n - 1),
+        };
+        return Err(format!("{label}: {} (--strict){more}", w[0]));
+    }
+    if HEADLESS.load(Ordering::Relaxed) {
+        for line in warning_lines(&label, w) {
+            eprintln!("{line}");
+        }
+    }
+    Ok(p)
+}
+
+/// The stderr lines for `warnings`: one each, up to the cap, then a count.
+fn warning_lines(label: &str, warnings: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = warnings
+        .iter()
+        .take(MAX_WARNING_LINES)
+        .map(|w| format!("grove: warning: {label}: {w}"))
+        .collect();
+    if warnings.len() > MAX_WARNING_LINES {
+        out.push(format!(
+            "grove: warning: {label}: … and {} more warning(s) (`grove info` lists them all)",
+            warnings.len() - MAX_WARNING_LINES
+        ));
+    }
+    out
+}
+
 /// One file, or the embedded demo without one.
 pub fn load(path: Option<&Path>) -> Result<Profile, String> {
     match path {
-        Some(p) => grove::load::load_path(p).map_err(|e| e.to_string()),
+        Some(p) => checked(grove::load::load_path(p).map_err(|e| e.to_string())?),
         None => Ok(readers::load_demo()),
     }
 }
@@ -35,7 +89,7 @@ fn parse_labels(spec: Option<&str>) -> Result<HashMap<String, String>, String> {
 /// One file, or an ensemble of several (files, or the files of a directory).
 pub fn load_inputs(files: &[PathBuf], labels: Option<&str>) -> Result<Profile, String> {
     let given = parse_labels(labels)?;
-    grove::load::load_inputs(files, &given).map_err(|e| e.to_string())
+    checked(grove::load::load_inputs(files, &given).map_err(|e| e.to_string())?)
 }
 
 /// Several files as one ensemble, labelled by `given` (by stem or position).
@@ -43,5 +97,20 @@ pub fn load_ensemble(
     files: &[PathBuf],
     given: &HashMap<String, String>,
 ) -> Result<Profile, String> {
-    grove::load::load_ensemble(files, given).map_err(|e| e.to_string())
+    checked(grove::load::load_ensemble(files, given).map_err(|e| e.to_string())?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warning_lines_are_capped_with_a_count() {
+        let w: Vec<String> = (0..13).map(|i| format!("w{i}")).collect();
+        let lines = warning_lines("t.json", &w);
+        assert_eq!(lines.len(), MAX_WARNING_LINES + 1);
+        assert_eq!(lines[0], "grove: warning: t.json: w0");
+        assert!(lines[10].contains("3 more warning(s)"), "{}", lines[10]);
+        assert_eq!(warning_lines("t", &w[..2]).len(), 2);
+    }
 }

@@ -18,12 +18,17 @@ use grove::cli::{Cli, Sub};
 pub fn run(mut cli: Cli) -> Result<(), String> {
     // The memory grove may use (cgroup, ulimit, --max-memory), before anything loads.
     grove::memory::configure(cli.max_memory.as_deref())?;
+    input::set_warnings(cli.strict, cli.command.is_some());
+    cli.replay_opts.strict = cli.strict;
     match cli.command.take() {
         None => tui::run(cli),
         Some(Sub::Tree(args)) => tree::run(args, cli.label.as_deref(), &cli.look),
         Some(Sub::Info(args)) => info::run(args),
         Some(Sub::Kernels(args)) => kernels::run(args, &cli.look),
         Some(Sub::Summary(args)) => summary::run(args),
-        Some(Sub::Replay(args)) => replay::run(args, &cli.look),
+        Some(Sub::Replay(mut args)) => {
+            args.opts.strict = cli.strict;
+            replay::run(args, &cli.look)
+        }
     }
 }

@@ -120,6 +120,45 @@ pub fn render_help(
     }
 }
 
+/// Every load warning of the profile, one per line (the `messages` command).
+pub fn render_messages(
+    app: &App,
+    theme: &Theme,
+    g: &Glyphs,
+    scroll: usize,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let w = &app.profile.warnings;
+    let h = (w.len() as u16 + 2)
+        .min(area.height.saturating_sub(2))
+        .max(3);
+    let r = popup(area, area.width.saturating_sub(4).max(20), h);
+    Clear.render(r, buf);
+    let title = format!(
+        " {} load warning(s) (j/k scroll, any other key closes) ",
+        w.len()
+    );
+    let block = frame(g, &title, theme).style(theme.style("ui.popup"));
+    let inner = block.inner(r);
+    block.render(r, buf);
+    let scroll = scroll.min(w.len().saturating_sub(inner.height as usize));
+    for (i, line) in w
+        .iter()
+        .skip(scroll)
+        .take(inner.height as usize)
+        .enumerate()
+    {
+        buf.set_stringn(
+            inner.x,
+            inner.y + i as u16,
+            line,
+            inner.width as usize,
+            theme.style("ui.popup"),
+        );
+    }
+}
+
 /// The metric picker: a small tree (metric -> its columns) drawn with tui-tree-widget.
 pub fn render_picker(
     app: &App,

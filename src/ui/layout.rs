@@ -107,6 +107,7 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     }
     match &app.mode {
         Mode::Help { scroll } => help::render_help(app, theme, g, *scroll, area, buf),
+        Mode::Messages { scroll } => help::render_messages(app, theme, g, *scroll, area, buf),
         Mode::MetricPicker { selected } => help::render_picker(app, theme, g, *selected, area, buf),
         _ => {}
     }
@@ -118,7 +119,12 @@ fn header(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     let p = &app.profile;
     let m2 = app.metric2.as_deref().unwrap_or("off");
     let text = [
-        format!(" grove  {}", p.source.label),
+        // A truncated input says so where the file is named.
+        if crate::readers::is_partial(p) {
+            format!(" grove  {} (partial)", p.source.label)
+        } else {
+            format!(" grove  {}", p.source.label)
+        },
         p.dialect.clone(),
         format!("{} nodes", p.cct.len()),
         format!("metric {}", app.metric),

@@ -155,6 +155,14 @@ impl App {
                 self.mode = Mode::Help { scroll: 0 };
                 Ok(Some(cmd))
             }
+            Command::Messages => {
+                if self.profile.warnings.is_empty() {
+                    self.info("no load warnings");
+                } else {
+                    self.mode = Mode::Messages { scroll: 0 };
+                }
+                Ok(Some(cmd))
+            }
             Command::Quit => {
                 self.quit = true;
                 Ok(Some(cmd))

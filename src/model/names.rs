@@ -1,0 +1,91 @@
+//! Shown names: C++ (Itanium) and Rust symbols demangled wherever a reader put them in
+//! the tree, the raw name kept as the `raw name` attribute (the details pane and the
+//! exports show it). One pass after every reader, so HPCToolkit, Nsight, folded stacks
+//! and Chrome traces get it without each reader knowing.
+//!
+//! When the CPU-profiler readers land with `model::demangle` (issue 10), `demangled`
+//! becomes a call to `super::demangle::demangle` and `RAW_NAME` its constant: the
+//! readers and this pass then share one demangler.
+
+use super::Cct;
+
+/// The attribute that keeps a frame's name as the file wrote it.
+pub const RAW_NAME: &str = "raw name";
+
+/// The demangled form of a symbol, or `None` when it is not a mangled one. A `+0x1f`
+/// offset or an `@plt`-style suffix is kept.
+pub fn demangled(raw: &str) -> Option<String> {
+    let cut = raw
+        .find(['@', ' '])
+        .or_else(|| raw.rfind("+0x"))
+        .unwrap_or(raw.len());
+    let (sym, suffix) = raw.split_at(cut);
+    if !(sym.starts_with("_Z") || sym.starts_with("__Z") || sym.starts_with("_R")) {
+        return None;
+    }
+    // Rust first: legacy Rust symbols are valid Itanium ones too, but only
+    // rustc-demangle drops the hash.
+    if let Ok(d) = rustc_demangle::try_demangle(sym) {
+        return Some(format!("{d:#}{suffix}"));
+    }
+    let sym = sym
+        .strip_prefix('_')
+        .filter(|s| s.starts_with("_Z"))
+        .unwrap_or(sym);
+    let d = cpp_demangle::Symbol::new(sym)
+        .ok()?
+        .demangle(&cpp_demangle::DemangleOptions::default())
+        .ok()?;
+    (d != sym).then(|| format!("{d}{suffix}"))
+}
+
+/// Demangles every node name of the tree that is a mangled symbol, keeping the raw
+/// name as an attribute (nodes a reader already demangled are left as they are).
+pub fn demangle_tree(cct: &mut Cct) {
+    for n in 0..cct.len() as u32 {
+        let f = cct.frame_mut(n);
+        if f.attr(RAW_NAME).is_some() {
+            continue;
+        }
+        if let Some(d) = demangled(&f.name) {
+            let raw = f.name.clone();
+            f.name = d.as_str().into();
+            f.set_attr(RAW_NAME, &raw);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpp_and_rust_symbols() {
+        assert_eq!(
+            demangled("_ZN9wikipedia7article6formatEv").as_deref(),
+            Some("wikipedia::article::format()")
+        );
+        assert_eq!(
+            demangled("_ZN4core3ptr13drop_in_place17h0123456789abcdefE").as_deref(),
+            Some("core::ptr::drop_in_place")
+        );
+        assert_eq!(
+            demangled("_ZN3foo3barEv@plt").as_deref(),
+            Some("foo::bar()@plt")
+        );
+        assert_eq!(demangled("main"), None);
+        assert_eq!(demangled("_Zgarbage"), None);
+    }
+
+    #[test]
+    fn the_tree_keeps_the_raw_name() {
+        let mut cct = Cct::default();
+        let a = cct.child(None, "main", "function");
+        let b = cct.child(Some(a), "_ZN3foo3barEv", "function");
+        demangle_tree(&mut cct);
+        assert_eq!(cct.name(a), "main");
+        assert_eq!(cct.name(b), "foo::bar()");
+        assert_eq!(cct.frame(b).attr(RAW_NAME), Some("_ZN3foo3barEv"));
+        assert_eq!(cct.frame(a).attr(RAW_NAME), None);
+    }
+}

@@ -1,0 +1,326 @@
+//! What an input no reader claims looks like, in a few words ("a callgrind file", "a
+//! CSV file with columns a, b, c"), so that a refusal names what the user gave rather
+//! than only what grove reads. Also the signatures that keep one reader from claiming
+//! another format's file: known headers of text formats (for folded stacks) and the
+//! top-level keys of JSON formats other than Chrome traces.
+
+use std::path::Path;
+
+use super::Probe;
+
+/// A few words on what the input looks like, when it is recognisable.
+pub fn describe(probe: &Probe) -> Option<String> {
+    if probe.is_dir {
+        return probe.path.and_then(describe_dir);
+    }
+    let head = probe.head;
+    if head.starts_with(b"SQLite format 3\0") {
+        return Some(match probe.path.and_then(sqlite_tables) {
+            Some(t) if !t.is_empty() => format!("an SQLite database with tables {t}"),
+            _ => "an SQLite database".into(),
+        });
+    }
+    if is_binary(head) {
+        return Some(binary_kind(probe).into());
+    }
+    if let Some(kind) = text_kind(probe) {
+        return Some(kind.into());
+    }
+    let text = probe.text()?;
+    if text[0] == b'{' {
+        let keys = json_keys(text).0;
+        if let Some(kind) = foreign_json(&keys) {
+            return Some(kind.into());
+        }
+        return Some(format!(
+            "a JSON object with keys {} (no traceEvents)",
+            list(&keys, 6)
+        ));
+    }
+    if text.starts_with(b"[[") || text.starts_with(b"[ [") {
+        return Some("a JSON array of arrays".into());
+    }
+    let first = first_line(text);
+    if first.matches(',').count() >= 2 {
+        let cols: Vec<String> = first.split(',').map(|c| c.trim().to_string()).collect();
+        return Some(format!("a CSV file with columns {}", list(&cols, 6)));
+    }
+    let shown: String = first.chars().take(40).collect();
+    Some(format!("text starting {shown:?}"))
+}
+
+/// Text formats grove knows by their first lines but does not read (yet), or reads
+/// with a reader that is not in the list yet.
+fn text_kind(probe: &Probe) -> Option<&'static str> {
+    let text = probe.text()?;
+    let first = first_line(text);
+    let has_line = |pat: &str| lines(text).any(|l| l.starts_with(pat));
+    if callgrind_line(first)
+        || has_line("events:") && (has_line("fn=") || has_line("version:"))
+        || first.starts_with("# callgrind format")
+    {
+        return Some("a callgrind/cachegrind file");
+    }
+    if lines(text).take(64).any(perf_sample_header) || lines(text).take(64).any(perf_frame) {
+        return Some("perf script text");
+    }
+    if first.starts_with("--- ") && first.ends_with(" ---")
+        || first.starts_with("--- heapz")
+        || first.contains("heap profile:")
+        || first.contains("threadcreate profile:")
+        || first.starts_with("--- symbol")
+    {
+        return Some("a legacy pprof text profile");
+    }
+    if first.starts_with("digraph") || first.starts_with("graph ") {
+        return Some("a Graphviz DOT graph");
+    }
+    if first.starts_with("<?xml") {
+        return Some("an XML document");
+    }
+    if first.starts_with("!db/") {
+        return Some("an HPCToolkit database YAML dump");
+    }
+    if first.starts_with("%YAML") || first.starts_with("--- !") || first == "---" {
+        return Some("a YAML document");
+    }
+    if first.starts_with("PROJECTIONS") {
+        return Some("a Charm++ Projections log");
+    }
+    if first.starts_with("CMD: rocminfo") {
+        return Some("a rocminfo dump (rocprof sysinfo)");
+    }
+    if first.ends_with("templated_functions") || first.contains("templated_functions_MULTI") {
+        return Some("a TAU profile");
+    }
+    None
+}
+
+/// A callgrind header or spec line (`version: 1`, `events: Ir`, `fn=(1) main`).
+pub fn callgrind_line(line: &str) -> bool {
+    const HEADERS: &[&str] = &[
+        "version:",
+        "creator:",
+        "pid:",
+        "cmd:",
+        "part:",
+        "thread:",
+        "positions:",
+        "events:",
+        "summary:",
+        "totals:",
+        "desc:",
+    ];
+    const SPECS: &[&str] = &[
+        "fn=", "fl=", "fi=", "fe=", "ob=", "cob=", "cfn=", "cfi=", "cfl=", "calls=", "jump=",
+        "jcnd=",
+    ];
+    HEADERS.iter().chain(SPECS).any(|h| line.starts_with(h))
+}
+
+/// A `perf script` sample header: `comm pid[/tid] [cpu] time: [period] event:`.
+pub fn perf_sample_header(line: &str) -> bool {
+    if line.starts_with(|c: char| c.is_whitespace()) {
+        return false;
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    // A time (`123.456:`) followed later by an event name ending in ':'.
+    let Some(t) = words.iter().position(|w| {
+        w.strip_suffix(':')
+            .is_some_and(|n| n.contains('.') && n.parse::<f64>().is_ok())
+    }) else {
+        return false;
+    };
+    t > 0 && words[t + 1..].iter().any(|w| w.ends_with(':'))
+}
+
+/// A `perf script` frame line: an indented hex address, a symbol and `(dso)`.
+pub fn perf_frame(line: &str) -> bool {
+    let t = line.trim_start();
+    let Some((addr, rest)) = t.split_once(char::is_whitespace) else {
+        return false;
+    };
+    addr.len() >= 4 && addr.bytes().all(|b| b.is_ascii_hexdigit()) && rest.trim_end().ends_with(')')
+}
+
+/// JSON formats other than Chrome traces, by their top-level keys.
+pub fn foreign_json(keys: &[String]) -> Option<&'static str> {
+    let has = |k: &str| keys.iter().any(|x| x == k);
+    if has("$schema") || has("shared") && has("profiles") {
+        Some("speedscope JSON")
+    } else if has("nodes") && (has("samples") || has("startTime") || has("timeDeltas")) {
+        Some("a Chrome .cpuprofile (nodes/samples/timeDeltas)")
+    } else if has("nodes") && has("schema") {
+        Some("a PyTorch execution trace")
+    } else if has("graph") && (has("dataframe") || has("exc_metrics")) || has("graph") {
+        Some("a Hatchet GraphFrame in to_json form")
+    } else if has("root_frame") {
+        Some("pyinstrument JSON")
+    } else if has("timemory") {
+        Some("timemory JSON")
+    } else {
+        None
+    }
+}
+
+/// The top-level keys of a JSON object as far as `text` goes, and whether the object
+/// closes within it.
+pub fn json_keys(text: &[u8]) -> (Vec<String>, bool) {
+    let mut keys = Vec::new();
+    let (mut depth, mut in_str, mut esc) = (0usize, false, false);
+    let mut start = 0;
+    for (i, &b) in text.iter().enumerate() {
+        if in_str {
+            match b {
+                _ if esc => esc = false,
+                b'\\' => esc = true,
+                b'"' => {
+                    in_str = false;
+                    let after = text[i + 1..].iter().find(|c| !c.is_ascii_whitespace());
+                    if depth == 1 && after == Some(&b':') && keys.len() < 64 {
+                        keys.push(String::from_utf8_lossy(&text[start..i]).into_owned());
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => {
+                in_str = true;
+                start = i + 1;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return (keys, true);
+                }
+            }
+            _ => {}
+        }
+    }
+    (keys, false)
+}
+
+fn is_binary(head: &[u8]) -> bool {
+    let sample = &head[..head.len().min(512)];
+    sample
+        .iter()
+        .any(|&b| b == 0 || b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t' | 0x1b | 0x0c))
+}
+
+fn binary_kind(probe: &Probe) -> &'static str {
+    let ext = probe.extension().unwrap_or("");
+    let name = probe.name.as_str();
+    if name.ends_with(".xplane.pb") {
+        "a TensorFlow XSpace protobuf (.xplane.pb)"
+    } else if probe.head.first() == Some(&0x0a) && (probe.gzip || ext == "pb" || ext == "prof") {
+        "a protobuf file (a pprof profile?)"
+    } else if ext == "pstats" {
+        "a cProfile pstats file (Python marshal)"
+    } else if probe.gzip {
+        "gzip-compressed binary data (a protobuf/binary file)"
+    } else {
+        "binary data (a protobuf/binary file)"
+    }
+}
+
+/// Directories grove does not read as one input, by what they hold.
+fn describe_dir(path: &Path) -> Option<String> {
+    let names: Vec<String> = std::fs::read_dir(path)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let any = |f: &dyn Fn(&str) -> bool| names.iter().any(|n| f(n));
+    let what = if any(&|n| n.ends_with(".otf2")) {
+        "an OTF2 trace directory".to_string()
+    } else if any(&|n| n.ends_with(".sts")) && any(&|n| n.contains(".log")) {
+        "a directory of Charm++ Projections logs".to_string()
+    } else if any(&|n| n.starts_with("profile.") && n.matches('.').count() == 3) {
+        "a directory of TAU profiles".to_string()
+    } else if any(&|n| n.ends_with(".hpcrun")) {
+        "an HPCToolkit measurement directory (run hpcprof on it first)".to_string()
+    } else {
+        return None;
+    };
+    Some(what)
+}
+
+fn sqlite_tables(path: &Path) -> Option<String> {
+    let db = rusqlite::Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .ok()?;
+    let mut st = db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .ok()?;
+    let names: Vec<String> = st
+        .query_map([], |r| r.get(0))
+        .ok()?
+        .filter_map(Result::ok)
+        .collect();
+    Some(list(&names, 6))
+}
+
+fn lines(text: &[u8]) -> impl Iterator<Item = &str> {
+    text.split(|&b| b == b'\n')
+        .map(|l| std::str::from_utf8(l).unwrap_or("").trim_end_matches('\r'))
+}
+
+fn first_line(text: &[u8]) -> &str {
+    lines(text).next().unwrap_or("").trim()
+}
+
+/// `a, b, c` and "… (N in all)" past `max`.
+fn list(items: &[String], max: usize) -> String {
+    let mut s = items
+        .iter()
+        .take(max)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > max {
+        s.push_str(&format!(", … ({} in all)", items.len()));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn what(head: &[u8]) -> String {
+        describe(&Probe::bytes(head)).unwrap_or_default()
+    }
+
+    #[test]
+    fn descriptions() {
+        assert_eq!(
+            what(b"version: 1\ncreator: callgrind\nevents: Ir\nfn=main\n1 3\n"),
+            "a callgrind/cachegrind file"
+        );
+        let perf = b"perf 1234 [000] 12.345678: 1 cpu-clock:\n\t4005f0 main (/a)\n\n";
+        assert_eq!(what(perf), "perf script text");
+        assert_eq!(
+            what(b"a, b, c\n1, 2, 3\n"),
+            "a CSV file with columns a, b, c"
+        );
+        assert_eq!(what(b"{\"$schema\": \"x\"}"), "speedscope JSON");
+        assert_eq!(
+            what(b"{\"x\": {\"y\": 1}, \"z\": 2}"),
+            "a JSON object with keys x, z (no traceEvents)"
+        );
+        assert_eq!(what(b"\x00\x01"), "binary data (a protobuf/binary file)");
+        assert_eq!(what(b"hello world\n"), "text starting \"hello world\"");
+    }
+
+    #[test]
+    fn keys_of_an_unfinished_object() {
+        let (k, closed) = json_keys(b"{\"a\": [1, {\"b\": 2}], \"c\": \"d\\\"\", \"e\":");
+        assert_eq!(k, ["a", "c", "e"]);
+        assert!(!closed);
+    }
+}

@@ -1,0 +1,146 @@
+//! No misreads: every row of ../shared/corpus/MANIFEST.md (a file, or a directory that
+//! is one input) either loads as the format its `format` column names, or is refused
+//! with exactly one line. A format grove does not read must never load as another.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// MANIFEST wording (by prefix, first match wins) -> the `Format::label()` grove loads
+/// it as; `None`: grove does not read it, so it must be refused.
+const FORMATS: &[(&str, Option<&str>)] = &[
+    ("Kineto/Chrome trace JSON", Some("Chrome Trace Event JSON")),
+    ("Chrome trace JSON", Some("Chrome Trace Event JSON")),
+    ("Chrome .cpuprofile", Some("Chrome .cpuprofile")),
+    ("folded stacks", Some("folded stacks")),
+    ("Caliper .cali", Some("Caliper")),
+    ("Caliper json-split", Some("Caliper")),
+    ("HPCToolkit v4 database YAML", None),
+    ("HPCToolkit v4 database", Some("HPCToolkit database")),
+    ("HPCToolkit experiment.xml", Some("HPCToolkit database")),
+    (
+        "Nsight Systems SQLite export",
+        Some("Nsight Systems SQLite export"),
+    ),
+    ("callgrind", Some("callgrind/cachegrind")),
+    ("perf script text", Some("perf script text")),
+    ("pprof protobuf", Some("pprof protobuf")),
+    ("speedscope JSON", Some("speedscope JSON")),
+];
+
+/// Formats whose readers are written but not yet in `readers::READERS`: refused for
+/// now. The lead removes a line when its reader lands (and the files must then load
+/// as that format).
+const REFUSED_FOR_NOW: &[&str] = &[
+    "callgrind/cachegrind",
+    "perf script text",
+    "pprof protobuf",
+    "speedscope JSON",
+    "Chrome .cpuprofile",
+];
+
+fn corpus() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if p.join("MANIFEST.md").is_file() {
+        Some(p)
+    } else {
+        eprintln!("../shared/corpus is missing: corpus checks skipped");
+        None
+    }
+}
+
+/// (path, format wording) of every row of the Files table.
+fn rows(dir: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(dir.join("MANIFEST.md")).unwrap();
+    let files = text
+        .split_once("## Files")
+        .expect("MANIFEST has a Files section")
+        .1;
+    files
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cols: Vec<&str> = l.split('|').map(str::trim).collect();
+            (cols[1].trim_matches('`').to_string(), cols[2].to_string())
+        })
+        .collect()
+}
+
+fn expected(wording: &str) -> Option<&'static str> {
+    let grove = FORMATS
+        .iter()
+        .find(|(w, _)| wording.starts_with(w))
+        .and_then(|(_, f)| *f)?;
+    (!REFUSED_FOR_NOW.contains(&grove)).then_some(grove)
+}
+
+#[test]
+fn no_corpus_file_loads_as_a_format_its_manifest_row_does_not_name() {
+    let Some(dir) = corpus() else { return };
+    let rows = rows(&dir);
+    assert!(rows.len() > 300, "{} rows", rows.len());
+    let mut misreads = Vec::new();
+    let mut tally: HashMap<&str, (usize, usize)> = HashMap::new();
+    for (path, wording) in &rows {
+        let want = expected(wording);
+        let r = grove::load::load_inputs(&[dir.join(path)], &HashMap::new());
+        let t = tally.entry(want.unwrap_or("refused")).or_default();
+        match r {
+            Ok(p) => {
+                t.0 += 1;
+                let got = p.source.format.label();
+                if want != Some(got) {
+                    misreads.push(format!("{path} ({wording}) loads as {got}"));
+                }
+            }
+            Err(e) => {
+                t.1 += 1;
+                let line = e.to_string();
+                assert!(!line.contains('\n'), "{path}: more than one line: {line}");
+                if want.is_none() {
+                    // What grove reads is named, or why it is not that format.
+                    assert!(
+                        line.contains("grove") || line.contains("not an"),
+                        "{path}: {line}"
+                    );
+                }
+            }
+        }
+    }
+    eprintln!("loaded/refused by expected format: {tally:?}");
+    assert!(misreads.is_empty(), "misreads:\n{}", misreads.join("\n"));
+}
+
+#[test]
+fn refusals_say_what_the_file_looks_like() {
+    let Some(dir) = corpus() else { return };
+    let cases = [
+        (
+            "speedscope/sample/profiles/callgrind/callgrind.example.log",
+            "a callgrind/cachegrind file",
+        ),
+        ("FlameGraph/test/perf-dd-stacks-01.txt", "perf script text"),
+        (
+            "pipit/pipit/tests/data/foo-bar.csv",
+            "a CSV file with columns",
+        ),
+        ("gunrock/results.sysinfo.txt", "rocminfo"),
+        ("pprof/profile/testdata/cppbench.contention", "legacy pprof"),
+        (
+            "pipit/pipit/tests/data/ping-pong-projections",
+            "Projections",
+        ),
+        ("gunrock/results.db", "SQLite"),
+    ];
+    for (path, what) in cases {
+        let e = grove::load::load_inputs(&[dir.join(path)], &HashMap::new());
+        match e {
+            Err(e) => assert!(e.to_string().contains(what), "{path}: {e}"),
+            // Once its reader lands, a pending format loads instead.
+            Ok(p) => assert_eq!(
+                p.source.format.label(),
+                what.trim_start_matches("a "),
+                "{path}"
+            ),
+        }
+    }
+}
