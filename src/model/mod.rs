@@ -21,6 +21,12 @@ pub enum Format {
     Caliper,
     HpcToolkit,
     NsightSqlite,
+    // CPU profilers (issue 10).
+    Callgrind,
+    PerfScript,
+    Speedscope,
+    CpuProfile,
+    Pprof,
 }
 
 impl Format {
@@ -33,6 +39,11 @@ impl Format {
             Format::Caliper => "Caliper",
             Format::HpcToolkit => "HPCToolkit database",
             Format::NsightSqlite => "Nsight Systems SQLite export",
+            Format::Callgrind => "callgrind/cachegrind",
+            Format::PerfScript => "perf script text",
+            Format::Speedscope => "speedscope JSON",
+            Format::CpuProfile => "Chrome .cpuprofile",
+            Format::Pprof => "pprof protobuf",
         }
     }
 }
