@@ -10,12 +10,16 @@ pub fn sniff(head: &[u8]) -> Option<Format> {
     if super::callgrind::claims(head) {
         return Some(Format::Callgrind);
     }
+    if super::perf::claims(head) {
+        return Some(Format::PerfScript);
+    }
     None
 }
 
 pub fn read(format: Format, input: &mut dyn BufRead, source: Source) -> Result<Profile, String> {
     match format {
         Format::Callgrind => super::callgrind::read(input, source),
+        Format::PerfScript => super::perf::read(input, source),
         f => Err(format!("{} is not read yet", f.label())),
     }
 }

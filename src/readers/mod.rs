@@ -10,6 +10,7 @@ pub mod hatchet;
 pub mod hpctoolkit;
 pub mod hpctoolkit_timeline;
 pub mod nsys;
+pub mod perf;
 pub mod trace_cct;
 
 use std::fmt;
