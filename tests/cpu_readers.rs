@@ -360,3 +360,121 @@ fn perf_bad_input_never_panics() {
     let b = bytes(&repo("testdata/perf/spin-fields.perf.txt"));
     never_panics(&b[..6000], grove::readers::perf::read, Format::PerfScript);
 }
+
+/// speedscope's own sample files of perf script text load as perf, every sample counted.
+#[test]
+fn perf_speedscope_samples() {
+    let Some(dir) = corpus_dir() else { return };
+    for e in std::fs::read_dir(dir.join("speedscope/sample/profiles/linux-perf")).unwrap() {
+        let path = e.unwrap().path();
+        let p = load_path(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.source.format, Format::PerfScript, "{}", path.display());
+        let text = String::from_utf8_lossy(&bytes(&path)).into_owned();
+        let headers = text
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with('\t'))
+            .count() as f64;
+        let m = &p.default_metric;
+        let col = if p.metrics.has(&format!("{m} samples")) {
+            format!("{m} samples")
+        } else {
+            m.clone()
+        };
+        let all: f64 = p
+            .metrics
+            .names()
+            .iter()
+            .filter(|n| !n.contains("(inc)") && (n.ends_with(" samples") || **n == col))
+            .map(|n| total(&p, n))
+            .sum();
+        assert!(all >= total(&p, &col));
+        assert_eq!(
+            p.meta_value("samples").unwrap().parse::<f64>().unwrap(),
+            headers,
+            "{}",
+            path.display()
+        );
+    }
+}
+
+// ---------------------------------------------------------------- speedscope, .cpuprofile
+
+#[test]
+fn speedscope_files() {
+    let Some(dir) = corpus_dir() else { return };
+    let base = dir.join("speedscope/sample/profiles/speedscope");
+    for (rel, roots, want, unit) in [
+        ("0.0.1/simple.speedscope.json", 1, 14.0, ""),
+        ("0.0.1/simple-no-pretty-print.speedscope.json", 1, 14.0, ""),
+        ("0.1.2/simple-sampled.speedscope.json", 1, 14.0, "s"),
+        ("0.6.0/two-sampled.speedscope.json", 2, 28.0, "s"),
+    ] {
+        let p = load_path(&base.join(rel)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.source.format, Format::Speedscope, "{rel}");
+        assert_eq!(p.cct.root_ids().len(), roots, "{rel}");
+        let m = p.default_metric.clone();
+        assert_eq!(total(&p, &m), want, "{rel}");
+        assert_eq!(root_total(&p, &format!("{m} (inc)")), want, "{rel}");
+        assert_eq!(p.metrics.unit(&m), unit, "{rel}");
+        assert!(p.warnings.is_empty(), "{rel}: {:?}", p.warnings);
+    }
+    // The evented example: c runs 0-2 and 6-9, d 2-6, b alone 9-14.
+    let p = load_path(&base.join("0.0.1/simple.speedscope.json")).unwrap();
+    let by_name = |name: &str| -> f64 {
+        (0..p.cct.len() as u32)
+            .filter(|&n| p.cct.name(n) == name)
+            .map(|n| p.metrics.get("weight", n))
+            .sum()
+    };
+    assert_eq!((by_name("c"), by_name("d"), by_name("b")), (5.0, 4.0, 5.0));
+    // The invalid ones load with a warning.
+    for rel in [
+        "invalid/incomplete-trace.json",
+        "invalid/out-of-order-events.json",
+    ] {
+        let p = load_path(&base.join(rel)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!p.warnings.is_empty(), "{rel}");
+    }
+}
+
+#[test]
+fn cpuprofile_file() {
+    let Some(dir) = corpus_dir() else { return };
+    let path = dir.join("speedscope/sample/profiles/Chrome/65/simple.cpuprofile");
+    let p = load_path(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.source.format, Format::CpuProfile);
+    let v: serde_json::Value = serde_json::from_slice(&bytes(&path)).unwrap();
+    let n = v["samples"].as_array().unwrap().len() as f64;
+    let deltas: f64 = v["timeDeltas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .skip(1)
+        .map(|d| d.as_f64().unwrap())
+        .sum();
+    let span = deltas
+        + (v["endTime"].as_f64().unwrap()
+            - v["startTime"].as_f64().unwrap()
+            - v["timeDeltas"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d.as_f64().unwrap())
+                .sum::<f64>());
+    assert_eq!(total(&p, "samples"), n);
+    assert!(
+        (total(&p, "time") - span).abs() < 1e-6,
+        "{} vs {span}",
+        total(&p, "time")
+    );
+    assert_eq!(p.cct.name(p.cct.root_ids()[0]), "(root)");
+}
+
+#[test]
+fn json_readers_never_panic() {
+    let Some(dir) = corpus_dir() else { return };
+    let b = bytes(&dir.join("speedscope/sample/profiles/speedscope/0.0.1/simple.speedscope.json"));
+    never_panics(&b, grove::readers::speedscope::read, Format::Speedscope);
+    let b = bytes(&dir.join("speedscope/sample/profiles/Chrome/65/simple.cpuprofile"));
+    never_panics(&b, grove::readers::cpuprofile::read, Format::CpuProfile);
+}

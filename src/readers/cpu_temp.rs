@@ -10,6 +10,12 @@ pub fn sniff(head: &[u8]) -> Option<Format> {
     if super::callgrind::claims(head) {
         return Some(Format::Callgrind);
     }
+    if super::speedscope::claims(head) {
+        return Some(Format::Speedscope);
+    }
+    if super::cpuprofile::claims(head) {
+        return Some(Format::CpuProfile);
+    }
     if super::perf::claims(head) {
         return Some(Format::PerfScript);
     }
@@ -20,6 +26,8 @@ pub fn read(format: Format, input: &mut dyn BufRead, source: Source) -> Result<P
     match format {
         Format::Callgrind => super::callgrind::read(input, source),
         Format::PerfScript => super::perf::read(input, source),
+        Format::Speedscope => super::speedscope::read(input, source),
+        Format::CpuProfile => super::cpuprofile::read(input, source),
         f => Err(format!("{} is not read yet", f.label())),
     }
 }

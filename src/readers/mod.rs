@@ -5,12 +5,14 @@ pub mod callgrind;
 pub mod callgrind_tree;
 pub mod chrome;
 pub mod cpu_temp;
+pub mod cpuprofile;
 pub mod folded;
 pub mod hatchet;
 pub mod hpctoolkit;
 pub mod hpctoolkit_timeline;
 pub mod nsys;
 pub mod perf;
+pub mod speedscope;
 pub mod trace_cct;
 
 use std::fmt;
