@@ -478,3 +478,64 @@ fn json_readers_never_panic() {
     let b = bytes(&dir.join("speedscope/sample/profiles/Chrome/65/simple.cpuprofile"));
     never_panics(&b, grove::readers::cpuprofile::read, Format::CpuProfile);
 }
+
+// ---------------------------------------------------------------- pprof
+
+/// Every pprof protobuf of the corpus against scripts/pprof_totals.py's independent
+/// decoding (testdata/pprof_totals.json): one metric per sample type with its unit,
+/// totals per type, the default type.
+#[test]
+fn pprof_totals_match_an_independent_decoder() {
+    let Some(dir) = corpus_dir() else { return };
+    let want: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repo("testdata/pprof_totals.json")).unwrap())
+            .unwrap();
+    let files = want.as_object().unwrap();
+    assert_eq!(files.len(), 13);
+    for (rel, w) in files {
+        let p = load_path(&dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        assert_eq!(p.source.format, Format::Pprof, "{rel}");
+        let types = w["types"].as_array().unwrap();
+        for (t, ty) in types.iter().enumerate() {
+            let (name, unit) = ty.as_str().unwrap().split_once('/').unwrap();
+            let name = if name.is_empty() {
+                format!("value{t}")
+            } else {
+                name.to_string()
+            };
+            let got = total(&p, &name);
+            let exp = w["totals"][t].as_f64().unwrap();
+            assert_eq!(got, exp, "{rel}: {name}");
+            assert_eq!(
+                root_total(&p, &format!("{name} (inc)")),
+                exp,
+                "{rel}: {name} (inc)"
+            );
+            assert_eq!(p.metrics.unit(&name), unit, "{rel}: {name}");
+        }
+        let def = w["default"].as_str().unwrap();
+        if !def.is_empty() {
+            assert_eq!(p.default_metric, def, "{rel}");
+        }
+        assert_eq!(
+            p.meta_value("samples").unwrap(),
+            w["samples"].to_string(),
+            "{rel}"
+        );
+    }
+    // Labels become attributes.
+    let p = load_path(&dir.join("parca/pkg/query/testdata/profile-with-labels.pb.gz")).unwrap();
+    assert!((0..p.cct.len() as u32).any(|n| p
+        .cct
+        .frame(n)
+        .attrs
+        .iter()
+        .any(|(k, _)| k.starts_with("label."))));
+}
+
+#[test]
+fn pprof_bad_input_never_panics() {
+    let Some(dir) = corpus_dir() else { return };
+    let b = bytes(&dir.join("parca/pkg/query/testdata/fib.pb.gz"));
+    never_panics(&b, grove::readers::pprof::read, Format::Pprof);
+}

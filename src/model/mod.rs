@@ -1,6 +1,7 @@
 //! One model for every input format: a CCT, its metric table and, for traces, events.
 
 pub mod cct;
+pub mod demangle;
 pub mod events;
 pub mod intern;
 pub mod metrics;

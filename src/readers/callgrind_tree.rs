@@ -13,6 +13,7 @@
 //!   their budgets, per event, so every function keeps exactly its own cost: the tree's
 //!   totals equal the sum of the file's cost lines (callgrind_annotate's PROGRAM TOTALS).
 
+use crate::model::demangle::{demangle, RAW_NAME};
 use crate::model::{Cct, Format, Frame, MetricTable, Profile, Source};
 
 use super::callgrind::Graph;
@@ -70,7 +71,14 @@ pub fn profile(g: Graph, mut source: Source) -> Result<Profile, String> {
 
     let frame_of = |f: usize| {
         let func = &g.funcs[f];
-        let mut fr = Frame::new(&func.name, "function");
+        let mut fr = match demangle(&func.name) {
+            Some(d) => {
+                let mut fr = Frame::new(&d, "function");
+                fr.set_attr(RAW_NAME, &func.name);
+                fr
+            }
+            None => Frame::new(&func.name, "function"),
+        };
         if !func.file.is_empty() {
             fr.set_attr("file", &func.file);
         }

@@ -16,6 +16,9 @@ pub fn sniff(head: &[u8]) -> Option<Format> {
     if super::cpuprofile::claims(head) {
         return Some(Format::CpuProfile);
     }
+    if super::pprof::claims(head) {
+        return Some(Format::Pprof);
+    }
     if super::perf::claims(head) {
         return Some(Format::PerfScript);
     }
@@ -28,6 +31,7 @@ pub fn read(format: Format, input: &mut dyn BufRead, source: Source) -> Result<P
         Format::PerfScript => super::perf::read(input, source),
         Format::Speedscope => super::speedscope::read(input, source),
         Format::CpuProfile => super::cpuprofile::read(input, source),
+        Format::Pprof => super::pprof::read(input, source),
         f => Err(format!("{} is not read yet", f.label())),
     }
 }

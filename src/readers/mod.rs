@@ -12,6 +12,7 @@ pub mod hpctoolkit;
 pub mod hpctoolkit_timeline;
 pub mod nsys;
 pub mod perf;
+pub mod pprof;
 pub mod speedscope;
 pub mod trace_cct;
 

@@ -14,6 +14,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use crate::model::demangle::{demangle, RAW_NAME};
 use crate::model::{Cct, Format, MetricTable, Profile, Source};
 
 fn header_re() -> &'static Regex {
@@ -137,13 +138,7 @@ struct Acc {
 }
 
 impl Acc {
-    fn add(
-        &mut self,
-        comm: &str,
-        frames: &[(String, Option<&'static str>, String)],
-        ev: usize,
-        period: Option<f64>,
-    ) {
+    fn add(&mut self, comm: &str, frames: &[PerfFrame], ev: usize, period: Option<f64>) {
         let root = match self.roots.get(comm) {
             Some(&r) => r,
             None => {
@@ -154,7 +149,7 @@ impl Acc {
         };
         let mut node = root;
         // Frames are leaf first.
-        for (name, ann, dso) in frames.iter().rev() {
+        for (name, ann, dso, raw) in frames.iter().rev() {
             let before = self.cct.len();
             node = self.cct.child(Some(node), name, "function");
             if self.cct.len() > before {
@@ -164,6 +159,9 @@ impl Acc {
                 }
                 if let Some(a) = ann {
                     f.set_attr("annotation", a);
+                }
+                if let Some(r) = raw {
+                    f.set_attr(RAW_NAME, r);
                 }
             }
         }
@@ -209,10 +207,13 @@ struct Open {
     comm: String,
     event: usize,
     period: Option<f64>,
-    frames: Vec<(String, Option<&'static str>, String)>,
+    frames: Vec<PerfFrame>,
 }
 
-fn frame_of(sym: &str, dso: &str) -> (String, Option<&'static str>, String) {
+/// (shown name, annotation, dso, raw name when demangled).
+type PerfFrame = (String, Option<&'static str>, String, Option<String>);
+
+fn frame_of(sym: &str, dso: &str) -> PerfFrame {
     let sym = strip_offset(sym);
     let name = if sym == "[unknown]" && !dso.is_empty() && dso != "[unknown]" {
         // Like stackcollapse-perf: an unknown symbol is named after its module.
@@ -221,7 +222,10 @@ fn frame_of(sym: &str, dso: &str) -> (String, Option<&'static str>, String) {
     } else {
         sym.to_string()
     };
-    (name, annotation(dso), dso.to_string())
+    match demangle(&name) {
+        Some(d) => (d, annotation(dso), dso.to_string(), Some(name)),
+        None => (name, annotation(dso), dso.to_string(), None),
+    }
 }
 
 pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, String> {

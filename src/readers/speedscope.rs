@@ -12,6 +12,7 @@ use std::io::BufRead;
 
 use serde_json::Value;
 
+use crate::model::demangle::{demangle, RAW_NAME};
 use crate::model::{Cct, Format, Frame, MetricTable, Profile, Source};
 
 /// Strict probe: a JSON object naming speedscope's schema or exporter.
@@ -54,7 +55,15 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
         .ok_or("no profiles in the file")?;
     let frame_of = |i: usize| -> Option<Frame> {
         let f = frames.get(i)?;
-        let mut fr = Frame::new(f.get("name")?.as_str()?, "function");
+        let raw = f.get("name")?.as_str()?;
+        let mut fr = match demangle(raw) {
+            Some(d) => {
+                let mut fr = Frame::new(&d, "function");
+                fr.set_attr(RAW_NAME, raw);
+                fr
+            }
+            None => Frame::new(raw, "function"),
+        };
         if let Some(file) = f.get("file").and_then(Value::as_str) {
             fr.set_attr("file", file);
         }
@@ -96,10 +105,12 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
                 1.0
             }
             Some(m) if m.0 == this.0 => this.2 / m.2,
-            Some(m) => return Err(format!(
+            Some(m) => {
+                return Err(format!(
                 "profiles measure different things ({} and {}): grove reads one metric per file",
                 m.0, this.0
-            )),
+            ))
+            }
         };
         let root = cct.add_node(None, Frame::new(&name, "profile"));
         values.push(0.0);
