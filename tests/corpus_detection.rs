@@ -30,13 +30,7 @@ const FORMATS: &[(&str, Option<&str>)] = &[
 /// Formats whose readers are written but not yet in `readers::READERS`: refused for
 /// now. The lead removes a line when its reader lands (and the files must then load
 /// as that format).
-const REFUSED_FOR_NOW: &[&str] = &[
-    "callgrind/cachegrind",
-    "perf script text",
-    "pprof protobuf",
-    "speedscope JSON",
-    "Chrome .cpuprofile",
-];
+const REFUSED_FOR_NOW: &[&str] = &[];
 
 fn corpus() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");

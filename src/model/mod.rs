@@ -1,6 +1,7 @@
 //! One model for every input format: a CCT, its metric table and, for traces, events.
 
 pub mod cct;
+pub mod demangle;
 pub mod events;
 pub mod intern;
 pub mod metrics;
@@ -22,6 +23,12 @@ pub enum Format {
     Caliper,
     HpcToolkit,
     NsightSqlite,
+    // CPU profilers (issue 10).
+    Callgrind,
+    PerfScript,
+    Speedscope,
+    CpuProfile,
+    Pprof,
 }
 
 impl Format {
@@ -34,6 +41,11 @@ impl Format {
             Format::Caliper => "Caliper",
             Format::HpcToolkit => "HPCToolkit database",
             Format::NsightSqlite => "Nsight Systems SQLite export",
+            Format::Callgrind => "callgrind/cachegrind",
+            Format::PerfScript => "perf script text",
+            Format::Speedscope => "speedscope JSON",
+            Format::CpuProfile => "Chrome .cpuprofile",
+            Format::Pprof => "pprof protobuf",
         }
     }
 }

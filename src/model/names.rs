@@ -3,41 +3,12 @@
 //! exports show it). One pass after every reader, so HPCToolkit, Nsight, folded stacks
 //! and Chrome traces get it without each reader knowing.
 //!
-//! When the CPU-profiler readers land with `model::demangle` (issue 10), `demangled`
-//! becomes a call to `super::demangle::demangle` and `RAW_NAME` its constant: the
-//! readers and this pass then share one demangler.
+//! The demangler itself is `model::demangle`, shared with the readers that demangle
+//! as they read (callgrind, perf, pprof, speedscope).
 
 use super::Cct;
 
-/// The attribute that keeps a frame's name as the file wrote it.
-pub const RAW_NAME: &str = "raw name";
-
-/// The demangled form of a symbol, or `None` when it is not a mangled one. A `+0x1f`
-/// offset or an `@plt`-style suffix is kept.
-pub fn demangled(raw: &str) -> Option<String> {
-    let cut = raw
-        .find(['@', ' '])
-        .or_else(|| raw.rfind("+0x"))
-        .unwrap_or(raw.len());
-    let (sym, suffix) = raw.split_at(cut);
-    if !(sym.starts_with("_Z") || sym.starts_with("__Z") || sym.starts_with("_R")) {
-        return None;
-    }
-    // Rust first: legacy Rust symbols are valid Itanium ones too, but only
-    // rustc-demangle drops the hash.
-    if let Ok(d) = rustc_demangle::try_demangle(sym) {
-        return Some(format!("{d:#}{suffix}"));
-    }
-    let sym = sym
-        .strip_prefix('_')
-        .filter(|s| s.starts_with("_Z"))
-        .unwrap_or(sym);
-    let d = cpp_demangle::Symbol::new(sym)
-        .ok()?
-        .demangle(&cpp_demangle::DemangleOptions::default())
-        .ok()?;
-    (d != sym).then(|| format!("{d}{suffix}"))
-}
+pub use super::demangle::{demangle as demangled, RAW_NAME};
 
 /// Demangles every node name of the tree that is a mangled symbol, keeping the raw
 /// name as an attribute (nodes a reader already demangled are left as they are).

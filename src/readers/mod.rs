@@ -6,13 +6,19 @@
 //! implements [`Reader`], and one line in [`READERS`].
 
 pub mod caliper;
+pub mod callgrind;
+pub mod callgrind_tree;
 pub mod chrome;
 pub mod describe;
+pub mod cpuprofile;
 pub mod folded;
 pub mod hatchet;
 pub mod hpctoolkit;
 pub mod nsys;
+pub mod perf;
+pub mod pprof;
 pub mod probe;
+pub mod speedscope;
 pub mod trace_cct;
 
 use std::fmt;
@@ -32,6 +38,37 @@ pub static READERS: &[&dyn Reader] = &[
     &hpctoolkit::HpcToolkit,
     &nsys::Nsys,
     &caliper::Caliper,
+    // Formats with a distinctive head, before the broad JSON and folded claims.
+    &StreamReader {
+        name: "callgrind/cachegrind",
+        format: Format::Callgrind,
+        claims: callgrind::claims,
+        read: callgrind::read,
+    },
+    &StreamReader {
+        name: "pprof protobuf",
+        format: Format::Pprof,
+        claims: pprof::claims,
+        read: pprof::read,
+    },
+    &StreamReader {
+        name: "speedscope JSON",
+        format: Format::Speedscope,
+        claims: speedscope::claims,
+        read: speedscope::read,
+    },
+    &StreamReader {
+        name: "Chrome .cpuprofile",
+        format: Format::CpuProfile,
+        claims: cpuprofile::claims,
+        read: cpuprofile::read,
+    },
+    &StreamReader {
+        name: "perf script text",
+        format: Format::PerfScript,
+        claims: perf::claims,
+        read: perf::read,
+    },
     &hatchet::Hatchet,
     &chrome::Chrome,
     &folded::FoldedStacks,
@@ -83,7 +120,9 @@ impl Reader for StreamReader {
 
     fn read(&self, input: Input) -> Result<Vec<Profile>, String> {
         let (mut r, source) = input.into_stream()?;
-        (self.read)(&mut r, source).map(|p| vec![p])
+        let mut p = (self.read)(&mut r, source)?;
+        p.cct.finish();
+        Ok(vec![p])
     }
 }
 
