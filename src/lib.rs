@@ -2,11 +2,13 @@
 
 pub mod app;
 pub mod cli;
+pub mod config;
 pub mod ensemble;
 pub mod export;
 pub mod gpu;
 pub mod json;
 pub mod model;
+pub mod present;
 pub mod query;
 pub mod readers;
 pub mod session;

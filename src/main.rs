@@ -109,7 +109,7 @@ fn run(cli: Cli) -> Result<(), String> {
         }) => {
             let file = files[0].clone();
             let p = load_inputs(&files, cli.label.as_deref())?;
-            let mut app = App::new(p, Keymap::default_map());
+            let mut app = App::with_categories(p, Keymap::default_map(), user_categories());
             // Hatchet prints children in data order; --cmd may re-sort.
             app.use_data_order();
             for c in &cmds {
@@ -337,7 +337,11 @@ fn run(cli: Cli) -> Result<(), String> {
                     &cli.replay_opts,
                     keymap,
                 )?,
-                None => App::new(load_inputs(&cli.files, cli.label.as_deref())?, keymap),
+                None => App::with_categories(
+                    load_inputs(&cli.files, cli.label.as_deref())?,
+                    keymap,
+                    user_categories(),
+                ),
             };
             if !io::stdout().is_terminal() {
                 return Err("the TUI needs a terminal; use `grove tree FILE` or `grove replay` for text output".into());
@@ -423,7 +427,7 @@ fn open_for_replay(
     };
     let Some(file) = file else {
         // Sessions recorded on the embedded demo name no input.
-        let mut app = App::new(readers::load_demo(), keymap);
+        let mut app = App::with_categories(readers::load_demo(), keymap, user_categories());
         if let Some(h) = &script.header {
             app.term = (h.term.cols, h.term.rows);
         }
@@ -448,7 +452,7 @@ fn open_for_replay(
         }
     }
     let p = readers::load_path(&file).map_err(|e| e.to_string())?;
-    let mut app = App::new(p, keymap);
+    let mut app = App::with_categories(p, keymap, user_categories());
     for w in warnings {
         eprintln!("grove: warning: {w}");
         app.message = Some(grove::app::Message {
@@ -504,7 +508,7 @@ fn open_ensemble_for_replay(
         })
         .collect();
     let p = grove::ensemble::load_ensemble(&files, &given).map_err(|e| e.to_string())?;
-    let mut app = App::new(p, keymap);
+    let mut app = App::with_categories(p, keymap, user_categories());
     for w in warnings {
         eprintln!("grove: warning: {w}");
         app.profile.warnings.push(w);
@@ -662,4 +666,10 @@ fn binary_to_pipe() -> Result<(), String> {
         return Err("parquet is binary: redirect it to a file (> out.parquet)".into());
     }
     Ok(())
+}
+
+/// The user's kernel categories (config folder) in front of the built-in rules; a
+/// broken file falls back to the built-in rules, as the TUI always did.
+fn user_categories() -> gpu::classify::Categories {
+    gpu::classify::Categories::load(None).unwrap_or_else(|_| gpu::classify::Categories::builtin())
 }

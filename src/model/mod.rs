@@ -4,6 +4,7 @@ pub mod cct;
 pub mod events;
 pub mod intern;
 pub mod metrics;
+pub mod paths;
 
 pub use cct::{Cct, Frame, PreOrder, NO_NODE};
 pub use events::{CounterTable, EventKind, EventTable};
