@@ -28,7 +28,7 @@ fn sources(p: &Path, out: &mut Vec<PathBuf>) {
         for e in entries {
             sources(&e, out);
         }
-    } else if p.extension().is_some_and(|e| e == "rs") {
+    } else if p.is_file() && p.extension().is_some_and(|e| e == "rs") {
         out.push(p.to_path_buf());
     }
 }
