@@ -11,12 +11,15 @@ use grove::gpu::classify::Categories;
 use grove::readers::load_path;
 
 fn trace() -> grove::model::Profile {
-    load_path(&Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/demo.trace.json.gz"))
-        .unwrap()
+    load_path(&Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/demo.trace.json.gz")).unwrap()
 }
 
 fn categories_of(app: &App) -> Vec<String> {
-    app.kernels.rows.iter().map(|r| r.category.clone()).collect()
+    app.kernels
+        .rows
+        .iter()
+        .map(|r| r.category.clone())
+        .collect()
 }
 
 #[test]

@@ -14,6 +14,9 @@ pub struct KernelsView {
     pub cursor: usize,
     pub offset: usize,
     pub rows: Vec<KernelRow>,
+    /// The largest bar (of the sorted-by value), kept with the rows so that a frame
+    /// reads only the rows on screen.
+    pub bar_max: f64,
     /// The kernel whose call paths and instances are marked.
     pub selected: Option<String>,
 }
@@ -28,6 +31,7 @@ impl Default for KernelsView {
             cursor: 0,
             offset: 0,
             rows: Vec::new(),
+            bar_max: 1.0,
             selected: None,
         }
     }
@@ -53,6 +57,13 @@ impl App {
             k.rows.truncate(top);
         }
         k.cursor = k.cursor.min(k.rows.len().saturating_sub(1));
+        let sort = k.sort;
+        k.bar_max = k
+            .rows
+            .iter()
+            .map(|r| bar_value(sort, r))
+            .fold(0.0, f64::max)
+            .max(1.0);
     }
 
     /// Marks the nodes of the current tree that ran the selected kernel, and their
@@ -158,5 +169,14 @@ impl App {
             }
             other => Err(format!("{other} is not a kernels command").into()),
         }
+    }
+}
+
+/// The length of a row's bar: the value the table is sorted by.
+pub fn bar_value(sort: KernelSort, r: &KernelRow) -> f64 {
+    match sort {
+        KernelSort::Total => r.total_ns as f64,
+        KernelSort::Mean => r.mean_ns,
+        KernelSort::Count => r.count as f64,
     }
 }

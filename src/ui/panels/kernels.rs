@@ -6,6 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 
 use super::{args_lines, put, ASCII_BLOCKS, BLOCKS};
+use crate::app::panels::kernels::bar_value;
 use crate::app::App;
 use crate::gpu::short_name;
 use crate::present::format;
@@ -49,12 +50,8 @@ pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffe
     } else {
         k.offset.min(k.cursor)
     };
-    let value = |r: &crate::gpu::kernels::KernelRow| match k.sort {
-        crate::gpu::kernels::KernelSort::Total => r.total_ns as f64,
-        crate::gpu::kernels::KernelSort::Mean => r.mean_ns,
-        crate::gpu::kernels::KernelSort::Count => r.count as f64,
-    };
-    let max = k.rows.iter().map(value).fold(0.0, f64::max).max(1.0);
+    let value = |r: &crate::gpu::kernels::KernelRow| bar_value(k.sort, r);
+    let max = k.bar_max;
     let name_w = (area.width as usize / 3).clamp(12, 50);
     let bar_w = (area.width as usize).saturating_sub(name_w + 34).max(4);
     let blocks = if g.ascii { ASCII_BLOCKS } else { BLOCKS };
