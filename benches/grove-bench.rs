@@ -3,6 +3,11 @@
 //! leaves it out):
 //!   grove-bench load FILE...      load time, throughput, peak RSS, tree size
 //!   grove-bench frame FILE        TUI frame time at 200x50, collapsed and expanded
+//!   grove-bench panels [KERNELS] [RANKS] [NODES]
+//!                                 summary and heatmap panel frames with the cursor
+//!                                 moving: on a synthetic GPU trace (default 5M kernels)
+//!                                 and a synthetic ensemble (default 64 ranks of 100k nodes)
+//!   grove-bench panels-dir DIR    the same panels on the ensemble of a directory's files
 //! Numbers go to stdout as `name value unit` lines; docs/performance.md records them.
 
 use std::time::Instant;
@@ -260,6 +265,54 @@ fn gpu(n: usize) {
     println!("peak_rss {:.1} MiB", peak_rss_mib());
 }
 
+/// Frames of one panel at 200x50 with the cursor moving (`down` before each frame):
+/// the first frame (which derives the panel's tables) and the mean of the next ones.
+fn panel_frames(app: &mut App, panel: &str, label: &str) {
+    let (w, h) = (200u16, 50u16);
+    app.page = tree_rows(w, h);
+    let theme = Theme::builtin("default", ColorDepth::Ansi256).unwrap();
+    let glyphs = Glyphs::pick(false);
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    app.run(&format!("panel {panel}")).unwrap();
+    let t = Instant::now();
+    term.draw(|f| grove::ui::draw(f, app, &theme, &glyphs))
+        .unwrap();
+    println!(
+        "{panel}_first_frame_{label} {:.3} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let n = 200;
+    let t = Instant::now();
+    for i in 0..n {
+        // Down the rows, then back up: the cursor moves on every frame.
+        let _ = app.run(if (i / 40) % 2 == 0 { "down" } else { "up" });
+        term.draw(|f| grove::ui::draw(f, app, &theme, &glyphs))
+            .unwrap();
+    }
+    println!(
+        "{panel}_frame_{label} {:.3} ms (cursor moving, mean of {n})",
+        t.elapsed().as_secs_f64() * 1e3 / n as f64
+    );
+}
+
+/// An ensemble of `ranks` synthetic trees of `nodes` nodes, merged as `grove a b ...`
+/// merges files.
+fn synthetic_ensemble(ranks: usize, nodes: usize) -> grove::model::Profile {
+    // The same tree on every rank (the generator is seeded): the union has `nodes`
+    // nodes and 2 x `ranks` metric columns, the heatmap's worst case for columns.
+    let profiles: Vec<grove::model::Profile> = (0..ranks).map(|_| synthetic(nodes)).collect();
+    let labels: Vec<String> = (0..ranks).map(|r| format!("rank{r}")).collect();
+    grove::ensemble::unify(&profiles, &labels)
+}
+
+fn panels_on(p: grove::model::Profile, label: &str) {
+    let mut app = App::new(p, Keymap::default_map());
+    for panel in ["summary", "heatmap"] {
+        panel_frames(&mut app, panel, label);
+    }
+    app.run("panel tree").unwrap();
+}
+
 fn commands(n: usize) {
     let t = Instant::now();
     let p = synthetic(n);
@@ -402,6 +455,34 @@ fn main() {
             println!("load_and_merge {secs:.2} s");
             println!("peak_rss {:.1} MiB", peak_rss_mib());
         }
+        Some("panels") => {
+            let arg = |i: usize, d: usize| args.get(i).and_then(|x| x.parse().ok()).unwrap_or(d);
+            let (kernels, ranks, nodes) = (arg(1, 5_000_000), arg(2, 64), arg(3, 100_000));
+            let t = Instant::now();
+            let p = synthetic_trace(kernels);
+            println!(
+                "gpu_trace {kernels} kernels built in {:.1} s",
+                t.elapsed().as_secs_f64()
+            );
+            panels_on(p, "gpu");
+            let t = Instant::now();
+            let p = synthetic_ensemble(ranks, nodes);
+            println!(
+                "ensemble {ranks} ranks, {} union nodes, built in {:.1} s",
+                p.cct.len(),
+                t.elapsed().as_secs_f64()
+            );
+            panels_on(p, "ensemble");
+            println!("peak_rss {:.1} MiB", peak_rss_mib());
+        }
+        Some("panels-dir") => {
+            let dir = std::path::Path::new(&args[1]);
+            let files = grove::ensemble::expand_inputs(&[dir.to_path_buf()]).unwrap();
+            let p = grove::ensemble::load_ensemble(&files, &Default::default())
+                .unwrap_or_else(|e| panic!("{e}"));
+            println!("files {} union nodes {}", files.len(), p.cct.len());
+            panels_on(p, "ensemble_dir");
+        }
         Some("commands") => {
             let n: usize = args
                 .get(1)
@@ -410,7 +491,7 @@ fn main() {
             commands(n);
         }
         _ => {
-            eprintln!("usage: grove-bench load FILE... | grove-bench frame FILE | grove-bench commands [NODES]");
+            eprintln!("usage: grove-bench load FILE... | grove-bench frame FILE | grove-bench panels [KERNELS] [RANKS] [NODES] | grove-bench panels-dir DIR | grove-bench commands [NODES]");
             std::process::exit(2);
         }
     }

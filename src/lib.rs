@@ -2,6 +2,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod config;
 pub mod ensemble;
 pub mod export;
 pub mod gpu;
@@ -9,6 +10,7 @@ pub mod json;
 pub mod load;
 pub mod memory;
 pub mod model;
+pub mod present;
 pub mod query;
 pub mod readers;
 pub mod session;

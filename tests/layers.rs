@@ -13,6 +13,8 @@ const LOWER: &[&str] = &[
     "transform",
     "query",
     "json",
+    "present",
+    "config",
 ];
 
 /// The layers above them.
@@ -21,14 +23,7 @@ const UPPER: &[&str] = &["app", "ui"];
 /// Upward imports that existed when this test was written, as (file, module) pairs. They
 /// are being removed; the list may only shrink. An entry that no longer occurs fails the
 /// test too, so the list cannot go stale.
-const KNOWN: &[(&str, &str)] = &[
-    ("src/export/csv.rs", "app"),
-    ("src/export/json.rs", "app"),
-    ("src/export/parquet.rs", "app"),
-    ("src/export/text.rs", "ui"),
-    ("src/gpu/classify.rs", "app"),
-    ("src/gpu/report.rs", "ui"),
-];
+const KNOWN: &[(&str, &str)] = &[];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {

@@ -1,48 +1,15 @@
-//! Comparing profiles: the ensemble's members, the heatmap's columns and
-//! normalisation, `diff A B` with its markers, and the metadata filter.
+//! Comparing profiles: the ensemble's members, `diff A B` with its markers, and the
+//! metadata filter. The heatmap panel that shows them is `panels::heatmap`.
+
+use std::sync::Arc;
 
 use regex::Regex;
 
 use super::command::Command;
-use super::{App, CmdError, SortKey};
+use super::{App, CmdError};
 use crate::ensemble::{self, STATS};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Norm {
-    /// Each column's own range (default).
-    #[default]
-    Column,
-    Row,
-    Global,
-    /// Standard scores per row: outlier ranks stand out.
-    ZScore,
-}
-
-impl Norm {
-    pub fn name(self) -> &'static str {
-        match self {
-            Norm::Column => "column",
-            Norm::Row => "row",
-            Norm::Global => "global",
-            Norm::ZScore => "zscore",
-        }
-    }
-
-    fn next(self) -> Norm {
-        match self {
-            Norm::Column => Norm::Row,
-            Norm::Row => Norm::Global,
-            Norm::Global => Norm::ZScore,
-            Norm::ZScore => Norm::Column,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct HeatmapView {
-    pub norm: Norm,
-    pub col: usize,
-}
+pub use super::panels::heatmap::{HeatmapView, Norm};
 
 /// The members of an ensemble, from its `metric@label` columns.
 pub fn member_labels(metrics: &crate::model::MetricTable) -> Vec<String> {
@@ -58,8 +25,15 @@ pub fn member_labels(metrics: &crate::model::MetricTable) -> Vec<String> {
 }
 
 impl App {
-    /// Members shown (the metadata filter may hide some).
-    pub fn visible_members(&self) -> Vec<String> {
+    /// Members shown (the metadata filter may hide some), kept until the filter
+    /// changes: the filter's regex is compiled once, not on every frame.
+    pub fn visible_members(&self) -> Arc<Vec<String>> {
+        self.heatmap
+            .members
+            .get(&self.meta_filter, || self.members_matching())
+    }
+
+    fn members_matching(&self) -> Vec<String> {
         let all = member_labels(&self.original.1);
         let Some(f) = &self.meta_filter else {
             return all;
@@ -85,68 +59,10 @@ impl App {
             .collect()
     }
 
-    /// The heatmap's columns: per member the primary metric (inclusive when it exists);
-    /// for a single profile, every metric column.
-    pub fn heatmap_columns(&self) -> Vec<String> {
-        let members = self.visible_members();
-        let m = &self.profile.metrics;
-        if members.is_empty() {
-            return m.names();
-        }
-        // After `diff`, the shown metric is `diff`; its members come from the diffed one.
-        let shows_diff = ensemble::base_metric(&self.metric) == "diff";
-        let base = match &self.diff_base {
-            Some(b) if shows_diff => b.clone(),
-            _ => ensemble::split_column(&self.metric)
-                .map(|x| x.0.to_string())
-                .unwrap_or_else(|| self.metric.clone()),
-        };
-        members
-            .iter()
-            .map(|l| {
-                let exc = ensemble::column(&base, l);
-                m.inclusive_of(&exc)
-            })
-            .filter(|c| m.has(c))
-            .collect()
-    }
-
     pub(super) fn compare_command(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
         match cmd {
-            Command::HeatmapNorm(mode) => {
-                self.heatmap.norm = match mode.as_str() {
-                    "row" => Norm::Row,
-                    "column" => Norm::Column,
-                    "global" => Norm::Global,
-                    "zscore" => Norm::ZScore,
-                    _ => self.heatmap.norm.next(),
-                };
-                Ok(Some(Command::HeatmapNorm(self.heatmap.norm.name().into())))
-            }
-            Command::HeatmapColumn(next) => {
-                let n = self.heatmap_columns().len().max(1);
-                self.heatmap.col = if next {
-                    (self.heatmap.col + 1).min(n - 1)
-                } else {
-                    self.heatmap.col.saturating_sub(1)
-                };
-                Ok(None)
-            }
-            Command::HeatmapSort => {
-                let cols = self.heatmap_columns();
-                let col = cols
-                    .get(self.heatmap.col)
-                    .ok_or("the heatmap has no column")?
-                    .clone();
-                self.sort = SortKey::Metric {
-                    column: col.clone(),
-                    descending: true,
-                };
-                self.resort();
-                Ok(Some(Command::Sort(super::command::SortSpec::By {
-                    key: col,
-                    descending: true,
-                })))
+            c @ (Command::HeatmapNorm(_) | Command::HeatmapSort | Command::HeatmapColumn(_)) => {
+                self.heatmap_command(c)
             }
             Command::Diff(a, b) => {
                 let members = member_labels(&self.original.1);

@@ -181,12 +181,7 @@ pub fn user_keymap_path() -> Option<PathBuf> {
     config_dir().map(|d| d.join("grove").join("keymap.toml"))
 }
 
-pub fn config_dir() -> Option<PathBuf> {
-    match std::env::var_os("XDG_CONFIG_HOME") {
-        Some(d) if !d.is_empty() => Some(PathBuf::from(d)),
-        _ => std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")),
-    }
-}
+pub use crate::config::config_dir;
 
 #[cfg(test)]
 mod tests {

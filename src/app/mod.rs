@@ -13,8 +13,8 @@ mod reshape;
 pub mod tree_state;
 
 use crate::model::{Cct, MetricTable, PreOrder, Profile};
+use crate::present::heat::HeatScale;
 use crate::session;
-use crate::ui::heat::HeatScale;
 use command::{Command, PanelChoice, PromptKind};
 use commands::Log;
 pub use input::{Msg, PromptEdit, UiMsg};
@@ -133,11 +133,11 @@ pub struct App {
     pub gpu: Option<panels::GpuState>,
     pub kernels: panels::KernelsView,
     pub timeline: panels::TimelineView,
-    pub summary_scroll: usize,
+    pub summary: panels::SummaryView,
     /// Nodes of the current tree on the call paths of the selected kernel.
     pub kernel_marks: Option<Vec<bool>>,
     source_depth: usize,
-    pub heatmap: compare::HeatmapView,
+    pub heatmap: panels::heatmap::HeatmapView,
     /// The two members `diff` compares, and the metric it compared.
     pub diff: Option<(String, String)>,
     pub diff_base: Option<String>,
@@ -146,7 +146,17 @@ pub struct App {
 }
 
 impl App {
+    /// An app with the built-in kernel categories: it reads nothing from the user's
+    /// config folder (the shell passes the user's categories to `with_categories`).
     pub fn new(profile: Profile, keymap: Keymap) -> App {
+        App::with_categories(profile, keymap, crate::gpu::classify::Categories::builtin())
+    }
+
+    pub fn with_categories(
+        profile: Profile,
+        keymap: Keymap,
+        cats: crate::gpu::classify::Categories,
+    ) -> App {
         let metric = if profile.metrics.has(&profile.default_metric) {
             profile.default_metric.clone()
         } else {
@@ -200,16 +210,14 @@ impl App {
             gpu: None,
             kernels: panels::KernelsView::default(),
             timeline: panels::TimelineView::default(),
-            summary_scroll: 0,
+            summary: panels::SummaryView::default(),
             kernel_marks: None,
             source_depth: 0,
-            heatmap: compare::HeatmapView::default(),
+            heatmap: panels::heatmap::HeatmapView::default(),
             diff: None,
             diff_base: None,
             meta_filter: None,
         };
-        let cats = crate::gpu::classify::Categories::load(None)
-            .unwrap_or_else(|_| crate::gpu::classify::Categories::builtin());
         app.set_categories(cats);
         app.default_markers();
         app.initial_view();
@@ -244,6 +252,7 @@ impl App {
             .events
             .as_ref()
             .and_then(|ev| panels::GpuState::new(ev, cats));
+        self.summary.clear();
         self.refresh_kernels();
     }
 
@@ -304,6 +313,8 @@ impl App {
     }
 
     fn refresh_metric(&mut self) {
+        // The heatmap's columns and scales derive from the metric table.
+        self.heatmap.clear();
         let col = self.inclusive_column();
         let m = &self.profile.metrics;
         self.tree.rules.weight = m.values(&col).map(|v| v.to_vec()).unwrap_or_default();

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use crate::app::paths::path_of;
+use crate::model::paths::path_of;
 use crate::model::{PreOrder, Profile, NO_NODE};
 
 pub fn write<W: Write>(

@@ -7,7 +7,7 @@ use std::io::Write;
 use polars::io::parquet::write::KeyValueMetadata;
 use polars::prelude::*;
 
-use crate::app::paths::path_of;
+use crate::model::paths::path_of;
 use crate::model::{PreOrder, Profile};
 
 pub fn write<W: Write>(

@@ -5,8 +5,8 @@
 use std::fmt::Write;
 
 use crate::model::{Cct, MetricTable, PreOrder};
-use crate::ui::glyphs::Glyphs;
-use crate::ui::heat::HeatScale;
+use crate::present::glyphs::Glyphs;
+use crate::present::heat::HeatScale;
 
 pub struct TextOptions<'a> {
     pub metrics: &'a [String],

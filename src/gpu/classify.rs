@@ -113,7 +113,7 @@ impl Categories {
             let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
             rules.extend(Categories::parse(&text, &p.display().to_string())?.rules);
         }
-        if let Some(dir) = crate::app::keymap::config_dir() {
+        if let Some(dir) = crate::config::config_dir() {
             let user = dir.join("grove").join("categories.toml");
             if let Ok(text) = std::fs::read_to_string(&user) {
                 rules.extend(Categories::parse(&text, &user.display().to_string())?.rules);

@@ -274,9 +274,9 @@ pub fn kernels_report(
                     s,
                     "{:>6.2}%  {:>12}  {:>10}  {:>9}  {:<11}  {:<20}  {}",
                     r.pct,
-                    crate::ui::format::duration_ns(r.total_ns as f64, "us"),
+                    crate::present::format::duration_ns(r.total_ns as f64, "us"),
                     r.count,
-                    crate::ui::format::duration_ns(r.mean_ns, "us"),
+                    crate::present::format::duration_ns(r.mean_ns, "us"),
                     r.category,
                     glyphs_block.repeat(w),
                     super::short_name(&r.name, "...")

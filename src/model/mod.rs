@@ -6,6 +6,7 @@ pub mod events;
 pub mod intern;
 pub mod metrics;
 pub mod names;
+pub mod paths;
 
 pub use cct::{Cct, Frame, PreOrder, NO_NODE};
 pub use events::{CounterTable, EventKind, EventTable};

@@ -32,3 +32,11 @@ pub fn run(mut cli: Cli) -> Result<(), String> {
         }
     }
 }
+
+/// The user's kernel categories (`$XDG_CONFIG_HOME/grove/categories.toml`), else the
+/// built-in ones. Read here, in the shell, and passed to the app: `App::new` reads no
+/// configuration, so tests never depend on the machine's config folder.
+pub(crate) fn user_categories() -> grove::gpu::classify::Categories {
+    grove::gpu::classify::Categories::load(None)
+        .unwrap_or_else(|_| grove::gpu::classify::Categories::builtin())
+}

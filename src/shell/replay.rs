@@ -55,7 +55,7 @@ pub fn open(
     };
     let Some(file) = file else {
         // Sessions recorded on the embedded demo name no input.
-        let mut app = App::new(input::load(None)?, keymap);
+        let mut app = App::with_categories(input::load(None)?, keymap, super::user_categories());
         if let Some(h) = &script.header {
             app.term = (h.term.cols, h.term.rows);
         }
@@ -65,7 +65,7 @@ pub fn open(
     if let Some(r) = &recorded {
         check_unchanged(path, &file, r, opts, &mut warnings)?;
     }
-    let mut app = App::new(input::load(Some(&file))?, keymap);
+    let mut app = App::with_categories(input::load(Some(&file))?, keymap, super::user_categories());
     for w in warnings {
         eprintln!("grove: warning: {w}");
         app.message = Some(grove::app::Message {
@@ -107,7 +107,7 @@ fn open_ensemble(
         })
         .collect();
     let p = input::load_ensemble(&files, &given)?;
-    let mut app = App::new(p, keymap);
+    let mut app = App::with_categories(p, keymap, super::user_categories());
     for w in warnings {
         eprintln!("grove: warning: {w}");
         app.profile.warnings.push(w);

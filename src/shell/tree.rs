@@ -14,7 +14,7 @@ use super::{input, look, output};
 pub fn run(args: TreeArgs, labels: Option<&str>, lk: &Look) -> Result<(), String> {
     let file = args.files[0].clone();
     let p = input::load_inputs(&args.files, labels)?;
-    let mut app = App::new(p, Keymap::default_map());
+    let mut app = App::with_categories(p, Keymap::default_map(), super::user_categories());
     // Hatchet prints children in data order; --cmd may re-sort.
     app.use_data_order();
     for c in &args.cmds {

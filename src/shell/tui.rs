@@ -32,9 +32,10 @@ pub fn run(cli: Cli) -> Result<(), String> {
             &cli.replay_opts,
             keymap,
         )?,
-        None => App::new(
+        None => App::with_categories(
             input::load_inputs(&cli.files, cli.label.as_deref())?,
             keymap,
+            super::user_categories(),
         ),
     };
     if !io::stdout().is_terminal() {

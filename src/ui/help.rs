@@ -6,9 +6,9 @@ use ratatui::symbols::border;
 use ratatui::widgets::{Block, Borders, Clear, StatefulWidget, Widget};
 use tui_tree_widget::{Tree, TreeItem, TreeState};
 
-use super::glyphs::Glyphs;
 use super::theme::Theme;
 use crate::app::App;
+use crate::present::glyphs::Glyphs;
 
 const ASCII_BORDER: border::Set = border::Set {
     top_left: "+",

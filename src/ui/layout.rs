@@ -6,14 +6,13 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::Frame;
 
-use super::format;
-use super::glyphs::Glyphs;
 use super::help;
+use super::panels::{self, heatmap, kernels, summary, timeline, tree};
 use super::theme::Theme;
-use super::tree_view;
-use super::{gpu_views, heatmap_view};
 use crate::app::command::{PanelChoice, PromptKind};
 use crate::app::{App, Level, Mode};
+use crate::present::format;
+use crate::present::glyphs::Glyphs;
 
 /// Widths at which the details pane appears beside the tree.
 const DETAILS_MIN_WIDTH: u16 = 100;
@@ -46,7 +45,7 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     header(app, theme, g, row(0), buf);
     let crumb = row(1);
     let x = if area.width >= 80 {
-        gpu_views::tabs(app, theme, crumb, buf)
+        panels::tabs(app, theme, crumb, buf)
     } else {
         crumb.x
     };
@@ -70,11 +69,11 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         (main, None)
     };
     match app.panel {
-        PanelChoice::Kernels => gpu_views::kernels(app, theme, g, body, buf),
-        PanelChoice::Timeline => gpu_views::timeline(app, theme, g, body, buf),
-        PanelChoice::Summary => gpu_views::summary(app, theme, body, buf),
-        PanelChoice::Heatmap => heatmap_view::render(app, theme, g, body, buf),
-        _ => tree_view::render(app, theme, g, body, buf),
+        PanelChoice::Kernels => kernels::kernels(app, theme, g, body, buf),
+        PanelChoice::Timeline => timeline::timeline(app, theme, g, body, buf),
+        PanelChoice::Summary => summary::summary(app, theme, body, buf),
+        PanelChoice::Heatmap => heatmap::render(app, theme, g, body, buf),
+        _ => tree::render(app, theme, g, body, buf),
     }
     if let Some(det) = det {
         details(app, theme, g, det, buf);
@@ -209,9 +208,9 @@ fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     match app.panel {
         PanelChoice::Kernels | PanelChoice::Timeline => {
             if app.panel == PanelChoice::Kernels {
-                gpu_views::kernel_details(app, theme, g, r, &mut lines);
+                kernels::kernel_details(app, theme, g, r, &mut lines);
             } else {
-                gpu_views::instance_details(app, theme, g, &mut lines);
+                timeline::instance_details(app, theme, g, &mut lines);
             }
             let mut y = r.y;
             for (s, st) in &lines {

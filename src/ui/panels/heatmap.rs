@@ -6,12 +6,12 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
-use super::format;
-use super::glyphs::Glyphs;
-use super::heat::HeatScale;
-use super::theme::Theme;
-use crate::app::compare::Norm;
+use crate::app::panels::heatmap::Norm;
 use crate::app::App;
+use crate::present::format;
+use crate::present::glyphs::Glyphs;
+use crate::present::heat::HeatScale;
+use crate::ui::theme::Theme;
 
 /// Bin of a z-score: far above the row's mean is hot, far below cold.
 fn z_bin(z: f64) -> Option<usize> {
@@ -38,7 +38,10 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         return;
     }
     let m = &app.profile.metrics;
-    let names = app.heatmap_columns();
+    // Columns and their ranges are derived once per change of the metrics; a frame
+    // reads the cells of the rows on screen only.
+    let columns = app.heatmap_columns();
+    let names = &columns.names;
     let tree = &app.tree;
     let name_w = (area.width as usize / 3).clamp(10, 40) as u16;
     let cell_w: u16 = 12;
@@ -49,11 +52,16 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     let title = format!("norm {} (n)", app.heatmap.norm.name());
     buf.set_stringn(area.x, area.y, &title, name_w as usize, header);
     let values: Vec<&[f64]> = shown.iter().map(|n| m.values(n).unwrap_or(&[])).collect();
-    let col_scales: Vec<HeatScale> = values
+    let ranges = &columns.ranges[first_col.min(columns.len())..][..shown.len()];
+    let col_scales: Vec<HeatScale> = ranges
         .iter()
-        .map(|v| HeatScale::from_values(v.iter().copied()))
+        .map(|r| {
+            r.map(|(min, max)| HeatScale { min, max })
+                .unwrap_or_default()
+        })
         .collect();
-    let global = HeatScale::from_values(values.iter().flat_map(|v| v.iter().copied()));
+    // The shown columns' ranges together: the same min and max as a pass over them.
+    let global = HeatScale::from_values(ranges.iter().flatten().flat_map(|&(a, b)| [a, b]));
     for (c, n) in shown.iter().enumerate() {
         let x = area.x + name_w + c as u16 * cell_w;
         let limit = cell_w as usize - 1;

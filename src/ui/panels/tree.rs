@@ -5,10 +5,10 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
-use super::format;
-use super::glyphs::Glyphs;
-use super::theme::Theme;
 use crate::app::App;
+use crate::present::format;
+use crate::present::glyphs::Glyphs;
+use crate::ui::theme::Theme;
 
 pub struct Column {
     pub title: String,

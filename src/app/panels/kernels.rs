@@ -1,0 +1,182 @@
+//! The kernels panel: the kernel table (rows computed when its options change), the
+//! selected kernel and its marks on the tree.
+
+use super::super::command::{Command, KernelsSpec, PanelChoice};
+use super::super::{App, CmdError};
+use crate::gpu::kernels::{self, KernelRow, KernelSort, TableOptions};
+
+#[derive(Debug, Clone)]
+pub struct KernelsView {
+    pub top: Option<usize>,
+    pub sort: KernelSort,
+    pub memory: bool,
+    pub by_category: bool,
+    pub cursor: usize,
+    pub offset: usize,
+    pub rows: Vec<KernelRow>,
+    /// The largest bar (of the sorted-by value), kept with the rows so that a frame
+    /// reads only the rows on screen.
+    pub bar_max: f64,
+    /// The kernel whose call paths and instances are marked.
+    pub selected: Option<String>,
+}
+
+impl Default for KernelsView {
+    fn default() -> Self {
+        KernelsView {
+            top: None,
+            sort: KernelSort::Total,
+            memory: false,
+            by_category: false,
+            cursor: 0,
+            offset: 0,
+            rows: Vec::new(),
+            bar_max: 1.0,
+            selected: None,
+        }
+    }
+}
+
+impl App {
+    /// Recomputes the kernel rows for the current options.
+    pub(crate) fn refresh_kernels(&mut self) {
+        let (Some(g), Some(ev)) = (self.gpu.as_ref(), self.profile.events.as_ref()) else {
+            return;
+        };
+        let k = &mut self.kernels;
+        k.rows = kernels::table(
+            ev,
+            &g.model,
+            &TableOptions {
+                all: k.memory,
+                by_category: k.by_category,
+                sort: k.sort,
+            },
+        );
+        if let Some(top) = k.top {
+            k.rows.truncate(top);
+        }
+        k.cursor = k.cursor.min(k.rows.len().saturating_sub(1));
+        let sort = k.sort;
+        k.bar_max = k
+            .rows
+            .iter()
+            .map(|r| bar_value(sort, r))
+            .fold(0.0, f64::max)
+            .max(1.0);
+    }
+
+    /// Marks the nodes of the current tree that ran the selected kernel, and their
+    /// call paths.
+    pub(crate) fn refresh_marks(&mut self) {
+        let Some(name) = self.kernels.selected.clone() else {
+            self.kernel_marks = None;
+            return;
+        };
+        let cct = &self.profile.cct;
+        let hits: Vec<bool> = (0..cct.len() as u32)
+            .map(|n| {
+                let f = cct.frame(n);
+                &*f.name == name.as_str()
+                    && matches!(&*f.kind, "kernel" | "gpu_memcpy" | "gpu_memset")
+            })
+            .collect();
+        self.kernel_marks = Some(crate::transform::with_ancestors(cct, &hits));
+    }
+
+    /// The selected kernel instance: on the timeline, or the first instance of the
+    /// kernel row under the cursor.
+    pub fn selected_instance(&self) -> Option<u32> {
+        if self.panel == PanelChoice::Timeline {
+            return self.timeline.selected;
+        }
+        self.kernels
+            .rows
+            .get(self.kernels.cursor)
+            .and_then(|r| r.instances.first().copied())
+            .or(self.timeline.selected)
+    }
+
+    pub(super) fn kernels_command(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
+        match cmd {
+            Command::Kernels(spec) => {
+                self.need_gpu()?;
+                let k = &mut self.kernels;
+                if let Some(t) = spec.top {
+                    k.top = t;
+                }
+                if let Some(b) = &spec.by {
+                    k.sort = match b.as_str() {
+                        "next" => k.sort.next(),
+                        b => KernelSort::parse(b).unwrap_or(k.sort),
+                    };
+                }
+                if let Some(m) = spec.memory {
+                    k.memory = m;
+                }
+                if let Some(c) = spec.by_category {
+                    k.by_category = c;
+                }
+                self.refresh_kernels();
+                let k = &self.kernels;
+                Ok(Some(Command::Kernels(KernelsSpec {
+                    top: Some(k.top),
+                    by: Some(k.sort.name().to_string()),
+                    memory: Some(k.memory),
+                    by_category: Some(k.by_category),
+                })))
+            }
+            Command::SelectKernel(name) => {
+                let g = self.need_gpu()?;
+                let name = match name {
+                    Some(n) => n,
+                    None => {
+                        let ev = self.profile.events.as_ref().unwrap();
+                        match self.panel {
+                            PanelChoice::Timeline => self
+                                .timeline
+                                .selected
+                                .map(|i| ev.name_of(i as usize).to_string())
+                                .ok_or("no kernel is selected on the timeline")?,
+                            _ => {
+                                let r = self
+                                    .kernels
+                                    .rows
+                                    .get(self.kernels.cursor)
+                                    .ok_or("no kernel row")?;
+                                if self.kernels.by_category {
+                                    return Err(
+                                        "select a kernel in the per-name table (group name)".into(),
+                                    );
+                                }
+                                r.name.clone()
+                            }
+                        }
+                    }
+                };
+                let ev = self.profile.events.as_ref().unwrap();
+                if !g
+                    .model
+                    .activities
+                    .iter()
+                    .any(|&i| ev.name_of(i as usize) == name)
+                {
+                    return Err(format!("no GPU activity is named {name:?}").into());
+                }
+                self.kernels.selected = Some(name.clone());
+                self.refresh_marks();
+                Ok(Some(Command::SelectKernel(Some(name))))
+            }
+            other => Err(format!("{other} is not a kernels command").into()),
+        }
+    }
+}
+
+/// The length of a row's bar: the value the table is sorted by.
+pub fn bar_value(sort: KernelSort, r: &KernelRow) -> f64 {
+    match sort {
+        KernelSort::Total => r.total_ns as f64,
+        KernelSort::Mean => r.mean_ns,
+        KernelSort::Count => r.count as f64,
+    }
+}

@@ -1,0 +1,163 @@
+//! The panels, one slice each: its state and commands here under its name, its view
+//! under the same name in `ui::panels`. This file holds the list of panels, switching
+//! between them, and the GPU facts the kernel, timeline and summary panels share.
+
+pub mod heatmap;
+pub mod kernels;
+pub mod memo;
+pub mod summary;
+pub mod timeline;
+pub mod tree;
+
+use super::command::{Command, PanelChoice};
+use super::{App, CmdError};
+use crate::gpu::classify::Categories;
+use crate::gpu::timeline::LaneIndex;
+use crate::gpu::GpuModel;
+
+pub use kernels::KernelsView;
+pub use summary::SummaryView;
+pub use timeline::{LaneRef, TimelineView};
+
+pub const PANELS: [PanelChoice; 5] = [
+    PanelChoice::Tree,
+    PanelChoice::Heatmap,
+    PanelChoice::Kernels,
+    PanelChoice::Timeline,
+    PanelChoice::Summary,
+];
+
+/// GPU facts of the loaded trace, built once.
+pub struct GpuState {
+    pub model: GpuModel,
+    pub lanes: Vec<LaneIndex>,
+    /// Start of the trace (all events): timeline times are shown from here.
+    pub origin: i64,
+    /// First start and last end of the GPU activities.
+    pub span: (i64, i64),
+    /// CPU threads (their slices), shown below the GPU lanes on request.
+    pub cpu_lanes: Vec<(String, LaneIndex)>,
+}
+
+impl GpuState {
+    pub fn new(ev: &crate::model::EventTable, categories: Categories) -> Option<GpuState> {
+        let model = GpuModel::new(ev, categories);
+        if model.activities.is_empty() {
+            return None;
+        }
+        let lanes: Vec<LaneIndex> = model
+            .lanes
+            .iter()
+            .map(|l| LaneIndex::new(ev, &l.events))
+            .collect();
+        let start = lanes.iter().filter_map(|l| l.span()).map(|s| s.0).min()?;
+        let end = lanes.iter().filter_map(|l| l.span()).map(|s| s.1).max()?;
+        let origin = ev.ts.iter().copied().min().unwrap_or(start).min(start);
+        let mut threads: Vec<((u32, u32), Vec<u32>)> = Vec::new();
+        let mut at: std::collections::HashMap<(u32, u32), usize> = std::collections::HashMap::new();
+        for i in 0..ev.len() {
+            if matches!(
+                ev.kind[i],
+                crate::model::EventKind::Cpu | crate::model::EventKind::Runtime
+            ) {
+                let key = (ev.pid[i], ev.tid[i]);
+                let k = *at.entry(key).or_insert_with(|| {
+                    threads.push((key, Vec::new()));
+                    threads.len() - 1
+                });
+                threads[k].1.push(i as u32);
+            }
+        }
+        let cpu_lanes = threads
+            .into_iter()
+            .map(|((_, t), evs)| {
+                (
+                    format!("CPU t{}", ev.strings.resolve(t)),
+                    LaneIndex::new(ev, &evs),
+                )
+            })
+            .collect();
+        Some(GpuState {
+            model,
+            lanes,
+            origin,
+            span: (start, end.max(start + 1)),
+            cpu_lanes,
+        })
+    }
+}
+
+impl App {
+    pub(crate) fn need_gpu(&self) -> Result<&GpuState, CmdError> {
+        self.gpu.as_ref().ok_or_else(|| {
+            CmdError::plain("this profile has no GPU activity (kernels, memcpy, memset)")
+        })
+    }
+
+    pub(super) fn panel_command(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
+        match cmd {
+            Command::Panel(choice) => {
+                // Next/prev skip the GPU panels when the profile has no GPU activity.
+                let usable: Vec<PanelChoice> = PANELS
+                    .iter()
+                    .copied()
+                    .filter(|p| {
+                        self.gpu.is_some()
+                            || !matches!(p, PanelChoice::Kernels | PanelChoice::Timeline)
+                    })
+                    .collect();
+                let i = usable.iter().position(|p| *p == self.panel).unwrap_or(0);
+                let next = match choice {
+                    PanelChoice::Next => usable[(i + 1) % usable.len()],
+                    PanelChoice::Prev => usable[(i + usable.len() - 1) % usable.len()],
+                    p => p,
+                };
+                if matches!(next, PanelChoice::Kernels | PanelChoice::Timeline) {
+                    self.need_gpu()?;
+                }
+                self.panel = next;
+                if next == PanelChoice::Timeline && self.timeline.window.1 <= self.timeline.window.0
+                {
+                    let (a, b) = self.need_gpu()?.span;
+                    self.set_window(a, b);
+                }
+                Ok(Some(Command::Panel(next)))
+            }
+            c @ (Command::Kernels(_) | Command::SelectKernel(_)) => self.kernels_command(c),
+            c @ (Command::Zoom(_)
+            | Command::Pan(_)
+            | Command::Lanes(_)
+            | Command::NextKernel
+            | Command::PrevKernel
+            | Command::GotoLaunch) => self.timeline_command(c),
+            other => Err(format!("{other} is not a panel command").into()),
+        }
+    }
+
+    /// Cursor movement in the active panel; false when the tree should handle it.
+    pub(super) fn panel_move(&mut self, delta: isize) -> bool {
+        match self.panel {
+            PanelChoice::Kernels => {
+                let n = self.kernels.rows.len();
+                if n > 0 {
+                    self.kernels.cursor =
+                        (self.kernels.cursor as isize + delta).clamp(0, n as isize - 1) as usize;
+                }
+                true
+            }
+            PanelChoice::Timeline => {
+                let n = self.lanes().len();
+                if n > 0 {
+                    self.timeline.lane =
+                        (self.timeline.lane as isize + delta).clamp(0, n as isize - 1) as usize;
+                }
+                true
+            }
+            PanelChoice::Summary => {
+                self.summary.scroll = (self.summary.scroll as isize + delta).max(0) as usize;
+                true
+            }
+            _ => false,
+        }
+    }
+}

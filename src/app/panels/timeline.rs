@@ -1,0 +1,176 @@
+//! The timeline panel: the visible window, the lane and time under the cursor, the
+//! selected instance; zoom, pan and the jump to a kernel's launch.
+
+use super::super::command::{format_time, Command, PanelChoice, ZoomSpec};
+use super::super::{paths, App, CmdError};
+use crate::gpu::timeline::LaneIndex;
+use crate::model::events::NONE_U32;
+use crate::model::NO_NODE;
+
+#[derive(Debug, Clone, Default)]
+pub struct TimelineView {
+    /// Visible window, absolute ns.
+    pub window: (i64, i64),
+    pub lane: usize,
+    /// The time under the cursor column, absolute ns.
+    pub cursor_t: i64,
+    /// The kernel instance selected on the timeline (event index).
+    pub selected: Option<u32>,
+    pub lane_offset: usize,
+    /// Show CPU threads below the GPU lanes.
+    pub show_cpu: bool,
+}
+
+/// One timeline lane: its label, index, and whether it is a GPU stream.
+pub struct LaneRef<'a> {
+    pub label: String,
+    pub index: &'a LaneIndex,
+    pub gpu: bool,
+}
+
+impl App {
+    /// The timeline's lanes: GPU streams, then CPU threads when shown.
+    pub fn lanes(&self) -> Vec<LaneRef<'_>> {
+        let Some(g) = &self.gpu else {
+            return Vec::new();
+        };
+        let mut out: Vec<LaneRef<'_>> = g
+            .lanes
+            .iter()
+            .zip(&g.model.lanes)
+            .map(|(index, l)| LaneRef {
+                label: l.label(),
+                index,
+                gpu: true,
+            })
+            .collect();
+        if self.timeline.show_cpu {
+            out.extend(g.cpu_lanes.iter().map(|(label, index)| LaneRef {
+                label: label.clone(),
+                index,
+                gpu: false,
+            }));
+        }
+        out
+    }
+
+    fn rel(&self, t: i64) -> i64 {
+        t - self.gpu.as_ref().map(|g| g.origin).unwrap_or(0)
+    }
+
+    pub(super) fn set_window(&mut self, a: i64, b: i64) -> Command {
+        let (a, b) = (a.min(b - 1), b.max(a + 1));
+        self.timeline.window = (a, b);
+        if self.timeline.cursor_t < a || self.timeline.cursor_t >= b {
+            self.timeline.cursor_t = a + (b - a) / 2;
+        }
+        Command::Zoom(ZoomSpec::Window(self.rel(a), self.rel(b)))
+    }
+
+    pub fn origin_label(&self, t: i64) -> String {
+        format_time(self.rel(t))
+    }
+
+    pub(super) fn timeline_command(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
+        match cmd {
+            Command::Zoom(spec) => {
+                let span = self.need_gpu()?.span;
+                if self.timeline.window.1 <= self.timeline.window.0 {
+                    self.set_window(span.0, span.1);
+                }
+                let origin = self.gpu.as_ref().unwrap().origin;
+                let (a, b) = self.timeline.window;
+                let c = self.timeline.cursor_t.clamp(a, b);
+                let logged = match spec {
+                    ZoomSpec::Window(x, y) => self.set_window(origin + x, origin + y),
+                    ZoomSpec::Fit => self.set_window(span.0, span.1),
+                    ZoomSpec::In => {
+                        let (na, nb) = (c - (c - a) / 2, c + (b - c) / 2);
+                        self.set_window(na, nb.max(na + 2))
+                    }
+                    ZoomSpec::Out => self.set_window(c - (c - a) * 2, c + (b - c) * 2),
+                    ZoomSpec::Kernel => {
+                        let i = self
+                            .selected_instance()
+                            .ok_or("select a kernel first (n/N on a lane)")?;
+                        let ev = self.profile.events.as_ref().unwrap();
+                        let (s, d) = (ev.ts[i as usize], ev.dur[i as usize].max(1));
+                        self.timeline.cursor_t = s;
+                        self.set_window(s - d / 10 - 1, s + d + d / 10 + 1)
+                    }
+                };
+                Ok(Some(logged))
+            }
+            Command::Pan(right) => {
+                let span = self.need_gpu()?.span;
+                if self.timeline.window.1 <= self.timeline.window.0 {
+                    self.set_window(span.0, span.1);
+                }
+                let (a, b) = self.timeline.window;
+                let step = ((b - a) / 4).max(1) * if right { 1 } else { -1 };
+                self.timeline.cursor_t += step;
+                Ok(Some(self.set_window(a + step, b + step)))
+            }
+            Command::Lanes(all) => {
+                self.need_gpu()?;
+                self.timeline.show_cpu = all;
+                let n = self.lanes().len();
+                self.timeline.lane = self.timeline.lane.min(n.saturating_sub(1));
+                Ok(Some(Command::Lanes(all)))
+            }
+            Command::NextKernel | Command::PrevKernel => {
+                self.need_gpu()?;
+                let lanes = self.lanes();
+                let lane = lanes.get(self.timeline.lane).ok_or("no lane")?.index;
+                let forward = cmd == Command::NextKernel;
+                let Some(i) = lane.neighbour(self.timeline.cursor_t, forward) else {
+                    return Err(if forward {
+                        "no kernel after the cursor"
+                    } else {
+                        "no kernel before the cursor"
+                    }
+                    .into());
+                };
+                let ev = self.profile.events.as_ref().unwrap();
+                let t = ev.ts[i as usize];
+                self.timeline.selected = Some(i);
+                self.timeline.cursor_t = t;
+                let (a, b) = self.timeline.window;
+                if t < a || t >= b {
+                    let w = b - a;
+                    self.timeline.window = (t - w / 2, t + w / 2);
+                }
+                Ok(None)
+            }
+            Command::GotoLaunch => {
+                self.need_gpu()?;
+                let i = self.selected_instance().ok_or("select a kernel first")?;
+                let ev = self.profile.events.as_ref().unwrap();
+                let r = ev.launch.get(i as usize).copied().unwrap_or(NONE_U32);
+                // The launch's node in the loaded tree, found again by path in the current one.
+                let node = if r == NONE_U32 {
+                    NO_NODE
+                } else {
+                    ev.node.get(r as usize).copied().unwrap_or(NO_NODE)
+                };
+                let target = if node == NO_NODE {
+                    ev.node.get(i as usize).copied().unwrap_or(NO_NODE)
+                } else {
+                    node
+                };
+                if target == NO_NODE {
+                    return Err("this kernel's launch is not in the trace".into());
+                }
+                let path = paths::path_of(&self.original.0, target);
+                let n = paths::resolve(&self.profile.cct, &path).map_err(|_| {
+                    CmdError::plain(format!("{path} is not in the current tree (filtered out?)"))
+                })?;
+                self.panel = PanelChoice::Tree;
+                self.tree.reveal(n);
+                self.info(format!("launched from {path}"));
+                Ok(Some(Command::Panel(PanelChoice::Tree)))
+            }
+            other => Err(format!("{other} is not a timeline command").into()),
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! Node paths: how commands and session files name nodes (never by internal id).
+//! `main/solve/MPI_Allreduce`; `\/` escapes a slash inside a name; `#k` picks the k-th
+//! (from 0) of same-named siblings and is written only when siblings share a name.
+
+use crate::model::{Cct, NO_NODE};
+
+fn escape(name: &str) -> String {
+    name.replace('\\', "\\\\").replace('/', "\\/")
+}
+
+fn siblings(cct: &Cct, node: u32) -> Vec<u32> {
+    match cct.parent(node) {
+        Some(p) => cct.children(p).collect(),
+        None => cct.root_ids(),
+    }
+}
+
+pub fn path_of(cct: &Cct, node: u32) -> String {
+    let mut parts = Vec::new();
+    for n in cct.path(node) {
+        let name = cct.name(n);
+        let same: Vec<u32> = siblings(cct, n)
+            .into_iter()
+            .filter(|&s| cct.name(s) == name)
+            .collect();
+        let mut seg = escape(name);
+        if same.len() > 1 {
+            let k = same.iter().position(|&s| s == n).unwrap_or(0);
+            seg.push_str(&format!("#{k}"));
+        }
+        parts.push(seg);
+    }
+    parts.join("/")
+}
+
+fn split(path: &str) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    let mut chars = path.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                if let Some(n) = chars.next() {
+                    parts.last_mut().unwrap().push(n);
+                }
+            }
+            '/' => parts.push(String::new()),
+            c => parts.last_mut().unwrap().push(c),
+        }
+    }
+    parts
+}
+
+pub fn resolve(cct: &Cct, path: &str) -> Result<u32, String> {
+    // A trailing slash (left by Tab completion) names the same node.
+    let path = match path.strip_suffix('/') {
+        Some(p) if !p.ends_with('\\') => p,
+        _ => path,
+    };
+    let mut level = cct.root_ids();
+    let mut found = NO_NODE;
+    for seg in split(path) {
+        let exact: Vec<u32> = level
+            .iter()
+            .copied()
+            .filter(|&n| cct.name(n) == seg)
+            .collect();
+        let pick = if let Some(&n) = exact.first() {
+            n
+        } else {
+            let (base, k) = match seg.rfind('#') {
+                Some(i) => (&seg[..i], seg[i + 1..].parse::<usize>().ok()),
+                None => (seg.as_str(), None),
+            };
+            let same: Vec<u32> = level
+                .iter()
+                .copied()
+                .filter(|&n| cct.name(n) == base)
+                .collect();
+            match k.and_then(|k| same.get(k)) {
+                Some(&n) => n,
+                None => {
+                    return Err(format!("no node {seg:?} in path {path:?}"));
+                }
+            }
+        };
+        found = pick;
+        level = cct.children(pick).collect();
+    }
+    if found == NO_NODE {
+        return Err("empty path".into());
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_round_trip() {
+        let mut c = Cct::default();
+        let r = c.child(None, "thread 1 (python)", "thread");
+        let a = c.child(Some(r), "ProfilerStep#2", "user_annotation");
+        let k1 = c.child(Some(a), "k/1", "kernel");
+        let d1 = c.child(Some(a), "dup", "cpu_op");
+        let d2 = c.child(Some(a), "dup", "cuda_runtime");
+        for n in [r, a, k1, d1, d2] {
+            let p = path_of(&c, n);
+            assert_eq!(resolve(&c, &p).unwrap(), n, "{p}");
+        }
+        assert_eq!(path_of(&c, d2), "thread 1 (python)/ProfilerStep#2/dup#1");
+        assert_eq!(path_of(&c, k1), "thread 1 (python)/ProfilerStep#2/k\\/1");
+        assert!(resolve(&c, "nope").is_err());
+    }
+}

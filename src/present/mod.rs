@@ -1,0 +1,7 @@
+//! Presentation helpers shared by the views (`ui`), the headless exports and the GPU
+//! reports: number and duration formatting, heat scales, glyph sets. They sit below
+//! `ui` so that `export` and `gpu` can use them without importing the TUI.
+
+pub mod format;
+pub mod glyphs;
+pub mod heat;

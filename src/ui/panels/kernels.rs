@@ -1,0 +1,164 @@
+//! The kernels panel: a bar per kernel (or category), coloured by category, and the
+//! selected row's details.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+
+use super::{args_lines, put, ASCII_BLOCKS, BLOCKS};
+use crate::app::panels::kernels::bar_value;
+use crate::app::App;
+use crate::gpu::short_name;
+use crate::present::format;
+use crate::present::glyphs::Glyphs;
+use crate::ui::theme::Theme;
+
+/// The kernel bar chart: one bar per kernel (or category), coloured by category.
+pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer) {
+    let k = &app.kernels;
+    let header = theme.style("ui.column.header");
+    let by = k.sort.name();
+    let title = format!(
+        "{} by {by}{}{} — s: order  c/n: category/name  M/m: memory on/off  Enter: select",
+        if k.by_category {
+            "categories"
+        } else {
+            "kernels"
+        },
+        if k.memory {
+            " (with memcpy/memset)"
+        } else {
+            ""
+        },
+        k.top.map(|t| format!(", top {t}")).unwrap_or_default(),
+    );
+    put(buf, area.x, area.y, &title, area.right(), header);
+    if k.rows.is_empty() {
+        put(
+            buf,
+            area.x,
+            area.y + 1,
+            "no GPU kernels",
+            area.right(),
+            theme.style("ui.dim"),
+        );
+        return;
+    }
+    let rows = (area.height as usize).saturating_sub(1);
+    let offset = if k.cursor >= k.offset + rows {
+        k.cursor + 1 - rows
+    } else {
+        k.offset.min(k.cursor)
+    };
+    let value = |r: &crate::gpu::kernels::KernelRow| bar_value(k.sort, r);
+    let max = k.bar_max;
+    let name_w = (area.width as usize / 3).clamp(12, 50);
+    let bar_w = (area.width as usize).saturating_sub(name_w + 34).max(4);
+    let blocks = if g.ascii { ASCII_BLOCKS } else { BLOCKS };
+    for (i, r) in k.rows.iter().enumerate().skip(offset).take(rows) {
+        let y = area.y + 1 + (i - offset) as u16;
+        let sel = i == k.cursor;
+        let base = if sel {
+            theme.style("ui.text").patch(theme.style("ui.selection"))
+        } else {
+            theme.style("ui.text")
+        };
+        buf.set_style(Rect::new(area.x, y, area.width, 1), base);
+        let marked = k.selected.as_deref() == Some(r.name.as_str());
+        let name = if k.by_category {
+            r.name.clone()
+        } else {
+            short_name(&r.name, g.ellipsis)
+        };
+        let name: String = name.chars().take(name_w).collect();
+        let mut x = put(
+            buf,
+            area.x,
+            y,
+            &format!("{name:<name_w$} "),
+            area.right(),
+            if marked {
+                base.patch(theme.style("ui.match"))
+            } else {
+                base
+            },
+        );
+        // Bars in eighths of a cell.
+        let frac = value(r) / max * bar_w as f64;
+        let full = frac.floor() as usize;
+        let rem = ((frac - full as f64) * 8.0).round() as usize;
+        let mut bar = blocks[8].repeat(full.min(bar_w));
+        if full < bar_w && rem > 0 {
+            bar.push_str(blocks[rem]);
+        }
+        let cat = base.patch(theme.category(r.color));
+        let bar_end = x + bar_w as u16;
+        put(buf, x, y, &bar, bar_end, cat);
+        x = bar_end + 1;
+        let shown = match k.sort {
+            crate::gpu::kernels::KernelSort::Count => r.count.to_string(),
+            crate::gpu::kernels::KernelSort::Mean => format::duration_ns(r.mean_ns, g.micro),
+            crate::gpu::kernels::KernelSort::Total => {
+                format::duration_ns(r.total_ns as f64, g.micro)
+            }
+        };
+        let text = format!(
+            "{shown:>9} {:>5.1}% {:>6}× {:<11}",
+            r.pct, r.count, r.category
+        );
+        put(
+            buf,
+            x,
+            y,
+            &text,
+            area.right(),
+            base.patch(theme.style("ui.dim")),
+        );
+    }
+}
+
+/// Details of the selected kernel row (right pane).
+pub fn kernel_details(
+    app: &App,
+    theme: &Theme,
+    g: &Glyphs,
+    r: Rect,
+    lines: &mut Vec<(String, Style)>,
+) {
+    let _ = r;
+    let k = &app.kernels;
+    let Some(row) = k.rows.get(k.cursor) else {
+        return;
+    };
+    let title = theme.style("ui.title");
+    let text = theme.style("ui.text");
+    lines.push((row.name.clone(), title));
+    lines.push((format!("category  {}", row.category), text));
+    let d = |x: f64| format::duration_ns(x, g.micro);
+    for (label, v) in [
+        ("total", d(row.total_ns as f64)),
+        ("count", row.count.to_string()),
+        ("mean", d(row.mean_ns)),
+        ("median", d(row.median_ns)),
+        ("min", d(row.min_ns as f64)),
+        ("max", d(row.max_ns as f64)),
+        ("std", d(row.std_ns)),
+        ("% of table", format!("{:.2}%", row.pct)),
+    ] {
+        lines.push((format!("{label:<9} {v:>12}"), text));
+    }
+    if let (Some(ev), Some(&first)) = (app.profile.events.as_ref(), row.instances.first()) {
+        if let Some(gpu) = &app.gpu {
+            lines.push((
+                format!("HTA type  {}", gpu.model.hta_of(first).label()),
+                text,
+            ));
+        }
+        if let Some(a) = ev.args_of(first as usize) {
+            lines.push((String::new(), text));
+            for (k, v) in args_lines(a) {
+                lines.push((format!("{k:<14} {v}"), theme.style("ui.dim")));
+            }
+        }
+    }
+}

@@ -1,0 +1,29 @@
+//! The summary panel's view.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+use super::put;
+use crate::app::panels::summary::LineStyle;
+use crate::app::App;
+use crate::ui::theme::Theme;
+
+/// The summary panel: HTA's breakdowns for this trace, or the metadata. The lines are
+/// derived once (`App::summary_lines`); a frame draws the rows on screen.
+pub fn summary(app: &App, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    let lines = app.summary_lines();
+    for (i, (l, st)) in lines
+        .iter()
+        .skip(app.summary.scroll)
+        .take(area.height as usize)
+        .enumerate()
+    {
+        let st = match st {
+            LineStyle::Title => theme.style("ui.title"),
+            LineStyle::Header => theme.style("ui.column.header"),
+            LineStyle::Text => theme.style("ui.text"),
+            LineStyle::Dim => theme.style("ui.dim"),
+        };
+        put(buf, area.x, area.y + i as u16, l, area.right(), st);
+    }
+}

@@ -1,0 +1,140 @@
+//! Panels keep derived data (summary tables, heatmap columns and ranges, the members a
+//! metadata filter shows) between frames. A frame drawn after every key must look the
+//! same as one drawn only at the end: anything kept must follow the commands that
+//! change its inputs.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use grove::app::keymap::Keymap;
+use grove::app::keys::Key;
+use grove::app::App;
+use grove::readers::load_path;
+use grove::ui::glyphs::Glyphs;
+use grove::ui::theme::{ColorDepth, Theme};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+const ENSEMBLE: &str = "testdata/rank0.trace.json.gz,testdata/rank1.trace.json.gz";
+const TRACE: &str = "testdata/demo.trace.json.gz";
+
+fn open(files: &str) -> App {
+    let paths: Vec<std::path::PathBuf> = files
+        .split(',')
+        .map(|f| Path::new(env!("CARGO_MANIFEST_DIR")).join(f))
+        .collect();
+    let p = if paths.len() > 1 {
+        grove::ensemble::load_ensemble(&paths, &Default::default()).unwrap()
+    } else {
+        load_path(&paths[0]).unwrap()
+    };
+    let mut app = App::new(p, Keymap::default_map());
+    app.page = 20;
+    app
+}
+
+fn draw(term: &mut Terminal<TestBackend>, app: &App) -> String {
+    let theme = Theme::builtin("default", ColorDepth::Ansi256).unwrap();
+    let glyphs = Glyphs::pick(false);
+    term.draw(|f| grove::ui::draw(f, app, &theme, &glyphs))
+        .unwrap();
+    let buf = term.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            let c = &buf[(x, y)];
+            out.push_str(c.symbol());
+            out.push_str(&format!("{:?}", c.fg));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The screen after `script`, drawing after every key (warm) or only at the end (cold).
+fn screen(files: &str, script: &str, warm: bool) -> String {
+    let mut app = open(files);
+    let mut term = Terminal::new(TestBackend::new(140, 24)).unwrap();
+    for key in Key::parse_seq(script).unwrap() {
+        app.on_key(key);
+        if warm {
+            draw(&mut term, &app);
+        }
+    }
+    draw(&mut term, &app)
+}
+
+fn same_warm_and_cold(files: &str, script: &str) {
+    let cold = screen(files, script, false);
+    let warm = screen(files, script, true);
+    assert!(cold == warm, "a kept value went stale after {script:?}");
+}
+
+#[test]
+fn heatmap_follows_metric_derive_and_filters() {
+    for script in [
+        "2jjlnj",
+        "2:derive speedup = time@rank0 / time@rank1<ret>:metric speedup<ret>j",
+        "2:diff rank0 rank1<ret>nn",
+        "2:meta distributedInfo.rank = 1<ret>2:meta<ret>j",
+        "2:filter time (inc) > 1000<ret>jj:undo<ret>j",
+        "2j:filter --squash time (inc)@mean < 20000<ret>jj",
+        "2lL<Right>s:reset<ret>",
+        "5:meta distributedInfo.rank = 0<ret>5",
+    ] {
+        same_warm_and_cold(ENSEMBLE, script);
+    }
+}
+
+#[test]
+fn summary_follows_its_scroll() {
+    same_warm_and_cold(TRACE, "5jjjjkk");
+    same_warm_and_cold(TRACE, "5jj:filter time (inc) > 1000<ret>5j");
+}
+
+#[test]
+fn summary_is_derived_once() {
+    let mut app = open(TRACE);
+    app.run("panel summary").unwrap();
+    let first = app.summary_lines();
+    app.run("down").unwrap();
+    assert!(Arc::ptr_eq(&first, &app.summary_lines()));
+    // New categories rebuild the GPU state: the tables are derived again.
+    app.set_categories(grove::gpu::classify::Categories::builtin());
+    let again = app.summary_lines();
+    assert!(!Arc::ptr_eq(&first, &again));
+    assert_eq!(*first, *again);
+}
+
+#[test]
+fn heatmap_columns_are_kept_until_the_metrics_change() {
+    let mut app = open(ENSEMBLE);
+    app.run("panel heatmap").unwrap();
+    let a = app.heatmap_columns();
+    app.run("down").unwrap();
+    assert!(Arc::ptr_eq(&a, &app.heatmap_columns()));
+    ranges_are_fresh(&app);
+    app.run("derive double = time@rank0 * 2").unwrap();
+    assert!(!Arc::ptr_eq(&a, &app.heatmap_columns()));
+    // Reshaping the tree keeps the metric but changes the columns' values.
+    app.run("filter --squash time@rank0 < 20000").unwrap();
+    ranges_are_fresh(&app);
+}
+
+/// Each kept range is the column's min and max over every node of the current tree.
+fn ranges_are_fresh(app: &App) {
+    let b = app.heatmap_columns();
+    assert!(!b.is_empty());
+    let m = &app.profile.metrics;
+    for (name, range) in b.names.iter().zip(&b.ranges) {
+        let v = m.values(name).unwrap();
+        let fin: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+        let want = (!fin.is_empty()).then(|| {
+            (
+                fin.iter().copied().fold(f64::INFINITY, f64::min),
+                fin.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            )
+        });
+        assert_eq!(*range, want, "{name}");
+    }
+}
