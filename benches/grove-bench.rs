@@ -477,8 +477,8 @@ fn main() {
         }
         Some("panels-dir") => {
             let dir = std::path::Path::new(&args[1]);
-            let files = grove::ensemble::expand_inputs(&[dir.to_path_buf()]).unwrap();
-            let p = grove::ensemble::load_ensemble(&files, &Default::default())
+            let files = grove::load::expand_inputs(&[dir.to_path_buf()]).unwrap();
+            let p = grove::load::load_ensemble(&files, &Default::default())
                 .unwrap_or_else(|e| panic!("{e}"));
             println!("files {} union nodes {}", files.len(), p.cct.len());
             panels_on(p, "ensemble_dir");

@@ -8,7 +8,7 @@ use std::path::Path;
 use grove::app::keymap::Keymap;
 use grove::app::App;
 use grove::gpu::classify::Categories;
-use grove::readers::load_path;
+use grove::load::load_path;
 
 fn trace() -> grove::model::Profile {
     load_path(&Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/demo.trace.json.gz")).unwrap()

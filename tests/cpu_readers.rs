@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use grove::model::{Format, Profile, Source};
-use grove::readers::load_path;
+use grove::load::load_path;
 
 mod common;
 use common::Rng;

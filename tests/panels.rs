@@ -9,7 +9,7 @@ use std::sync::Arc;
 use grove::app::keymap::Keymap;
 use grove::app::keys::Key;
 use grove::app::App;
-use grove::readers::load_path;
+use grove::load::load_path;
 use grove::ui::glyphs::Glyphs;
 use grove::ui::theme::{ColorDepth, Theme};
 use ratatui::backend::TestBackend;
@@ -24,7 +24,7 @@ fn open(files: &str) -> App {
         .map(|f| Path::new(env!("CARGO_MANIFEST_DIR")).join(f))
         .collect();
     let p = if paths.len() > 1 {
-        grove::ensemble::load_ensemble(&paths, &Default::default()).unwrap()
+        grove::load::load_ensemble(&paths, &Default::default()).unwrap()
     } else {
         load_path(&paths[0]).unwrap()
     };
