@@ -21,6 +21,9 @@ pub enum Format {
     Caliper,
     HpcToolkit,
     NsightSqlite,
+    CProfile,
+    Pyinstrument,
+    Tau,
 }
 
 impl Format {
@@ -33,6 +36,9 @@ impl Format {
             Format::Caliper => "Caliper",
             Format::HpcToolkit => "HPCToolkit database",
             Format::NsightSqlite => "Nsight Systems SQLite export",
+            Format::CProfile => "cProfile/pstats",
+            Format::Pyinstrument => "pyinstrument JSON",
+            Format::Tau => "TAU profile",
         }
     }
 }

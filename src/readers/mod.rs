@@ -7,11 +7,14 @@
 
 pub mod caliper;
 pub mod chrome;
+pub mod cprofile;
 pub mod folded;
 pub mod hatchet;
 pub mod hpctoolkit;
+pub mod marshal;
 pub mod nsys;
 pub mod probe;
+pub mod pyinstrument;
 pub mod trace_cct;
 
 use std::fmt;
@@ -31,6 +34,8 @@ pub static READERS: &[&dyn Reader] = &[
     &hpctoolkit::HpcToolkit,
     &nsys::Nsys,
     &caliper::Caliper,
+    &cprofile::CProfile,
+    &pyinstrument::Pyinstrument,
     &hatchet::Hatchet,
     &chrome::Chrome,
     &folded::FoldedStacks,
