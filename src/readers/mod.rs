@@ -15,6 +15,7 @@ pub mod marshal;
 pub mod nsys;
 pub mod probe;
 pub mod pyinstrument;
+pub mod tau;
 pub mod trace_cct;
 
 use std::fmt;
@@ -33,6 +34,7 @@ use probe::{file_name, Content};
 pub static READERS: &[&dyn Reader] = &[
     &hpctoolkit::HpcToolkit,
     &nsys::Nsys,
+    &tau::Tau,
     &caliper::Caliper,
     &cprofile::CProfile,
     &pyinstrument::Pyinstrument,
