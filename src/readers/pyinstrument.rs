@@ -15,6 +15,7 @@ use crate::model::{Cct, Format, Frame, MetricTable, Profile};
 /// the reader recurses once per level.
 const MAX_DEPTH: usize = 1200;
 
+#[derive(Debug)]
 pub struct Tree {
     pub cct: Cct,
     pub metrics: MetricTable,

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use crate::model::{Cct, Format, Frame, MetricTable, Profile, Source};
 
 /// One function line.
+#[derive(Debug)]
 struct Line {
     name: String,
     /// Calls, Subrs, Excl, Incl.
@@ -26,6 +27,7 @@ struct Line {
 }
 
 /// One parsed file.
+#[derive(Debug)]
 struct File {
     metric: String,
     lines: Vec<Line>,
@@ -189,11 +191,8 @@ fn profile(files: &[File], source: Source) -> Result<Profile, String> {
     let heads: Vec<&str> = first
         .lines
         .iter()
-        .filter_map(|l| {
-            l.name
-                .contains("=>")
-                .then(|| l.name.split("=>").next().unwrap_or("").trim())
-        })
+        .filter(|l| l.name.contains("=>"))
+        .map(|l| l.name.split("=>").next().unwrap_or("").trim())
         .collect();
     let mut cct = Cct::default();
     let mut rows: Vec<(u32, usize)> = Vec::new();
