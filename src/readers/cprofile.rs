@@ -18,10 +18,10 @@
 //!   where it would close, and the other callers are listed in the node's `callers`
 //!   attribute. A cycle no root reaches becomes a root of its own (with a warning).
 
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 use std::io::Read;
 
+use super::call_graph::spanning_tree;
 use super::marshal::{self, Value};
 use crate::model::{Cct, Format, Frame, MetricTable, Profile};
 
@@ -134,97 +134,6 @@ fn functions(v: &Value, warnings: &mut Vec<String>) -> Result<Vec<Func>, String>
     Ok(funcs)
 }
 
-/// A candidate edge for the spanning tree: heaviest first, then the earliest caller
-/// and callee (deterministic).
-struct Edge {
-    weight: f64,
-    src: usize,
-    dst: usize,
-}
-
-impl PartialEq for Edge {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-impl Eq for Edge {}
-impl PartialOrd for Edge {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Edge {
-    fn cmp(&self, o: &Self) -> Ordering {
-        self.weight
-            .total_cmp(&o.weight)
-            .then(o.src.cmp(&self.src))
-            .then(o.dst.cmp(&self.dst))
-    }
-}
-
-/// Each function's parent in the spanning tree (`None` for roots), and the order in
-/// which they were placed (parents before children).
-fn spanning_tree(funcs: &[Func], warnings: &mut Vec<String>) -> (Vec<Option<usize>>, Vec<usize>) {
-    let n = funcs.len();
-    let mut callees: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
-    for (dst, f) in funcs.iter().enumerate() {
-        for &(src, w) in &f.callers {
-            if src != dst {
-                callees[src].push((dst, w));
-            }
-        }
-    }
-    let mut parent = vec![None; n];
-    let mut placed = vec![false; n];
-    let mut order = Vec::with_capacity(n);
-    let mut heap = BinaryHeap::new();
-    let mut place =
-        |f: usize, p: Option<usize>, placed: &mut Vec<bool>, heap: &mut BinaryHeap<Edge>| {
-            placed[f] = true;
-            parent[f] = p;
-            order.push(f);
-            for &(dst, weight) in &callees[f] {
-                heap.push(Edge {
-                    weight,
-                    src: f,
-                    dst,
-                });
-            }
-        };
-    for (i, f) in funcs.iter().enumerate() {
-        if f.callers.is_empty() {
-            place(i, None, &mut placed, &mut heap);
-        }
-    }
-    let mut orphan_cycles = 0;
-    loop {
-        while let Some(e) = heap.pop() {
-            if !placed[e.dst] {
-                place(e.dst, Some(e.src), &mut placed, &mut heap);
-            }
-        }
-        // Functions only reached from a cycle no root reaches: the heaviest becomes a root.
-        let next = (0..n).filter(|&i| !placed[i]).max_by(|&a, &b| {
-            funcs[a].stats[3]
-                .total_cmp(&funcs[b].stats[3])
-                .then(b.cmp(&a))
-        });
-        match next {
-            Some(i) => {
-                orphan_cycles += 1;
-                place(i, None, &mut placed, &mut heap);
-            }
-            None => break,
-        }
-    }
-    if orphan_cycles > 0 {
-        warnings.push(format!(
-            "{orphan_cycles} function(s) are only called from within a cycle; each became a root"
-        ));
-    }
-    (parent, order)
-}
-
 /// Reads a pstats file's bytes into one profile.
 pub fn read_bytes(bytes: &[u8]) -> Result<(Cct, MetricTable, Vec<String>), String> {
     let v = marshal::decode(bytes)?;
@@ -233,7 +142,9 @@ pub fn read_bytes(bytes: &[u8]) -> Result<(Cct, MetricTable, Vec<String>), Strin
     if funcs.is_empty() {
         return Err("the pstats file holds no function".into());
     }
-    let (parent, order) = spanning_tree(&funcs, &mut warnings);
+    let callers: Vec<Vec<(usize, f64)>> = funcs.iter().map(|f| f.callers.clone()).collect();
+    let weight: Vec<f64> = funcs.iter().map(|f| f.stats[3]).collect();
+    let (parent, order) = spanning_tree(&callers, &weight, &mut warnings);
     let mut cct = Cct::default();
     let mut node = vec![0u32; funcs.len()];
     for &f in &order {
@@ -362,7 +273,9 @@ mod tests {
         ]);
         let mut w = Vec::new();
         let funcs = functions(&v, &mut w).unwrap();
-        let (parent, _) = spanning_tree(&funcs, &mut w);
+        let callers: Vec<_> = funcs.iter().map(|f| f.callers.clone()).collect();
+        let weight: Vec<f64> = funcs.iter().map(|f| f.stats[3]).collect();
+        let (parent, _) = spanning_tree(&callers, &weight, &mut w);
         assert_eq!(parent, vec![None, Some(0), Some(0), None, Some(3)]);
         assert_eq!(w.len(), 1, "{w:?}");
     }

@@ -6,6 +6,7 @@
 //! implements [`Reader`], and one line in [`READERS`].
 
 pub mod caliper;
+pub mod call_graph;
 pub mod chrome;
 pub mod cprofile;
 pub mod folded;
