@@ -1,4 +1,4 @@
-//! cProfile/pstats, pyinstrument and TAU: every corpus file of those formats loads with
+//! cProfile/pstats, pyinstrument, TAU and gprof2dot DOT: every corpus file of those formats loads with
 //! Hatchet's node count and per-metric totals (testdata/hpc_python/goldens.json, written
 //! by scripts/hpc_python_goldens.py), and bad input gives one line, never a panic.
 
@@ -32,13 +32,14 @@ fn corpus_files_match_hatchet() {
     let Some(root) = corpus() else { return };
     let g = goldens();
     let files = g.as_object().unwrap();
-    assert_eq!(files.len(), 4);
+    assert_eq!(files.len(), 5);
     for (rel, want) in files {
         let path = root.join(rel);
         let profiles = load_all(&path).unwrap_or_else(|e| panic!("{e}"));
         let format = match want["format"].as_str().unwrap() {
             "cprofile" => Format::CProfile,
             "pyinstrument" => Format::Pyinstrument,
+            "gprof2dot" => Format::Gprof2Dot,
             _ => Format::Tau,
         };
         assert_eq!(
@@ -132,6 +133,7 @@ fn truncated_corrupted_and_empty_inputs_give_one_line() {
             "pyinstrument-hatchet-json/pyinstrument-hatchet-profile.json",
         ),
         ("profile.0.0.0", "tau-cpi-mpi/profile.0.0.0"),
+        ("d.dot", "gprof2dot-cpi/callgrind.dot.64042.0.1"),
     ];
     for (name, rel) in cases {
         let bytes = std::fs::read(data.join(rel)).unwrap();

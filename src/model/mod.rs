@@ -24,6 +24,7 @@ pub enum Format {
     CProfile,
     Pyinstrument,
     Tau,
+    Gprof2Dot,
 }
 
 impl Format {
@@ -39,6 +40,7 @@ impl Format {
             Format::CProfile => "cProfile/pstats",
             Format::Pyinstrument => "pyinstrument JSON",
             Format::Tau => "TAU profile",
+            Format::Gprof2Dot => "gprof2dot DOT",
         }
     }
 }

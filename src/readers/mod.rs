@@ -10,6 +10,7 @@ pub mod call_graph;
 pub mod chrome;
 pub mod cprofile;
 pub mod folded;
+pub mod gprof2dot;
 pub mod hatchet;
 pub mod hpctoolkit;
 pub mod marshal;
@@ -39,6 +40,7 @@ pub static READERS: &[&dyn Reader] = &[
     &caliper::Caliper,
     &cprofile::CProfile,
     &pyinstrument::Pyinstrument,
+    &gprof2dot::Gprof2Dot,
     &hatchet::Hatchet,
     &chrome::Chrome,
     &folded::FoldedStacks,
