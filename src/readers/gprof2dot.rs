@@ -87,11 +87,12 @@ fn tokens(text: &str) -> Result<Vec<(Tok, usize)>, String> {
             }
             _ => {
                 let start = i;
-                while i < b.len()
-                    && !b[i].is_ascii_whitespace()
-                    && !b"[]{}=,;:\"".contains(&b[i])
-                    && !(b[i] == b'-' && b.get(i + 1) == Some(&b'>'))
-                {
+                let ends = |i: usize| {
+                    b[i].is_ascii_whitespace()
+                        || b"[]{}=,;:\"".contains(&b[i])
+                        || (b[i] == b'-' && b.get(i + 1) == Some(&b'>'))
+                };
+                while i < b.len() && !ends(i) {
                     i += 1;
                 }
                 out.push((Tok::Id(text[start..i].to_string()), line));
