@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Goldens for grove's cProfile/pstats, pyinstrument, TAU and gprof2dot readers, by Hatchet.
+"""Goldens for grove's cProfile/pstats, pyinstrument, TAU, gprof2dot and timemory
+readers, by Hatchet.
 
 For each corpus file of those formats this script loads it with the reference reader of
 ``llnl-hatchet`` (``GraphFrame.from_cprofile``, ``from_pyinstrument``, ``from_tau``,
-``from_gprof_dot``) and
+``from_gprof_dot``, ``from_timemory``) and
 records, in ``testdata/hpc_python/goldens.json``:
 
 * ``nodes``: ``len(gf.graph)``;
@@ -42,12 +43,15 @@ FILES = {
     "pyinstrument": [DATA + "/pyinstrument-hatchet-json/pyinstrument-hatchet-profile.json"],
     "tau": [DATA + "/tau-cpi-mpi"],
     "gprof2dot": [DATA + "/gprof2dot-cpi/callgrind.dot.64042.0.1"],
+    "timemory": [DATA + "/timemory/wall.tree.json"],
 }
 METRICS = {
     "cprofile": ["time", "time (inc)", "numcalls", "nativecalls"],
     "pyinstrument": ["time", "time (inc)"],
     "tau": ["time", "time (inc)", "Calls", "Subrs"],
     "gprof2dot": ["time", "time (inc)"],
+    "timemory": ["count"]
+    + [s + ".wall_clock" + i for s in ("sum", "min", "max", "sqr", "mean", "stddev") for i in ("", " (inc)")],
 }
 
 
@@ -119,6 +123,8 @@ def load(fmt, path):
             return from_py2_pstats(path), "hatchet on the script's Python 2 marshal decoding"
     if fmt == "pyinstrument":
         return ht.GraphFrame.from_pyinstrument(path), "hatchet"
+    if fmt == "timemory":
+        return ht.GraphFrame.from_timemory(path), "hatchet"
     if fmt == "gprof2dot":
         return ht.GraphFrame.from_gprof_dot(path), "hatchet"
     return ht.GraphFrame.from_tau(path), "hatchet"

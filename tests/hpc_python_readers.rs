@@ -1,4 +1,4 @@
-//! cProfile/pstats, pyinstrument, TAU and gprof2dot DOT: every corpus file of those formats loads with
+//! cProfile/pstats, pyinstrument, TAU, gprof2dot DOT and timemory: every corpus file of those formats loads with
 //! Hatchet's node count and per-metric totals (testdata/hpc_python/goldens.json, written
 //! by scripts/hpc_python_goldens.py), and bad input gives one line, never a panic.
 
@@ -32,7 +32,7 @@ fn corpus_files_match_hatchet() {
     let Some(root) = corpus() else { return };
     let g = goldens();
     let files = g.as_object().unwrap();
-    assert_eq!(files.len(), 5);
+    assert_eq!(files.len(), 6);
     for (rel, want) in files {
         let path = root.join(rel);
         let profiles = load_all(&path).unwrap_or_else(|e| panic!("{e}"));
@@ -40,6 +40,7 @@ fn corpus_files_match_hatchet() {
             "cprofile" => Format::CProfile,
             "pyinstrument" => Format::Pyinstrument,
             "gprof2dot" => Format::Gprof2Dot,
+            "timemory" => Format::Timemory,
             _ => Format::Tau,
         };
         assert_eq!(
@@ -134,6 +135,7 @@ fn truncated_corrupted_and_empty_inputs_give_one_line() {
         ),
         ("profile.0.0.0", "tau-cpi-mpi/profile.0.0.0"),
         ("d.dot", "gprof2dot-cpi/callgrind.dot.64042.0.1"),
+        ("w.tree.json", "timemory/wall.tree.json"),
     ];
     for (name, rel) in cases {
         let bytes = std::fs::read(data.join(rel)).unwrap();

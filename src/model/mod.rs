@@ -25,6 +25,7 @@ pub enum Format {
     Pyinstrument,
     Tau,
     Gprof2Dot,
+    Timemory,
 }
 
 impl Format {
@@ -41,6 +42,7 @@ impl Format {
             Format::Pyinstrument => "pyinstrument JSON",
             Format::Tau => "TAU profile",
             Format::Gprof2Dot => "gprof2dot DOT",
+            Format::Timemory => "timemory JSON",
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod nsys;
 pub mod probe;
 pub mod pyinstrument;
 pub mod tau;
+pub mod timemory;
 pub mod trace_cct;
 
 use std::fmt;
@@ -41,6 +42,7 @@ pub static READERS: &[&dyn Reader] = &[
     &cprofile::CProfile,
     &pyinstrument::Pyinstrument,
     &gprof2dot::Gprof2Dot,
+    &timemory::Timemory,
     &hatchet::Hatchet,
     &chrome::Chrome,
     &folded::FoldedStacks,
