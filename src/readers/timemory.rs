@@ -127,6 +127,9 @@ fn stats(b: &mut Build, c: &Component, node: u32, st: Option<&Value>, suffix: &s
     }
 }
 
+/// Where a node went: its profile's (rank, thread set) and its node there.
+type Placed = (usize, String, u32);
+
 /// Walks one thread tree with an explicit stack (parents before children).
 fn walk(
     profiles: &mut BTreeMap<(usize, String), Build>,
@@ -134,7 +137,7 @@ fn walk(
     rank: usize,
     root: &Value,
 ) -> Result<(), String> {
-    let mut stack: Vec<(&Value, Option<(usize, String, u32)>)> = vec![(root, None)];
+    let mut stack: Vec<(&Value, Option<Placed>)> = vec![(root, None)];
     while let Some((v, parent)) = stack.pop() {
         let node = v.get("node").ok_or("a tree entry without 'node'")?;
         let children = v.get("children").and_then(Value::as_array);
