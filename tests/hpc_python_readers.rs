@@ -1,6 +1,8 @@
-//! cProfile/pstats, pyinstrument, TAU, gprof2dot DOT and timemory: every corpus file of those formats loads with
+//! cProfile/pstats, pyinstrument, TAU, gprof2dot DOT, timemory and Thicket/Hatchet
+//! `to_json`: every corpus file of those formats loads with
 //! Hatchet's node count and per-metric totals (testdata/hpc_python/goldens.json, written
-//! by scripts/hpc_python_goldens.py), and bad input gives one line, never a panic.
+//! by scripts/hpc_python_goldens.py; testdata/thicket/goldens.json by
+//! scripts/thicket_goldens.py), and bad input gives one line, never a panic.
 
 use std::path::{Path, PathBuf};
 
@@ -136,6 +138,7 @@ fn truncated_corrupted_and_empty_inputs_give_one_line() {
         ("profile.0.0.0", "tau-cpi-mpi/profile.0.0.0"),
         ("d.dot", "gprof2dot-cpi/callgrind.dot.64042.0.1"),
         ("w.tree.json", "timemory/wall.tree.json"),
+        ("g.json", "json/hatchet-graph-literal.json"),
     ];
     for (name, rel) in cases {
         let bytes = std::fs::read(data.join(rel)).unwrap();
@@ -180,4 +183,65 @@ fn other_formats_are_not_claimed() {
     assert!(e.contains("unrecognised format"), "{e}");
     let e = one_line_or_ok("profile.1.0.0", b"hello world\n").unwrap();
     assert!(e.contains("unrecognised format"), "{e}");
+}
+
+#[test]
+fn thicket_and_graphframe_json_match_thicket_and_hatchet() {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let g: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(here.join("testdata/thicket/goldens.json")).unwrap(),
+    )
+    .unwrap();
+    for (key, want) in g.as_object().unwrap() {
+        let path = match key.strip_prefix("corpus:") {
+            Some(rel) => match corpus() {
+                Some(c) => c.join(rel),
+                None => continue,
+            },
+            None => here.join(key),
+        };
+        let profiles = load_all(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            profiles.len() as u64,
+            want["profiles"].as_u64().unwrap(),
+            "{key}"
+        );
+        assert!(profiles
+            .iter()
+            .all(|p| p.source.format == Format::ThicketJson));
+        let merged = load_path(&path).unwrap();
+        assert_eq!(
+            merged.cct.len() as u64,
+            want["nodes"].as_u64().unwrap(),
+            "{key}"
+        );
+        for (m, total) in want["totals"].as_object().unwrap() {
+            let got: f64 = profiles
+                .iter()
+                .map(|p| {
+                    let v = p
+                        .metrics
+                        .values(m)
+                        .unwrap_or_else(|| panic!("{key}: no {m}"));
+                    v.iter().filter(|x| x.is_finite()).sum::<f64>()
+                })
+                .sum();
+            let total = total.as_f64().unwrap();
+            assert!(
+                close(got, total),
+                "{key}: {m}: grove {got}, Thicket {total}"
+            );
+        }
+        if let Some(sizes) = want.get("mpi.world.size") {
+            for (label, size) in sizes.as_object().unwrap() {
+                let p = profiles
+                    .iter()
+                    .find(|p| &p.source.label == label)
+                    .unwrap_or_else(|| panic!("{key}: no profile labelled {label}"));
+                assert_eq!(p.meta_value("mpi.world.size"), Some(&*size.to_string()));
+            }
+            // The ensemble's columns carry the labels.
+            assert!(merged.metrics.has("Avg time/rank@27_cores"), "{key}");
+        }
+    }
 }

@@ -26,6 +26,7 @@ pub enum Format {
     Tau,
     Gprof2Dot,
     Timemory,
+    ThicketJson,
 }
 
 impl Format {
@@ -43,6 +44,7 @@ impl Format {
             Format::Tau => "TAU profile",
             Format::Gprof2Dot => "gprof2dot DOT",
             Format::Timemory => "timemory JSON",
+            Format::ThicketJson => "Thicket/Hatchet to_json",
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod nsys;
 pub mod probe;
 pub mod pyinstrument;
 pub mod tau;
+pub mod thicket;
 pub mod timemory;
 pub mod trace_cct;
 
@@ -43,6 +44,7 @@ pub static READERS: &[&dyn Reader] = &[
     &pyinstrument::Pyinstrument,
     &gprof2dot::Gprof2Dot,
     &timemory::Timemory,
+    &thicket::ThicketJson,
     &hatchet::Hatchet,
     &chrome::Chrome,
     &folded::FoldedStacks,
