@@ -317,7 +317,12 @@ pub fn read_path(path: &Path) -> Result<Vec<Profile>, String> {
             gzip: false,
             label: label(key),
         };
-        return Ok(vec![profile(&[read(path)?], source)?]);
+        let mut p = profile(&[read(path)?], source)?;
+        // Single files given together (a glob of ranks) are labelled by rank this way.
+        if key.1 == 0 && key.2 == 0 {
+            p.meta.insert(0, ("mpi.rank".into(), key.0.to_string()));
+        }
+        return Ok(vec![p]);
     }
     let dirs = metric_dirs(path);
     let per_dir: Vec<BTreeMap<_, _>> = dirs.iter().map(|d| profiles_in(d)).collect();
@@ -412,6 +417,32 @@ mod tests {
             .iter()
             .any(|(k, v)| k == "userevent Message size" && v.starts_with("n=1")));
         assert_eq!(p.meta_value("Node Name"), Some("n1"));
+    }
+
+    #[test]
+    fn metric_folders_and_threads() {
+        let dir = std::env::temp_dir().join(format!("grove-tau-{}", std::process::id()));
+        for (m, scale) in [("MULTI__TIME", 1.0), ("MULTI__PAPI_L2_TCM", 7.0)] {
+            std::fs::create_dir_all(dir.join(m)).unwrap();
+            let metric = m.trim_start_matches("MULTI__");
+            let text = FILE
+                .replace("MULTI_TIME", &format!("MULTI_{metric}"))
+                .replace("<value>TIME</value>", &format!("<value>{metric}</value>"))
+                .replace(" 10 30 ", &format!(" {} {} ", 10.0 * scale, 30.0 * scale));
+            for f in ["profile.0.0.0", "profile.0.0.1"] {
+                std::fs::write(dir.join(m).join(f), &text).unwrap();
+            }
+        }
+        let ps = read_path(&dir).unwrap();
+        assert_eq!(ps.len(), 2);
+        assert_eq!(ps[1].source.label, "rank0.0.1");
+        assert_eq!(ps[0].metrics.values("PAPI_L2_TCM (inc)").unwrap()[0], 210.0);
+        assert_eq!(ps[0].metrics.values("time (inc)").unwrap()[0], 30.0);
+        assert_eq!(ps[0].metrics.unit("time"), "us");
+        // One rank's file alone is that rank.
+        let one = read_path(&dir.join("MULTI__TIME/profile.0.0.0")).unwrap();
+        assert_eq!(one[0].meta_value("mpi.rank"), Some("0"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
