@@ -30,6 +30,13 @@ pub enum Format {
     Speedscope,
     CpuProfile,
     Pprof,
+    // HPC and Python profilers (issue 12).
+    CProfile,
+    Pyinstrument,
+    Tau,
+    Gprof2Dot,
+    Timemory,
+    ThicketJson,
 }
 
 impl Format {
@@ -47,6 +54,12 @@ impl Format {
             Format::Speedscope => "speedscope JSON",
             Format::CpuProfile => "Chrome .cpuprofile",
             Format::Pprof => "pprof protobuf",
+            Format::CProfile => "cProfile/pstats",
+            Format::Pyinstrument => "pyinstrument JSON",
+            Format::Tau => "TAU profile",
+            Format::Gprof2Dot => "gprof2dot DOT",
+            Format::Timemory => "timemory JSON",
+            Format::ThicketJson => "Thicket/Hatchet to_json",
         }
     }
 }

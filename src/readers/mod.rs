@@ -6,19 +6,27 @@
 //! implements [`Reader`], and one line in [`READERS`].
 
 pub mod caliper;
+pub mod call_graph;
 pub mod callgrind;
 pub mod callgrind_tree;
 pub mod chrome;
-pub mod describe;
+pub mod cprofile;
 pub mod cpuprofile;
+pub mod describe;
 pub mod folded;
+pub mod gprof2dot;
 pub mod hatchet;
 pub mod hpctoolkit;
+pub mod marshal;
 pub mod nsys;
 pub mod perf;
 pub mod pprof;
 pub mod probe;
+pub mod pyinstrument;
 pub mod speedscope;
+pub mod tau;
+pub mod thicket;
+pub mod timemory;
 pub mod trace_cct;
 
 use std::fmt;
@@ -37,6 +45,7 @@ use probe::{file_name, Content};
 pub static READERS: &[&dyn Reader] = &[
     &hpctoolkit::HpcToolkit,
     &nsys::Nsys,
+    &tau::Tau,
     &caliper::Caliper,
     // Formats with a distinctive head, before the broad JSON and folded claims.
     &StreamReader {
@@ -69,6 +78,11 @@ pub static READERS: &[&dyn Reader] = &[
         claims: perf::claims,
         read: perf::read,
     },
+    &cprofile::CProfile,
+    &pyinstrument::Pyinstrument,
+    &gprof2dot::Gprof2Dot,
+    &timemory::Timemory,
+    &thicket::ThicketJson,
     &hatchet::Hatchet,
     &chrome::Chrome,
     &folded::FoldedStacks,
