@@ -8,10 +8,18 @@ use std::path::{Path, PathBuf};
 use grove::model::Profile;
 use grove::readers;
 
-/// One file, or the embedded demo without one.
+/// One file, or the embedded demo without one. Used by the headless commands
+/// (`kernels`, `summary`, `replay`), so the load's warnings go to stderr: damage that
+/// still loads, or device activity grove could not place, must not pass unnoticed.
 pub fn load(path: Option<&Path>) -> Result<Profile, String> {
     match path {
-        Some(p) => grove::load::load_path(p).map_err(|e| e.to_string()),
+        Some(p) => {
+            let prof = grove::load::load_path(p).map_err(|e| e.to_string())?;
+            for w in &prof.warnings {
+                eprintln!("grove: warning: {}: {w}", p.display());
+            }
+            Ok(prof)
+        }
         None => Ok(readers::load_demo()),
     }
 }
