@@ -43,6 +43,9 @@ fn plain_chrome_categories_stay_quiet() {
     .unwrap();
     let (code, out, err) = grove(&["info", f.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    assert!(!out.contains("does not know") && !err.contains("does not know"), "{out}");
+    assert!(
+        !out.contains("does not know") && !err.contains("does not know"),
+        "{out}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
