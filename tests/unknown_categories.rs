@@ -1,6 +1,6 @@
 //! Issue 11, the silent zero: a Kineto trace whose device activity has a category
 //! grove does not know (here `mtia_insight`, a Kineto category grove does not read) must say so, naming the
-//! category and its count, in `grove info` and on stderr of the other headless commands. A plain Chrome trace
+//! category and its count, in `grove info` and on stderr of `grove kernels` and `grove summary`. A plain Chrome trace
 //! with its own categories stays quiet.
 
 mod common;

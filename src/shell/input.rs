@@ -8,20 +8,24 @@ use std::path::{Path, PathBuf};
 use grove::model::Profile;
 use grove::readers;
 
-/// One file, or the embedded demo without one. Used by the headless commands
-/// (`kernels`, `summary`, `replay`), so the load's warnings go to stderr: damage that
-/// still loads, or device activity grove could not place, must not pass unnoticed.
+/// One file, or the embedded demo without one.
 pub fn load(path: Option<&Path>) -> Result<Profile, String> {
     match path {
-        Some(p) => {
-            let prof = grove::load::load_path(p).map_err(|e| e.to_string())?;
-            for w in &prof.warnings {
-                eprintln!("grove: warning: {}: {w}", p.display());
-            }
-            Ok(prof)
-        }
+        Some(p) => grove::load::load_path(p).map_err(|e| e.to_string()),
         None => Ok(readers::load_demo()),
     }
+}
+
+/// One file for `kernels` and `summary`, whose reports have no place for the load's
+/// warnings: they go to stderr, so damage that still loads, or device activity grove
+/// could not place, does not pass unnoticed. (`info` lists them in its report; a
+/// replay's stderr is kept for the replay's own warnings.)
+pub fn load_warning(path: &Path) -> Result<Profile, String> {
+    let prof = load(Some(path))?;
+    for w in &prof.warnings {
+        eprintln!("grove: warning: {}: {w}", path.display());
+    }
+    Ok(prof)
 }
 
 /// `a=gcc,b=llvm` -> {a: gcc, b: llvm}.
