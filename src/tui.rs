@@ -64,6 +64,12 @@ fn event_loop(
 ) -> io::Result<()> {
     let size = terminal.size()?;
     app.page = tree_rows(size.width, size.height);
+    // A hidden switch for tests/pty.rs: a panic inside the running TUI must leave the
+    // terminal restored, and no ordinary input panics any more. Only someone who sets
+    // this variable can reach it.
+    let panic_key = std::env::var("GROVE_TEST_PANIC_KEY")
+        .ok()
+        .and_then(|v| v.chars().next());
     let mut dirty = true;
     while !app.quit {
         if crate::terminal_guard::take_resumed() {
@@ -103,6 +109,12 @@ fn event_loop(
                         && k.modifiers.contains(KeyModifiers::CONTROL) =>
                 {
                     crate::terminal_guard::suspend();
+                }
+                Event::Key(k)
+                    if k.kind != KeyEventKind::Release
+                        && panic_key.is_some_and(|c| k.code == KeyCode::Char(c)) =>
+                {
+                    panic!("GROVE_TEST_PANIC_KEY: a deliberate panic for the terminal tests");
                 }
                 Event::Key(k) if k.kind != KeyEventKind::Release => {
                     app.on_key(Key::from_event(k));

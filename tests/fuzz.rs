@@ -24,6 +24,15 @@ fn iters(default: u64) -> u64 {
         .unwrap_or(default)
 }
 
+/// `GROVE_FUZZ_SECS=S` stops each target after S seconds (long runs by time rather
+/// than by count); the executions done are printed either way.
+fn time_budget() -> Option<Duration> {
+    std::env::var("GROVE_FUZZ_SECS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(Duration::from_secs)
+}
+
 fn base_seed() -> u64 {
     std::env::var("GROVE_FUZZ_SEED")
         .ok()
@@ -143,7 +152,11 @@ fn fuzz(target: &str, seeds: &[Vec<u8>], n: u64, mut f: impl FnMut(&[u8])) -> u6
     let mut rng = Rng(seed | 1);
     let mut execs = 0;
     quiet_panics();
+    let (start, budget) = (Instant::now(), time_budget());
     for iter in 0..n {
+        if budget.is_some_and(|b| start.elapsed() > b) {
+            break;
+        }
         let base = &seeds[(iter as usize) % seeds.len()];
         let mut data = base.clone();
         // Stack mutations: later iterations drift further from the seed.
@@ -166,6 +179,10 @@ fn fuzz(target: &str, seeds: &[Vec<u8>], n: u64, mut f: impl FnMut(&[u8])) -> u6
             );
         }
     }
+    eprintln!(
+        "fuzz {target}: {execs} executions in {:.1} s, seed {seed}",
+        start.elapsed().as_secs_f64()
+    );
     execs
 }
 

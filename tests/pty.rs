@@ -20,6 +20,10 @@ struct Pty {
 }
 
 fn start() -> Pty {
+    start_with(&[])
+}
+
+fn start_with(env: &[(&str, &str)]) -> Pty {
     let (mut master, mut slave) = (0, 0);
     let ws = libc::winsize {
         ws_row: 30,
@@ -45,6 +49,7 @@ fn start() -> Pty {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_grove"));
     cmd.args(["--no-session"])
         .env("TERM", "xterm-256color")
+        .envs(env.iter().copied())
         .stdin(io(slave))
         .stdout(io(slave))
         .stderr(io(slave));
@@ -249,4 +254,37 @@ fn ctrl_z_suspends_and_fg_redraws() {
     let st = p.wait(false);
     assert!(libc::WIFEXITED(st), "q after fg: status {st}");
     p.assert_restored("q after fg");
+}
+
+/// A panic inside the running TUI (the hidden `GROVE_TEST_PANIC_KEY` switch): the
+/// terminal is restored before the report, and the report reaches the terminal.
+#[test]
+fn a_panic_restores_the_terminal() {
+    let p = start_with(&[("GROVE_TEST_PANIC_KEY", "!"), ("RUST_BACKTRACE", "0")]);
+    p.send(b"!");
+    let st = p.wait(false);
+    assert!(
+        libc::WIFEXITED(st) && libc::WEXITSTATUS(st) != 0,
+        "a panic should end grove with a failure status: {st}"
+    );
+    p.assert_restored("panic");
+    // The reader thread may still be copying the last bytes.
+    let t = Instant::now();
+    let (o, report) = loop {
+        let o = p.output();
+        if let Some(i) = find(&o, b"deliberate panic") {
+            break (o, i);
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "no panic report: {:?}",
+            tail(&o)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let leave = rfind(&o, b"\x1b[?1049l").unwrap();
+    assert!(
+        leave < report,
+        "the report must come after the terminal is restored"
+    );
 }

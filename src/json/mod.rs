@@ -59,6 +59,38 @@ pub struct Repairs {
     pub not_scalar: u64,
 }
 
+impl Repairs {
+    /// The warnings a reader reports for these repairs, one per kind made.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut w = Vec::new();
+        if self.control_chars > 0 {
+            w.push(format!(
+                "{} raw control character(s) inside strings (invalid JSON) were kept",
+                self.control_chars
+            ));
+        }
+        if self.invalid_utf8 > 0 {
+            w.push(format!(
+                "{} string(s) with invalid UTF-8 were decoded lossily (U+FFFD)",
+                self.invalid_utf8
+            ));
+        }
+        if self.not_scalar > 0 {
+            w.push(format!(
+                "{} field(s) held an object or array where a string or number belongs; they were read as empty",
+                self.not_scalar
+            ));
+        }
+        if self.trailing_commas > 0 {
+            w.push(format!(
+                "{} trailing comma(s) ignored",
+                self.trailing_commas
+            ));
+        }
+        w
+    }
+}
+
 thread_local! {
     /// Buffer size for readers made with `new` on this thread; None is the default.
     /// Only tests set it, to run whole readers with tiny buffers.

@@ -65,7 +65,9 @@ impl EventKind {
                 | "privateuse1_runtime"
                 | "privateuse1_driver"
                 | "glow_runtime" => EventKind::Runtime,
-                "kernel" | "Kernel" => EventKind::Kernel,
+                // MTIA's device activity (Kineto's MTIA_CCP_EVENTS): HTA 0.5.0 counts it among
+                // the GPU kernels (KERNEL_CATEGORY_PATTERN, the kernel breakdown's list).
+                "kernel" | "Kernel" | "mtia_ccp_events" => EventKind::Kernel,
                 "gpu_memcpy" | "Memcpy" => EventKind::Memcpy,
                 "gpu_memset" | "Memset" => EventKind::Memset,
                 "gpu_user_annotation" => EventKind::GpuAnnotation,

@@ -112,6 +112,11 @@ struct Stats {
     unmatched_end: u64,
     unclosed_begin: u64,
     negative_dur: u64,
+    /// Slices whose category grove does not know, by category: read as CPU slices,
+    /// and reported (in a Kineto trace) so device activity never vanishes silently.
+    unknown_cats: HashMap<Vec<u8>, u64>,
+    /// Some event had a category grove knows (a Kineto trace, whatever its header).
+    known_cats: bool,
 }
 
 struct Parser {
@@ -384,9 +389,20 @@ impl Parser {
                     ) {
                         self.out.old_dialect = true;
                     }
+                    self.stats.known_cats = true;
                     k
                 }
-                None => EventKind::Cpu,
+                None => {
+                    if !ev.cat.is_empty() && !is_host_category(&cat_text) {
+                        match self.stats.unknown_cats.get_mut(&ev.cat[..]) {
+                            Some(n) => *n += 1,
+                            None => {
+                                self.stats.unknown_cats.insert(ev.cat.clone(), 1);
+                            }
+                        }
+                    }
+                    EventKind::Cpu
+                }
             },
         };
         let cat = t.strings.intern(normalized_category(&cat_text));
@@ -667,7 +683,42 @@ impl Parser {
                 s.unknown_phase
             ));
         }
+        // Only in a Kineto trace: in other Chrome traces any category is a CPU slice.
+        if (self.out.kineto || s.known_cats) && !s.unknown_cats.is_empty() {
+            let mut cats: Vec<(&Vec<u8>, u64)> =
+                s.unknown_cats.iter().map(|(c, &n)| (c, n)).collect();
+            cats.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+            let total: u64 = cats.iter().map(|c| c.1).sum();
+            let mut list: Vec<String> = cats
+                .iter()
+                .take(6)
+                .map(|(c, n)| format!("{} ({n})", String::from_utf8_lossy(c)))
+                .collect();
+            if cats.len() > 6 {
+                list.push(format!("and {} more", cats.len() - 6));
+            }
+            w.push(format!(
+                "{total} event(s) in categories grove does not know were read as CPU slices: {}; if they are device activity, the kernel, timeline and breakdown views miss them",
+                list.join(", ")
+            ));
+        }
     }
+}
+
+/// Kineto's host-side categories that grove reads as CPU slices on purpose (besides
+/// those `EventKind::from_category` names): no warning for them.
+fn is_host_category(cat: &str) -> bool {
+    cat.split(',').any(|c| {
+        matches!(
+            c.trim(),
+            "overhead"
+                | "cpu_instant_event"
+                | "external_correlation"
+                | "cuda_profiler_range"
+                | "python_function"
+                | "Trace"
+        )
+    })
 }
 
 /// Maps both Kineto dialects to the current category names.

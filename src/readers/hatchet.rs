@@ -41,6 +41,8 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
     let mut warnings = Vec::new();
     let mut nid_metric = false;
     let mut nids: Vec<Option<f64>> = Vec::new();
+    // `frame`, `metrics` or `children` of the wrong JSON type: skipped, and counted.
+    let mut wrong_type = 0u64;
 
     if r.peek_kind()? != Kind::Array {
         return Err(r.error("a Hatchet literal is a JSON list of root nodes"));
@@ -84,17 +86,32 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
                     continue;
                 }
                 *first = false;
+                if std::str::from_utf8(&key).is_err() {
+                    r.repairs.invalid_utf8 += 1;
+                }
                 match &key[..] {
                     b"name" => {
                         r.read_scalar(&mut text)?;
                         *name = Some(String::from_utf8_lossy(&text).into_owned());
                     }
-                    b"frame" => read_frame(&mut r, cct.frame_mut(node), &mut key, &mut text)?,
+                    b"frame" => {
+                        if r.peek_kind()? != Kind::Object {
+                            wrong_type += 1;
+                        }
+                        read_frame(&mut r, cct.frame_mut(node), &mut key, &mut text)?
+                    }
+                    b"metrics" if r.peek_kind()? != Kind::Object => {
+                        wrong_type += 1;
+                        r.skip_value()?;
+                    }
                     b"metrics" => {
                         r.begin_object()?;
                         let mut f = true;
                         while r.next_key(f, &mut key)? {
                             f = false;
+                            if std::str::from_utf8(&key).is_err() {
+                                r.repairs.invalid_utf8 += 1;
+                            }
                             let k = String::from_utf8_lossy(&key).into_owned();
                             let kind = r.read_scalar(&mut text)?;
                             if k == "_hatchet_nid" {
@@ -122,6 +139,7 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
                                 first: true,
                             });
                         } else {
+                            wrong_type += 1;
                             r.skip_value()?;
                         }
                     }
@@ -156,6 +174,14 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
         .collect();
     let refs: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
     metrics.derive_inclusive(&cct, &refs);
+    // Lossy decoding, objects where a name or metric belongs, and the like: the
+    // same repairs the Chrome reader reports.
+    warnings.extend(r.repairs.warnings());
+    if wrong_type > 0 {
+        warnings.push(format!(
+            "{wrong_type} frame, metrics or children field(s) of the wrong JSON type were ignored"
+        ));
+    }
     if nid_metric {
         warnings.push("_hatchet_nid values were read as node identities, not metrics".into());
     }
@@ -348,6 +374,22 @@ mod tests {
         let back = read(&buf[..]).unwrap();
         assert_eq!(back.cct.len(), 3);
         assert_eq!(back.metrics.values("time (inc)").unwrap(), &[6.0, 5.0, 2.0]);
+    }
+
+    /// Issue 14 item 9: lossy UTF-8 and fields of the wrong type warn.
+    #[test]
+    fn damage_warns() {
+        let clean = read(SAMPLE.as_bytes()).unwrap();
+        assert_eq!(clean.warnings.len(), 1, "{:?}", clean.warnings); // the _hatchet_nid note
+        let bad: &[u8] = b"[{\"frame\": {\"name\": \"m\xffain\", \"type\": {\"x\": 1}}, \"metrics\": {\"time\": [1, 2]}, \"children\": 5}, {\"frame\": 3, \"metrics\": {\"t\xfe\": 1}}]";
+        let l = read(bad).unwrap();
+        let w = l.warnings.join(" | ");
+        assert!(w.contains("2 string(s) with invalid UTF-8"), "{w}");
+        assert!(w.contains("2 field(s) held an object or array"), "{w}");
+        assert!(
+            w.contains("2 frame, metrics or children field(s) of the wrong JSON type"),
+            "{w}"
+        );
     }
 
     #[test]

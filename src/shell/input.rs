@@ -70,6 +70,18 @@ pub fn load(path: Option<&Path>) -> Result<Profile, String> {
     }
 }
 
+/// One file for `kernels` and `summary`, whose reports have no place for the load's
+/// warnings: they go to stderr, so damage that still loads, or device activity grove
+/// could not place, does not pass unnoticed. (`info` lists them in its report; a
+/// replay's stderr is kept for the replay's own warnings.)
+pub fn load_warning(path: &Path) -> Result<Profile, String> {
+    let prof = load(Some(path))?;
+    for w in &prof.warnings {
+        eprintln!("grove: warning: {}: {w}", path.display());
+    }
+    Ok(prof)
+}
+
 /// `a=gcc,b=llvm` -> {a: gcc, b: llvm}.
 fn parse_labels(spec: Option<&str>) -> Result<HashMap<String, String>, String> {
     let mut out = HashMap::new();

@@ -20,7 +20,7 @@ pub fn run(args: KernelsArgs, lk: &Look) -> Result<(), String> {
     // Instances from every file, aggregated by name.
     let mut per_file = Vec::new();
     for f in &args.files {
-        let p = input::load(Some(f))?;
+        let p = input::load_warning(f)?;
         let Some(ev) = p.events.as_ref() else {
             return Err(format!(
                 "{}: not a trace: it has no GPU events",

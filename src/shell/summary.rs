@@ -38,7 +38,7 @@ pub fn run(args: SummaryArgs) -> Result<(), String> {
     });
     let mut rows: Vec<Vec<Vec<String>>> = vec![Vec::new(); tables.len()];
     for (i, f) in args.files.iter().enumerate() {
-        let p = input::load(Some(f))?;
+        let p = input::load_warning(f)?;
         let Some(ev) = p.events.as_ref() else {
             return Err(format!("{}: not a trace: it has no events", f.display()));
         };

@@ -21,18 +21,18 @@ impl Db {
             path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
-        .map_err(|e| format!("cannot open as an SQLite database: {e}"))?;
+        .map_err(|e| format!("cannot open as an SQLite database: {}", one_line(&e)))?;
         let mut tables = HashMap::new();
         {
             let mut stmt = conn
                 .prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
-                .map_err(|e| format!("cannot read the database schema: {e}"))?;
+                .map_err(|e| format!("cannot read the database schema: {}", one_line(&e)))?;
             let mut rows = stmt
                 .query([])
-                .map_err(|e| format!("cannot read the database schema: {e}"))?;
+                .map_err(|e| format!("cannot read the database schema: {}", one_line(&e)))?;
             while let Some(row) = rows
                 .next()
-                .map_err(|e| format!("cannot read the database schema: {e}"))?
+                .map_err(|e| format!("cannot read the database schema: {}", one_line(&e)))?
             {
                 if let Ok(ValueRef::Text(t)) = row.get_ref(0) {
                     let name = String::from_utf8_lossy(t).into_owned();
@@ -64,13 +64,13 @@ impl Db {
             let mut stmt = self
                 .conn
                 .prepare("SELECT name FROM pragma_table_info(?1)")
-                .map_err(|e| format!("cannot read the columns of {real}: {e}"))?;
+                .map_err(|e| format!("cannot read the columns of {real}: {}", one_line(&e)))?;
             let mut rows = stmt
                 .query([real])
-                .map_err(|e| format!("cannot read the columns of {real}: {e}"))?;
+                .map_err(|e| format!("cannot read the columns of {real}: {}", one_line(&e)))?;
             while let Some(row) = rows
                 .next()
-                .map_err(|e| format!("cannot read the columns of {real}: {e}"))?
+                .map_err(|e| format!("cannot read the columns of {real}: {}", one_line(&e)))?
             {
                 if let Ok(ValueRef::Text(t)) = row.get_ref(0) {
                     have.insert(String::from_utf8_lossy(t).to_ascii_lowercase());
@@ -102,7 +102,8 @@ impl Db {
 
     /// Runs a plan, calling `f` on every row (columns in the order wanted).
     pub(super) fn run(&self, plan: &Plan, mut f: impl FnMut(&Rec)) -> Result<(), String> {
-        let err = |e: rusqlite::Error| format!("cannot read table {}: {e}", plan.table);
+        let err =
+            |e: rusqlite::Error| format!("cannot read table {}: {}", plan.table, one_line(&e));
         let mut stmt = self.conn.prepare(&plan.sql).map_err(err)?;
         let mut rows = stmt.query([]).map_err(err)?;
         while let Some(row) = rows.next().map_err(err)? {
@@ -123,6 +124,21 @@ impl Db {
             None => Ok(false),
         }
     }
+}
+
+/// SQLite's message on one short line. A damaged schema can put the rest of a
+/// CREATE TABLE statement into the message (an unterminated token quotes it to the
+/// end): only what precedes the first line break is kept, cut at 160 characters.
+pub(super) fn one_line(e: &dyn std::fmt::Display) -> String {
+    const MAX: usize = 160;
+    let text = e.to_string();
+    let first = text.lines().next().unwrap_or("").trim_end();
+    let cut = first.len() < text.trim_end().len();
+    let mut out: String = first.chars().take(MAX).collect();
+    if cut || out.len() < first.len() {
+        out.push_str(" ...");
+    }
+    out
 }
 
 /// One row, read leniently: integers may come as reals or text, NULL is None.

@@ -31,6 +31,11 @@ pub(super) struct State {
     pub(super) unclosed: Vec<usize>,
     /// (table, why) -> rows dropped.
     pub(super) dropped: Vec<(&'static str, &'static str, u64)>,
+    /// (table, placeholder) -> rows whose name column held a StringIds id the table
+    /// lacks (an export with StringIds emptied or cut): shown as the placeholder.
+    pub(super) dangling: Vec<(&'static str, &'static str, u64)>,
+    /// Set by `name` when an id was not found; read by `name_or`.
+    pub(super) dangling_seen: bool,
     pub(super) cats: HashMap<&'static str, u32>,
     pub(super) meta: Vec<(String, String)>,
     pub(super) product: Option<String>,
@@ -72,18 +77,50 @@ impl State {
     pub(super) fn name(&mut self, r: &Rec, i: usize) -> Option<u32> {
         match r.row.get_ref(i).ok()? {
             ValueRef::Integer(id) => {
-                if let Some(&n) = self.names.get(&id) {
-                    return n;
-                }
-                let n = match self.strings.get(&id) {
-                    Some(s) if !s.is_empty() => Some(self.tr.events.strings.intern(s)),
-                    _ => None,
+                let n = match self.names.get(&id) {
+                    Some(&n) => n,
+                    None => {
+                        let n = match self.strings.get(&id) {
+                            Some(s) if !s.is_empty() => Some(self.tr.events.strings.intern(s)),
+                            _ => None,
+                        };
+                        self.names.insert(id, n);
+                        n
+                    }
                 };
-                self.names.insert(id, n);
+                self.dangling_seen |= n.is_none();
                 n
             }
             ValueRef::Text(t) if !t.is_empty() => Some(self.tr.events.strings.intern_bytes(t)),
             _ => None,
+        }
+    }
+
+    /// The first of `cols` that names something; else `placeholder`, counting the row
+    /// when a column held an id that StringIds cannot resolve (warned about at the end).
+    pub(super) fn name_or(
+        &mut self,
+        r: &Rec,
+        cols: &[usize],
+        table: &'static str,
+        placeholder: &'static str,
+    ) -> u32 {
+        self.dangling_seen = false;
+        for &c in cols {
+            if let Some(n) = self.name(r, c) {
+                return n;
+            }
+        }
+        if self.dangling_seen {
+            self.count_dangling(table, placeholder);
+        }
+        self.intern(placeholder)
+    }
+
+    pub(super) fn count_dangling(&mut self, table: &'static str, placeholder: &'static str) {
+        match self.dangling.iter_mut().find(|d| d.0 == table) {
+            Some(d) => d.2 += 1,
+            None => self.dangling.push((table, placeholder, 1)),
         }
     }
 

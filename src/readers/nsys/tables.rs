@@ -29,6 +29,13 @@ impl TableReader {
         for (table, why, n) in dropped {
             self.s.warn(format!("{n} row(s) of {table} dropped: {why}"));
         }
+        let dangling = std::mem::take(&mut self.s.dangling);
+        let known = self.s.strings.len();
+        for (table, placeholder, n) in dangling {
+            self.s.warn(format!(
+                "{n} row(s) of {table} name a string id that StringIds lacks (it has {known} strings; damaged or cut export): shown as {placeholder}"
+            ));
+        }
         Ok(())
     }
 
@@ -134,6 +141,9 @@ impl TableReader {
                 },
                 None => (unknown, rt),
             };
+            if name == unknown && r.int(4).is_some() {
+                s.count_dangling(RUNTIME, "<unknown CUDA call>");
+            }
             let gtid = r.int(2);
             let lane = s.cpu_lane(gtid);
             if let Some(i) = s.push(
@@ -159,10 +169,9 @@ impl TableReader {
         else {
             return Ok(());
         };
-        s.warn_missing(&plan, &["start", "end", "eventType", "globalTid"]);
+        s.warn_missing(&plan, &["start", "end", "eventType", "text", "globalTid"]);
         let no_type = plan.missing.contains(&"eventType");
         let cat = s.cat("nvtx");
-        let unnamed = s.intern("<unnamed NVTX range>");
         self.db.run(&plan, |r| {
             let (start, end) = (r.int(0), r.int(1));
             let kind = match r.int(2) {
@@ -175,7 +184,7 @@ impl TableReader {
                 // Domain and category definitions and the like are not events.
                 _ => return,
             };
-            let name = s.name(r, 3).or_else(|| s.name(r, 4)).unwrap_or(unnamed);
+            let name = s.name_or(r, &[3, 4], NVTX, "<unnamed NVTX range>");
             let lane = s.cpu_lane(r.int(5));
             // A range still open when the capture stopped has no end: closed later.
             let open = kind == EventKind::Cpu && end.is_none() && start.is_some();
@@ -198,9 +207,8 @@ impl TableReader {
         };
         s.warn_missing(&plan, &["start", "end", "globalTid", "nameId"]);
         let cat = s.cat("osrt");
-        let unknown = s.intern("<unknown OS call>");
         self.db.run(&plan, |r| {
-            let name = s.name(r, 3).unwrap_or(unknown);
+            let name = s.name_or(r, &[3], OSRT, "<unknown OS call>");
             let lane = s.cpu_lane(r.int(2));
             s.push(OSRT, name, cat, EventKind::Cpu, r.int(0), r.int(1), lane);
         })
@@ -236,9 +244,19 @@ impl TableReader {
             ));
             return Ok(());
         };
+        // Every known schema has demangledName and shortName: one of them missing
+        // means a renamed or damaged table, even while the other still names kernels.
         s.warn_missing(
             &plan,
-            &["start", "end", "deviceId", "streamId", "correlationId"],
+            &[
+                "start",
+                "end",
+                "deviceId",
+                "streamId",
+                "correlationId",
+                "demangledName",
+                "shortName",
+            ],
         );
         if ["demangledName", "shortName", "mangledName"]
             .iter()
@@ -247,13 +265,8 @@ impl TableReader {
             s.warn(format!("{KERNEL} has no name column: kernels are unnamed"));
         }
         let cat = s.cat("kernel");
-        let unknown = s.intern("<unknown kernel>");
         self.db.run(&plan, |r| {
-            let name = s
-                .name(r, 7)
-                .or_else(|| s.name(r, 8))
-                .or_else(|| s.name(r, 9))
-                .unwrap_or(unknown);
+            let name = s.name_or(r, &[7, 8, 9], KERNEL, "<unknown kernel>");
             let (device, stream) = (r.int(2), r.int(4));
             let lane = s.gpu_lane(device, stream);
             let Some(i) = s.push(

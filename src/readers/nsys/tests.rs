@@ -400,3 +400,99 @@ fn names() {
     assert_eq!(copy_kind_from_enum("CUDA_MEMCPY_KIND_UNKNOWN"), None);
     assert_eq!(decode_global(285298772900428), (227916, 227916));
 }
+
+/// A copy of a fixture changed by `sql` (run with the schema writable).
+fn damaged_copy(name: &str, sql: &str) -> PathBuf {
+    let path = temp(name);
+    std::fs::copy(fixture("schema_3_16.sqlite"), &path).unwrap();
+    let c = Connection::open(&path).unwrap();
+    c.execute_batch(&format!("PRAGMA writable_schema=ON; {sql}"))
+        .unwrap();
+    drop(c);
+    path
+}
+
+fn warnings_of(path: &Path) -> Vec<String> {
+    read(path).unwrap().remove(0).warnings
+}
+
+/// Issue 14 item 9: damage that used to load silently now warns.
+#[test]
+fn emptied_string_ids_and_renamed_columns_warn() {
+    let clean = warnings_of(&fixture("schema_3_16.sqlite"));
+    assert!(
+        !clean
+            .iter()
+            .any(|w| w.contains("StringIds lacks") || w.contains("has no column")),
+        "{clean:?}"
+    );
+    // StringIds emptied: every kernel shows as <unknown kernel>, and says why.
+    let p = damaged_copy("no_strings.sqlite", "DELETE FROM StringIds;");
+    let w = warnings_of(&p);
+    let kernels = w
+        .iter()
+        .find(|w| w.contains("CUPTI_ACTIVITY_KIND_KERNEL name a string id that StringIds lacks"))
+        .unwrap_or_else(|| panic!("{w:?}"));
+    assert!(
+        kernels.contains("<unknown kernel>") && kernels.contains("0 strings"),
+        "{kernels}"
+    );
+    assert!(
+        w.iter()
+            .any(|w| w.contains("CUPTI_ACTIVITY_KIND_RUNTIME name a string id")),
+        "{w:?}"
+    );
+    // shortName renamed: demangledName still names kernels, but the table is not the
+    // schema it claims to be.
+    let p = damaged_copy(
+        "renamed_short.sqlite",
+        "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME COLUMN shortName TO short_name;",
+    );
+    let w = warnings_of(&p);
+    assert!(
+        w.iter()
+            .any(|w| w.contains("CUPTI_ACTIVITY_KIND_KERNEL has no column shortName")),
+        "{w:?}"
+    );
+    let p = damaged_copy(
+        "renamed_text.sqlite",
+        "ALTER TABLE NVTX_EVENTS RENAME COLUMN text TO label;",
+    );
+    let w = warnings_of(&p);
+    assert!(
+        w.iter()
+            .any(|w| w.contains("NVTX_EVENTS has no column text")),
+        "{w:?}"
+    );
+}
+
+/// Issue 14 item 8: a malformed schema whose message would quote the rest of the
+/// CREATE TABLE statement (an unterminated string) is one short line.
+#[test]
+fn malformed_schema_is_one_line() {
+    let c = Connection::open(fixture("schema_3_16.sqlite")).unwrap();
+    let sql: String = c
+        .query_row(
+            "SELECT sql FROM sqlite_master WHERE name = 'CUPTI_ACTIVITY_KIND_KERNEL'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    drop(c);
+    let broken = sql
+        .replacen('(', "(\n  ", 1)
+        .replace(", ", ",\n  ")
+        .replacen("\"start\" INTEGER", "\"start\" INTEGER DEFAULT 'a\nb", 1);
+    assert!(broken.lines().count() > 10);
+    let p = damaged_copy(
+        "malformed.sqlite",
+        &format!(
+            "UPDATE sqlite_master SET sql = '{}' WHERE name = 'CUPTI_ACTIVITY_KIND_KERNEL';",
+            broken.replace('\'', "''")
+        ),
+    );
+    let e = crate::readers::load_all(&p).unwrap_err().to_string();
+    assert!(!e.contains('\n'), "{e}");
+    assert!(e.contains("malformed database schema"), "{e}");
+    assert!(e.len() < 400, "{e}");
+}
