@@ -24,7 +24,14 @@ const FORMATS: &[(&str, Option<&str>)] = &[
     ("callgrind", Some("callgrind/cachegrind")),
     ("perf script text", Some("perf script text")),
     ("pprof protobuf", Some("pprof protobuf")),
+    ("speedscope JSON (invalid by design)", None),
     ("speedscope JSON", Some("speedscope JSON")),
+    ("cProfile pstats", Some("cProfile/pstats")),
+    ("pyinstrument JSON", Some("pyinstrument JSON")),
+    ("TAU profile", Some("TAU profile")),
+    ("gprof2dot DOT", Some("gprof2dot DOT")),
+    ("timemory JSON", Some("timemory JSON")),
+    ("Hatchet GraphFrame JSON", Some("Thicket/Hatchet to_json")),
 ];
 
 /// Formats whose readers are written but not yet in `readers::READERS`: refused for
