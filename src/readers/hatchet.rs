@@ -527,6 +527,23 @@ mod tests {
     }
 
     #[test]
+    fn siblings_follow_hatchet_frame_order_and_first_metric_wins() {
+        let text = r#"[{"frame": {"name": "root"}, "metrics": {"time": 1}, "children": [
+            {"frame": {"name": "b", "type": "function"}, "metrics": {"time": 3}},
+            {"frame": {"name": "a", "type": "function", "file": "z.c"}, "metrics": {"time": 4}},
+            {"frame": {"name": "a", "type": "function"}, "metrics": {"time": 5, "time": 6}}
+        ]}]"#;
+        let l = read(text.as_bytes()).unwrap();
+        // Sorted (attribute, value) pairs: ("file", ..) sorts before ("name", ..).
+        let with_file: Vec<_> = (1..4)
+            .map(|n| l.cct.frame(n).attr("file").is_some())
+            .collect();
+        assert_eq!(with_file, [true, false, false]);
+        assert_eq!(l.cct.name(3), "b");
+        assert_eq!(l.metrics.values("time").unwrap(), &[1.0, 4.0, 5.0, 3.0]);
+    }
+
+    #[test]
     fn errors_have_positions() {
         let e = read(&b"[{\"frame\": {\"name\": \"x\"}, \"children\": [}]"[..]).unwrap_err();
         assert_eq!(e.line, 1);
