@@ -362,6 +362,13 @@ fn commands(n: usize) {
         format!("prune time (inc) < {p90}"),
         "sort name asc".to_string(),
         "expand-all main".to_string(),
+        // Popping a filter: right after it, and with a command applied after it.
+        format!("filter time (inc) > {p90}"),
+        "pop-filter".to_string(),
+        format!("filter time (inc) > {p90}"),
+        "sort name desc".to_string(),
+        "pop-filter".to_string(),
+        "undo".to_string(),
     ] {
         let t = Instant::now();
         app.run(&cmd).unwrap();

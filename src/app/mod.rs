@@ -11,6 +11,7 @@ pub mod panels;
 pub mod paths;
 mod reshape;
 pub mod tree_state;
+mod undo;
 
 use crate::model::{Cct, MetricTable, PreOrder, Profile};
 use crate::present::heat::HeatScale;
@@ -121,6 +122,14 @@ pub struct App {
     pub redo: Vec<Command>,
     /// True while re-applying commands after undo: nothing is logged.
     replaying: bool,
+    /// What undo puts back, one slot per `applied` command (None once the memory
+    /// budget dropped it), the bytes they hold, and the budget.
+    checkpoints: Vec<Option<undo::Checkpoint>>,
+    undo_bytes: usize,
+    pub undo_budget: usize,
+    /// While a command runs under a checkpoint: the tree it replaced, kept for undo.
+    keep_displaced: bool,
+    displaced: Option<Cct>,
     pub session: Option<session::Writer>,
     /// Where `export` and `save` resolve relative paths, and `source` too.
     pub cwd: std::path::PathBuf,
@@ -202,6 +211,11 @@ impl App {
             applied: Vec::new(),
             redo: Vec::new(),
             replaying: false,
+            checkpoints: Vec::new(),
+            undo_bytes: 0,
+            undo_budget: undo::UNDO_BUDGET,
+            keep_displaced: false,
+            displaced: None,
             session: None,
             cwd: std::env::current_dir().unwrap_or_default(),
             term: (120, 40),
@@ -317,7 +331,7 @@ impl App {
         self.heatmap.clear();
         let col = self.inclusive_column();
         let m = &self.profile.metrics;
-        self.tree.rules.weight = m.values(&col).map(|v| v.to_vec()).unwrap_or_default();
+        self.tree.rules.weight = m.values(&col).map(Into::into).unwrap_or_default();
         if let Some(v) = m.values(&col) {
             self.heat = HeatScale::from_values(v.iter().copied());
             self.total = self
@@ -340,9 +354,18 @@ impl App {
             SortKey::Data => PreOrder::build(cct, |v| v.sort_unstable()),
             SortKey::Name { descending } => {
                 let d = *descending;
+                // The first 8 bytes of every name, read once: most comparisons end
+                // there instead of following two pointers into the frames' text.
+                let head: Vec<u64> = (0..cct.len() as u32)
+                    .map(|n| name_head(cct.name(n)))
+                    .collect();
                 PreOrder::build(cct, |v| {
-                    v.sort_by(|&a, &b| {
-                        let o = cct.name(a).cmp(cct.name(b)).then(a.cmp(&b));
+                    // Ties are broken by id: the order is total, stability is moot.
+                    v.sort_unstable_by(|&a, &b| {
+                        let o = head[a as usize]
+                            .cmp(&head[b as usize])
+                            .then_with(|| cct.name(a).cmp(cct.name(b)))
+                            .then(a.cmp(&b));
                         if d {
                             o.reverse()
                         } else {
@@ -363,7 +386,7 @@ impl App {
                     }
                 };
                 PreOrder::build(cct, |v| {
-                    v.sort_by(|&a, &b| {
+                    v.sort_unstable_by(|&a, &b| {
                         let o = key(a).total_cmp(&key(b));
                         let o = if d { o.reverse() } else { o };
                         o.then(a.cmp(&b))
@@ -435,7 +458,16 @@ impl App {
     /// The one place state changes. View-changing commands are logged in canonical form
     /// with explicit node paths, so replaying the log needs no cursor.
     pub fn update(&mut self, cmd: Command) -> Result<(), String> {
-        let logged = match self.apply(cmd.clone()) {
+        // The table says what is logged: never the UI commands, moves only with
+        // --log-nav, and only view changes go on the undo stack (with a checkpoint).
+        let class = cmd.log();
+        let undoable = !self.replaying && matches!(class, Log::View);
+        let applied = if undoable {
+            self.apply_undoable(cmd.clone())
+        } else {
+            self.apply(cmd.clone())
+        };
+        let logged = match applied {
             Ok(l) => l,
             Err(e) => {
                 if let Some(caret) = e.caret {
@@ -456,17 +488,11 @@ impl App {
                 return Err(e.msg);
             }
         };
-        // The table says what is logged: never the UI commands, moves only with
-        // --log-nav, and only view changes go on the undo stack.
-        let class = cmd.log();
         if !self.replaying && !matches!(class, Log::Ui) && (class.changes_view() || self.log_nav) {
             if let Some(l) = logged {
                 self.record(&l.to_string());
-                if matches!(l.log(), Log::View) {
-                    self.applied.push(l);
-                    if !matches!(cmd, Command::Redo) {
-                        self.redo.clear();
-                    }
+                if undoable && matches!(l.log(), Log::View) {
+                    self.redo.clear();
                 }
             }
         }
@@ -546,6 +572,15 @@ impl App {
         self.tree.reveal(node);
         self.info(format!("match {}/{}", idx + 1, total));
     }
+}
+
+/// A name's first 8 bytes as a big-endian number (zero-padded): comparing two of these
+/// orders names as comparing the text does, up to the 8th byte.
+fn name_head(name: &str) -> u64 {
+    let mut b = [0u8; 8];
+    let n = name.len().min(8);
+    b[..n].copy_from_slice(&name.as_bytes()[..n]);
+    u64::from_be_bytes(b)
 }
 
 /// A command that failed: a message, and for expression errors the text and span to

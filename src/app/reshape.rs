@@ -46,8 +46,14 @@ impl App {
         self.matched = matched_old.map(|m| r.origin.iter().map(|&o| m[o as usize]).collect());
         let old_cct = std::mem::replace(&mut self.profile.cct, r.cct);
         let old_metrics = std::mem::replace(&mut self.profile.metrics, r.metrics);
-        // Freeing a million-node tree costs tens of milliseconds: not on the keystroke.
-        drop_elsewhere((old_cct, old_metrics));
+        drop(old_metrics);
+        // Undo keeps the tree a command replaced (app::undo); else freeing a
+        // million-node tree costs tens of milliseconds: not on the keystroke.
+        if self.keep_displaced && self.displaced.is_none() {
+            self.displaced = Some(old_cct);
+        } else {
+            drop_elsewhere(old_cct);
+        }
         for (name, e) in self.derived.clone() {
             let _ = derive::derive(&mut self.profile.metrics, &name, &e);
         }
@@ -348,8 +354,8 @@ impl App {
 
 /// Drops a large value on a short-lived thread, so the frame that replaced it does not
 /// wait for its memory to be freed. Small values are dropped here.
-fn drop_elsewhere(old: (crate::model::Cct, crate::model::MetricTable)) {
-    if old.0.len() < 50_000 {
+pub(super) fn drop_elsewhere(old: crate::model::Cct) {
+    if old.len() < 50_000 {
         return;
     }
     // When no thread can be had, spawn drops the closure, and the value, right here.

@@ -2,12 +2,15 @@
 //! `GraphFrame.from_literal` and written by `to_literal`. Read and written iteratively,
 //! because real CCTs are thousands of levels deep.
 
-use std::collections::HashMap;
-use std::io::Read;
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
+use std::io::{Read, Write};
+use std::sync::Arc;
 
 use crate::json::{parse_decimal_scaled, JsonError, JsonReader, Kind};
+use crate::model::intern::FxBuild;
 use crate::model::metrics::{base_of_inclusive, inclusive_name};
-use crate::model::{Cct, Frame, MetricTable};
+use crate::model::{Cct, Frame, MetricTable, NO_NODE};
 
 #[derive(Debug)]
 pub struct Literal {
@@ -29,13 +32,97 @@ enum Ctx {
     },
 }
 
+/// The nodes as read, in file order: frames and child links only. The tree is built
+/// once, in Hatchet's order, from here (frames are moved into it, not cloned).
+#[derive(Default)]
+struct Nodes {
+    frames: Vec<Frame>,
+    first_child: Vec<u32>,
+    last_child: Vec<u32>,
+    next_sibling: Vec<u32>,
+    parent: Vec<u32>,
+    roots: Vec<u32>,
+}
+
+impl Nodes {
+    fn add(&mut self, parent: Option<u32>, frame: Frame) -> u32 {
+        let id = self.frames.len() as u32;
+        self.frames.push(frame);
+        self.first_child.push(NO_NODE);
+        self.last_child.push(NO_NODE);
+        self.next_sibling.push(NO_NODE);
+        self.parent.push(parent.unwrap_or(NO_NODE));
+        match parent {
+            Some(p) => {
+                let p = p as usize;
+                match self.last_child[p] {
+                    NO_NODE => self.first_child[p] = id,
+                    last => self.next_sibling[last as usize] = id,
+                }
+                self.last_child[p] = id;
+            }
+            None => self.roots.push(id),
+        }
+        id
+    }
+
+    fn children(&self, n: u32, out: &mut Vec<u32>) {
+        out.clear();
+        let mut c = self.first_child[n as usize];
+        while c != NO_NODE {
+            out.push(c);
+            c = self.next_sibling[c as usize];
+        }
+    }
+}
+
+/// Shares the text of repeated names, kinds and attributes (a big literal names a
+/// few thousand functions a million times).
+#[derive(Default)]
+struct Strings(HashSet<Arc<str>, FxBuild>);
+
+impl Strings {
+    fn get(&mut self, b: &[u8]) -> Arc<str> {
+        let s = String::from_utf8_lossy(b);
+        if let Some(a) = self.0.get(&*s) {
+            return a.clone();
+        }
+        let a: Arc<str> = Arc::from(&*s);
+        self.0.insert(a.clone());
+        a
+    }
+}
+
+/// One metric column as read: a value per node id (NaN where absent), and which
+/// nodes have one (the first value of a key in a node wins, as before).
+#[derive(Default)]
+struct Column {
+    values: Vec<f64>,
+    set: Vec<bool>,
+}
+
+impl Column {
+    fn put(&mut self, node: u32, v: f64) {
+        let i = node as usize;
+        if self.values.len() <= i {
+            self.values.resize(i + 1, f64::NAN);
+            self.set.resize(i + 1, false);
+        }
+        if !self.set[i] {
+            self.set[i] = true;
+            self.values[i] = v;
+        }
+    }
+}
+
 pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
     let mut r = JsonReader::new(src);
     r.skip_bom();
-    let mut cct = Cct::default();
+    let mut nodes = Nodes::default();
+    let mut strings = Strings::default();
     let mut keys: Vec<String> = Vec::new();
     let mut key_ids: HashMap<String, usize> = HashMap::new();
-    let mut values: Vec<Vec<(usize, f64)>> = Vec::new();
+    let mut cols: Vec<Column> = Vec::new();
     let mut key = Vec::new();
     let mut text = Vec::new();
     let mut warnings = Vec::new();
@@ -43,6 +130,8 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
     let mut nids: Vec<Option<f64>> = Vec::new();
     // `frame`, `metrics` or `children` of the wrong JSON type: skipped, and counted.
     let mut wrong_type = 0u64;
+    let empty = strings.get(b"");
+    let none = strings.get(b"None");
 
     if r.peek_kind()? != Kind::Array {
         return Err(r.error("a Hatchet literal is a JSON list of root nodes"));
@@ -65,8 +154,12 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
                     return Err(r.error("a node must be a JSON object"));
                 }
                 r.begin_object()?;
-                let node = cct.add_node(parent, Frame::new("", "None"));
-                values.push(Vec::new());
+                let frame = Frame {
+                    name: empty.clone(),
+                    kind: none.clone(),
+                    attrs: Vec::new(),
+                };
+                let node = nodes.add(parent, frame);
                 nids.push(None);
                 stack.push(Ctx::Node {
                     node,
@@ -78,7 +171,7 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
                 let node = *node;
                 if !r.next_key(*first, &mut key)? {
                     let fallback = name.take();
-                    let f = cct.frame_mut(node);
+                    let f = &mut nodes.frames[node as usize];
                     if f.name.is_empty() {
                         f.name = fallback.unwrap_or_default().into();
                     }
@@ -98,7 +191,13 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
                         if r.peek_kind()? != Kind::Object {
                             wrong_type += 1;
                         }
-                        read_frame(&mut r, cct.frame_mut(node), &mut key, &mut text)?
+                        read_frame(
+                            &mut r,
+                            &mut nodes.frames[node as usize],
+                            &mut strings,
+                            &mut key,
+                            &mut text,
+                        )?
                     }
                     b"metrics" if r.peek_kind()? != Kind::Object => {
                         wrong_type += 1;
@@ -112,9 +211,8 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
                             if std::str::from_utf8(&key).is_err() {
                                 r.repairs.invalid_utf8 += 1;
                             }
-                            let k = String::from_utf8_lossy(&key).into_owned();
                             let kind = r.read_scalar(&mut text)?;
-                            if k == "_hatchet_nid" {
+                            if key == b"_hatchet_nid" {
                                 nid_metric = true;
                                 nids[node as usize] =
                                     std::str::from_utf8(&text).ok().and_then(|t| t.parse().ok());
@@ -124,11 +222,17 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
                                 Kind::Num | Kind::Str => number(&text),
                                 _ => f64::NAN,
                             };
-                            let id = *key_ids.entry(k.clone()).or_insert_with(|| {
-                                keys.push(k);
-                                keys.len() - 1
-                            });
-                            values[node as usize].push((id, v));
+                            let k = String::from_utf8_lossy(&key);
+                            let id = match key_ids.get(&*k) {
+                                Some(&id) => id,
+                                None => {
+                                    keys.push(k.clone().into_owned());
+                                    cols.push(Column::default());
+                                    key_ids.insert(k.into_owned(), keys.len() - 1);
+                                    keys.len() - 1
+                                }
+                            };
+                            cols[id].put(node, v);
                         }
                     }
                     b"children" => {
@@ -151,19 +255,20 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
     if !r.at_eof() {
         return Err(r.error("unexpected data after the list of roots"));
     }
+    drop(strings);
     // Hatchet's data order: by `_hatchet_nid` when the file has it, otherwise by frame
-    // (from_literal numbers nodes in sorted-frame order). Rebuild the tree in that order
+    // (from_literal numbers nodes in sorted-frame order). Build the tree in that order
     // so node ids, "data order" and the text layout agree with Hatchet.
-    let (cct, values) = hatchet_order(&cct, values, &nids);
-    let rows = cct.len();
+    let order = hatchet_order(&nodes, &nids);
+    drop(nids);
+    let rows = order.len();
+    let cct = build(nodes, &order);
     let mut metrics = MetricTable::new(rows);
-    for (id, k) in keys.iter().enumerate() {
-        let mut col = vec![f64::NAN; rows];
-        for (row, vals) in values.iter().enumerate() {
-            if let Some(&(_, v)) = vals.iter().find(|(i, _)| *i == id) {
-                col[row] = v;
-            }
-        }
+    for (k, c) in keys.iter().zip(cols) {
+        let col: Vec<f64> = order
+            .iter()
+            .map(|&o| c.values.get(o as usize).copied().unwrap_or(f64::NAN))
+            .collect();
         metrics.set(k, "", col);
     }
     // Exclusive metrics without an inclusive partner get one, as Hatchet computes it.
@@ -202,30 +307,50 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
     })
 }
 
-/// Hatchet compares frames as sorted (attribute, value) tuples.
-fn frame_key(f: &Frame) -> Vec<(String, String)> {
-    let mut k: Vec<(String, String)> = f
+/// A frame's (attribute, value) pairs, sorted: Hatchet compares frames as these tuples.
+fn frame_pairs(f: &Frame) -> Vec<(&str, &str)> {
+    let mut k: Vec<(&str, &str)> = f
         .attrs
         .iter()
-        .map(|(a, v)| (a.to_string(), v.to_string()))
-        .chain([
-            ("name".to_string(), f.name.to_string()),
-            ("type".to_string(), f.kind.to_string()),
-        ])
+        .map(|(a, v)| (&**a, &**v))
+        .chain([("name", &*f.name), ("type", &*f.kind)])
         .collect();
     k.sort();
     k
 }
 
-type Values = Vec<Vec<(usize, f64)>>;
+/// Hatchet's order of two frames. Without other attributes the sorted pairs are
+/// (name, type): compare those without building them.
+fn frame_cmp<'a>(
+    a: &'a Frame,
+    b: &'a Frame,
+    pa: Option<&'a [(&'a str, &'a str)]>,
+    pb: Option<&'a [(&'a str, &'a str)]>,
+) -> Ordering {
+    match (pa, pb) {
+        (None, None) => a.name.cmp(&b.name).then_with(|| a.kind.cmp(&b.kind)),
+        _ => {
+            let xa = [("name", &*a.name), ("type", &*a.kind)];
+            let xb = [("name", &*b.name), ("type", &*b.kind)];
+            pa.unwrap_or(&xa).cmp(pb.unwrap_or(&xb))
+        }
+    }
+}
 
-fn hatchet_order(cct: &Cct, values: Values, nids: &[Option<f64>]) -> (Cct, Values) {
+/// Node ids in Hatchet's pre-order: siblings sorted by `_hatchet_nid` when every node
+/// has one, else by frame (stable: equal frames keep file order).
+fn hatchet_order(nodes: &Nodes, nids: &[Option<f64>]) -> Vec<u32> {
     let by_nid = nids.iter().all(|n| n.is_some()) && !nids.is_empty();
-    let keys: Vec<Vec<(String, String)>> = if by_nid {
+    // Sorted pairs only for frames with attributes besides name and type (none, in
+    // most literals: then there is no table at all).
+    let any_attrs = nodes.frames.iter().any(|f| !f.attrs.is_empty());
+    let pairs: Vec<Option<Vec<(&str, &str)>>> = if by_nid || !any_attrs {
         Vec::new()
     } else {
-        (0..cct.len() as u32)
-            .map(|n| frame_key(cct.frame(n)))
+        nodes
+            .frames
+            .iter()
+            .map(|f| (!f.attrs.is_empty()).then(|| frame_pairs(f)))
             .collect()
     };
     let order = |v: &mut Vec<u32>| {
@@ -236,23 +361,49 @@ fn hatchet_order(cct: &Cct, values: Values, nids: &[Option<f64>]) -> (Cct, Value
                     .total_cmp(&nids[b as usize].unwrap_or(0.0))
             });
         } else {
-            v.sort_by(|&a, &b| keys[a as usize].cmp(&keys[b as usize]));
+            let f = &nodes.frames;
+            v.sort_by(|&a, &b| {
+                let (a, b) = (a as usize, b as usize);
+                let pair = |x: usize| pairs.get(x).and_then(|p| p.as_deref());
+                frame_cmp(&f[a], &f[b], pair(a), pair(b))
+            });
         }
     };
-    let po = crate::model::PreOrder::build(cct, order);
-    let mut out = Cct::default();
-    let mut new_of = vec![0u32; cct.len()];
-    let mut vals = Vec::with_capacity(values.len());
-    let mut values = values;
-    for (p, &old) in po.node.iter().enumerate() {
-        let parent = match po.parent[p] {
-            crate::model::NO_NODE => None,
-            q => Some(new_of[po.node[q as usize] as usize]),
-        };
-        new_of[old as usize] = out.add_node(parent, cct.frame(old).clone());
-        vals.push(std::mem::take(&mut values[old as usize]));
+    let mut out = Vec::with_capacity(nodes.frames.len());
+    let mut roots = nodes.roots.clone();
+    order(&mut roots);
+    // Explicit stack: literals can be thousands of levels deep.
+    let mut stack: Vec<u32> = roots.into_iter().rev().collect();
+    let mut kids = Vec::new();
+    while let Some(n) = stack.pop() {
+        out.push(n);
+        nodes.children(n, &mut kids);
+        order(&mut kids);
+        stack.extend(kids.iter().rev());
     }
-    (out, vals)
+    out
+}
+
+/// The tree with node ids in `order` (a pre-order: parents come first).
+fn build(mut nodes: Nodes, order: &[u32]) -> Cct {
+    let mut cct = Cct::default();
+    cct.graph.reserve_exact_nodes(order.len());
+    cct.graph.reserve_exact_edges(order.len());
+    let mut new_of = vec![NO_NODE; nodes.frames.len()];
+    let blank = Frame {
+        name: Arc::from(""),
+        kind: Arc::from(""),
+        attrs: Vec::new(),
+    };
+    for &old in order {
+        let parent = match nodes.parent[old as usize] {
+            NO_NODE => None,
+            p => Some(new_of[p as usize]),
+        };
+        let frame = std::mem::replace(&mut nodes.frames[old as usize], blank.clone());
+        new_of[old as usize] = cct.add_node(parent, frame);
+    }
+    cct
 }
 
 fn number(text: &[u8]) -> f64 {
@@ -266,6 +417,7 @@ fn number(text: &[u8]) -> f64 {
 fn read_frame<R: Read>(
     r: &mut JsonReader<R>,
     frame: &mut Frame,
+    strings: &mut Strings,
     key: &mut Vec<u8>,
     text: &mut Vec<u8>,
 ) -> Result<(), JsonError> {
@@ -276,18 +428,21 @@ fn read_frame<R: Read>(
     let mut first = true;
     while r.next_key(first, key)? {
         first = false;
-        let k = String::from_utf8_lossy(key).into_owned();
         let kind = r.read_scalar(text)?;
         let v = match kind {
-            Kind::Str | Kind::Num => String::from_utf8_lossy(text).into_owned(),
-            Kind::True => "true".into(),
-            Kind::False => "false".into(),
+            Kind::Str | Kind::Num => strings.get(text),
+            Kind::True => strings.get(b"true"),
+            Kind::False => strings.get(b"false"),
             _ => continue,
         };
-        match k.as_str() {
-            "name" => frame.name = v.into(),
-            "type" => frame.kind = v.into(),
-            _ => frame.set_attr(&k, &v),
+        let k = String::from_utf8_lossy(key);
+        match &*k {
+            "name" => frame.name = v,
+            "type" => frame.kind = v,
+            k => match frame.attrs.iter_mut().find(|(a, _)| &**a == k) {
+                Some((_, old)) => *old = v,
+                None => frame.attrs.push((strings.get(k.as_bytes()), v)),
+            },
         }
     }
     Ok(())
@@ -390,6 +545,23 @@ mod tests {
             w.contains("2 frame, metrics or children field(s) of the wrong JSON type"),
             "{w}"
         );
+    }
+
+    #[test]
+    fn siblings_follow_hatchet_frame_order_and_first_metric_wins() {
+        let text = r#"[{"frame": {"name": "root"}, "metrics": {"time": 1}, "children": [
+            {"frame": {"name": "b", "type": "function"}, "metrics": {"time": 3}},
+            {"frame": {"name": "a", "type": "function", "file": "z.c"}, "metrics": {"time": 4}},
+            {"frame": {"name": "a", "type": "function"}, "metrics": {"time": 5, "time": 6}}
+        ]}]"#;
+        let l = read(text.as_bytes()).unwrap();
+        // Sorted (attribute, value) pairs: ("file", ..) sorts before ("name", ..).
+        let with_file: Vec<_> = (1..4)
+            .map(|n| l.cct.frame(n).attr("file").is_some())
+            .collect();
+        assert_eq!(with_file, [true, false, false]);
+        assert_eq!(l.cct.name(3), "b");
+        assert_eq!(l.metrics.values("time").unwrap(), &[1.0, 4.0, 5.0, 3.0]);
     }
 
     #[test]

@@ -10,7 +10,9 @@ use super::{input, output};
 pub fn run(args: InfoArgs) -> Result<(), String> {
     // A directory or a quoted glob is an ensemble here as everywhere.
     let p = input::load_inputs(std::slice::from_ref(&args.file), None)?;
-    output::text(&info_text(&p))
+    let r = output::text(&info_text(&p));
+    super::leave(p);
+    r
 }
 
 fn info_text(p: &Profile) -> String {

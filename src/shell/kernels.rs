@@ -19,7 +19,9 @@ pub fn run(args: KernelsArgs, lk: &Look) -> Result<(), String> {
     };
     // Instances from every file, aggregated by name.
     let mut per_file = Vec::new();
-    for f in &args.files {
+    // A directory or quoted glob of rank traces is its files, as everywhere.
+    let files = grove::load::expand_inputs(&args.files).map_err(|e| e.to_string())?;
+    for (i, f) in files.iter().enumerate() {
         let p = input::load_warning(f)?;
         let Some(ev) = p.events.as_ref() else {
             return Err(format!(
@@ -31,6 +33,9 @@ pub fn run(args: KernelsArgs, lk: &Look) -> Result<(), String> {
         let rows = gpu::kernels::table(ev, &model, &opt);
         let durs = gpu::kernels::durations(ev, &rows);
         per_file.push((rows, durs));
+        if i + 1 == files.len() {
+            super::leave((p, model));
+        }
     }
     let rows = gpu::kernels::merge(per_file, sort);
     let text = report::kernels_report(

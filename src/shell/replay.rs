@@ -28,7 +28,9 @@ pub fn run(args: ReplayArgs, lk: &Look) -> Result<(), String> {
     for c in &args.cmds {
         app.run(c)?;
     }
-    print_view(&app, args.print, args.depth, lk)
+    let r = print_view(&app, args.print, args.depth, lk);
+    super::leave(app);
+    r
 }
 
 /// Opens the input a session names (or `input`), warning when it changed since.

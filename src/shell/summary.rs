@@ -37,7 +37,10 @@ pub fn run(args: SummaryArgs) -> Result<(), String> {
         gpu::classify::Categories::builtin()
     });
     let mut rows: Vec<Vec<Vec<String>>> = vec![Vec::new(); tables.len()];
-    for (i, f) in args.files.iter().enumerate() {
+    // Every subcommand takes the same inputs: a directory or quoted glob of rank
+    // traces is its files, one rank each.
+    let files = grove::load::expand_inputs(&args.files).map_err(|e| e.to_string())?;
+    for (i, f) in files.iter().enumerate() {
         let p = input::load_warning(f)?;
         let Some(ev) = p.events.as_ref() else {
             return Err(format!("{}: not a trace: it has no events", f.display()));
@@ -53,6 +56,11 @@ pub fn run(args: SummaryArgs) -> Result<(), String> {
         };
         for (t, table) in tables.iter().enumerate() {
             rows[t].extend(report::table_rows(&p, &model, rank, *table, &opt));
+        }
+        // The last rank stays until the process ends; the others are freed as they
+        // go, so many ranks do not pile up.
+        if i + 1 == files.len() {
+            super::leave((p, model));
         }
     }
     let format = args.format;

@@ -37,7 +37,7 @@ pub fn run(args: TreeArgs, labels: Option<&str>, lk: &Look) -> Result<(), String
     if args.format == TreeFormat::Parquet {
         output::binary_to_pipe()?;
     }
-    output::to_stdout(|out| match args.format {
+    let r = output::to_stdout(|out| match args.format {
         TreeFormat::Text => {
             let color = io::stdout().is_terminal() && look::depth_of(lk) != ColorDepth::Never;
             let opts = export::text::TextOptions {
@@ -62,5 +62,7 @@ pub fn run(args: TreeArgs, labels: Option<&str>, lk: &Look) -> Result<(), String
         TreeFormat::Csv => app.export_to_depth(ExportFormat::Csv, out, depth),
         TreeFormat::Hatchet => app.export_to_depth(ExportFormat::Hatchet, out, depth),
         TreeFormat::Parquet => app.export_to_depth(ExportFormat::Parquet, out, depth),
-    })
+    });
+    super::leave(app);
+    r
 }

@@ -1,6 +1,7 @@
 //! The undo stack and files: undo, redo, reset, pop-filter, source, export, save.
-//! The stack holds parsed commands; undo rebuilds the view from the loaded tree by
-//! applying them again, without parsing anything.
+//! The stack holds parsed commands and, next to them, checkpoints (`app::undo`):
+//! undo and pop-filter put the view back from those; past what the memory budget
+//! kept, they rebuild it from the loaded tree by applying the parsed commands again.
 
 use std::fmt;
 
@@ -48,12 +49,9 @@ impl App {
         let logged = cmd.clone();
         match cmd {
             Command::Undo => {
-                let Some(last) = self.applied.pop() else {
-                    return Err("nothing to undo".into());
-                };
+                let last = self.undo_last()?;
                 let text = last.to_string();
                 self.redo.push(last);
-                self.replay_applied()?;
                 self.info(format!("undid: {text}"));
             }
             Command::Redo => {
@@ -61,17 +59,17 @@ impl App {
                     return Err("nothing to redo".into());
                 };
                 let text = next.to_string();
-                let logged = self.apply(next)?;
-                if let Some(l) = logged {
-                    if !self.replaying {
-                        self.applied.push(l);
-                    }
+                if self.replaying {
+                    self.apply(next)?;
+                } else {
+                    self.apply_undoable(next)?;
                 }
                 self.info(format!("redid: {text}"));
             }
             Command::Reset => {
                 self.applied.clear();
                 self.redo.clear();
+                self.clear_checkpoints_from(0);
                 self.replay_applied()?;
                 self.info("back to the tree as loaded");
             }
@@ -79,8 +77,7 @@ impl App {
                 let Some(i) = self.applied.iter().rposition(Command::is_filter_like) else {
                     return Err("no filter to pop".into());
                 };
-                let popped = self.applied.remove(i);
-                self.replay_applied()?;
+                let popped = self.remove_applied(i)?;
                 self.info(format!("popped: {popped}"));
             }
             Command::Source(file) => {
@@ -106,11 +103,12 @@ impl App {
         Ok(Some(logged))
     }
 
-    /// Rebuilds the view from the loaded tree by re-applying `applied` (undo, reset).
-    fn replay_applied(&mut self) -> Result<(), CmdError> {
+    /// Rebuilds the view from the loaded tree by re-applying `applied` (reset, and
+    /// undo past the checkpoints the memory budget kept).
+    pub(in crate::app) fn replay_applied(&mut self) -> Result<(), CmdError> {
         let keep = self.tree.selected().map(|n| self.path_of(n));
         let (cct, metrics) = self.original.clone();
-        self.profile.cct = cct;
+        crate::app::reshape::drop_elsewhere(std::mem::replace(&mut self.profile.cct, cct));
         self.profile.metrics = metrics;
         self.matched = None;
         self.derived.clear();

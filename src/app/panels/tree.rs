@@ -3,6 +3,8 @@
 //! Pruned siblings collapse into one aggregate row; hidden subtrees and everything
 //! outside the focus are skipped.
 
+use std::sync::Arc;
+
 use crate::model::{Cct, PreOrder, NO_NODE};
 
 /// One screen row: a node, or `more` pruned siblings starting at `pos`.
@@ -31,12 +33,14 @@ pub struct RowRules {
     pub unpruned: Vec<bool>,
     pub focus: Option<u32>,
     /// Primary inclusive metric per node (aggregate totals).
-    pub weight: Vec<f64>,
+    pub weight: Arc<[f64]>,
 }
 
 #[derive(Debug, Clone, Default)]
 pub struct TreeState {
-    pub po: PreOrder,
+    /// Shared: undo checkpoints keep the view state of every step, and only sorting
+    /// or reshaping makes a new pre-order.
+    pub po: Arc<PreOrder>,
     /// Open flag per node id (survives re-sorting).
     pub open: Vec<bool>,
     pub visible: Vec<Row>,
@@ -49,7 +53,7 @@ impl TreeState {
     pub fn new(cct: &Cct, po: PreOrder) -> TreeState {
         let mut t = TreeState {
             open: vec![false; cct.len()],
-            po,
+            po: Arc::new(po),
             ..Default::default()
         };
         t.rebuild();
@@ -191,7 +195,7 @@ impl TreeState {
     /// Swaps in a new pre-order (after a sort) and keeps the selected node.
     pub fn reorder(&mut self, po: PreOrder) {
         let keep = self.selected();
-        self.po = po;
+        self.po = Arc::new(po);
         self.cursor = 0;
         self.visible = self.compute_rows();
         if let Some(n) = keep {

@@ -1,0 +1,239 @@
+//! Undo checkpoints: what is needed to step back over one applied command without
+//! replaying the others from the loaded tree. Before a view-changing command runs,
+//! the view state is kept (the pre-order and metric columns are shared, not copied);
+//! a command that replaces the tree hands over the old tree instead of freeing it.
+//! Undo and pop-filter put checkpoints back in stack order, so a checkpoint that kept
+//! no tree finds the right one in place. Checkpoints are bounded by a memory budget;
+//! once the oldest are dropped, undoing that far falls back to replaying.
+
+use super::command::{Command, PanelChoice};
+use super::commands::Log;
+use super::tree_state::TreeState;
+use super::{compare, panels, App, CmdError, Rules, Search, SortKey};
+use crate::model::{Cct, MetricTable};
+use crate::ui::heat::HeatScale;
+
+/// Default bound on the memory the checkpoints hold (the loaded tree is kept apart).
+pub const UNDO_BUDGET: usize = 1 << 30;
+
+/// The view state before one command.
+pub struct Checkpoint {
+    /// The tree the command replaced; None when it kept the tree (then the tree in
+    /// place when this checkpoint is restored, in stack order, is the right one).
+    cct: Option<Cct>,
+    metrics: MetricTable,
+    tree: TreeState,
+    metric: String,
+    metric2: Option<String>,
+    sort: SortKey,
+    search: Option<Search>,
+    matched: Option<Vec<bool>>,
+    derived: Vec<(String, crate::transform::derive::Arith)>,
+    rules: Rules,
+    panel: PanelChoice,
+    heatmap: compare::HeatmapView,
+    diff: Option<(String, String)>,
+    diff_base: Option<String>,
+    meta_filter: Option<String>,
+    kernels: panels::KernelsView,
+    timeline: panels::TimelineView,
+    summary_scroll: usize,
+    kernel_marks: Option<Vec<bool>>,
+    heat: HeatScale,
+    total: f64,
+    /// Memory this checkpoint holds on its own (shared parts not counted).
+    bytes: usize,
+}
+
+/// Approximate heap bytes of a tree: frames, petgraph's node and edge records, the
+/// side tables and the pre-order index that went with it.
+fn cct_bytes(c: &Cct) -> usize {
+    let attrs: usize = (0..c.len() as u32)
+        .map(|n| c.frame(n).attrs.len() * 32)
+        .sum();
+    c.len() * (std::mem::size_of::<crate::model::Frame>() + 88) + attrs
+}
+
+fn tree_bytes(t: &TreeState) -> usize {
+    let r = &t.rules;
+    t.open.len()
+        + t.visible.len() * std::mem::size_of::<super::tree_state::Row>()
+        + r.hidden.len()
+        + r.unpruned.len()
+        + r.below.as_ref().map_or(0, Vec::len)
+}
+
+impl App {
+    /// The view state as it is now (before a command runs).
+    fn checkpoint(&self) -> Checkpoint {
+        let tree = self.tree.clone();
+        let bytes = tree_bytes(&tree)
+            + self.matched.as_ref().map_or(0, Vec::len)
+            + self.kernel_marks.as_ref().map_or(0, Vec::len)
+            + self.kernels.rows.len() * 64;
+        Checkpoint {
+            cct: None,
+            metrics: self.profile.metrics.clone(),
+            tree,
+            metric: self.metric.clone(),
+            metric2: self.metric2.clone(),
+            sort: self.sort.clone(),
+            search: self.search.clone(),
+            matched: self.matched.clone(),
+            derived: self.derived.clone(),
+            rules: self.rules.clone(),
+            panel: self.panel,
+            heatmap: self.heatmap.clone(),
+            diff: self.diff.clone(),
+            diff_base: self.diff_base.clone(),
+            meta_filter: self.meta_filter.clone(),
+            kernels: self.kernels.clone(),
+            timeline: self.timeline.clone(),
+            summary_scroll: self.summary_scroll,
+            kernel_marks: self.kernel_marks.clone(),
+            heat: self.heat,
+            total: self.total,
+            bytes,
+        }
+    }
+
+    /// Puts a checkpoint's state back.
+    fn restore(&mut self, c: Checkpoint) {
+        if let Some(cct) = c.cct {
+            let old = std::mem::replace(&mut self.profile.cct, cct);
+            super::reshape::drop_elsewhere(old);
+        }
+        self.profile.metrics = c.metrics;
+        self.tree = c.tree;
+        self.metric = c.metric;
+        self.metric2 = c.metric2;
+        self.sort = c.sort;
+        self.search = c.search;
+        self.matched = c.matched;
+        self.derived = c.derived;
+        self.rules = c.rules;
+        self.panel = c.panel;
+        self.heatmap = c.heatmap;
+        self.diff = c.diff;
+        self.diff_base = c.diff_base;
+        self.meta_filter = c.meta_filter;
+        self.kernels = c.kernels;
+        self.timeline = c.timeline;
+        self.summary_scroll = c.summary_scroll;
+        self.kernel_marks = c.kernel_marks;
+        self.heat = c.heat;
+        self.total = c.total;
+    }
+
+    /// Applies a view-changing command and pushes it on the undo stack with the
+    /// checkpoint taken before it. Returns the canonical command.
+    pub(super) fn apply_undoable(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
+        let mut cp = self.checkpoint();
+        self.keep_displaced = true;
+        let r = self.apply(cmd);
+        self.keep_displaced = false;
+        let displaced = self.displaced.take();
+        let logged = r?;
+        if let Some(l) = logged.as_ref().filter(|l| matches!(l.log(), Log::View)) {
+            if let Some(old) = displaced {
+                cp.bytes += cct_bytes(&old) + self.profile.metrics.df.width() * old.len() * 8;
+                cp.cct = Some(old);
+            }
+            self.undo_bytes += cp.bytes;
+            self.applied.push(l.clone());
+            self.checkpoints.push(Some(cp));
+            self.trim_checkpoints();
+        } else if let Some(old) = displaced {
+            super::reshape::drop_elsewhere(old);
+        }
+        Ok(logged)
+    }
+
+    /// Drops the oldest checkpoints while over the budget; the latest is always kept,
+    /// so stepping back once never replays.
+    fn trim_checkpoints(&mut self) {
+        let last = self.checkpoints.len().saturating_sub(1);
+        for i in 0..last {
+            if self.undo_bytes <= self.undo_budget {
+                break;
+            }
+            if let Some(c) = self.checkpoints[i].take() {
+                self.undo_bytes -= c.bytes;
+                if let Some(cct) = c.cct {
+                    super::reshape::drop_elsewhere(cct);
+                }
+            }
+        }
+    }
+
+    /// Pops the last applied command with its checkpoint. Returns the command and
+    /// whether its checkpoint was there (and has been restored).
+    fn pop_applied(&mut self) -> Option<(Command, bool)> {
+        let cmd = self.applied.pop()?;
+        match self.checkpoints.pop().flatten() {
+            Some(c) => {
+                self.undo_bytes -= c.bytes;
+                self.restore(c);
+                Some((cmd, true))
+            }
+            None => Some((cmd, false)),
+        }
+    }
+
+    /// Steps back over the last applied command: from its checkpoint when kept, else
+    /// by replaying the rest from the loaded tree.
+    pub(super) fn undo_last(&mut self) -> Result<Command, CmdError> {
+        let Some((last, restored)) = self.pop_applied() else {
+            return Err("nothing to undo".into());
+        };
+        // A checkpoint puts back the cursor and folds too; a replay keeps the node
+        // under the cursor.
+        if !restored {
+            self.replay_applied()?;
+        }
+        Ok(last)
+    }
+
+    /// Removes applied command `i`: the checkpoints above it are put back in stack
+    /// order and the commands after it applied again; without them, replays.
+    pub(super) fn remove_applied(&mut self, i: usize) -> Result<Command, CmdError> {
+        if self.checkpoints[i..].iter().all(Option::is_some) {
+            let mut later = Vec::new();
+            while self.applied.len() > i + 1 {
+                if let Some((c, _)) = self.pop_applied() {
+                    later.push(c);
+                }
+            }
+            let (removed, _) = self.pop_applied().ok_or("nothing to remove")?;
+            let mut result = Ok(());
+            for c in later.into_iter().rev() {
+                let text = c.to_string();
+                if let Err(e) = self.apply_undoable(c) {
+                    result = Err(CmdError::plain(format!("replaying {text:?}: {}", e.msg)));
+                    break;
+                }
+            }
+            return result.map(|_| removed);
+        }
+        let removed = self.applied.remove(i);
+        self.clear_checkpoints_from(i);
+        self.replay_applied()?;
+        Ok(removed)
+    }
+
+    /// Forgets the checkpoints from `i` on (the commands they preceded now apply to
+    /// another state); the stack keeps one slot per applied command.
+    pub(super) fn clear_checkpoints_from(&mut self, i: usize) {
+        for c in self
+            .checkpoints
+            .drain(i.min(self.checkpoints.len())..)
+            .flatten()
+        {
+            self.undo_bytes -= c.bytes;
+            if let Some(cct) = c.cct {
+                super::reshape::drop_elsewhere(cct);
+            }
+        }
+        self.checkpoints.resize_with(self.applied.len(), || None);
+    }
+}
