@@ -7,7 +7,7 @@ use std::path::Path;
 use grove::app::command::ExportFormat;
 use grove::app::keymap::Keymap;
 use grove::app::App;
-use grove::readers::load_path;
+use grove::load::load_path;
 
 fn app(budget: usize) -> App {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/demo.trace.json.gz");

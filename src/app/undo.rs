@@ -89,7 +89,7 @@ impl App {
             meta_filter: self.meta_filter.clone(),
             kernels: self.kernels.clone(),
             timeline: self.timeline.clone(),
-            summary_scroll: self.summary_scroll,
+            summary_scroll: self.summary.scroll,
             kernel_marks: self.kernel_marks.clone(),
             heat: self.heat,
             total: self.total,
@@ -114,12 +114,14 @@ impl App {
         self.rules = c.rules;
         self.panel = c.panel;
         self.heatmap = c.heatmap;
+        // Its memoised columns may predate the metric table put back above.
+        self.heatmap.clear();
         self.diff = c.diff;
         self.diff_base = c.diff_base;
         self.meta_filter = c.meta_filter;
         self.kernels = c.kernels;
         self.timeline = c.timeline;
-        self.summary_scroll = c.summary_scroll;
+        self.summary.scroll = c.summary_scroll;
         self.kernel_marks = c.kernel_marks;
         self.heat = c.heat;
         self.total = c.total;

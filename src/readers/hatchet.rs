@@ -4,7 +4,7 @@
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::sync::Arc;
 
 use crate::json::{parse_decimal_scaled, JsonError, JsonReader, Kind};
