@@ -6,8 +6,8 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use grove::model::{Format, Profile, Source};
 use grove::load::load_path;
+use grove::model::{Format, Profile, Source};
 
 mod common;
 use common::Rng;
