@@ -155,7 +155,18 @@ impl Pty {
             t.c_lflag & libc::ICANON != 0 && t.c_lflag & libc::ECHO != 0,
             "{how}: terminal left in raw mode"
         );
-        let o = self.output();
+        // The reader thread may still be copying the last bytes after the child ended:
+        // wait (briefly) for the screen to be left before judging.
+        let t = Instant::now();
+        let o = loop {
+            let o = self.output();
+            let enter = rfind(&o, b"\x1b[?1049h").unwrap_or(0);
+            let left = rfind(&o, b"\x1b[?1049l").is_some_and(|l| l > enter);
+            if left || t.elapsed() > Duration::from_secs(5) {
+                break o;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
         let enter = rfind(&o, b"\x1b[?1049h").unwrap_or(0);
         let leave = rfind(&o, b"\x1b[?1049l");
         assert!(

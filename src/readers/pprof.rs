@@ -154,11 +154,39 @@ pub fn claims(head: &[u8]) -> bool {
             if v > 1 << 30 {
                 return false;
             }
-            i = i.saturating_add(v as usize);
+            let end = i.saturating_add(v as usize);
+            // A sample or period type is a ValueType: two string-table indices, both
+            // varints. Other length-prefixed protobufs (TensorFlow's XSpace, whose
+            // field 1 is a plane with a name string) fail here.
+            if matches!(num, 1 | 11)
+                && !value_type(&head[i..end.min(head.len())], end <= head.len())
+            {
+                return false;
+            }
+            i = end;
         }
         seen += 1;
     }
     seen > 0 && core
+}
+
+/// Whether the bytes are a ValueType message: fields 1 and 2, varints only. When the
+/// probe cut the message (`complete` false), what is there must be of that form.
+fn value_type(mut b: &[u8], complete: bool) -> bool {
+    while !b.is_empty() {
+        let Some((key, used)) = varint(b) else {
+            return !complete;
+        };
+        if !matches!(key, 0x08 | 0x10) {
+            return false;
+        }
+        b = &b[used..];
+        let Some((_, used)) = varint(b) else {
+            return !complete;
+        };
+        b = &b[used..];
+    }
+    true
 }
 
 fn varint(b: &[u8]) -> Option<(u64, usize)> {
