@@ -45,6 +45,32 @@ pub fn load_inputs(files: &[PathBuf], labels: Option<&str>) -> Result<Profile, S
     load_ensemble(&expanded, &given)
 }
 
+/// Each input alone, `visit`ed whole (events included), then their ensemble when there
+/// are several, read once per file (for `grove info`): each profile's event table is
+/// dropped after its visit, as the ensemble loader does.
+pub fn load_each_then_ensemble(
+    files: &[PathBuf],
+    labels: Option<&str>,
+    mut visit: impl FnMut(&Profile),
+) -> Result<Option<Profile>, String> {
+    let given = parse_labels(labels)?;
+    let expanded = grove::ensemble::expand_inputs(files).map_err(|e| e.to_string())?;
+    let mut profiles = Vec::new();
+    for f in &expanded {
+        // As `grove FILE` opens it (a database's trace.db included).
+        let mut p = load(Some(f))?;
+        visit(&p);
+        p.events = None;
+        p.counters = None;
+        profiles.push(p);
+    }
+    if profiles.len() < 2 {
+        return Ok(None);
+    }
+    let labels = grove::ensemble::labels(&profiles, &given);
+    Ok(Some(grove::ensemble::unify(&profiles, &labels)))
+}
+
 /// Several files as one ensemble, labelled by `given` (by stem or position).
 pub fn load_ensemble(
     files: &[PathBuf],
