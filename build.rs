@@ -35,6 +35,12 @@ fn git(args: &[&str]) -> Option<String> {
 /// (HEAD itself, the branch it points at, packed refs); a worktree's HEAD lives in its
 /// own git dir and its branches in the common one.
 fn git_commit() -> Option<String> {
+    // Only grove's own clone: sources unpacked inside some other repository are not it.
+    let top = PathBuf::from(git(&["rev-parse", "--show-toplevel"])?);
+    let here = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").ok()?);
+    if top.canonicalize().ok()? != here.canonicalize().ok()? {
+        return None;
+    }
     let hash = git(&["rev-parse", "--short=12", "HEAD"])?;
     let git_dir = PathBuf::from(git(&["rev-parse", "--git-dir"])?);
     let common = git(&["rev-parse", "--git-common-dir"])
