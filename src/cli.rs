@@ -230,12 +230,33 @@ pub enum Sub {
     /// Run a session file headless and print the resulting tree.
     #[command(after_help = help::REPLAY)]
     Replay(ReplayArgs),
+    /// Write a Parquet summary of each trace (tree, kernels, breakdowns, metadata) into
+    /// a directory; `grove DIR` opens the summaries as an ensemble.
+    #[command(after_help = help::SUMMARIZE)]
+    Summarize(SummarizeArgs),
     /// Print a shell completion script.
     #[command(after_help = help::COMPLETIONS)]
     Completions(CompletionsArgs),
     /// Print grove's man page (roff).
     #[command(after_help = help::MAN)]
     Man,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SummarizeArgs {
+    /// Traces or profiles (files, directories, quoted globs), each summarized alone.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Directory to write into (created if missing).
+    #[arg(short, long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Name of the summary (one input only; default: rank{R} when the trace names its
+    /// rank, else the file stem).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Round times inward to whole µs first in the breakdowns, as HTA does.
+    #[arg(long)]
+    pub hta_rounding: bool,
 }
 
 #[derive(clap::Args, Debug)]

@@ -10,6 +10,7 @@ pub mod model;
 pub mod query;
 pub mod readers;
 pub mod session;
+pub mod summary;
 pub mod transform;
 pub mod tui;
 pub mod ui;

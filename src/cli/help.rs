@@ -61,6 +61,14 @@ Examples:
   grove replay session.jsonl --input other-run.json.gz --strict
   grove --replay session.jsonl                 reopen it in the TUI";
 
+pub const SUMMARIZE: &str = "\
+Examples:
+  grove summarize rank*.trace.json.gz -o summaries/
+  srun -n 64 sh -c 'grove summarize traces/rank$SLURM_PROCID.json.gz -o summaries/'
+  grove summaries/                              open them as an ensemble
+  duckdb -c \"select input, sum(gpu_time) from 'summaries/*.cct.parquet' group by 1\"
+See docs/scale-out.md for the schema and a Slurm job-array script.";
+
 pub const COMPLETIONS: &str = "\
 Examples:
   grove completions bash > ~/.local/share/bash-completion/completions/grove

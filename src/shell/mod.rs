@@ -9,6 +9,7 @@ mod kernels;
 mod look;
 mod output;
 mod replay;
+mod summarize;
 mod summary;
 mod tree;
 mod tui;
@@ -51,6 +52,7 @@ pub fn run(mut cli: Cli) -> Result<(), Failure> {
         Some(Sub::Kernels(args)) => Ok(kernels::run(args, &cli.look)?),
         Some(Sub::Summary(args)) => Ok(summary::run(args)?),
         Some(Sub::Replay(args)) => replay::run(args, &cli.look),
+        Some(Sub::Summarize(args)) => Ok(summarize::run(args)?),
         Some(Sub::Completions(args)) => Ok(completions::completions(args.shell)?),
         Some(Sub::Man) => Ok(completions::man()?),
     }
