@@ -11,7 +11,8 @@
 //! else the file stem):
 //! - `NAME.cct.parquet`: one row per CCT node in id order (parents first): `input`,
 //!   `node`, `parent` (null for roots), `depth`, `name`, `type`, `path` (as in `grove
-//!   tree --format csv`), then one Float64 column per metric (null: no value).
+//!   tree --format csv`), `attrs` (the node's attributes as a JSON object of strings,
+//!   or empty), then one Float64 column per metric (null: no value).
 //! - `NAME.meta.parquet`: `input`, `section`, `key`, `value` (strings): section `summary`
 //!   (schema version, grove version), `source` (path, size, mtime, format, dialect, gzip,
 //!   default metric), `unit` (metric -> unit), `meta` (the trace's metadata, in order),

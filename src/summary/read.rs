@@ -61,7 +61,9 @@ fn strings(df: &DataFrame, col: &str, path: &Path) -> Result<Vec<String>, String
 }
 
 /// Columns of the CCT table that are not metrics.
-const FIXED: [&str; 7] = ["input", "node", "parent", "depth", "name", "type", "path"];
+const FIXED: [&str; 8] = [
+    "input", "node", "parent", "depth", "name", "type", "path", "attrs",
+];
 
 /// One summary (its `NAME.cct.parquet`; `NAME.meta.parquet` beside it) as a profile.
 pub fn read(cct_path: &Path) -> Result<Profile, String> {
@@ -100,6 +102,7 @@ pub fn read(cct_path: &Path) -> Result<Profile, String> {
         .collect();
     let names = strings(&df, "name", cct_path)?;
     let kinds = strings(&df, "type", cct_path)?;
+    let attrs = strings(&df, "attrs", cct_path)?;
     let mut cct = Cct::default();
     for i in 0..n {
         let parent = match parents[i] {
@@ -112,7 +115,15 @@ pub fn read(cct_path: &Path) -> Result<Profile, String> {
                 ))
             }
         };
-        cct.add_node(parent, Frame::new(&names[i], &kinds[i]));
+        let mut f = Frame::new(&names[i], &kinds[i]);
+        if !attrs[i].is_empty() {
+            let m: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&attrs[i])
+                .map_err(|e| format!("{}: row {i}: attrs: {e}", cct_path.display()))?;
+            for (k, v) in m {
+                f.set_attr(&k, v.as_str().unwrap_or_default());
+            }
+        }
+        cct.add_node(parent, f);
     }
     cct.finish();
     let mut metrics = MetricTable::new(n);

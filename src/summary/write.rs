@@ -149,6 +149,7 @@ fn cct_table(p: &Profile, name: &str) -> Result<DataFrame, String> {
         Column::new("name".into(), text(&|i| p.cct.frame(i).name.to_string())),
         Column::new("type".into(), text(&|i| p.cct.frame(i).kind.to_string())),
         Column::new("path".into(), text(&|i| path_of(&p.cct, i))),
+        Column::new("attrs".into(), text(&|i| attrs_json(&p.cct.frame(i).attrs))),
     ];
     for m in p.metrics.names() {
         let vals = p.metrics.values(&m).unwrap_or(&[]);
@@ -159,6 +160,19 @@ fn cct_table(p: &Profile, name: &str) -> Result<DataFrame, String> {
         cols.push(col.with_name(m.as_str().into()).into_column());
     }
     DataFrame::new(n, cols).map_err(|e| e.to_string())
+}
+
+/// A node's attributes (a kernel's grid, a copy's bytes, ...) as a JSON object; empty
+/// when it has none.
+fn attrs_json(attrs: &[(std::sync::Arc<str>, std::sync::Arc<str>)]) -> String {
+    if attrs.is_empty() {
+        return String::new();
+    }
+    let m: serde_json::Map<String, serde_json::Value> = attrs
+        .iter()
+        .map(|(k, v)| (k.to_string(), serde_json::Value::from(v.to_string())))
+        .collect();
+    serde_json::Value::Object(m).to_string()
 }
 
 fn meta_table(p: &Profile, name: &str) -> Result<DataFrame, String> {
