@@ -28,12 +28,14 @@ pub fn run(args: InfoArgs, labels: Option<&str>) -> Result<(), String> {
             out.push_str(&info_text(p, None));
         }
     })?;
-    if let Some(e) = ensemble {
+    if let Some((e, inputs)) = ensemble {
         if json {
             out.push_str(&info_json(&e, Some(inputs)).to_string());
             out.push('\n');
         } else {
-            out.push('\n');
+            if !out.is_empty() {
+                out.push('\n');
+            }
             out.push_str(&info_text(&e, Some(inputs)));
         }
     }

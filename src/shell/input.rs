@@ -48,18 +48,19 @@ pub fn load_inputs(files: &[PathBuf], labels: Option<&str>) -> Result<Profile, S
     load_ensemble(&expanded, &given)
 }
 
-/// Each input alone, `visit`ed whole (events included), then their ensemble when there
-/// are several, read once per file (for `grove info`): each profile's event table is
-/// dropped after its visit, as the ensemble loader does.
+/// Each input alone, `visit`ed whole (events included), then their ensemble and its
+/// number of inputs when there are several, read once per file (for `grove info`): each
+/// profile's event table is dropped after its visit, as the ensemble loader does.
+/// Summaries are not visited one by one: they give their ensemble only.
 pub fn load_each_then_ensemble(
     files: &[PathBuf],
     labels: Option<&str>,
     mut visit: impl FnMut(&Profile),
-) -> Result<Option<Profile>, String> {
+) -> Result<Option<(Profile, usize)>, String> {
     let given = parse_labels(labels)?;
-    if let Some(p) = load_summaries(files, &given)? {
-        visit(&p);
-        return Ok(None);
+    if let Some(found) = grove::summary::read::find(files) {
+        let n = found.len();
+        return Ok(load_summaries(files, &given)?.map(|p| (p, n)));
     }
     let expanded = grove::ensemble::expand_inputs(files).map_err(|e| e.to_string())?;
     let mut profiles = Vec::new();
@@ -75,7 +76,8 @@ pub fn load_each_then_ensemble(
         return Ok(None);
     }
     let labels = grove::ensemble::labels(&profiles, &given);
-    Ok(Some(grove::ensemble::unify(&profiles, &labels)))
+    let n = profiles.len();
+    Ok(Some((grove::ensemble::unify(&profiles, &labels), n)))
 }
 
 /// Several files as one ensemble, labelled by `given` (by stem or position).
