@@ -1,13 +1,28 @@
 //! Command-line interface: the TUI by default, and headless twins of the views.
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
+
+mod help;
+
+/// `grove --version`: the crate version, the commit and the build date (build.rs).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("GROVE_COMMIT"),
+    " ",
+    env!("GROVE_BUILD_DATE"),
+    ")"
+);
 
 #[derive(Parser, Debug)]
 #[command(
     name = "grove",
-    version,
+    version = VERSION,
     about = "A terminal explorer for performance profiles and traces",
+    after_help = help::MAIN,
+    after_long_help = help::MAIN_LONG,
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
@@ -78,7 +93,9 @@ pub struct Look {
     #[arg(long, global = true, value_name = "NAME|FILE")]
     pub theme: Option<String>,
 
-    /// Colour depth; auto detects (truecolor only when COLORTERM says so).
+    /// Colour: auto colours a terminal only (NO_COLOR turns it off, CLICOLOR_FORCE on);
+    /// always colours pipes too; 16, 256 and truecolor also force the depth (auto
+    /// detects it: truecolor only when COLORTERM says so).
     #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
 
@@ -98,6 +115,72 @@ pub struct ReplayOpts {
     pub strict: bool,
 }
 
+/// Output formats: one set of names for every subcommand, each accepting those that
+/// apply to it (`--format`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Csv,
+    Json,
+    Parquet,
+    Hatchet,
+    Folded,
+}
+
+impl Format {
+    const ALL: [(Format, &'static str, &'static str); 6] = [
+        (
+            Format::Text,
+            "text",
+            "for reading (tree: Hatchet's tree() layout)",
+        ),
+        (Format::Csv, "csv", "one row per node or table row"),
+        (
+            Format::Json,
+            "json",
+            "grove's JSON schema (docs/formats.md)",
+        ),
+        (
+            Format::Parquet,
+            "parquet",
+            "the CSV's table, typed (binary: redirect it to a file)",
+        ),
+        (
+            Format::Hatchet,
+            "hatchet",
+            "Hatchet literal JSON (GraphFrame.from_literal)",
+        ),
+        (
+            Format::Folded,
+            "folded",
+            "folded stacks (flamegraph.pl, speedscope, inferno)",
+        ),
+    ];
+
+    pub fn name(self) -> &'static str {
+        Self::ALL.iter().find(|f| f.0 == self).map_or("", |f| f.1)
+    }
+}
+
+/// A `--format` parser accepting `names` only, so each subcommand's help lists its own.
+fn formats(names: &'static [&'static str]) -> impl TypedValueParser<Value = Format> {
+    let values = Format::ALL
+        .iter()
+        .filter(|f| names.contains(&f.1))
+        .map(|f| PossibleValue::new(f.1).help(f.2));
+    PossibleValuesParser::new(values).map(|s| {
+        Format::ALL
+            .iter()
+            .find(|f| f.1 == s)
+            .map_or(Format::Text, |f| f.0)
+    })
+}
+
+const TREE_FORMATS: &[&str] = &["text", "csv", "json", "parquet", "hatchet", "folded"];
+const TABLE_FORMATS: &[&str] = &["text", "csv", "json"];
+const INFO_FORMATS: &[&str] = &["text", "json"];
+
+/// The old `replay --print` names, kept as a hidden alias of `--format`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum PrintFormat {
     /// Hatchet's tree() layout of the current tree.
@@ -118,13 +201,6 @@ pub enum KernelBy {
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum OutFormat {
-    Text,
-    Csv,
-    Json,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SummaryTable {
     Temporal,
     Idle,
@@ -139,6 +215,7 @@ pub enum SummaryTable {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ColorArg {
     Auto,
+    Always,
     Never,
     #[value(name = "16")]
     C16,
@@ -147,32 +224,56 @@ pub enum ColorArg {
     Truecolor,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum TreeFormat {
-    /// Hatchet's tree() layout with its legend.
-    Text,
-    /// grove's JSON schema (docs/formats.md).
-    Json,
-    /// One row per node: path, name, type, depth, every metric column.
-    Csv,
-    /// The CSV's table as Parquet, typed, units in its metadata (redirect it to a file).
-    Parquet,
-    /// Hatchet literal JSON (GraphFrame.from_literal loads it).
-    Hatchet,
-}
-
 #[derive(Subcommand, Debug)]
 pub enum Sub {
     /// Print the calling context tree.
+    #[command(after_help = help::TREE)]
     Tree(TreeArgs),
-    /// Print the detected format, counts and metrics of a file.
+    /// Print the detected format, counts and metrics of each input, then of the ensemble.
+    #[command(after_help = help::INFO)]
     Info(InfoArgs),
     /// The GPU kernel table (nsys' cuda_gpu_kern_sum columns), over all the files.
+    #[command(after_help = help::KERNELS)]
     Kernels(KernelsArgs),
     /// HTA's breakdowns per rank and stream (one file per rank).
+    #[command(after_help = help::SUMMARY)]
     Summary(SummaryArgs),
     /// Run a session file headless and print the resulting tree.
+    #[command(after_help = help::REPLAY)]
     Replay(ReplayArgs),
+    /// Write a Parquet summary of each trace (tree, kernels, breakdowns, metadata) into
+    /// a directory; `grove DIR` opens the summaries as an ensemble.
+    #[command(after_help = help::SUMMARIZE)]
+    Summarize(SummarizeArgs),
+    /// Print a shell completion script.
+    #[command(after_help = help::COMPLETIONS)]
+    Completions(CompletionsArgs),
+    /// Print grove's man page (roff).
+    #[command(after_help = help::MAN)]
+    Man,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SummarizeArgs {
+    /// Traces or profiles (files, directories, quoted globs), each summarized alone.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Directory to write into (created if missing).
+    #[arg(short, long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Name of the summary (one input only; default: rank{R} when the trace names its
+    /// rank, else the file stem).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Round times inward to whole µs first in the breakdowns, as HTA does.
+    #[arg(long)]
+    pub hta_rounding: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CompletionsArgs {
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 // One struct per subcommand, so each shell module takes its own arguments whole. Their
@@ -188,8 +289,9 @@ pub struct TreeArgs {
     /// Print nodes down to this depth (roots are depth 0).
     #[arg(long)]
     pub depth: Option<usize>,
-    #[arg(long, value_enum, default_value_t = TreeFormat::Text)]
-    pub format: TreeFormat,
+    /// Output format.
+    #[arg(long, value_parser = formats(TREE_FORMATS), default_value = "text")]
+    pub format: Format,
     /// Decimals of text values.
     #[arg(long, default_value_t = 3)]
     pub precision: usize,
@@ -206,7 +308,12 @@ pub struct TreeArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct InfoArgs {
-    pub file: PathBuf,
+    /// Files, directories or quoted globs; several make an ensemble.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Output format (json: one line per input, then one for the ensemble).
+    #[arg(long, value_parser = formats(INFO_FORMATS), default_value = "text")]
+    pub format: Format,
 }
 
 #[derive(clap::Args, Debug)]
@@ -218,8 +325,9 @@ pub struct KernelsArgs {
     pub top: usize,
     #[arg(long, value_enum, default_value_t = KernelBy::Total)]
     pub by: KernelBy,
-    #[arg(long, value_enum, default_value_t = OutFormat::Text)]
-    pub format: OutFormat,
+    /// Output format.
+    #[arg(long, value_parser = formats(TABLE_FORMATS), default_value = "text")]
+    pub format: Format,
     /// Include memcpy and memset rows.
     #[arg(long)]
     pub all: bool,
@@ -238,8 +346,9 @@ pub struct SummaryArgs {
     /// Which table (default: temporal; `all` prints every one).
     #[arg(long, value_enum, default_value_t = SummaryTable::Temporal)]
     pub table: SummaryTable,
-    #[arg(long, value_enum, default_value_t = OutFormat::Text)]
-    pub format: OutFormat,
+    /// Output format.
+    #[arg(long, value_parser = formats(TABLE_FORMATS), default_value = "text")]
+    pub format: Format,
     /// Round times inward to whole µs first, as HTA does.
     #[arg(long)]
     pub hta_rounding: bool,
@@ -252,9 +361,12 @@ pub struct SummaryArgs {
 #[derive(clap::Args, Debug)]
 pub struct ReplayArgs {
     pub session: PathBuf,
-    /// What to print.
-    #[arg(long, value_enum, default_value_t = PrintFormat::Tree)]
-    pub print: PrintFormat,
+    /// Output format [default: text].
+    #[arg(long, value_parser = formats(TREE_FORMATS), conflicts_with = "print")]
+    pub format: Option<Format>,
+    /// The old name of --format (tree is text).
+    #[arg(long, value_enum, hide = true)]
+    pub print: Option<PrintFormat>,
     /// Use this input instead of the one the session names.
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
@@ -266,4 +378,18 @@ pub struct ReplayArgs {
     /// Print nodes down to this depth (tree, json, csv).
     #[arg(long)]
     pub depth: Option<usize>,
+}
+
+impl ReplayArgs {
+    /// `--format`, else the old `--print`, else text.
+    pub fn format(&self) -> Format {
+        self.format.unwrap_or(match self.print {
+            None | Some(PrintFormat::Tree) => Format::Text,
+            Some(PrintFormat::Json) => Format::Json,
+            Some(PrintFormat::Hatchet) => Format::Hatchet,
+            Some(PrintFormat::Csv) => Format::Csv,
+            Some(PrintFormat::Parquet) => Format::Parquet,
+            Some(PrintFormat::Folded) => Format::Folded,
+        })
+    }
 }

@@ -14,6 +14,7 @@ pub mod present;
 pub mod query;
 pub mod readers;
 pub mod session;
+pub mod summary;
 pub mod terminal_guard;
 pub mod transform;
 pub mod tui;

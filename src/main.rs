@@ -1,5 +1,5 @@
 //! grove's entry point: parse the command line, hand it to the shell, turn an error
-//! into one line and exit status 2.
+//! into one line and an exit status (2, or 1 for a finding; see `grove --help`).
 
 mod shell;
 
@@ -17,8 +17,8 @@ fn main() -> ExitCode {
     match shell::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("grove: {e}");
-            ExitCode::from(2)
+            eprintln!("grove: {}", e.message);
+            ExitCode::from(e.status)
         }
     }
 }

@@ -188,7 +188,7 @@ fn changed_input_warns_and_strict_refuses() {
         "{err}"
     );
     let (code, _, err) = grove(&["replay", path.to_str().unwrap(), "--strict"]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 1, "a --strict finding exits 1");
     assert!(err.contains("changed"), "{err}");
 }
 

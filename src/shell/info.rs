@@ -1,31 +1,140 @@
-//! `grove info`: the detected format, counts and metrics of an input.
+//! `grove info`: the detected format, counts and metrics of each input, then of their
+//! ensemble; as text, or as JSON lines (one object per input, then the ensemble's).
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use grove::cli::InfoArgs;
+use serde_json::{json, Value};
+
+use grove::cli::{Format, InfoArgs};
 use grove::model::{EventKind, Profile};
 
 use super::{input, output};
 
-pub fn run(args: InfoArgs) -> Result<(), String> {
+pub fn run(args: InfoArgs, labels: Option<&str>) -> Result<(), String> {
     // A directory or a quoted glob is an ensemble here as everywhere.
-    let p = input::load_inputs(std::slice::from_ref(&args.file), None)?;
-    let r = output::text(&info_text(&p));
-    super::leave(p);
-    r
+    let json = args.format == Format::Json;
+    let mut out = String::new();
+    let mut inputs = 0;
+    let ensemble = input::load_each_then_ensemble(&args.files, labels, |p| {
+        inputs += 1;
+        if json {
+            out.push_str(&info_json(p, None).to_string());
+            out.push('\n');
+        } else {
+            if inputs > 1 {
+                out.push('\n');
+            }
+            out.push_str(&info_text(p, None));
+        }
+    })?;
+    if let Some((e, inputs)) = ensemble {
+        if json {
+            out.push_str(&info_json(&e, Some(inputs)).to_string());
+            out.push('\n');
+        } else {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&info_text(&e, Some(inputs)));
+        }
+    }
+    output::text(&out)
 }
 
-fn info_text(p: &Profile) -> String {
+/// Counts over a trace's event table.
+struct EventCounts {
+    events: usize,
+    by_kind: [(&'static str, usize); 6],
+    gpu_ns: i64,
+    devices: usize,
+    streams: usize,
+    threads: usize,
+}
+
+fn event_counts(p: &Profile) -> Option<EventCounts> {
+    let ev = p.events.as_ref()?;
+    let gpu: Vec<usize> = (0..ev.len())
+        .filter(|&i| ev.kind[i].is_gpu_activity())
+        .collect();
+    let streams: BTreeSet<(i64, i64)> = gpu.iter().map(|&i| (ev.device[i], ev.stream[i])).collect();
+    let devices: BTreeSet<i64> = streams.iter().map(|x| x.0).collect();
+    let threads: BTreeSet<(u32, u32)> = (0..ev.len())
+        .filter(|&i| matches!(ev.kind[i], EventKind::Cpu | EventKind::Runtime))
+        .map(|i| (ev.pid[i], ev.tid[i]))
+        .collect();
+    let count = |k: EventKind| ev.kind.iter().filter(|&&x| x == k).count();
+    Some(EventCounts {
+        events: ev.len(),
+        by_kind: [
+            ("cpu", count(EventKind::Cpu)),
+            ("runtime", count(EventKind::Runtime)),
+            ("kernel", count(EventKind::Kernel)),
+            ("memcpy", count(EventKind::Memcpy)),
+            ("memset", count(EventKind::Memset)),
+            ("instant", count(EventKind::Instant)),
+        ],
+        gpu_ns: gpu.iter().map(|&i| ev.dur[i]).sum(),
+        devices: devices.len(),
+        streams: streams.len(),
+        threads: threads.len(),
+    })
+}
+
+fn file_of(p: &Profile) -> String {
+    p.source
+        .path
+        .as_ref()
+        .map(|x| x.display().to_string())
+        .unwrap_or("demo".into())
+}
+
+/// One input (or the ensemble of `ensemble` inputs) as one JSON object; the same facts
+/// as the text.
+fn info_json(p: &Profile, ensemble: Option<usize>) -> Value {
+    let src = &p.source;
+    let mut v = json!({
+        "file": if ensemble.is_some() { Value::Null } else { file_of(p).into() },
+        "ensemble": ensemble.is_some(),
+        "inputs": ensemble.unwrap_or(1),
+        "format": src.format.label(),
+        "gzip": src.gzip,
+        "dialect": p.dialect.to_string(),
+        "size": src.size,
+        "nodes": p.cct.len(),
+        "roots": p.cct.roots.len(),
+        "metrics": p.metrics.names().iter().map(|m| json!({"name": m, "unit": p.metrics.unit(m)})).collect::<Vec<_>>(),
+        "metadata": p.meta.iter().map(|(k, v)| (k.to_string(), Value::from(v.to_string()))).collect::<serde_json::Map<_, _>>(),
+        "warnings": p.warnings,
+    });
+    if let Some(c) = event_counts(p) {
+        v["events"] = json!(c.events);
+        v["events_by_kind"] = c
+            .by_kind
+            .iter()
+            .map(|(k, n)| (k.to_string(), Value::from(*n)))
+            .collect::<serde_json::Map<_, _>>()
+            .into();
+        v["gpu_time_ns"] = json!(c.gpu_ns);
+        v["devices"] = json!(c.devices);
+        v["streams"] = json!(c.streams);
+        v["threads"] = json!(c.threads);
+        if let Some(r) = p.meta_value("rank") {
+            v["rank"] = json!(r);
+            v["world_size"] = json!(p.meta_value("distributedInfo.world_size"));
+        }
+    }
+    v
+}
+
+/// `ensemble`: the number of inputs when `p` is their ensemble.
+fn info_text(p: &Profile, ensemble: Option<usize>) -> String {
     let mut s = String::new();
     let src = &p.source;
-    let _ = writeln!(
-        s,
-        "file:     {}",
-        src.path
-            .as_ref()
-            .map(|x| x.display().to_string())
-            .unwrap_or("demo".into())
-    );
+    match ensemble {
+        Some(n) => _ = writeln!(s, "ensemble: {n} inputs"),
+        None => _ = writeln!(s, "file:     {}", file_of(p)),
+    }
     let _ = writeln!(
         s,
         "format:   {}{} ({}){}",
@@ -41,38 +150,18 @@ fn info_text(p: &Profile) -> String {
     let _ = writeln!(s, "size:     {} bytes", src.size);
     let _ = writeln!(s, "nodes:    {}", p.cct.len());
     let _ = writeln!(s, "roots:    {}", p.cct.roots.len());
-    if let Some(ev) = &p.events {
-        let gpu: Vec<usize> = (0..ev.len())
-            .filter(|&i| ev.kind[i].is_gpu_activity())
-            .collect();
-        let streams: std::collections::BTreeSet<(i64, i64)> =
-            gpu.iter().map(|&i| (ev.device[i], ev.stream[i])).collect();
-        let devices: std::collections::BTreeSet<i64> = streams.iter().map(|x| x.0).collect();
-        let threads: std::collections::BTreeSet<(u32, u32)> = (0..ev.len())
-            .filter(|&i| matches!(ev.kind[i], EventKind::Cpu | EventKind::Runtime))
-            .map(|i| (ev.pid[i], ev.tid[i]))
-            .collect();
-        let count = |k: EventKind| ev.kind.iter().filter(|&&x| x == k).count();
-        let gpu_ns: i64 = gpu.iter().map(|&i| ev.dur[i]).sum();
-        let _ = writeln!(s, "events:   {}", ev.len());
-        let _ = writeln!(
-            s,
-            "          cpu {} · runtime {} · kernel {} · memcpy {} · memset {} · instant {}",
-            count(EventKind::Cpu),
-            count(EventKind::Runtime),
-            count(EventKind::Kernel),
-            count(EventKind::Memcpy),
-            count(EventKind::Memset),
-            count(EventKind::Instant)
-        );
-        let _ = writeln!(s, "gpu time: {gpu_ns} ns");
+    if let Some(c) = event_counts(p) {
+        let _ = writeln!(s, "events:   {}", c.events);
+        let kinds: Vec<String> = c.by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let _ = writeln!(s, "          {}", kinds.join(" · "));
+        let _ = writeln!(s, "gpu time: {} ns", c.gpu_ns);
         if let Some(r) = p.meta_value("rank") {
             let world = p.meta_value("distributedInfo.world_size").unwrap_or("?");
             let _ = writeln!(s, "rank:     {r} of {world}");
         }
-        let _ = writeln!(s, "devices:  {}", devices.len());
-        let _ = writeln!(s, "streams:  {}", streams.len());
-        let _ = writeln!(s, "threads:  {}", threads.len());
+        let _ = writeln!(s, "devices:  {}", c.devices);
+        let _ = writeln!(s, "streams:  {}", c.streams);
+        let _ = writeln!(s, "threads:  {}", c.threads);
     }
     let _ = writeln!(s, "metrics:");
     for m in p.metrics.names() {

@@ -101,7 +101,42 @@ fn parse_labels(spec: Option<&str>) -> Result<HashMap<String, String>, String> {
 /// One file, or an ensemble of several (files, or the files of a directory).
 pub fn load_inputs(files: &[PathBuf], labels: Option<&str>) -> Result<Profile, String> {
     let given = parse_labels(labels)?;
+    if let Some(p) = load_summaries(files, &given)? {
+        return Ok(p);
+    }
     checked(grove::load::load_inputs(files, &given).map_err(|e| e.to_string())?)
+}
+
+/// Each input alone, `visit`ed whole (events included), then their ensemble and its
+/// number of inputs when there are several, read once per file (for `grove info`): each
+/// profile's event table is dropped after its visit, as the ensemble loader does.
+/// Summaries are not visited one by one: they give their ensemble only.
+pub fn load_each_then_ensemble(
+    files: &[PathBuf],
+    labels: Option<&str>,
+    mut visit: impl FnMut(&Profile),
+) -> Result<Option<(Profile, usize)>, String> {
+    let given = parse_labels(labels)?;
+    if let Some(found) = grove::summary::read::find(files) {
+        let n = found.len();
+        return Ok(load_summaries(files, &given)?.map(|p| (p, n)));
+    }
+    let expanded = grove::load::expand_inputs(files).map_err(|e| e.to_string())?;
+    let mut profiles = Vec::new();
+    for f in &expanded {
+        // As `grove FILE` opens it (a database's trace.db included).
+        let mut p = load(Some(f))?;
+        visit(&p);
+        p.events = None;
+        p.counters = None;
+        profiles.push(p);
+    }
+    if profiles.len() < 2 {
+        return Ok(None);
+    }
+    let labels = grove::ensemble::labels(&profiles, &given);
+    let n = profiles.len();
+    Ok(Some((grove::ensemble::unify(&profiles, &labels), n)))
 }
 
 /// Several files as one ensemble, labelled by `given` (by stem or position).
@@ -125,4 +160,44 @@ mod tests {
         assert!(lines[10].contains("3 more warning(s)"), "{}", lines[10]);
         assert_eq!(warning_lines("t", &w[..2]).len(), 2);
     }
+}
+
+/// Summaries (`grove summarize`; files `NAME.cct.parquet` or directories of them) as
+/// one ensemble, read in parallel; None when the inputs are not all summaries.
+fn load_summaries(
+    files: &[PathBuf],
+    given: &HashMap<String, String>,
+) -> Result<Option<Profile>, String> {
+    let Some(found) = grove::summary::read::find(files) else {
+        return Ok(None);
+    };
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .clamp(1, 8);
+    let chunk = found.len().div_ceil(workers).max(1);
+    let parts: Vec<Result<Vec<Profile>, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = found
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || part.iter().map(|f| grove::summary::read::read(f)).collect())
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a summary reader failed".into()))
+            })
+            .collect()
+    });
+    let mut profiles = Vec::with_capacity(found.len());
+    for part in parts {
+        profiles.extend(part?);
+    }
+    if profiles.len() == 1 && given.is_empty() {
+        return Ok(profiles.pop());
+    }
+    let labels = grove::ensemble::labels(&profiles, given);
+    Ok(Some(grove::ensemble::unify(&profiles, &labels)))
 }

@@ -1,5 +1,7 @@
 //! How output looks: colour depth, theme and glyphs from the `--color`, `--theme` and
-//! `--ascii` flags.
+//! `--ascii` flags, and whether headless text is coloured.
+
+use std::io::{self, IsTerminal};
 
 use grove::cli::{ColorArg, Look};
 use grove::ui::glyphs::Glyphs;
@@ -8,10 +10,40 @@ use grove::ui::theme::{ColorDepth, Theme};
 pub fn depth_of(look: &Look) -> ColorDepth {
     match look.color {
         ColorArg::Auto => ColorDepth::detect(),
+        ColorArg::Always => forced_depth(),
         ColorArg::Never => ColorDepth::Never,
         ColorArg::C16 => ColorDepth::Ansi16,
         ColorArg::C256 => ColorDepth::Ansi256,
         ColorArg::Truecolor => ColorDepth::TrueColor,
+    }
+}
+
+/// The depth for `--color always`: what the terminal says, NO_COLOR and TERM=dumb
+/// notwithstanding (the user asked for colour).
+fn forced_depth() -> ColorDepth {
+    match std::env::var("COLORTERM") {
+        Ok(ct) if ct == "truecolor" || ct == "24bit" => ColorDepth::TrueColor,
+        _ => ColorDepth::Ansi256,
+    }
+}
+
+/// Whether an explicit `--color` (always or a depth) asks for colour whatever the
+/// environment says.
+pub fn forced(look: &Look) -> bool {
+    !matches!(look.color, ColorArg::Auto | ColorArg::Never)
+}
+
+/// Whether headless text on stdout gets colour: `--color never` no; `always` or a depth
+/// yes; else NO_COLOR (set, not empty) no, CLICOLOR_FORCE (set, not 0) yes, else only
+/// onto a terminal.
+pub fn color_stdout(look: &Look) -> bool {
+    let set = |k: &str| std::env::var(k).is_ok_and(|v| !v.is_empty());
+    match look.color {
+        ColorArg::Never => false,
+        _ if forced(look) => true,
+        _ if set("NO_COLOR") => false,
+        _ if set("CLICOLOR_FORCE") && std::env::var("CLICOLOR_FORCE").as_deref() != Ok("0") => true,
+        _ => io::stdout().is_terminal() && depth_of(look) != ColorDepth::Never,
     }
 }
 

@@ -2,12 +2,14 @@
 //! look). `main` parses the command line and hands it here; nothing below the shell
 //! knows about the command line's shape beyond `cli`.
 
+mod completions;
 mod info;
 mod input;
 mod kernels;
 mod look;
 mod output;
 mod replay;
+mod summarize;
 mod summary;
 mod tree;
 mod tui;
@@ -22,22 +24,52 @@ pub fn leave<T>(done: T) {
     std::mem::forget(done);
 }
 
+/// Why grove stops: a message for stderr and the exit status (documented in `grove
+/// --help`): 1 for a finding (`replay --strict` on a changed input), 2 for a usage or
+/// input error. clap exits with 2 on its own usage errors.
+#[derive(Debug)]
+pub struct Failure {
+    pub message: String,
+    pub status: u8,
+}
+
+impl Failure {
+    pub fn finding(message: String) -> Failure {
+        Failure { message, status: 1 }
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(message: &str) -> Failure {
+        Failure::from(message.to_string())
+    }
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure { message, status: 2 }
+    }
+}
+
 /// Runs what the command line asks for.
-pub fn run(mut cli: Cli) -> Result<(), String> {
+pub fn run(mut cli: Cli) -> Result<(), Failure> {
     // The memory grove may use (cgroup, ulimit, --max-memory), before anything loads.
     grove::memory::configure(cli.max_memory.as_deref())?;
     input::set_warnings(cli.strict, cli.command.is_some());
     cli.replay_opts.strict = cli.strict;
     match cli.command.take() {
         None => tui::run(cli),
-        Some(Sub::Tree(args)) => tree::run(args, cli.label.as_deref(), &cli.look),
-        Some(Sub::Info(args)) => info::run(args),
-        Some(Sub::Kernels(args)) => kernels::run(args, &cli.look),
-        Some(Sub::Summary(args)) => summary::run(args),
+        Some(Sub::Tree(args)) => Ok(tree::run(args, cli.label.as_deref(), &cli.look)?),
+        Some(Sub::Info(args)) => Ok(info::run(args, cli.label.as_deref())?),
+        Some(Sub::Kernels(args)) => Ok(kernels::run(args, &cli.look)?),
+        Some(Sub::Summary(args)) => Ok(summary::run(args)?),
         Some(Sub::Replay(mut args)) => {
             args.opts.strict = cli.strict;
             replay::run(args, &cli.look)
         }
+        Some(Sub::Summarize(args)) => Ok(summarize::run(args)?),
+        Some(Sub::Completions(args)) => Ok(completions::completions(args.shell)?),
+        Some(Sub::Man) => Ok(completions::man()?),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::io::{self, BufWriter, IsTerminal, StdoutLock, Write};
 
-use grove::cli::OutFormat;
+use grove::cli::Format;
 use grove::gpu::report;
 
 /// Runs `write` on a buffered, locked stdout and flushes it.
@@ -31,10 +31,11 @@ pub fn binary_to_pipe() -> Result<(), String> {
     Ok(())
 }
 
-pub fn report_format(f: OutFormat) -> report::Format {
+/// The report formats; `--format` offers kernels and summary no others.
+pub fn report_format(f: Format) -> report::Format {
     match f {
-        OutFormat::Text => report::Format::Text,
-        OutFormat::Csv => report::Format::Csv,
-        OutFormat::Json => report::Format::Json,
+        Format::Csv => report::Format::Csv,
+        Format::Json => report::Format::Json,
+        _ => report::Format::Text,
     }
 }

@@ -5,16 +5,15 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use grove::app::command::ExportFormat;
 use grove::app::keymap::Keymap;
 use grove::app::App;
-use grove::cli::{Look, PrintFormat, ReplayArgs, ReplayOpts};
+use grove::cli::{Format, Look, ReplayArgs, ReplayOpts};
 use grove::export;
 use grove::session;
 
-use super::{input, look, output};
+use super::{input, look, output, tree, Failure};
 
-pub fn run(args: ReplayArgs, lk: &Look) -> Result<(), String> {
+pub fn run(args: ReplayArgs, lk: &Look) -> Result<(), Failure> {
     let path = &args.session;
     let script = session::read(path)?;
     let mut app = open(
@@ -28,9 +27,9 @@ pub fn run(args: ReplayArgs, lk: &Look) -> Result<(), String> {
     for c in &args.cmds {
         app.run(c)?;
     }
-    let r = print_view(&app, args.print, args.depth, lk);
+    let r = print_view(&app, args.format(), args.depth, lk);
     super::leave(app);
-    r
+    Ok(r?)
 }
 
 /// Opens the input a session names (or `input`), warning when it changed since.
@@ -40,7 +39,7 @@ pub fn open(
     input: Option<&Path>,
     opts: &ReplayOpts,
     keymap: Keymap,
-) -> Result<App, String> {
+) -> Result<App, Failure> {
     let all: Vec<session::Input> = script
         .header
         .as_ref()
@@ -86,7 +85,7 @@ fn open_ensemble(
     inputs: &[session::Input],
     opts: &ReplayOpts,
     keymap: Keymap,
-) -> Result<App, String> {
+) -> Result<App, Failure> {
     let mut warnings = Vec::new();
     for r in inputs {
         check_unchanged(path, Path::new(&r.path), r, opts, &mut warnings)?;
@@ -117,7 +116,8 @@ fn open_ensemble(
     Ok(app)
 }
 
-/// The "input changed" check: an error under `--strict`, else a warning for later.
+/// The "input changed" check: a finding (exit status 1) under `--strict`, else a
+/// warning for later.
 /// An input that cannot be hashed now is left to the loader to report.
 fn check_unchanged(
     session_path: &Path,
@@ -125,7 +125,7 @@ fn check_unchanged(
     recorded: &session::Input,
     opts: &ReplayOpts,
     warnings: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), Failure> {
     let Ok(now) = session::input_of(file) else {
         return Ok(());
     };
@@ -140,7 +140,7 @@ fn check_unchanged(
         now.hash
     );
     if opts.strict {
-        return Err(msg);
+        return Err(Failure::finding(msg));
     }
     warnings.push(msg);
     Ok(())
@@ -161,17 +161,12 @@ pub fn replay_into(
 }
 
 /// Prints the current view of an app (headless replay).
-fn print_view(
-    app: &App,
-    print: PrintFormat,
-    depth: Option<usize>,
-    lk: &Look,
-) -> Result<(), String> {
-    if print == PrintFormat::Parquet {
+fn print_view(app: &App, format: Format, depth: Option<usize>, lk: &Look) -> Result<(), String> {
+    if format == Format::Parquet {
         output::binary_to_pipe()?;
     }
-    output::to_stdout(|out| match print {
-        PrintFormat::Tree => {
+    output::to_stdout(|out| match format {
+        Format::Text => {
             let positions = app.export_positions_to(depth);
             let inc = app.inclusive_column();
             let mut metrics = vec![inc.clone()];
@@ -182,7 +177,7 @@ fn print_view(
                 metrics: &metrics,
                 precision: 3,
                 legend: false,
-                color: false,
+                color: look::color_stdout(lk),
                 expand_names: false,
                 glyphs: look::glyphs_of(lk),
             };
@@ -195,10 +190,6 @@ fn print_view(
             );
             out.write_all(text.as_bytes())
         }
-        PrintFormat::Json => app.export_to_depth(ExportFormat::Json, out, depth),
-        PrintFormat::Hatchet => app.export_to_depth(ExportFormat::Hatchet, out, depth),
-        PrintFormat::Csv => app.export_to_depth(ExportFormat::Csv, out, depth),
-        PrintFormat::Folded => app.export_to_depth(ExportFormat::Folded, out, depth),
-        PrintFormat::Parquet => app.export_to_depth(ExportFormat::Parquet, out, depth),
+        other => app.export_to_depth(tree::export_format(other), out, depth),
     })
 }

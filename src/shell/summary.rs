@@ -1,6 +1,6 @@
 //! `grove summary`: HTA's breakdowns per rank and stream.
 
-use grove::cli::{OutFormat, SummaryArgs, SummaryTable};
+use grove::cli::{Format, SummaryArgs, SummaryTable};
 use grove::gpu::{self, report};
 
 use super::{input, output};
@@ -64,7 +64,7 @@ pub fn run(args: SummaryArgs) -> Result<(), String> {
         }
     }
     let format = args.format;
-    if format == OutFormat::Json && tables.len() > 1 {
+    if format == Format::Json && tables.len() > 1 {
         // One JSON document: {"temporal": [...], "idle": [...], ...}.
         let mut obj = serde_json::Map::new();
         for (t, table) in tables.iter().enumerate() {
@@ -84,7 +84,7 @@ pub fn run(args: SummaryArgs) -> Result<(), String> {
             output::report_format(format),
             title,
         ));
-        if tables.len() > 1 && format == OutFormat::Text {
+        if tables.len() > 1 && format == Format::Text {
             text.push('\n');
         }
     }

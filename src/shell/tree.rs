@@ -1,13 +1,13 @@
-//! `grove tree`: the calling context tree as text, JSON, CSV, Hatchet or Parquet.
+//! `grove tree`: the calling context tree as text, JSON, CSV, Hatchet, Parquet or
+//! folded stacks.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::Write;
 
 use grove::app::command::ExportFormat;
 use grove::app::keymap::Keymap;
 use grove::app::App;
-use grove::cli::{Look, TreeArgs, TreeFormat};
+use grove::cli::{Format, Look, TreeArgs};
 use grove::export;
-use grove::ui::theme::ColorDepth;
 
 use super::{input, look, output};
 
@@ -34,12 +34,12 @@ pub fn run(args: TreeArgs, labels: Option<&str>, lk: &Look) -> Result<(), String
         }
     }
     let depth = args.depth;
-    if args.format == TreeFormat::Parquet {
+    if args.format == Format::Parquet {
         output::binary_to_pipe()?;
     }
     let r = output::to_stdout(|out| match args.format {
-        TreeFormat::Text => {
-            let color = io::stdout().is_terminal() && look::depth_of(lk) != ColorDepth::Never;
+        Format::Text => {
+            let color = look::color_stdout(lk);
             let opts = export::text::TextOptions {
                 metrics: &metrics,
                 precision: args.precision,
@@ -58,11 +58,19 @@ pub fn run(args: TreeArgs, labels: Option<&str>, lk: &Look) -> Result<(), String
             );
             out.write_all(text.as_bytes())
         }
-        TreeFormat::Json => app.export_to_depth(ExportFormat::Json, out, depth),
-        TreeFormat::Csv => app.export_to_depth(ExportFormat::Csv, out, depth),
-        TreeFormat::Hatchet => app.export_to_depth(ExportFormat::Hatchet, out, depth),
-        TreeFormat::Parquet => app.export_to_depth(ExportFormat::Parquet, out, depth),
+        other => app.export_to_depth(export_format(other), out, depth),
     });
     super::leave(app);
     r
+}
+
+/// The export behind each non-text `--format` (shared with `replay`).
+pub fn export_format(f: Format) -> ExportFormat {
+    match f {
+        Format::Json => ExportFormat::Json,
+        Format::Csv => ExportFormat::Csv,
+        Format::Parquet => ExportFormat::Parquet,
+        Format::Folded => ExportFormat::Folded,
+        Format::Hatchet | Format::Text => ExportFormat::Hatchet,
+    }
 }

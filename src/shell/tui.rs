@@ -5,17 +5,17 @@ use std::io::{self, IsTerminal};
 
 use grove::app::keymap::Keymap;
 use grove::app::App;
-use grove::cli::{Cli, ColorArg};
+use grove::cli::Cli;
 use grove::session;
 
-use super::{input, look, replay};
+use super::{input, look, replay, Failure};
 
-pub fn run(cli: Cli) -> Result<(), String> {
+pub fn run(cli: Cli) -> Result<(), Failure> {
     // Configuration the TUI reads (theme, glyphs, keymap) is resolved here, once.
     let theme = look::theme_of(&cli.look)?;
     // crossterm silently drops every colour under NO_COLOR; an explicit --color
     // overrides that, as the user asked for colour.
-    if !matches!(cli.look.color, ColorArg::Auto | ColorArg::Never) {
+    if look::forced(&cli.look) {
         ratatui::crossterm::style::Colored::set_ansi_color_disabled(false);
     }
     let glyphs = look::glyphs_of(&cli.look);
@@ -70,6 +70,6 @@ pub fn run(cli: Cli) -> Result<(), String> {
     };
     grove::tui::run(&mut app, &theme, &glyphs, &opts).map_err(|e| {
         grove::tui::emergency_restore();
-        e.to_string()
+        Failure::from(e.to_string())
     })
 }

@@ -1,0 +1,83 @@
+//! The examples and notes after each `--help` (kept apart so the argument definitions in
+//! cli.rs stay readable).
+
+pub const MAIN: &str = "\
+Examples:
+  grove trace.pt.trace.json.gz            open a trace in the TUI
+  grove rank0.json.gz rank1.json.gz       an ensemble: one column per file
+  grove 'job/rank-*/trace.json.gz'        a quoted glob, expanded by grove
+  grove tree profile.json --depth 3       the tree, headless
+  grove summarize rank*.json.gz -o sums/  Parquet summaries; then `grove sums/`
+  grove completions bash > ~/.local/share/bash-completion/completions/grove";
+
+pub const MAIN_LONG: &str = "\
+Examples:
+  grove trace.pt.trace.json.gz            open a trace in the TUI
+  grove rank0.json.gz rank1.json.gz       an ensemble: one column per file
+  grove 'job/rank-*/trace.json.gz'        a quoted glob, expanded by grove
+  grove tree profile.json --depth 3       the tree, headless
+  grove summarize rank*.json.gz -o sums/  Parquet summaries; then `grove sums/`
+  grove completions bash > ~/.local/share/bash-completion/completions/grove
+
+Output formats (--format): text, csv, json, parquet, hatchet, folded; each subcommand
+accepts those that apply to it.
+
+Colour (--color): never > always/16/256/truecolor > NO_COLOR (off) > CLICOLOR_FORCE
+(on) > whether stdout is a terminal.
+
+Exit status:
+  0  success
+  1  a finding: replay --strict refused a session whose input changed
+  2  a usage error or an input grove cannot read (one line on stderr)";
+
+pub const TREE: &str = "\
+Examples:
+  grove tree profile.json --depth 3
+  grove tree run.cali --metric 'time (inc),time' --format csv
+  grove tree trace.json.gz --format folded | flamegraph.pl > flame.svg
+  grove tree trace.json.gz --format parquet > tree.parquet
+  grove tree trace.json.gz --cmd 'sort time desc' --cmd hot-path --color always | less -R";
+
+pub const INFO: &str = "\
+Examples:
+  grove info trace.json.gz
+  grove info rank*.json.gz --format json | jq .nodes
+  grove info hpctoolkit-database/";
+
+pub const KERNELS: &str = "\
+Examples:
+  grove kernels trace.json.gz --top 10
+  grove kernels rank*.json.gz --by mean --format csv
+  grove kernels trace.json.gz --by-category --categories my-rules.toml";
+
+pub const SUMMARY: &str = "\
+Examples:
+  grove summary trace.json.gz
+  grove summary rank*.json.gz --table all --format csv
+  grove summary trace.json.gz --table idle --kernel-wait 50us --hta-rounding";
+
+pub const REPLAY: &str = "\
+Examples:
+  grove replay session.jsonl
+  grove replay session.jsonl --format json --depth 2
+  grove replay session.jsonl --input other-run.json.gz --strict
+  grove --replay session.jsonl                 reopen it in the TUI";
+
+pub const SUMMARIZE: &str = "\
+Examples:
+  grove summarize rank*.trace.json.gz -o summaries/
+  srun -n 64 sh -c 'grove summarize traces/rank$SLURM_PROCID.json.gz -o summaries/'
+  grove summaries/                              open them as an ensemble
+  duckdb -c \"select input, sum(gpu_time) from 'summaries/*.cct.parquet' group by 1\"
+See docs/scale-out.md for the schema and a Slurm job-array script.";
+
+pub const COMPLETIONS: &str = "\
+Examples:
+  grove completions bash > ~/.local/share/bash-completion/completions/grove
+  grove completions zsh > ~/.zfunc/_grove        (with fpath+=~/.zfunc in ~/.zshrc)
+  grove completions fish > ~/.config/fish/completions/grove.fish";
+
+pub const MAN: &str = "\
+Examples:
+  grove man > ~/.local/share/man/man1/grove.1 && man grove
+  grove man | man -l -";
