@@ -15,6 +15,9 @@ const LOWER: &[&str] = &[
     "json",
     "present",
     "config",
+    "summary",
+    "load",
+    "ensemble",
 ];
 
 /// The layers above them.

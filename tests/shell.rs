@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use grove::app::keymap::Keymap;
 use grove::app::App;
-use grove::readers::load_path;
+use grove::load::load_path;
 use grove::session;
 
 mod common;

@@ -8,8 +8,8 @@ use polars::io::parquet::write::KeyValueMetadata;
 use polars::prelude::*;
 
 use super::{CCT_SUFFIX, SCHEMA_VERSION};
-use crate::app::paths::path_of;
 use crate::gpu::{self, kernels, report};
+use crate::model::paths::path_of;
 use crate::model::Profile;
 
 pub struct Options {
