@@ -16,17 +16,21 @@ fn tmp(name: &str) -> PathBuf {
     d.join(name)
 }
 
+/// stderr without the demo's own load warnings, which come first: the error is the
+/// one line after them.
+fn errors_only(err: &str) -> String {
+    err.lines()
+        .filter(|l| !l.starts_with("grove: warning:"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 /// Runs `cmd` via `--cmd` and via `replay` of a command file; both must fail with a
 /// one-line error containing `want`.
 fn both_fail(cmd: &str, want: &str, file: &str) {
     let input = demo();
     let (code, _, err) = grove(&["tree", &input, "--cmd", cmd]);
-    // The demo's own load warnings come first; the error is the one line after them.
-    let err: String = err
-        .lines()
-        .filter(|l| !l.starts_with("grove: warning:"))
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let err = errors_only(&err);
     assert_eq!(code, 2, "--cmd: {err}");
     assert_eq!(
         err.trim_end().lines().count(),
@@ -37,6 +41,7 @@ fn both_fail(cmd: &str, want: &str, file: &str) {
     let f = tmp(file);
     std::fs::write(&f, format!("{cmd}\n")).unwrap();
     let (code, _, err) = grove(&["replay", f.to_str().unwrap(), "--input", &input]);
+    let err = errors_only(&err);
     assert_eq!(code, 2, "replay: {err}");
     assert_eq!(
         err.trim_end().lines().count(),
