@@ -364,8 +364,8 @@ pub fn memory(ev: &EventTable, gpu: &GpuModel, opt: &Options) -> Vec<(String, [f
         };
         let bw = ev
             .args_of(iu)
-            .and_then(|a| serde_json::from_str::<serde_json::Value>(a).ok())
-            .and_then(|v| v.get("memory bandwidth (GB/s)").and_then(|x| x.as_f64()))
+            .and_then(|a| a.get("memory bandwidth (GB/s)"))
+            .and_then(|x| x.as_f64())
             .unwrap_or(0.0);
         let (s, mut e) = span(ev, iu, opt);
         if e <= s {

@@ -1,5 +1,6 @@
 //! The columnar event table of a trace: one Vec per field, names interned, times in ns.
 
+use super::args::{ArgStore, Args};
 use super::intern::Interner;
 
 /// What an event is, after mapping both Kineto dialects and generic Chrome traces.
@@ -101,9 +102,10 @@ pub struct EventTable {
     pub stream: Vec<i64>,
     pub correlation: Vec<i64>,
     pub external_id: Vec<i64>,
-    /// Index into `args_text` (raw JSON of `args`) for GPU rows, NONE_U32 otherwise.
+    /// A list in `arg_store` (the typed `args`, parsed once when read) for GPU rows,
+    /// NONE_U32 otherwise.
     pub args: Vec<u32>,
-    pub args_text: Vec<Box<str>>,
+    pub arg_store: ArgStore,
     /// Position of the event's start in the file: the tie-break among equal slices
     /// (a B/E pair is pushed when its E arrives, but orders by its B).
     pub seq: Vec<u32>,
@@ -156,10 +158,10 @@ impl EventTable {
         self.strings.resolve(self.name[i])
     }
 
-    pub fn args_of(&self, i: usize) -> Option<&str> {
+    pub fn args_of(&self, i: usize) -> Option<Args<'_>> {
         match self.args[i] {
             NONE_U32 => None,
-            a => Some(&self.args_text[a as usize]),
+            a => Some(self.arg_store.list(a)),
         }
     }
 

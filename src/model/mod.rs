@@ -1,5 +1,6 @@
 //! One model for every input format: a CCT, its metric table and, for traces, events.
 
+pub mod args;
 pub mod cct;
 pub mod demangle;
 pub mod events;

@@ -501,12 +501,7 @@ impl Parser {
             }
             t.stream[i] = stream;
             if ev.has_args && kind != EventKind::Sync {
-                t.args[i] = t.args_text.len() as u32;
-                t.args_text.push(
-                    String::from_utf8_lossy(&ev.args)
-                        .into_owned()
-                        .into_boxed_str(),
-                );
+                t.args[i] = t.arg_store.push_json(&ev.args);
             }
         }
     }
@@ -891,7 +886,8 @@ mod tests {
             (e.device[0], e.stream[0], e.correlation[0], e.external_id[0]),
             (0, 7, 42, 3)
         );
-        assert!(e.args_of(0).unwrap().contains("\"grid\""));
+        let grid = e.args_of(0).unwrap().get("grid").unwrap();
+        assert_eq!(e.arg_store.text(grid), "[1,2,3]");
         assert_eq!(e.stream[1], 7);
         assert!(t.old_dialect);
         assert!(t.warnings[0].contains("without ']'"));

@@ -368,20 +368,13 @@ fn set_gpu_attrs(cct: &mut Cct, node: u32, ev: &EventTable, i: usize) {
         f.set_attr("stream", &ev.stream[i].to_string());
     }
     let Some(args) = ev.args_of(i) else { return };
-    let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(args) else {
-        return;
-    };
-    for (k, v) in map {
+    for (k, v) in args.iter() {
         if matches!(
-            k.as_str(),
+            k,
             "device" | "stream" | "correlation" | "External id" | "external id" | "context"
         ) {
             continue;
         }
-        let text = match v {
-            serde_json::Value::String(s) => s,
-            other => other.to_string(),
-        };
-        f.set_attr(&k, &text);
+        f.set_attr(k, &args.text(v));
     }
 }

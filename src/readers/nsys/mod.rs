@@ -11,7 +11,6 @@
 //! as NULL, and what is missing becomes a warning, never an error. Times are ns already.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt::Write;
 use std::path::Path;
 
 use rusqlite::types::ValueRef;

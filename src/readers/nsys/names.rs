@@ -1,7 +1,7 @@
 //! Names and kinds as Kineto writes them: thread ids, runtime calls, copy and memory
 //! kinds, and the args of an event.
 
-use super::*;
+use crate::model::args::{ArgStore, ArgValue};
 
 /// `globalTid`/`globalPid` -> (pid, tid).
 pub(super) fn decode_global(g: i64) -> (i64, i64) {
@@ -72,58 +72,60 @@ pub(super) fn mem_kind_fallback(k: i64) -> String {
     s.to_string()
 }
 
-/// Args JSON text in Kineto's key order. Keys are literals without quotes or escapes.
-pub(super) struct Args(pub(super) String);
+/// A GPU row's args, typed (written into the event table's arg store by `done`).
+/// Keys are literals; the store orders them as every consumer reads them.
+pub(super) struct Args(Vec<(&'static str, ArgPending)>);
+
+pub(super) enum ArgPending {
+    Int(i64),
+    Float(f64),
+    Text(String),
+    Triple([i64; 3]),
+}
 
 impl Args {
     pub(super) fn new() -> Args {
-        let mut s = String::with_capacity(256);
-        s.push('{');
-        Args(s)
+        Args(Vec::with_capacity(16))
     }
 
-    pub(super) fn key(&mut self, k: &str) {
-        if self.0.len() > 1 {
-            self.0.push_str(", ");
-        }
-        self.0.push('"');
-        self.0.push_str(k);
-        self.0.push_str("\": ");
-    }
-
-    pub(super) fn int(&mut self, k: &str, v: Option<i64>) {
+    pub(super) fn int(&mut self, k: &'static str, v: Option<i64>) {
         if let Some(v) = v {
-            self.key(k);
-            let _ = write!(self.0, "{v}");
+            self.0.push((k, ArgPending::Int(v)));
         }
     }
 
-    pub(super) fn float(&mut self, k: &str, v: f64) {
-        self.key(k);
-        match serde_json::Number::from_f64(v) {
-            Some(n) => {
-                let _ = write!(self.0, "{n}");
-            }
-            None => self.0.push('0'),
-        }
+    pub(super) fn float(&mut self, k: &'static str, v: f64) {
+        // Non-finite bandwidths were written as 0 in the JSON text this replaces.
+        let v = if v.is_finite() {
+            ArgPending::Float(v)
+        } else {
+            ArgPending::Int(0)
+        };
+        self.0.push((k, v));
     }
 
-    pub(super) fn text(&mut self, k: &str, v: &str) {
-        self.key(k);
-        self.0
-            .push_str(&serde_json::to_string(v).unwrap_or_else(|_| "\"\"".into()));
+    pub(super) fn text(&mut self, k: &'static str, v: &str) {
+        self.0.push((k, ArgPending::Text(v.to_string())));
     }
 
-    pub(super) fn triple(&mut self, k: &str, v: [Option<i64>; 3]) {
+    pub(super) fn triple(&mut self, k: &'static str, v: [Option<i64>; 3]) {
         if v.iter().any(|x| x.is_some()) {
-            self.key(k);
-            let [a, b, c] = v.map(|x| x.unwrap_or(1));
-            let _ = write!(self.0, "[{a}, {b}, {c}]");
+            self.0
+                .push((k, ArgPending::Triple(v.map(|x| x.unwrap_or(1)))));
         }
     }
 
-    pub(super) fn done(mut self) -> Box<str> {
-        self.0.push('}');
-        self.0.into_boxed_str()
+    /// Appends the list to `store`; returns its id.
+    pub(super) fn done(self, store: &mut ArgStore) -> u32 {
+        for (k, v) in self.0 {
+            let v = match v {
+                ArgPending::Int(i) => ArgValue::Int(i),
+                ArgPending::Float(f) => ArgValue::Float(f),
+                ArgPending::Text(s) => store.str_value(&s),
+                ArgPending::Triple([a, b, c]) => store.json_value(&format!("[{a},{b},{c}]")),
+            };
+            store.push(k, v);
+        }
+        store.finish()
     }
 }

@@ -235,7 +235,6 @@ impl State {
         let ev = &mut self.tr.events;
         ev.device[i] = device.unwrap_or(NONE_I64);
         ev.stream[i] = stream.unwrap_or(NONE_I64);
-        ev.args[i] = ev.args_text.len() as u32;
-        ev.args_text.push(args.done());
+        ev.args[i] = args.done(&mut ev.arg_store);
     }
 }

@@ -31,7 +31,7 @@ fn find(ev: &EventTable, name: &str) -> usize {
 }
 
 fn args(ev: &EventTable, i: usize) -> serde_json::Value {
-    serde_json::from_str(ev.args_of(i).expect("GPU rows have args")).unwrap()
+    ev.args_of(i).expect("GPU rows have args").to_json()
 }
 
 /// Every GPU activity with a launch hangs under its runtime call's node.

@@ -28,20 +28,10 @@ pub(crate) fn put(buf: &mut Buffer, x: u16, y: u16, s: &str, max_x: u16, st: Sty
     nx
 }
 
-pub(crate) fn args_lines(args: &str) -> Vec<(String, String)> {
-    match serde_json::from_str::<serde_json::Value>(args) {
-        Ok(serde_json::Value::Object(m)) => m
-            .into_iter()
-            .map(|(k, v)| {
-                let v = match v {
-                    serde_json::Value::String(s) => s,
-                    o => o.to_string(),
-                };
-                (k.chars().take(14).collect(), v)
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
+pub(crate) fn args_lines(args: crate::model::args::Args<'_>) -> Vec<(String, String)> {
+    args.iter()
+        .map(|(k, v)| (k.chars().take(14).collect(), args.text(v).into_owned()))
+        .collect()
 }
 
 /// The panel tabs, for the breadcrumb row.

@@ -1,0 +1,348 @@
+//! Event args stored typed: parsed once when a trace is read, never re-parsed as JSON.
+//!
+//! Each event with args owns one list of (key, value) pairs in flat columns; keys and
+//! string values are interned in the store's own table (so event-name ids do not move).
+//! Lists are kept in key byte order with the last duplicate winning: the order and
+//! values a JSON object parsed into a sorted map gave, so every display stays identical.
+
+use super::intern::Interner;
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use std::borrow::Cow;
+use std::fmt;
+
+/// One arg value. Strings and nested arrays/objects (as compact JSON text) are interned.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ArgValue {
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// Integers above i64::MAX.
+    UInt(u64),
+    Float(f64),
+    Str(u32),
+    Json(u32),
+}
+
+impl ArgValue {
+    pub fn as_f64(self) -> Option<f64> {
+        match self {
+            ArgValue::Int(i) => Some(i as f64),
+            ArgValue::UInt(u) => Some(u as f64),
+            ArgValue::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    pub fn as_i64(self) -> Option<i64> {
+        match self {
+            ArgValue::Int(i) => Some(i),
+            _ => None,
+        }
+    }
+}
+
+/// All args lists of one event table.
+#[derive(Debug, Default, Clone)]
+pub struct ArgStore {
+    strings: Interner,
+    keys: Vec<u32>,
+    vals: Vec<ArgValue>,
+    /// End of list k in `keys`/`vals`; list k starts where list k-1 ends.
+    ends: Vec<u32>,
+}
+
+/// One event's args, borrowed from the store.
+#[derive(Clone, Copy)]
+pub struct Args<'a> {
+    store: &'a ArgStore,
+    start: usize,
+    end: usize,
+}
+
+impl<'a> Args<'a> {
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+
+    /// (key, value) pairs in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'a str, ArgValue)> + 'a {
+        let s = self.store;
+        (self.start..self.end).map(move |j| (s.strings.resolve(s.keys[j]), s.vals[j]))
+    }
+
+    pub fn get(&self, key: &str) -> Option<ArgValue> {
+        let k = self.store.strings.get(key)?;
+        (self.start..self.end)
+            .find(|&j| self.store.keys[j] == k)
+            .map(|j| self.store.vals[j])
+    }
+
+    /// A value as display text: strings bare, everything else as compact JSON.
+    pub fn text(&self, v: ArgValue) -> Cow<'a, str> {
+        self.store.text(v)
+    }
+
+    /// The list as a JSON object (tests and exports).
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        for (k, v) in self.iter() {
+            let j = match v {
+                ArgValue::Str(s) => serde_json::Value::String(self.store.resolve(s).into()),
+                ArgValue::Json(s) => {
+                    serde_json::from_str(self.store.resolve(s)).unwrap_or_default()
+                }
+                ArgValue::Null => serde_json::Value::Null,
+                ArgValue::Bool(b) => b.into(),
+                ArgValue::Int(i) => i.into(),
+                ArgValue::UInt(u) => u.into(),
+                ArgValue::Float(f) => f.into(),
+            };
+            m.insert(k.to_string(), j);
+        }
+        serde_json::Value::Object(m)
+    }
+}
+
+impl ArgStore {
+    pub fn resolve(&self, id: u32) -> &str {
+        self.strings.resolve(id)
+    }
+
+    pub fn text(&self, v: ArgValue) -> Cow<'_, str> {
+        match v {
+            ArgValue::Str(s) | ArgValue::Json(s) => Cow::Borrowed(self.strings.resolve(s)),
+            ArgValue::Null => Cow::Borrowed("null"),
+            ArgValue::Bool(b) => Cow::Borrowed(if b { "true" } else { "false" }),
+            ArgValue::Int(i) => Cow::Owned(i.to_string()),
+            ArgValue::UInt(u) => Cow::Owned(u.to_string()),
+            // serde_json's own float text (ryu), as the JSON round trip printed it.
+            ArgValue::Float(f) => Cow::Owned(match serde_json::Number::from_f64(f) {
+                Some(n) => n.to_string(),
+                None => "null".into(),
+            }),
+        }
+    }
+
+    pub fn list(&self, id: u32) -> Args<'_> {
+        let k = id as usize;
+        let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
+        Args {
+            store: self,
+            start,
+            end: self.ends[k] as usize,
+        }
+    }
+
+    /// Interns a string value.
+    pub fn str_value(&mut self, s: &str) -> ArgValue {
+        ArgValue::Str(self.strings.intern(s))
+    }
+
+    /// Interns compact JSON text (arrays, objects).
+    pub fn json_value(&mut self, s: &str) -> ArgValue {
+        ArgValue::Json(self.strings.intern(s))
+    }
+
+    /// Appends a pair to the list being built (closed by `finish`).
+    pub fn push(&mut self, key: &str, v: ArgValue) {
+        self.keys.push(self.strings.intern(key));
+        self.vals.push(v);
+    }
+
+    /// Closes the list being built: sorts it by key, keeps the last of equal keys.
+    pub fn finish(&mut self) -> u32 {
+        let start = self.ends.last().copied().unwrap_or(0) as usize;
+        let s = &self.strings;
+        let sorted = self.keys[start..]
+            .windows(2)
+            .all(|w| s.resolve(w[0]) < s.resolve(w[1]));
+        if !sorted {
+            let mut pairs: Vec<(u32, ArgValue)> = self.keys[start..]
+                .iter()
+                .copied()
+                .zip(self.vals[start..].iter().copied())
+                .collect();
+            pairs.sort_by(|a, b| s.resolve(a.0).cmp(s.resolve(b.0)));
+            let mut kept: Vec<(u32, ArgValue)> = Vec::with_capacity(pairs.len());
+            for p in pairs {
+                match kept.last_mut() {
+                    Some(last) if last.0 == p.0 => *last = p,
+                    _ => kept.push(p),
+                }
+            }
+            self.keys.truncate(start);
+            self.vals.truncate(start);
+            for (k, v) in kept {
+                self.keys.push(k);
+                self.vals.push(v);
+            }
+        }
+        self.ends.push(self.keys.len() as u32);
+        self.ends.len() as u32 - 1
+    }
+
+    /// Parses a JSON object's text into a new list; text that is not an object gives an
+    /// empty list (what the JSON consumers showed for it).
+    pub fn push_json(&mut self, text: &[u8]) -> u32 {
+        let start = self.ends.last().copied().unwrap_or(0) as usize;
+        // Invalid UTF-8 is replaced, as reading the text lossily did before.
+        let lossy;
+        let text = match std::str::from_utf8(text) {
+            Ok(_) => text,
+            Err(_) => {
+                lossy = String::from_utf8_lossy(text).into_owned();
+                lossy.as_bytes()
+            }
+        };
+        let mut de = serde_json::Deserializer::from_slice(text);
+        let ok = ObjectSeed(self).deserialize(&mut de).is_ok() && de.end().is_ok();
+        if !ok {
+            self.keys.truncate(start);
+            self.vals.truncate(start);
+        }
+        self.finish()
+    }
+}
+
+struct ObjectSeed<'a>(&'a mut ArgStore);
+struct KeySeed<'a>(&'a mut ArgStore);
+struct ValueSeed<'a>(&'a mut ArgStore);
+
+impl<'de> DeserializeSeed<'de> for ObjectSeed<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ObjectSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an args object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(k) = map.next_key_seed(KeySeed(self.0))? {
+            let v = map.next_value_seed(ValueSeed(self.0))?;
+            self.0.keys.push(k);
+            self.0.vals.push(v);
+        }
+        Ok(())
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = u32;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<u32, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed<'_> {
+    type Value = u32;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<u32, E> {
+        Ok(self.0.strings.intern(s))
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
+    type Value = ArgValue;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<ArgValue, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ValueSeed<'_> {
+    type Value = ArgValue;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<ArgValue, E> {
+        Ok(ArgValue::Null)
+    }
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<ArgValue, E> {
+        Ok(ArgValue::Bool(b))
+    }
+    fn visit_i64<E: de::Error>(self, i: i64) -> Result<ArgValue, E> {
+        Ok(ArgValue::Int(i))
+    }
+    fn visit_u64<E: de::Error>(self, u: u64) -> Result<ArgValue, E> {
+        Ok(match i64::try_from(u) {
+            Ok(i) => ArgValue::Int(i),
+            Err(_) => ArgValue::UInt(u),
+        })
+    }
+    fn visit_f64<E: de::Error>(self, f: f64) -> Result<ArgValue, E> {
+        Ok(ArgValue::Float(f))
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<ArgValue, E> {
+        Ok(self.0.str_value(s))
+    }
+    // Nested values are rare (grid, block): kept as the compact text serde_json prints.
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<ArgValue, A::Error> {
+        use serde::Deserialize;
+        let v = serde_json::Value::deserialize(de::value::SeqAccessDeserializer::new(seq))?;
+        Ok(self.0.json_value(&v.to_string()))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ArgValue, A::Error> {
+        use serde::Deserialize;
+        let v = serde_json::Value::deserialize(de::value::MapAccessDeserializer::new(map))?;
+        Ok(self.0.json_value(&v.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The typed list prints what parsing the JSON into a serde_json map printed.
+    #[test]
+    fn same_text_as_json_round_trip() {
+        let text = br#"{"z": 1, "a": "x\"y", "m": [1, 2.50, 3], "f": 1.0, "e": 1e3,
+            "n": null, "b": true, "o": {"q": 2, "p": 1}, "a": "last", "big": 18446744073709551615,
+            "neg": -4}"#;
+        let mut s = ArgStore::default();
+        let id = s.push_json(text);
+        let l = s.list(id);
+        let ours: Vec<(String, String)> = l
+            .iter()
+            .map(|(k, v)| (k.to_string(), l.text(v).into_owned()))
+            .collect();
+        let serde_json::Value::Object(m) = serde_json::from_slice(text).unwrap() else {
+            panic!()
+        };
+        let theirs: Vec<(String, String)> = m
+            .into_iter()
+            .map(|(k, v)| {
+                let t = match v {
+                    serde_json::Value::String(s) => s,
+                    o => o.to_string(),
+                };
+                (k, t)
+            })
+            .collect();
+        assert_eq!(ours, theirs);
+        assert_eq!(l.get("e").and_then(|v| v.as_f64()), Some(1000.0));
+        assert_eq!(
+            l.to_json(),
+            serde_json::from_slice::<serde_json::Value>(text).unwrap()
+        );
+    }
+
+    #[test]
+    fn bad_text_gives_empty_list() {
+        let mut s = ArgStore::default();
+        let a = s.push_json(b"{\"a\": 1, \"b\": ");
+        let b = s.push_json(b"[1]");
+        s.push("k", ArgValue::Int(3));
+        let c = s.finish();
+        assert!(s.list(a).is_empty() && s.list(b).is_empty());
+        assert_eq!(s.list(c).get("k"), Some(ArgValue::Int(3)));
+    }
+}
