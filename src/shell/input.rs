@@ -147,21 +147,6 @@ pub fn load_ensemble(
     checked(grove::load::load_ensemble(files, given).map_err(|e| e.to_string())?)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn warning_lines_are_capped_with_a_count() {
-        let w: Vec<String> = (0..13).map(|i| format!("w{i}")).collect();
-        let lines = warning_lines("t.json", &w);
-        assert_eq!(lines.len(), MAX_WARNING_LINES + 1);
-        assert_eq!(lines[0], "grove: warning: t.json: w0");
-        assert!(lines[10].contains("3 more warning(s)"), "{}", lines[10]);
-        assert_eq!(warning_lines("t", &w[..2]).len(), 2);
-    }
-}
-
 /// Summaries (`grove summarize`; files `NAME.cct.parquet` or directories of them) as
 /// one ensemble, read in parallel; None when the inputs are not all summaries.
 fn load_summaries(
@@ -200,4 +185,19 @@ fn load_summaries(
     }
     let labels = grove::ensemble::labels(&profiles, given);
     Ok(Some(grove::ensemble::unify(&profiles, &labels)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warning_lines_are_capped_with_a_count() {
+        let w: Vec<String> = (0..13).map(|i| format!("w{i}")).collect();
+        let lines = warning_lines("t.json", &w);
+        assert_eq!(lines.len(), MAX_WARNING_LINES + 1);
+        assert_eq!(lines[0], "grove: warning: t.json: w0");
+        assert!(lines[10].contains("3 more warning(s)"), "{}", lines[10]);
+        assert_eq!(warning_lines("t", &w[..2]).len(), 2);
+    }
 }
