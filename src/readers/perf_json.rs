@@ -76,7 +76,7 @@ fn event_of(cmdline: &[String]) -> Option<String> {
 pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, String> {
     let ex: Export = serde_json::from_reader(input)
         .map_err(|e| format!("not a complete perf JSON export: {e}"))?;
-    if ex.version != Value::from(1) {
+    if ex.version.as_u64() != Some(1) {
         return Err(format!(
             "perf JSON export version {} (grove reads version 1)",
             ex.version
@@ -117,10 +117,21 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
                 )
             })
             .collect();
-        let comm = s.comm.as_deref().unwrap_or("[unknown]").trim().replace(' ', "_");
+        let comm = s
+            .comm
+            .as_deref()
+            .unwrap_or("[unknown]")
+            .trim()
+            .replace(' ', "_");
         acc.add(&comm, &frames, ev, None);
     }
-    let mut p = finish(acc, meta, Vec::new(), ex.samples.len() as u64, source.clone());
+    let mut p = finish(
+        acc,
+        meta,
+        Vec::new(),
+        ex.samples.len() as u64,
+        source.clone(),
+    );
     source.format = Format::PerfScript;
     p.source = source;
     p.dialect = "perf JSON export".into();
@@ -141,8 +152,14 @@ mod tests {
     #[test]
     fn event_from_the_command_line() {
         let c = |v: &[&str]| event_of(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
-        assert_eq!(c(&["perf", "record", "-e", "cpu-clock", "-g"]).unwrap(), "cpu-clock");
-        assert_eq!(c(&["perf", "record", "--event=cycles:u"]).unwrap(), "cycles:u");
+        assert_eq!(
+            c(&["perf", "record", "-e", "cpu-clock", "-g"]).unwrap(),
+            "cpu-clock"
+        );
+        assert_eq!(
+            c(&["perf", "record", "--event=cycles:u"]).unwrap(),
+            "cycles:u"
+        );
         assert_eq!(c(&["perf", "record", "-g"]), None);
     }
 }

@@ -120,6 +120,25 @@ pub struct Function {
 /// top-level fields (up to 6) are Profile fields with profile.proto's wire types
 /// (messages and strings length-delimited, numbers varints), one of them a sample type,
 /// sample, string or period type.
+/// Whether bytes are a ValueType message: its fields `type` (1) and `unit` (2), both
+/// varints (string-table indices). Bytes cut by the probe's end pass.
+fn value_type(mut b: &[u8]) -> bool {
+    while !b.is_empty() {
+        let Some((key, used)) = varint(b) else {
+            return true;
+        };
+        b = &b[used..];
+        if !matches!(key, 8 | 16) {
+            return false;
+        }
+        let Some((_, used)) = varint(b) else {
+            return true;
+        };
+        b = &b[used..];
+    }
+    true
+}
+
 pub fn claims(head: &[u8]) -> bool {
     if head
         .iter()
@@ -154,7 +173,13 @@ pub fn claims(head: &[u8]) -> bool {
             if v > 1 << 30 {
                 return false;
             }
-            i = i.saturating_add(v as usize);
+            let end = i.saturating_add(v as usize);
+            // A sample type is a ValueType: varint `type` and `unit` only. Other
+            // protobufs (TensorFlow's XSpace) also open with a field 1 of bytes.
+            if num == 1 && !value_type(&head[i.min(head.len())..end.min(head.len())]) {
+                return false;
+            }
+            i = end;
         }
         seen += 1;
     }
