@@ -432,7 +432,7 @@ fn speedscope_files() {
         "invalid/incomplete-trace.json",
         "invalid/out-of-order-events.json",
     ] {
-        let e = load_path(&base.join(rel)).err().expect(rel).to_string();
+        let e = load_path(&base.join(rel)).expect_err(rel).to_string();
         assert!(
             e.contains("invalid evented speedscope") && !e.contains('\n'),
             "{e}"
