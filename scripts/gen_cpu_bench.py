@@ -108,7 +108,9 @@ def callgrind(path, mb):
         f.write(f"summary: {total[0]} {total[1]} {total[2]}\n\n")
         f.write("ob=(1) /opt/bench/bin/bench\n")
         hid = nfun + 1
-        f.write(f"fl={fl(63)}\nfn=({hid}) bench_helper\n10 {helper_cost[0]} {helper_cost[1]} {helper_cost[2]}\n\n")
+        # the helper's self cost: that of all its calls
+        n = sum(helper_calls)
+        f.write(f"fl={fl(63)}\nfn=({hid}) bench_helper\n10 {n * helper_cost[0]} {n * helper_cost[1]} {n * helper_cost[2]}\n\n")
         for i in range(nfun):
             f.write(f"fl={fl(i % 63)}\nfn={fn(i)}\n")
             rows = bodies[i]
