@@ -185,6 +185,43 @@ pub fn load_ensemble(
         let ps = slot.into_inner().unwrap().expect("every file was loaded")?;
         profiles.extend(ps);
     }
-    let labels = labels(&profiles, given);
+    let mut labels = labels(&profiles, given);
+    if given.is_empty() {
+        thread_labels(&profiles, &mut labels);
+    }
     Ok(unify(&profiles, &labels))
+}
+
+fn run_pid(p: &Profile) -> Option<&str> {
+    p.meta_value("pid").map(str::trim)
+}
+
+/// callgrind's `--separate-threads` writes one file per thread of a run
+/// (`callgrind.out.PID-01`, `-02`, ...), each with `pid:` and `thread:` headers. Given
+/// together (or as their directory) they are one ensemble with a member per thread,
+/// labelled `thread1`, `thread2`, ... rather than by their shared file stem.
+fn thread_labels(profiles: &[Profile], labels: &mut [String]) {
+    let thread = |p: &Profile| {
+        (p.source.format == Format::Callgrind)
+            .then(|| p.meta_value("thread")?.trim().parse::<u64>().ok())
+            .flatten()
+    };
+    let Some(first) = profiles.first() else {
+        return;
+    };
+    let one_run = profiles.len() > 1
+        && profiles
+            .iter()
+            .all(|p| thread(p).is_some() && run_pid(p) == run_pid(first));
+    let mut threads: Vec<u64> = profiles.iter().filter_map(thread).collect();
+    threads.sort_unstable();
+    threads.dedup();
+    if !one_run || threads.len() != profiles.len() {
+        return;
+    }
+    for (l, p) in labels.iter_mut().zip(profiles) {
+        if let Some(t) = thread(p) {
+            *l = format!("thread{t}");
+        }
+    }
 }

@@ -427,13 +427,16 @@ fn speedscope_files() {
             .sum()
     };
     assert_eq!((by_name("c"), by_name("d"), by_name("b")), (5.0, 4.0, 5.0));
-    // The invalid ones load with a warning.
+    // The invalid ones (unbalanced O/C events) are refused, as speedscope refuses them.
     for rel in [
         "invalid/incomplete-trace.json",
         "invalid/out-of-order-events.json",
     ] {
-        let p = load_path(&base.join(rel)).unwrap_or_else(|e| panic!("{e}"));
-        assert!(!p.warnings.is_empty(), "{rel}");
+        let e = load_path(&base.join(rel)).expect_err(rel).to_string();
+        assert!(
+            e.contains("invalid evented speedscope") && !e.contains('\n'),
+            "{e}"
+        );
     }
 }
 
@@ -538,4 +541,91 @@ fn pprof_bad_input_never_panics() {
     let Some(dir) = corpus_dir() else { return };
     let b = bytes(&dir.join("parca/pkg/query/testdata/fib.pb.gz"));
     never_panics(&b, grove::readers::pprof::read, Format::Pprof);
+}
+
+// ------------------------------------------------- callgrind --separate-threads
+
+/// The per-thread files of one `--separate-threads` run (testdata/callgrind/thr.c, two
+/// threads) open as one ensemble with a member per thread, given together or as their
+/// directory; each member keeps its file's summary.
+#[test]
+fn callgrind_separate_threads_open_as_an_ensemble() {
+    use std::collections::HashMap;
+    let files = [
+        repo("testdata/callgrind/thr.callgrind.out-01"),
+        repo("testdata/callgrind/thr.callgrind.out-02"),
+    ];
+    // callgrind_annotate's PROGRAM TOTALS of each file (testdata/callgrind/totals.txt).
+    let want = [("thread1", 248018.0), ("thread2", 1380611.0)];
+    let dir = std::env::temp_dir().join(format!("grove-sep-threads-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in &files {
+        std::fs::copy(f, dir.join(f.file_name().unwrap())).unwrap();
+    }
+    let runs = [files.to_vec(), vec![dir.clone()]];
+    for inputs in runs {
+        let p = grove::load::load_inputs(&inputs, &HashMap::new()).unwrap();
+        for (label, v) in want {
+            let col = format!("Ir@{label}");
+            assert!(
+                (total(&p, &col) - v).abs() < 0.5,
+                "{inputs:?} {col}: {} in {:?}",
+                total(&p, &col),
+                p.metrics.names()
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// ------------------------------------------------------------ perf JSON export
+
+/// Exclusive values by call path (names joined with ';'), zeros left out.
+fn by_path(p: &Profile, col: &str) -> std::collections::BTreeMap<String, f64> {
+    let v = p.metrics.values(col).unwrap();
+    let mut out = std::collections::BTreeMap::new();
+    for n in 0..p.cct.len() as u32 {
+        if v[n as usize] == 0.0 {
+            continue;
+        }
+        let mut names = vec![p.cct.frame(n).name.to_string()];
+        let mut at = n;
+        while let Some(up) = p.cct.parent(at) {
+            names.push(p.cct.frame(up).name.to_string());
+            at = up;
+        }
+        names.reverse();
+        *out.entry(names.join(";")).or_insert(0.0) += v[n as usize];
+    }
+    out
+}
+
+/// `perf data convert --to-json` of a real recording (scripts/perf_json_golden.sh): the
+/// sample count Python's json module finds, and the same tree as `perf script` of the
+/// same perf.data.
+#[test]
+fn perf_json_export_matches_perf_script() {
+    let golden = std::fs::read_to_string(repo("testdata/perf/totals-json.txt")).unwrap();
+    let samples: f64 = golden
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("samples="))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let json = load_path(&repo("testdata/perf/spin.perf.json.gz")).unwrap();
+    assert_eq!(json.source.format, Format::PerfScript);
+    assert_eq!(json.dialect, "perf JSON export");
+    assert_eq!(total(&json, "cpu-clock"), samples);
+    assert_eq!(root_total(&json, "cpu-clock (inc)"), samples);
+    let text = load_path(&repo("testdata/perf/spin-json.perf.txt.gz")).unwrap();
+    assert_eq!(
+        by_path(&json, "cpu-clock"),
+        by_path(&text, "cpu-clock samples")
+    );
+}
+
+#[test]
+fn perf_json_bad_input_never_panics() {
+    let b = bytes(&repo("testdata/perf/spin.perf.json.gz"));
+    never_panics(&b, grove::readers::perf_json::read, Format::PerfScript);
 }

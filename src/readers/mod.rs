@@ -20,6 +20,7 @@ pub mod hpctoolkit;
 pub mod marshal;
 pub mod nsys;
 pub mod perf;
+pub mod perf_json;
 pub mod pprof;
 pub mod probe;
 pub mod pyinstrument;
@@ -77,6 +78,12 @@ pub static READERS: &[&dyn Reader] = &[
         format: Format::PerfScript,
         claims: perf::claims,
         read: perf::read,
+    },
+    &StreamReader {
+        name: "perf JSON export",
+        format: Format::PerfScript,
+        claims: perf_json::claims,
+        read: perf_json::read,
     },
     &cprofile::CProfile,
     &pyinstrument::Pyinstrument,

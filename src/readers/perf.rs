@@ -123,7 +123,7 @@ pub fn claims(head: &[u8]) -> bool {
     }
 }
 
-struct Acc {
+pub(crate) struct Acc {
     cct: Cct,
     events: Vec<String>,
     event_ids: HashMap<String, usize>,
@@ -138,7 +138,32 @@ struct Acc {
 }
 
 impl Acc {
-    fn add(&mut self, comm: &str, frames: &[PerfFrame], ev: usize, period: Option<f64>) {
+    pub(crate) fn new() -> Acc {
+        Acc {
+            cct: Cct::default(),
+            events: Vec::new(),
+            event_ids: HashMap::new(),
+            weight: Vec::new(),
+            samples: Vec::new(),
+            has_period: Vec::new(),
+            roots: HashMap::new(),
+            spellings: Vec::new(),
+            pids: HashMap::new(),
+            tids: HashMap::new(),
+        }
+    }
+
+    /// Counts a process and a thread seen in a sample.
+    pub(crate) fn saw(&mut self, pid: Option<&str>, tid: Option<&str>) {
+        if let Some(p) = pid {
+            self.pids.insert(p.to_string(), ());
+        }
+        if let Some(t) = tid {
+            self.tids.insert(t.to_string(), ());
+        }
+    }
+
+    pub(crate) fn add(&mut self, comm: &str, frames: &[PerfFrame], ev: usize, period: Option<f64>) {
         let root = match self.roots.get(comm) {
             Some(&r) => r,
             None => {
@@ -184,7 +209,7 @@ impl Acc {
     /// The metric of an event: modifiers (`cycles:u`, `cpu-clock:uhH`) select what is
     /// counted, not another event, so they share one metric (as inferno does); the
     /// spellings seen go to the metadata.
-    fn event(&mut self, full: &str) -> usize {
+    pub(crate) fn event(&mut self, full: &str) -> usize {
         if !self.spellings.iter().any(|s| s == full) {
             self.spellings.push(full.to_string());
         }
@@ -211,9 +236,9 @@ struct Open {
 }
 
 /// (shown name, annotation, dso, raw name when demangled).
-type PerfFrame = (String, Option<&'static str>, String, Option<String>);
+pub(crate) type PerfFrame = (String, Option<&'static str>, String, Option<String>);
 
-fn frame_of(sym: &str, dso: &str) -> PerfFrame {
+pub(crate) fn frame_of(sym: &str, dso: &str) -> PerfFrame {
     let sym = strip_offset(sym);
     let name = if sym == "[unknown]" && !dso.is_empty() && dso != "[unknown]" {
         // Like stackcollapse-perf: an unknown symbol is named after its module.
@@ -228,19 +253,8 @@ fn frame_of(sym: &str, dso: &str) -> PerfFrame {
     }
 }
 
-pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, String> {
-    let mut acc = Acc {
-        cct: Cct::default(),
-        events: Vec::new(),
-        event_ids: HashMap::new(),
-        weight: Vec::new(),
-        samples: Vec::new(),
-        has_period: Vec::new(),
-        roots: HashMap::new(),
-        spellings: Vec::new(),
-        pids: HashMap::new(),
-        tids: HashMap::new(),
-    };
+pub fn read(input: &mut dyn BufRead, source: Source) -> Result<Profile, String> {
+    let mut acc = Acc::new();
     let mut meta: Vec<(String, String)> = Vec::new();
     let mut open: Option<Open> = None;
     let mut buf = Vec::new();
@@ -296,12 +310,7 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
             }
             nsamples += 1;
             let ev = acc.event(h.event);
-            if let Some(p) = h.pid {
-                acc.pids.insert(p.to_string(), ());
-            }
-            if let Some(t) = h.tid {
-                acc.tids.insert(t.to_string(), ());
-            }
+            acc.saw(h.pid, h.tid);
             let mut frames = Vec::new();
             // Without -g the one frame may sit on the header line.
             if let Some((sym, dso)) = parse_frame(h.rest) {
@@ -331,6 +340,35 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
             "no sample header ('comm pid time: event:') in {lineno} lines: not perf script output"
         ));
     }
+    let mut warnings = Vec::new();
+    if bad > 0 {
+        warnings.push(format!(
+            "{bad} line(s) are neither sample headers nor frames and were skipped (first at line {first_bad})"
+        ));
+    }
+    if lossy {
+        warnings.push("invalid UTF-8 in names was replaced".into());
+    }
+    if unclosed {
+        warnings.push(
+            "the last sample has no closing blank line (a truncated file?); it was kept".into(),
+        );
+    }
+    let mut p = finish(acc, meta, warnings, nsamples, source);
+    p.source.format = Format::PerfScript;
+    p.dialect = "perf script".into();
+    Ok(p)
+}
+
+/// The profile of the samples gathered: one metric per event (with a samples column
+/// when weighted by period), inclusive columns, and the sample/event metadata.
+pub(crate) fn finish(
+    mut acc: Acc,
+    mut meta: Vec<(String, String)>,
+    warnings: Vec<String>,
+    nsamples: u64,
+    source: Source,
+) -> Profile {
     let n = acc.cct.len();
     let mut metrics = MetricTable::new(n);
     let mut bases = Vec::new();
@@ -360,20 +398,6 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
     }
     let b: Vec<&str> = bases.iter().map(String::as_str).collect();
     metrics.derive_inclusive(&acc.cct, &b);
-    let mut warnings = Vec::new();
-    if bad > 0 {
-        warnings.push(format!(
-            "{bad} line(s) are neither sample headers nor frames and were skipped (first at line {first_bad})"
-        ));
-    }
-    if lossy {
-        warnings.push("invalid UTF-8 in names was replaced".into());
-    }
-    if unclosed {
-        warnings.push(
-            "the last sample has no closing blank line (a truncated file?); it was kept".into(),
-        );
-    }
     meta.push(("samples".into(), nsamples.to_string()));
     meta.push(("events".into(), acc.spellings.join(", ")));
     meta.push(("weights".into(), weights.join(", ")));
@@ -383,10 +407,9 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
     if !acc.tids.is_empty() {
         meta.push(("threads".into(), acc.tids.len().to_string()));
     }
-    source.format = Format::PerfScript;
-    Ok(Profile {
+    Profile {
         source,
-        dialect: "perf script".into(),
+        dialect: String::new(),
         cct: acc.cct,
         metrics,
         events: None,
@@ -394,7 +417,7 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
         meta,
         warnings,
         default_metric: acc.events[0].clone(),
-    })
+    }
 }
 
 #[cfg(test)]

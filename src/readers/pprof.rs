@@ -120,6 +120,25 @@ pub struct Function {
 /// top-level fields (up to 6) are Profile fields with profile.proto's wire types
 /// (messages and strings length-delimited, numbers varints), one of them a sample type,
 /// sample, string or period type.
+/// Whether bytes are a ValueType message: its fields `type` (1) and `unit` (2), both
+/// varints (string-table indices). Bytes cut by the probe's end pass.
+fn value_type(mut b: &[u8]) -> bool {
+    while !b.is_empty() {
+        let Some((key, used)) = varint(b) else {
+            return true;
+        };
+        b = &b[used..];
+        if !matches!(key, 8 | 16) {
+            return false;
+        }
+        let Some((_, used)) = varint(b) else {
+            return true;
+        };
+        b = &b[used..];
+    }
+    true
+}
+
 pub fn claims(head: &[u8]) -> bool {
     if head
         .iter()
@@ -155,12 +174,9 @@ pub fn claims(head: &[u8]) -> bool {
                 return false;
             }
             let end = i.saturating_add(v as usize);
-            // A sample or period type is a ValueType: two string-table indices, both
-            // varints. Other length-prefixed protobufs (TensorFlow's XSpace, whose
-            // field 1 is a plane with a name string) fail here.
-            if matches!(num, 1 | 11)
-                && !value_type(&head[i..end.min(head.len())], end <= head.len())
-            {
+            // A sample type is a ValueType: varint `type` and `unit` only. Other
+            // protobufs (TensorFlow's XSpace) also open with a field 1 of bytes.
+            if num == 1 && !value_type(&head[i.min(head.len())..end.min(head.len())]) {
                 return false;
             }
             i = end;
@@ -168,25 +184,6 @@ pub fn claims(head: &[u8]) -> bool {
         seen += 1;
     }
     seen > 0 && core
-}
-
-/// Whether the bytes are a ValueType message: fields 1 and 2, varints only. When the
-/// probe cut the message (`complete` false), what is there must be of that form.
-fn value_type(mut b: &[u8], complete: bool) -> bool {
-    while !b.is_empty() {
-        let Some((key, used)) = varint(b) else {
-            return !complete;
-        };
-        if !matches!(key, 0x08 | 0x10) {
-            return false;
-        }
-        b = &b[used..];
-        let Some((_, used)) = varint(b) else {
-            return !complete;
-        };
-        b = &b[used..];
-    }
-    true
 }
 
 fn varint(b: &[u8]) -> Option<(u64, usize)> {

@@ -220,14 +220,16 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
             "{bad_frames} sample frame(s) name no frame of shared.frames and were skipped"
         ));
     }
+    // speedscope's own importer refuses unbalanced event streams; so does grove, rather
+    // than guess where the time of a frame left open belongs.
     if mismatched > 0 {
-        warnings.push(format!(
-            "{mismatched} close event(s) do not close the innermost open frame"
+        return Err(format!(
+            "an invalid evented speedscope profile: {mismatched} close event(s) do not close the innermost open frame (grove reads balanced O/C events, as speedscope does)"
         ));
     }
     if unclosed > 0 {
-        warnings.push(format!(
-            "{unclosed} frame(s) are never closed; they were closed at the profile's endValue"
+        return Err(format!(
+            "an invalid evented speedscope profile: {unclosed} frame(s) are never closed (grove reads balanced O/C events, as speedscope does)"
         ));
     }
     let (mname, munit, _) = metric.expect("at least one profile");
