@@ -24,12 +24,8 @@ const FORMATS: &[(&str, Option<&str>)] = &[
     ("callgrind", Some("callgrind/cachegrind")),
     ("perf script text", Some("perf script text")),
     ("pprof protobuf", Some("pprof protobuf")),
-    // Unclosed or out-of-order events: loaded, closed at the profile's end, with a
-    // warning (tests/cpu_readers.rs checks the warnings).
-    (
-        "speedscope JSON (invalid by design)",
-        Some("speedscope JSON"),
-    ),
+    // Unclosed or out-of-order events: refused, as speedscope's own importer does.
+    ("speedscope JSON (invalid by design)", None),
     ("speedscope JSON", Some("speedscope JSON")),
     ("cProfile pstats", Some("cProfile/pstats")),
     ("pyinstrument JSON", Some("pyinstrument JSON")),
