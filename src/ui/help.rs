@@ -7,6 +7,7 @@ use ratatui::widgets::{Block, Borders, Clear, StatefulWidget, Widget};
 use tui_tree_widget::{Tree, TreeItem, TreeState};
 
 use super::theme::Theme;
+use crate::app::commands;
 use crate::app::App;
 use crate::present::glyphs::Glyphs;
 
@@ -44,7 +45,10 @@ fn popup(area: Rect, w: u16, h: u16) -> Rect {
     )
 }
 
-/// One line per binding: keys, the command they run, and what it does.
+/// One line per binding: keys, the command they run, and what it does. What it does
+/// is the command's help in the command table (`app::commands::SPECS`), so the
+/// default keymap carries no descriptions of its own; a user binding's `desc`, when
+/// it gives one, is shown instead (it may name what its arguments are for).
 pub fn help_lines(app: &App) -> Vec<(String, String, String)> {
     app.keymap
         .bindings
@@ -56,9 +60,25 @@ pub fn help_lines(app: &App) -> Vec<(String, String, String)> {
             } else {
                 format!("{}: {}", b.mode, keys.join(" "))
             };
-            (keys, b.run.clone(), b.desc.clone())
+            let help = if b.desc.is_empty() {
+                command_help(&b.run).to_string()
+            } else {
+                b.desc.clone()
+            };
+            (keys, b.run.clone(), help)
         })
         .collect()
+}
+
+/// The table's help line for the command a binding runs (its first word, a name or
+/// an alias); empty for a word the table does not know (the keymap loader refuses
+/// those, so only a hand-built keymap gets here).
+fn command_help(run: &str) -> &'static str {
+    run.split_whitespace()
+        .next()
+        .and_then(commands::lookup)
+        .map(|s| s.help)
+        .unwrap_or("")
 }
 
 pub fn render_help(
