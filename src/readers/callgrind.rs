@@ -449,25 +449,8 @@ pub fn parse(input: &mut dyn BufRead) -> Result<Graph, String> {
         orphan_costs: 0,
         records: 0,
     };
-    let mut buf = Vec::new();
-    let mut lineno = 0u64;
-    let mut lossy = false;
-    loop {
-        buf.clear();
-        let n = input
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| format!("cannot read after line {lineno}: {e}"))?;
-        if n == 0 {
-            break;
-        }
-        lineno += 1;
-        let line = match std::str::from_utf8(&buf) {
-            Ok(s) => std::borrow::Cow::Borrowed(s),
-            Err(_) => {
-                lossy = true;
-                String::from_utf8_lossy(&buf)
-            }
-        };
+    let mut lines = super::lines::Lines::new(input);
+    while let Some((lineno, line)) = lines.next_line()? {
         let line = line.trim();
         if line.is_empty() {
             continue;
@@ -510,7 +493,8 @@ pub fn parse(input: &mut dyn BufRead) -> Result<Graph, String> {
     }
     if p.records == 0 {
         return Err(format!(
-            "no cost line in {lineno} lines: the profile holds no cost"
+            "no cost line in {} lines: the profile holds no cost",
+            lines.count()
         ));
     }
     let w = &mut p.g.warnings;
@@ -541,7 +525,7 @@ pub fn parse(input: &mut dyn BufRead) -> Result<Graph, String> {
     if p.pending != Pending::None {
         w.push("the file ends after a 'calls='/'jump=' line: truncated?".into());
     }
-    if lossy {
+    if lines.lossy() {
         w.push("invalid UTF-8 in names was replaced".into());
     }
     if p.any_summary {

@@ -17,6 +17,7 @@ pub mod folded;
 pub mod gprof2dot;
 pub mod hatchet;
 pub mod hpctoolkit;
+pub mod lines;
 pub mod marshal;
 pub mod nsys;
 pub mod perf;

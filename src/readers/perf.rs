@@ -257,26 +257,10 @@ pub fn read(input: &mut dyn BufRead, source: Source) -> Result<Profile, String> 
     let mut acc = Acc::new();
     let mut meta: Vec<(String, String)> = Vec::new();
     let mut open: Option<Open> = None;
-    let mut buf = Vec::new();
-    let mut lineno = 0u64;
-    let (mut bad, mut first_bad, mut lossy) = (0u64, 0u64, false);
+    let (mut bad, mut first_bad) = (0u64, 0u64);
     let mut nsamples = 0u64;
-    loop {
-        buf.clear();
-        let n = input
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| format!("cannot read after line {lineno}: {e}"))?;
-        if n == 0 {
-            break;
-        }
-        lineno += 1;
-        let line = match std::str::from_utf8(&buf) {
-            Ok(s) => std::borrow::Cow::Borrowed(s),
-            Err(_) => {
-                lossy = true;
-                String::from_utf8_lossy(&buf)
-            }
-        };
+    let mut lines = super::lines::Lines::new(input);
+    while let Some((lineno, line)) = lines.next_line()? {
         let line = line.trim_end_matches(['\n', '\r']);
         if line.trim().is_empty() {
             if let Some(o) = open.take() {
@@ -337,7 +321,8 @@ pub fn read(input: &mut dyn BufRead, source: Source) -> Result<Profile, String> 
     }
     if nsamples == 0 {
         return Err(format!(
-            "no sample header ('comm pid time: event:') in {lineno} lines: not perf script output"
+            "no sample header ('comm pid time: event:') in {} lines: not perf script output",
+            lines.count()
         ));
     }
     let mut warnings = Vec::new();
@@ -346,7 +331,7 @@ pub fn read(input: &mut dyn BufRead, source: Source) -> Result<Profile, String> 
             "{bad} line(s) are neither sample headers nor frames and were skipped (first at line {first_bad})"
         ));
     }
-    if lossy {
+    if lines.lossy() {
         warnings.push("invalid UTF-8 in names was replaced".into());
     }
     if unclosed {
