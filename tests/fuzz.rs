@@ -265,6 +265,52 @@ fn fuzz_folded() {
     fuzz("folded", &seeds, iters(600), load_bytes);
 }
 
+const CPUPROFILE: &str = "speedscope/sample/profiles/Chrome/65/simple.cpuprofile";
+
+/// A gzipped seed, decompressed: mutating compressed bytes mostly tests the gzip check.
+fn gunzipped(bytes: Option<Vec<u8>>) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::MultiGzDecoder::new(&bytes?[..]),
+        &mut out,
+    )
+    .ok()?;
+    Some(out)
+}
+
+#[test]
+fn fuzz_cpu_profilers() {
+    // callgrind, perf script and perf's JSON export, pprof, speedscope, .cpuprofile.
+    let mut seeds = vec![
+        testdata("callgrind/rec.callgrind.out"),
+        testdata("perf/spin.perf.txt"),
+    ];
+    seeds.extend(gunzipped(Some(testdata("perf/spin.perf.json.gz"))));
+    seeds.extend(gunzipped(corpus("parca/pkg/normalizer/profile.pb.gz")));
+    seeds.extend(corpus(
+        "speedscope/sample/profiles/speedscope/0.6.0/two-sampled.speedscope.json",
+    ));
+    seeds.extend(corpus(CPUPROFILE));
+    fuzz("cpu", &seeds, iters(600), load_bytes);
+}
+
+#[test]
+fn fuzz_python_and_hpc_profiles() {
+    // pstats (marshal), pyinstrument, timemory, gprof2dot DOT, Thicket to_json.
+    let dir = "hatchet/hatchet/tests/data";
+    let mut seeds = vec![testdata("thicket/mpi_scaling.thicket.json")];
+    for f in [
+        "cprofile-hatchet-pstats/cprofile-cycle.pstats",
+        "cprofile-hatchet-pstats/cprofile-cycle-py2.pstats",
+        "pyinstrument-hatchet-json/pyinstrument-hatchet-profile.json",
+        "timemory/wall.tree.json",
+        "gprof2dot-cpi/callgrind.dot.64042.0.1",
+    ] {
+        seeds.extend(corpus(&format!("{dir}/{f}")));
+    }
+    fuzz("python", &seeds, iters(600), load_bytes);
+}
+
 #[test]
 fn fuzz_caliper() {
     let mut seeds = vec![testdata(
