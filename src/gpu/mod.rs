@@ -48,6 +48,9 @@ pub struct GpuModel {
     pub hta: HashMap<u32, HtaType>,
     pub cat: Vec<u16>,
     pub categories: Categories,
+    /// Category names that some activity of this trace falls in, in rule order: the
+    /// legend lists these, not every rule of the file.
+    pub present: Vec<String>,
     /// GPU activity event indices in start order.
     pub activities: Vec<u32>,
 }
@@ -91,12 +94,25 @@ impl GpuModel {
             .iter()
             .map(|&i| (i, by_name_hta[&ev.name[i as usize]]))
             .collect();
+        let mut used = vec![false; categories.rules.len()];
+        for &c in by_name_cat.values() {
+            if let Some(u) = used.get_mut(c as usize) {
+                *u = true;
+            }
+        }
+        let mut present: Vec<String> = Vec::new();
+        for (rule, _) in categories.rules.iter().zip(&used).filter(|(_, &u)| u) {
+            if !present.contains(&rule.name) {
+                present.push(rule.name.clone());
+            }
+        }
         GpuModel {
             lanes,
             hta,
             cat,
             categories,
             activities,
+            present,
         }
     }
 

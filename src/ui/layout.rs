@@ -310,12 +310,11 @@ fn clip_keep_label(s: &str, w: usize, g: &Glyphs) -> String {
 fn category_legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     let Some(gpu) = &app.gpu else { return };
     let mut x = r.x + 1;
-    let mut seen: Vec<&str> = Vec::new();
-    for rule in &gpu.model.categories.rules {
-        if seen.contains(&rule.name.as_str()) {
+    // Only the categories the trace has (worked out once, with the GPU model).
+    for name in &gpu.model.present {
+        let Some(rule) = gpu.model.categories.rules.iter().find(|r| &r.name == name) else {
             continue;
-        }
-        seen.push(&rule.name);
+        };
         let text = format!("{} {}  ", g.block, rule.name);
         let left = r.right().saturating_sub(x) as usize;
         if left == 0 {
