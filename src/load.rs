@@ -19,6 +19,15 @@ pub fn load_inputs(
     files: &[PathBuf],
     given: &HashMap<String, String>,
 ) -> Result<Profile, LoadError> {
+    if let Some(p) = load_summaries(files, given).map_err(|msg| LoadError {
+        path: files
+            .first()
+            .map(|f| f.display().to_string())
+            .unwrap_or_default(),
+        msg,
+    })? {
+        return Ok(p);
+    }
     let expanded = expand_inputs(files)?;
     if expanded.len() == 1 && given.is_empty() {
         return load_path(&expanded[0]);
@@ -224,4 +233,45 @@ fn thread_labels(profiles: &[Profile], labels: &mut [String]) {
             *l = format!("thread{t}");
         }
     }
+}
+
+/// Summaries (`grove summarize`; files `NAME.cct.parquet` or directories of them) as
+/// one ensemble, read in parallel, without touching the traces; None when the inputs
+/// are not all summaries.
+pub fn load_summaries(
+    files: &[PathBuf],
+    given: &HashMap<String, String>,
+) -> Result<Option<Profile>, String> {
+    let Some(found) = crate::summary::read::find(files) else {
+        return Ok(None);
+    };
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .clamp(1, 8);
+    let chunk = found.len().div_ceil(workers).max(1);
+    let parts: Vec<Result<Vec<Profile>, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = found
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || part.iter().map(|f| crate::summary::read::read(f)).collect())
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a summary reader failed".into()))
+            })
+            .collect()
+    });
+    let mut profiles = Vec::with_capacity(found.len());
+    for part in parts {
+        profiles.extend(part?);
+    }
+    if profiles.len() == 1 && given.is_empty() {
+        return Ok(profiles.pop());
+    }
+    let labels = labels(&profiles, given);
+    Ok(Some(unify(&profiles, &labels)))
 }

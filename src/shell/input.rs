@@ -101,9 +101,6 @@ fn parse_labels(spec: Option<&str>) -> Result<HashMap<String, String>, String> {
 /// One file, or an ensemble of several (files, or the files of a directory).
 pub fn load_inputs(files: &[PathBuf], labels: Option<&str>) -> Result<Profile, String> {
     let given = parse_labels(labels)?;
-    if let Some(p) = load_summaries(files, &given)? {
-        return Ok(p);
-    }
     checked(grove::load::load_inputs(files, &given).map_err(|e| e.to_string())?)
 }
 
@@ -119,7 +116,7 @@ pub fn load_each_then_ensemble(
     let given = parse_labels(labels)?;
     if let Some(found) = grove::summary::read::find(files) {
         let n = found.len();
-        return Ok(load_summaries(files, &given)?.map(|p| (p, n)));
+        return Ok(grove::load::load_summaries(files, &given)?.map(|p| (p, n)));
     }
     let expanded = grove::load::expand_inputs(files).map_err(|e| e.to_string())?;
     let mut profiles = Vec::new();
@@ -145,46 +142,6 @@ pub fn load_ensemble(
     given: &HashMap<String, String>,
 ) -> Result<Profile, String> {
     checked(grove::load::load_ensemble(files, given).map_err(|e| e.to_string())?)
-}
-
-/// Summaries (`grove summarize`; files `NAME.cct.parquet` or directories of them) as
-/// one ensemble, read in parallel; None when the inputs are not all summaries.
-fn load_summaries(
-    files: &[PathBuf],
-    given: &HashMap<String, String>,
-) -> Result<Option<Profile>, String> {
-    let Some(found) = grove::summary::read::find(files) else {
-        return Ok(None);
-    };
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2)
-        .clamp(1, 8);
-    let chunk = found.len().div_ceil(workers).max(1);
-    let parts: Vec<Result<Vec<Profile>, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = found
-            .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || part.iter().map(|f| grove::summary::read::read(f)).collect())
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("a summary reader failed".into()))
-            })
-            .collect()
-    });
-    let mut profiles = Vec::with_capacity(found.len());
-    for part in parts {
-        profiles.extend(part?);
-    }
-    if profiles.len() == 1 && given.is_empty() {
-        return Ok(profiles.pop());
-    }
-    let labels = grove::ensemble::labels(&profiles, given);
-    Ok(Some(grove::ensemble::unify(&profiles, &labels)))
 }
 
 #[cfg(test)]
