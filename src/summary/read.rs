@@ -170,18 +170,8 @@ pub fn read(cct_path: &Path) -> Result<Profile, String> {
     })
 }
 
-/// The model's format back from its label (a summary stores the label).
+/// The model's format back from its label (a summary stores the label); summaries
+/// written before a format existed fall back to Chrome, as they always did.
 fn format_of(label: &str) -> Format {
-    [
-        Format::ChromeTrace,
-        Format::HatchetLiteral,
-        Format::Folded,
-        Format::Demo,
-        Format::Caliper,
-        Format::HpcToolkit,
-        Format::NsightSqlite,
-    ]
-    .into_iter()
-    .find(|f| f.label() == label)
-    .unwrap_or(Format::ChromeTrace)
+    Format::from_label(label).unwrap_or(Format::ChromeTrace)
 }
