@@ -46,6 +46,11 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub strict: bool,
 
+    /// Do not use grove's cache of opened traces (`$XDG_CACHE_HOME/grove`): neither
+    /// open a trace's tree from it nor write it.
+    #[arg(long, global = true)]
+    pub no_cache: bool,
+
     /// Keymap file layered over the defaults and the user's keymap.
     #[arg(long, value_name = "FILE")]
     pub keymap: Option<PathBuf>,

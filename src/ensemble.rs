@@ -25,6 +25,11 @@ pub fn split_column(name: &str) -> Option<(&str, &str)> {
 /// A label per profile: the given ones, else distributedInfo rank, else the file stem;
 /// made unique.
 pub fn labels(profiles: &[Profile], given: &HashMap<String, String>) -> Vec<String> {
+    // Profiles per input path, counted once (a scan per profile is quadratic at 10,000).
+    let mut per_path: HashMap<Option<&std::path::Path>, usize> = HashMap::new();
+    for p in profiles {
+        *per_path.entry(p.source.path.as_deref()).or_default() += 1;
+    }
     let mut out: Vec<String> = profiles
         .iter()
         .enumerate()
@@ -49,10 +54,7 @@ pub fn labels(profiles: &[Profile], given: &HashMap<String, String>) -> Vec<Stri
                 return format!("rank{r}");
             }
             // Readers that split one input into several profiles label them.
-            let siblings = profiles
-                .iter()
-                .filter(|q| q.source.path == p.source.path)
-                .count();
+            let siblings = per_path[&p.source.path.as_deref()];
             if (p.source.path.is_none() || siblings > 1) && !p.source.label.is_empty() {
                 return p.source.label.replace(' ', "_");
             }

@@ -38,6 +38,57 @@ pub fn load_inputs(
     load_ensemble(&expanded, given)
 }
 
+/// A profile opened through grove's cache (`summary::cache`).
+pub struct Cached {
+    pub profile: Profile,
+    /// The tree came from the cache: the event table is not loaded (load `path` for it).
+    pub warm: Option<PathBuf>,
+    /// Writing the cache failed (a warning for the user, never an error).
+    pub cache_warning: Option<String>,
+}
+
+/// `load_inputs` through the cache: one large regular trace file, unlabelled, opens
+/// from an up-to-date cache entry without its events; on a miss it loads cold and
+/// keeps the tree in the cache. Anything else (several inputs, directories, small
+/// files, `use_cache` off) is `load_inputs`.
+pub fn load_inputs_cached(
+    files: &[PathBuf],
+    given: &HashMap<String, String>,
+    use_cache: bool,
+) -> Result<Cached, LoadError> {
+    let single = match files {
+        [f] if use_cache
+            && given.is_empty()
+            && crate::summary::cache::applies(f)
+            && crate::summary::read::find(files).is_none() =>
+        {
+            Some(f)
+        }
+        _ => None,
+    };
+    let Some(f) = single else {
+        return Ok(Cached {
+            profile: load_inputs(files, given)?,
+            warm: None,
+            cache_warning: None,
+        });
+    };
+    if let Some(profile) = crate::summary::cache::lookup(f) {
+        return Ok(Cached {
+            profile,
+            warm: Some(f.clone()),
+            cache_warning: None,
+        });
+    }
+    let profile = load_path(f)?;
+    let cache_warning = crate::summary::cache::store(f, &profile).err();
+    Ok(Cached {
+        profile,
+        warm: None,
+        cache_warning,
+    })
+}
+
 /// Loads one profile: the input's only one, or the union of the several it holds
 /// (ranks, threads), with one metric column per profile. An HPCToolkit database gets
 /// its trace.db timeline on the tree shown.

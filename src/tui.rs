@@ -97,8 +97,11 @@ fn event_loop(
         // The wait is bounded so a resume (SIGCONT after an outside SIGTSTP) is
         // noticed without a key press.
         if !event::poll(Duration::from_millis(250))? {
+            // Events of a tree opened from the cache arrive between keys.
+            dirty |= app.poll_background();
             continue;
         }
+        dirty |= app.poll_background();
         let mut ev = Some(event::read()?);
         while let Some(e) = ev.take() {
             match e {

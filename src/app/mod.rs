@@ -1,6 +1,7 @@
 //! Application state and the one `update` that changes it. Keys resolve through the
 //! keymap to commands; the views in `ui` are pure functions of this state.
 
+pub mod background;
 pub mod command;
 pub mod commands;
 pub mod compare;
@@ -152,6 +153,8 @@ pub struct App {
     pub diff_base: Option<String>,
     /// Metadata filter on ensemble members (`meta KEY = VALUE`).
     pub meta_filter: Option<String>,
+    /// The event table still loading behind a tree opened from the cache.
+    pub background: Option<background::Pending>,
 }
 
 impl App {
@@ -231,6 +234,7 @@ impl App {
             diff: None,
             diff_base: None,
             meta_filter: None,
+            background: None,
         };
         app.set_categories(cats);
         app.default_markers();

@@ -138,7 +138,7 @@ impl App {
         let logged = r?;
         if let Some(l) = logged.as_ref().filter(|l| matches!(l.log(), Log::View)) {
             if let Some(old) = displaced {
-                cp.bytes += cct_bytes(&old) + self.profile.metrics.df.width() * old.len() * 8;
+                cp.bytes += cct_bytes(&old) + self.profile.metrics.width() * old.len() * 8;
                 cp.cct = Some(old);
             }
             self.undo_bytes += cp.bytes;

@@ -1,9 +1,17 @@
-//! The per-node metric table: a polars DataFrame with one row per CCT node (row = node
-//! index) and one f64 column per metric. Names follow Hatchet: exclusive `time`,
-//! inclusive `time (inc)`. A missing value is NaN ("no value", not zero).
+//! The per-node metric table: one row per CCT node (row = node index) and one f64
+//! column per metric. Names follow Hatchet: exclusive `time`, inclusive `time (inc)`.
+//! A missing value is NaN ("no value", not zero).
+//!
+//! Columns are plain shared slices with a name index rather than a polars DataFrame:
+//! an ensemble of 10,000 profiles has 70,000 columns, and a DataFrame looks a column up
+//! (and checks a new one for a clash) by a linear scan over all names, which made
+//! building such a table quadratic. Export builds a DataFrame when it needs one
+//! (`to_frame`). Columns are `Arc`s so that cloning a table (undo checkpoints) shares
+//! them.
 
 use polars::prelude::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use super::cct::Cct;
 
@@ -11,7 +19,12 @@ pub const INC_SUFFIX: &str = " (inc)";
 
 #[derive(Debug, Clone, Default)]
 pub struct MetricTable {
-    pub df: DataFrame,
+    rows: usize,
+    /// Column names in table order.
+    order: Vec<String>,
+    columns: Vec<Arc<[f64]>>,
+    /// Name -> position in `order`/`columns`.
+    index: HashMap<String, usize>,
     /// Unit per column ("ns", "s", "" for counts or unknown).
     pub units: BTreeMap<String, String>,
 }
@@ -36,33 +49,45 @@ pub fn base_of_inclusive(name: &str) -> Option<String> {
 impl MetricTable {
     pub fn new(rows: usize) -> MetricTable {
         MetricTable {
-            df: DataFrame::empty_with_height(rows),
-            units: BTreeMap::new(),
+            rows,
+            ..Default::default()
         }
     }
 
     pub fn rows(&self) -> usize {
-        self.df.height()
+        self.rows
     }
 
-    /// Adds or replaces a column.
+    /// How many columns.
+    pub fn width(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Adds or replaces a column (a replaced column keeps its place).
     pub fn set(&mut self, name: &str, unit: &str, values: Vec<f64>) {
-        let s = Column::new(name.into(), values);
-        let _ = self.df.drop_in_place(name);
-        self.df
-            .with_column(s)
-            .expect("metric column has one value per node");
+        assert_eq!(
+            values.len(),
+            self.rows,
+            "metric column has one value per node"
+        );
+        let col: Arc<[f64]> = values.into();
+        match self.index.get(name) {
+            Some(&i) => self.columns[i] = col,
+            None => {
+                self.index.insert(name.to_string(), self.order.len());
+                self.order.push(name.to_string());
+                self.columns.push(col);
+            }
+        }
         self.units.insert(name.to_string(), unit.to_string());
     }
 
     pub fn has(&self, name: &str) -> bool {
-        self.df.column(name).is_ok()
+        self.index.contains_key(name)
     }
 
-    /// The column as a contiguous slice (columns are built single-chunk, NaN for missing).
     pub fn values(&self, name: &str) -> Option<&[f64]> {
-        let c = self.df.column(name).ok()?;
-        c.as_materialized_series().f64().ok()?.cont_slice().ok()
+        self.index.get(name).map(|&i| &self.columns[i][..])
     }
 
     pub fn get(&self, name: &str, row: u32) -> f64 {
@@ -72,34 +97,67 @@ impl MetricTable {
     }
 
     pub fn names(&self) -> Vec<String> {
-        self.df
-            .get_column_names()
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
+        self.order.clone()
+    }
+
+    /// Column names in table order, without copying them.
+    pub fn name_refs(&self) -> impl Iterator<Item = &str> {
+        self.order.iter().map(|s| s.as_str())
     }
 
     pub fn unit(&self, name: &str) -> &str {
         self.units.get(name).map(|s| s.as_str()).unwrap_or("")
     }
 
+    /// Keeps only the named columns, in the given order (unknown names are skipped).
+    pub fn reorder(&mut self, names: &[String]) {
+        let mut order = Vec::with_capacity(names.len());
+        let mut columns = Vec::with_capacity(names.len());
+        for n in names {
+            if let Some(&i) = self.index.get(n) {
+                order.push(n.clone());
+                columns.push(self.columns[i].clone());
+            }
+        }
+        self.index = order
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i))
+            .collect();
+        self.units.retain(|k, _| self.index.contains_key(k));
+        self.order = order;
+        self.columns = columns;
+    }
+
+    /// The table as a polars DataFrame, for writers that need one.
+    pub fn to_frame(&self) -> PolarsResult<DataFrame> {
+        let cols: Vec<Column> = self
+            .order
+            .iter()
+            .zip(&self.columns)
+            .map(|(n, c)| Column::new(n.as_str().into(), &c[..]))
+            .collect();
+        DataFrame::new(self.rows, cols)
+    }
+
     /// Metrics that can be chosen as the primary metric: every exclusive metric with an
     /// inclusive partner, then the other columns, in table order.
     pub fn base_metrics(&self) -> Vec<String> {
-        let names = self.names();
+        let names = &self.order;
         let mut out: Vec<String> = names
             .iter()
-            .filter(|n| base_of_inclusive(n).is_none() && names.contains(&inclusive_name(n)))
+            .filter(|n| base_of_inclusive(n).is_none() && self.has(&inclusive_name(n)))
             .cloned()
             .collect();
-        for n in &names {
-            if base_of_inclusive(n).is_none() && !out.contains(n) {
+        let mut taken: HashSet<String> = out.iter().cloned().collect();
+        for n in names {
+            if base_of_inclusive(n).is_none() && taken.insert(n.clone()) {
                 out.push(n.clone());
             }
         }
-        for n in &names {
+        for n in names {
             if let Some(b) = base_of_inclusive(n) {
-                if !names.contains(&b) {
+                if !self.has(&b) {
                     out.push(n.clone());
                 }
             }

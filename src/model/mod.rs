@@ -41,6 +41,34 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format (a new variant belongs here too: summaries and the cache store a
+    /// format by its label and find it back through this list).
+    pub const ALL: [Format; 18] = [
+        Format::ChromeTrace,
+        Format::HatchetLiteral,
+        Format::Folded,
+        Format::Demo,
+        Format::Caliper,
+        Format::HpcToolkit,
+        Format::NsightSqlite,
+        Format::Callgrind,
+        Format::PerfScript,
+        Format::Speedscope,
+        Format::CpuProfile,
+        Format::Pprof,
+        Format::CProfile,
+        Format::Pyinstrument,
+        Format::Tau,
+        Format::Gprof2Dot,
+        Format::Timemory,
+        Format::ThicketJson,
+    ];
+
+    /// The format whose `label` this is.
+    pub fn from_label(label: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.label() == label)
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Format::ChromeTrace => "Chrome Trace Event JSON",

@@ -59,7 +59,12 @@ pub fn run(mut cli: Cli) -> Result<(), Failure> {
     cli.replay_opts.strict = cli.strict;
     match cli.command.take() {
         None => tui::run(cli),
-        Some(Sub::Tree(args)) => Ok(tree::run(args, cli.label.as_deref(), &cli.look)?),
+        Some(Sub::Tree(args)) => Ok(tree::run(
+            args,
+            cli.label.as_deref(),
+            &cli.look,
+            !cli.no_cache,
+        )?),
         Some(Sub::Info(args)) => Ok(info::run(args, cli.label.as_deref())?),
         Some(Sub::Kernels(args)) => Ok(kernels::run(args, &cli.look)?),
         Some(Sub::Summary(args)) => Ok(summary::run(args)?),

@@ -32,11 +32,23 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             &cli.replay_opts,
             keymap,
         )?,
-        None => App::with_categories(
-            input::load_inputs(&cli.files, cli.label.as_deref())?,
-            keymap,
-            super::user_categories(),
-        ),
+        None => {
+            let c = input::load_inputs_cached(&cli.files, cli.label.as_deref(), !cli.no_cache)?;
+            let mut app = App::with_categories(c.profile, keymap, super::user_categories());
+            if let Some(path) = c.warm {
+                app.background = Some(load_events_behind(path));
+            }
+            if let Some(w) = c.cache_warning {
+                if app.message.is_none() {
+                    app.message = Some(grove::app::Message {
+                        level: grove::app::Level::Warning,
+                        text: w,
+                        caret: None,
+                    });
+                }
+            }
+            app
+        }
     };
     if !io::stdout().is_terminal() {
         return Err(
@@ -72,4 +84,21 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         grove::tui::emergency_restore();
         Failure::from(e.to_string())
     })
+}
+
+/// The full load of a trace whose tree came from the cache, on a thread: the TUI shows
+/// the tree at once and takes the events when they arrive (`App::poll_background`).
+fn load_events_behind(path: std::path::PathBuf) -> grove::app::background::Pending {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let what = path.display().to_string();
+    std::thread::spawn(move || {
+        let r = grove::load::load_path(&path).map_err(|e| e.to_string());
+        // The app may have quit (and dropped the receiver) meanwhile: nothing to do.
+        let _ = tx.send(r);
+    });
+    grove::app::background::Pending {
+        rx,
+        what,
+        categories: super::user_categories(),
+    }
 }

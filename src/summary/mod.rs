@@ -24,6 +24,7 @@
 //!   `overhead`): `input`, then the columns of `grove summary --table T --format csv`,
 //!   typed (Int64 where every value is whole, Float64 where numeric, else String).
 
+pub mod cache;
 pub mod read;
 pub mod write;
 

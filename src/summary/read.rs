@@ -46,10 +46,25 @@ fn is_summary(p: &Path) -> bool {
 }
 
 fn frame(path: &Path) -> Result<DataFrame, String> {
-    let f = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    ParquetReader::new(f)
-        .finish()
-        .map_err(|e| format!("{}: {e}", path.display()))
+    frame_without(path, &[])
+}
+
+/// The file's table without the `skip` columns (not even decompressed: the CCT's
+/// `path` column is its largest, and reopening rebuilds paths from the tree).
+fn frame_without(path: &Path, skip: &[&str]) -> Result<DataFrame, String> {
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let f = File::open(path).map_err(|e| err(&e))?;
+    let mut r = ParquetReader::new(f);
+    if !skip.is_empty() {
+        let schema = r.schema().map_err(|e| err(&e))?;
+        let keep: Vec<String> = schema
+            .iter_names()
+            .filter(|n| !skip.contains(&n.as_str()))
+            .map(|n| n.to_string())
+            .collect();
+        r = r.with_columns(Some(keep));
+    }
+    r.finish().map_err(|e| err(&e))
 }
 
 fn strings(df: &DataFrame, col: &str, path: &Path) -> Result<Vec<String>, String> {
@@ -92,7 +107,7 @@ pub fn read(cct_path: &Path) -> Result<Profile, String> {
             meta_path.display()
         ));
     }
-    let df = frame(cct_path)?;
+    let df = frame_without(cct_path, &["path", "input"])?;
     let n = df.height();
     let parents: Vec<Option<i64>> = df
         .column("parent")
@@ -170,18 +185,8 @@ pub fn read(cct_path: &Path) -> Result<Profile, String> {
     })
 }
 
-/// The model's format back from its label (a summary stores the label).
+/// The model's format back from its label (a summary stores the label); summaries
+/// written before a format existed fall back to Chrome, as they always did.
 fn format_of(label: &str) -> Format {
-    [
-        Format::ChromeTrace,
-        Format::HatchetLiteral,
-        Format::Folded,
-        Format::Demo,
-        Format::Caliper,
-        Format::HpcToolkit,
-        Format::NsightSqlite,
-    ]
-    .into_iter()
-    .find(|f| f.label() == label)
-    .unwrap_or(Format::ChromeTrace)
+    Format::from_label(label).unwrap_or(Format::ChromeTrace)
 }

@@ -33,24 +33,7 @@ pub fn write(
     dir: &Path,
     opts: &Options,
 ) -> Result<Written, String> {
-    let mut w = Written {
-        files: Vec::new(),
-        bytes: 0,
-    };
-    save(
-        &mut w,
-        dir,
-        &format!("{name}{CCT_SUFFIX}"),
-        cct_table(p, name)?,
-        p,
-    )?;
-    save(
-        &mut w,
-        dir,
-        &format!("{name}.meta.parquet"),
-        meta_table(p, name)?,
-        p,
-    )?;
+    let mut w = write_tree(p, name, dir)?;
     if let Some(ev) = p.events.as_ref() {
         let model = gpu::GpuModel::new(ev, opts.categories.clone());
         let rows = kernels::table(
@@ -89,6 +72,30 @@ pub fn write(
             )?;
         }
     }
+    Ok(w)
+}
+
+/// The tree part of a summary alone (`name.cct.parquet` and `name.meta.parquet`): what
+/// reopening needs, and all grove's cache keeps.
+pub fn write_tree(p: &Profile, name: &str, dir: &Path) -> Result<Written, String> {
+    let mut w = Written {
+        files: Vec::new(),
+        bytes: 0,
+    };
+    save(
+        &mut w,
+        dir,
+        &format!("{name}{CCT_SUFFIX}"),
+        cct_table(p, name)?,
+        p,
+    )?;
+    save(
+        &mut w,
+        dir,
+        &format!("{name}.meta.parquet"),
+        meta_table(p, name)?,
+        p,
+    )?;
     Ok(w)
 }
 

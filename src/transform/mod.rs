@@ -136,9 +136,7 @@ pub fn aggregate(
         }
         // Keep the original column order.
         let order: Vec<String> = names.iter().filter(|n| table.has(n)).cloned().collect();
-        if let Ok(df) = table.df.select(order.iter().map(|s| s.as_str())) {
-            table.df = df;
-        }
+        table.reorder(&order);
     }
     table
 }

@@ -90,8 +90,23 @@ impl GpuState {
 impl App {
     pub(crate) fn need_gpu(&self) -> Result<&GpuState, CmdError> {
         self.gpu.as_ref().ok_or_else(|| {
-            CmdError::plain("this profile has no GPU activity (kernels, memcpy, memset)")
+            if self.loading() {
+                CmdError::plain(
+                    "the trace's events are still loading (the tree came from the cache)",
+                )
+            } else {
+                CmdError::plain("this profile has no GPU activity (kernels, memcpy, memset)")
+            }
         })
+    }
+
+    /// The timeline starts on the GPU activity's span (once the events are there).
+    pub(crate) fn initial_window(&mut self) {
+        if self.timeline.window.1 <= self.timeline.window.0 {
+            if let Some((a, b)) = self.gpu.as_ref().map(|g| g.span) {
+                self.set_window(a, b);
+            }
+        }
     }
 
     pub(super) fn panel_command(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
@@ -103,6 +118,7 @@ impl App {
                     .copied()
                     .filter(|p| {
                         self.gpu.is_some()
+                            || self.loading()
                             || !matches!(p, PanelChoice::Kernels | PanelChoice::Timeline)
                     })
                     .collect();
@@ -112,14 +128,12 @@ impl App {
                     PanelChoice::Prev => usable[(i + usable.len() - 1) % usable.len()],
                     p => p,
                 };
-                if matches!(next, PanelChoice::Kernels | PanelChoice::Timeline) {
+                if matches!(next, PanelChoice::Kernels | PanelChoice::Timeline) && !self.loading() {
                     self.need_gpu()?;
                 }
                 self.panel = next;
-                if next == PanelChoice::Timeline && self.timeline.window.1 <= self.timeline.window.0
-                {
-                    let (a, b) = self.need_gpu()?.span;
-                    self.set_window(a, b);
+                if next == PanelChoice::Timeline {
+                    self.initial_window();
                 }
                 Ok(Some(Command::Panel(next)))
             }

@@ -38,7 +38,11 @@ pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffe
             buf,
             area.x,
             area.y + 1,
-            "no GPU kernels",
+            if app.loading() {
+                "loading the events (the tree came from the cache)…"
+            } else {
+                "no GPU kernels"
+            },
             area.right(),
             theme.style("ui.dim"),
         );

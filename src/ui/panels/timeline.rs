@@ -44,7 +44,11 @@ pub fn timeline(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buff
             buf,
             area.x,
             area.y,
-            "no GPU activity in this profile",
+            if app.loading() {
+                "loading the events (the tree came from the cache)…"
+            } else {
+                "no GPU activity in this profile"
+            },
             area.right(),
             theme.style("ui.dim"),
         );

@@ -1,0 +1,197 @@
+//! grove's cache of opened traces: the summary of a trace (its tree and metrics, the
+//! `cct` and `meta` tables of `summary`) kept in the XDG cache directory, so that
+//! reopening a big trace shows its tree at once while the events load behind it.
+//!
+//! An entry is used only while it is up to date: same size, same modification time
+//! and the same hash of the file's first and last 64 KiB as when it was written, the
+//! same summary schema and the same grove version. The cache lives in
+//! `$XDG_CACHE_HOME/grove` (else `~/.cache/grove`), never next to the trace, which may
+//! be on a read-only or shared file system. Writing it may fail (quota, read-only
+//! home): that is a warning, never an error. `--no-cache` bypasses it.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use super::{read, write, CCT_SUFFIX, SCHEMA_VERSION};
+use crate::model::{Format, Profile, Source};
+
+/// Inputs smaller than this load faster than a cache lookup pays for; they are never
+/// cached. `GROVE_CACHE_MIN_BYTES` overrides it (the tests cache small files).
+const MIN_BYTES: u64 = 32 << 20;
+
+/// Bytes hashed at each end of the file.
+const ENDS: u64 = 64 << 10;
+
+/// The name of the summary inside an entry.
+const NAME: &str = "trace";
+
+/// `$XDG_CACHE_HOME/grove`, else `~/.cache/grove`.
+pub fn root() -> Option<PathBuf> {
+    match std::env::var_os("XDG_CACHE_HOME") {
+        Some(d) if !d.is_empty() => Some(PathBuf::from(d).join("grove")),
+        _ => std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("grove")),
+    }
+}
+
+fn min_bytes() -> u64 {
+    std::env::var("GROVE_CACHE_MIN_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(MIN_BYTES)
+}
+
+/// What identifies one state of one file.
+#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Stamp {
+    schema: u32,
+    grove: String,
+    path: String,
+    size: u64,
+    mtime_ns: u128,
+    ends: String,
+    /// The cold load's source and dialect, so a warm open reads the same.
+    format: String,
+    gzip: bool,
+    label: String,
+    dialect: String,
+}
+
+fn fnv(bytes: &[u8], mut h: u64) -> u64 {
+    for &b in bytes {
+        h = (h ^ b as u64).wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+const FNV_START: u64 = 0xcbf29ce484222325;
+
+/// Hash of the first and last `ENDS` bytes: cheap, and catches a rewrite that kept the
+/// size and the modification time.
+fn ends_hash(path: &Path, size: u64) -> std::io::Result<String> {
+    let mut f = File::open(path)?;
+    let mut buf = vec![0u8; ENDS.min(size) as usize];
+    f.read_exact(&mut buf)?;
+    let mut h = fnv(&buf, FNV_START);
+    if size > ENDS {
+        let tail = ENDS.min(size - ENDS);
+        f.seek(SeekFrom::Start(size - tail))?;
+        buf.resize(tail as usize, 0);
+        f.read_exact(&mut buf)?;
+        h = fnv(&buf, h);
+    }
+    Ok(format!("fnv64:{h:016x}"))
+}
+
+/// The stamp of the file as it is now; None for what is not a cacheable regular file.
+fn stamp_now(path: &Path) -> Option<(PathBuf, Stamp)> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() < min_bytes() {
+        return None;
+    }
+    let abs = std::fs::canonicalize(path).ok()?;
+    let mtime_ns = meta
+        .modified()
+        .ok()?
+        .duration_since(UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    let ends = ends_hash(path, meta.len()).ok()?;
+    let stamp = Stamp {
+        schema: SCHEMA_VERSION,
+        grove: crate::cli::VERSION.to_string(),
+        path: abs.display().to_string(),
+        size: meta.len(),
+        mtime_ns,
+        ends,
+        format: String::new(),
+        gzip: false,
+        label: String::new(),
+        dialect: String::new(),
+    };
+    let dir = root()?.join(format!("{:016x}", fnv(stamp.path.as_bytes(), FNV_START)));
+    Some((dir, stamp))
+}
+
+fn same_file(a: &Stamp, b: &Stamp) -> bool {
+    (a.schema, &a.grove, &a.path, a.size, a.mtime_ns, &a.ends)
+        == (b.schema, &b.grove, &b.path, b.size, b.mtime_ns, &b.ends)
+}
+
+/// Whether `path` is an input the cache would hold (a large enough regular file).
+pub fn applies(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= min_bytes())
+}
+
+/// The tree of `path` from the cache, when an up-to-date entry exists: the profile a
+/// cold load gives, without its event table.
+pub fn lookup(path: &Path) -> Option<Profile> {
+    let (dir, now) = stamp_now(path)?;
+    let text = std::fs::read_to_string(dir.join("stamp.json")).ok()?;
+    let kept: Stamp = serde_json::from_str(&text).ok()?;
+    if !same_file(&kept, &now) {
+        return None;
+    }
+    let mut p = read::read(&dir.join(format!("{NAME}{CCT_SUFFIX}"))).ok()?;
+    p.source = Source {
+        path: Some(path.to_path_buf()),
+        format: Format::from_label(&kept.format)?,
+        size: kept.size,
+        gzip: kept.gzip,
+        label: kept.label,
+    };
+    p.dialect = kept.dialect;
+    Some(p)
+}
+
+/// Keeps `p`, the cold load of `path`, in the cache. Written under a temporary name and
+/// renamed, so a concurrent reader sees the old entry or the new one, never half.
+pub fn store(path: &Path, p: &Profile) -> Result<(), String> {
+    let Some((dir, mut stamp)) = stamp_now(path) else {
+        return Ok(());
+    };
+    stamp.format = p.source.format.label().to_string();
+    stamp.gzip = p.source.gzip;
+    stamp.label = p.source.label.clone();
+    stamp.dialect = p.dialect.clone();
+    let err = |e: &dyn std::fmt::Display| format!("cache {}: {e}", dir.display());
+    let parent = dir.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| err(&e))?;
+    let tmp = parent.join(format!(
+        ".tmp-{}-{:x}",
+        std::process::id(),
+        fnv(stamp.path.as_bytes(), FNV_START)
+    ));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(|e| err(&e))?;
+    let result = (|| {
+        write::write_tree(p, NAME, &tmp)?;
+        let json = serde_json::to_string(&stamp).map_err(|e| err(&e))?;
+        std::fs::write(tmp.join("stamp.json"), json).map_err(|e| err(&e))?;
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::rename(&tmp, &dir).map_err(|e| err(&e))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rewrite_with_the_same_size_and_time_changes_the_stamp() {
+        let dir = std::env::temp_dir().join(format!("grove-cache-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("t.json");
+        std::fs::write(&f, b"[1,2,3]").unwrap();
+        let a = ends_hash(&f, 7).unwrap();
+        std::fs::write(&f, b"[1,2,4]").unwrap();
+        let b = ends_hash(&f, 7).unwrap();
+        assert_ne!(a, b);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
