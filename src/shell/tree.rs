@@ -26,10 +26,12 @@ pub fn run(args: TreeArgs, labels: Option<&str>, lk: &Look) -> Result<(), String
     };
     for m in &metrics {
         if !app.profile.metrics.has(m) {
+            let names = app.profile.metrics.names();
+            let hint = grove::present::suggest::did_you_mean(m, names.iter().map(String::as_str));
             return Err(format!(
-                "{}: unknown metric {m:?} (metrics: {})",
+                "{}: unknown metric {m:?}{hint} (metrics: {})",
                 file.display(),
-                app.profile.metrics.names().join(", ")
+                names.join(", ")
             ));
         }
     }
