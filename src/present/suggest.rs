@@ -1,20 +1,31 @@
 //! "Did you mean …?" for a mistyped name: the closest candidate by edit distance, so a
 //! typo (`difff`, `gpu_tme`) gets the name it almost was instead of only "unknown".
 
-/// Levenshtein distance over characters (names are short: O(a·b) is nothing).
+/// Edit distance over characters, a swap of two neighbours counting as one edit
+/// (`sotr` is one from `sort`): optimal string alignment. Names are short, O(a·b).
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
-        cur[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
     }
-    prev[b.len()]
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 /// The candidate closest to `word`, when it is close enough to be a typo: at most a
@@ -50,12 +61,13 @@ mod tests {
         assert_eq!(edit_distance("difff", "diff"), 1);
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("sotr", "sort"), 1);
         assert_eq!(closest("difff", ["down", "diff", "filter"]), Some("diff"));
         assert_eq!(closest("gpu_tme", ["time", "gpu_time"]), Some("gpu_time"));
         assert_eq!(closest("Time", ["time"]), Some("time"));
         assert_eq!(closest("zzzzzz", ["diff", "filter"]), None);
         // One edit on a short word is a typo; two are a different word.
-        assert_eq!(closest("up", ["top"]), Some("top"));
+        assert_eq!(closest("dwn", ["down"]), Some("down"));
         assert_eq!(closest("ab", ["top"]), None);
         assert_eq!(did_you_mean("difff", ["diff"]), "; did you mean \"diff\"?");
         assert_eq!(did_you_mean("qqqq", ["diff"]), "");

@@ -44,11 +44,12 @@ pub fn run(args: TreeArgs, labels: Option<&str>, lk: &Look) -> Result<(), String
             let color = look::color_stdout(lk);
             let opts = export::text::TextOptions {
                 metrics: &metrics,
-                precision: args.precision,
+                precision: args.precision.unwrap_or(3),
                 legend: !args.no_legend,
                 color,
                 expand_names: args.expand_names,
                 glyphs: look::glyphs_of(lk),
+                raw: args.raw || args.precision.is_some(),
             };
             let positions = app.export_positions_to(depth);
             let text = export::text::render(

@@ -144,11 +144,20 @@ pub fn render_help(
         .unwrap_or(4)
         .min(22);
     let inner_w = r.width.saturating_sub(2) as usize;
-    // Keys, then `:command`, then the description in what is left (at least 20).
+    // Keys, then `:command`, then the description in what is left; on a narrow
+    // screen keys and commands give up room (cut with an ellipsis) so descriptions
+    // keep at least a third of it.
+    let (key_w, cmd_w) = if key_w + cmd_w + 3 > inner_w * 2 / 3 {
+        (key_w.min(inner_w / 4).max(4), cmd_w.min(inner_w / 3).max(4))
+    } else {
+        (key_w, cmd_w)
+    };
     let desc_x = key_w + 1 + cmd_w + 2;
-    let desc_w = inner_w.saturating_sub(desc_x).max(20);
+    let desc_w = inner_w.saturating_sub(desc_x).max(10);
     let mut rows: Vec<(String, String)> = Vec::new();
     for (k, c, d) in &lines {
+        let k = super::text::fit(k, key_w, g);
+        let c = super::text::fit(c, cmd_w, g);
         let head = format!("{k:<key_w$} :{c:<cmd_w$} ");
         for (i, part) in wrap(d, desc_w).into_iter().enumerate() {
             if i == 0 {

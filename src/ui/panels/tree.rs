@@ -253,7 +253,8 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         if matches.is_some_and(|m| m.binary_search(&node).is_ok()) {
             name_style = name_style.patch(theme.style("ui.match"));
         }
-        let (end_x, _) = buf.set_stringn(nx, y, name, left, name_style);
+        let shown = crate::ui::text::fit(name, left, g);
+        let (end_x, _) = buf.set_stringn(nx, y, shown, left, name_style);
         if let Some(only_left) = app.diff_marker(node) {
             let (m, role) = match (only_left, g.ascii) {
                 (true, false) => (" ◀", "heat.0"),
