@@ -469,6 +469,11 @@ impl App {
             let fresh = self.past_messages.last() != Some(&m.text)
                 && Some(&m.text) != startup_message(&self.profile.warnings).as_ref();
             if m.level != Level::Info && fresh {
+                // The latest ones are what a user scrolls back for; a bound keeps a
+                // long session's memory flat.
+                if self.past_messages.len() >= MAX_PAST_MESSAGES {
+                    self.past_messages.remove(0);
+                }
                 self.past_messages.push(m.text.clone());
             }
         }
@@ -612,6 +617,9 @@ impl App {
         self.info(format!("match {}/{}", idx + 1, total));
     }
 }
+
+/// How many past warnings and errors the messages view keeps.
+const MAX_PAST_MESSAGES: usize = 1000;
 
 /// The status line at start-up: the load warnings on one line (the messages view
 /// lists them one by one).
