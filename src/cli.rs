@@ -297,9 +297,13 @@ pub struct TreeArgs {
     /// Output format.
     #[arg(long, value_parser = formats(TREE_FORMATS), default_value = "text")]
     pub format: Format,
-    /// Decimals of text values.
-    #[arg(long, default_value_t = 3)]
-    pub precision: usize,
+    /// Raw numbers with this many decimals in text output (implies --raw).
+    #[arg(long, value_name = "N")]
+    pub precision: Option<usize>,
+    /// Text output as Hatchet prints it: raw numbers (3 decimals, or --precision), no
+    /// header row, no units (csv and json are always raw).
+    #[arg(long)]
+    pub raw: bool,
     /// Leave out the legend after the text tree.
     #[arg(long)]
     pub no_legend: bool,
@@ -383,6 +387,9 @@ pub struct ReplayArgs {
     /// Print nodes down to this depth (tree, json, csv).
     #[arg(long)]
     pub depth: Option<usize>,
+    /// Text output with raw numbers (3 decimals) and no header row, as before units.
+    #[arg(long)]
+    pub raw: bool,
 }
 
 impl ReplayArgs {

@@ -168,59 +168,107 @@ pub fn now_rfc3339() -> String {
 }
 
 pub struct Writer {
-    file: File,
+    /// None until the first command: a run that logs nothing leaves no file.
+    file: Option<File>,
+    /// The header, written with the first command (taken then).
+    header: Option<Header>,
     pub path: PathBuf,
     seq: u64,
     start: Instant,
 }
 
+const IN_USE: &str =
+    "in use by another grove process (locked); give another --session FILE or --no-session";
+
 impl Writer {
-    /// Creates (or truncates) a session file and writes its header.
+    /// Creates (or truncates) a session file and writes its header now.
     pub fn create(path: &Path, header: &Header) -> std::io::Result<Writer> {
-        if let Some(dir) = path.parent() {
-            if !dir.as_os_str().is_empty() {
-                std::fs::create_dir_all(dir)?;
-            }
-        }
-        // Open without truncating, lock, then truncate: a second grove on the same
-        // file must not clear or interleave the first one's lines.
-        #[allow(clippy::suspicious_open_options)]
-        let mut file = OpenOptions::new().create(true).write(true).open(path)?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(std::io::Error::other(
-                    "in use by another grove process (locked); give another --session FILE or --no-session",
-                ))
-            }
-            // A filesystem without locks (some network mounts): write unlocked.
-            Err(std::fs::TryLockError::Error(_)) => {}
-        }
-        file.set_len(0)?;
-        let mut line = serde_json::to_string(header)?;
-        line.push('\n');
-        file.write_all(line.as_bytes())?;
-        file.flush()?;
-        Ok(Writer {
-            file,
+        let mut w = Writer::lazy(path, header);
+        w.open()?;
+        Ok(w)
+    }
+
+    /// A writer that creates its file with the first command it logs (then holds the
+    /// lock and flushes after every command, as `create`'s does). Nothing touches the
+    /// disk before that.
+    pub fn lazy(path: &Path, header: &Header) -> Writer {
+        Writer {
+            file: None,
+            header: Some(header.clone()),
             path: path.to_path_buf(),
             seq: 0,
             start: Instant::now(),
-        })
+        }
     }
 
-    /// Appends one command and flushes it to the OS before returning.
+    /// Whether the file exists yet (the first command creates a lazy writer's).
+    pub fn is_created(&self) -> bool {
+        self.file.is_some()
+    }
+
+    /// Fails when another grove holds the lock on an existing file at `path`, so an
+    /// explicit `--session FILE` in use is refused at start even though the file is
+    /// only written with the first command. Creates nothing.
+    pub fn check_free(path: &Path) -> std::io::Result<()> {
+        let Ok(file) = OpenOptions::new().write(true).open(path) else {
+            return Ok(());
+        };
+        match file.try_lock() {
+            Err(std::fs::TryLockError::WouldBlock) => Err(std::io::Error::other(IN_USE)),
+            // Dropping the file releases the probe's lock.
+            _ => Ok(()),
+        }
+    }
+
+    /// Opens, locks and truncates the file and writes the header.
+    fn open(&mut self) -> std::io::Result<&mut File> {
+        if self.file.is_none() {
+            let path = &self.path;
+            if let Some(dir) = path.parent() {
+                if !dir.as_os_str().is_empty() {
+                    std::fs::create_dir_all(dir)?;
+                }
+            }
+            // Open without truncating, lock, then truncate: a second grove on the same
+            // file must not clear or interleave the first one's lines.
+            #[allow(clippy::suspicious_open_options)]
+            let mut file = OpenOptions::new().create(true).write(true).open(path)?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(std::io::Error::other(IN_USE))
+                }
+                // A filesystem without locks (some network mounts): write unlocked.
+                Err(std::fs::TryLockError::Error(_)) => {}
+            }
+            file.set_len(0)?;
+            if let Some(header) = &self.header {
+                let mut line = serde_json::to_string(header)?;
+                line.push('\n');
+                file.write_all(line.as_bytes())?;
+                file.flush()?;
+            }
+            self.header = None;
+            self.file = Some(file);
+        }
+        Ok(self.file.as_mut().expect("opened above"))
+    }
+
+    /// Appends one command and flushes it to the OS before returning (creating the
+    /// file first when this is a lazy writer's first command).
     pub fn append(&mut self, cmd: &str) -> std::io::Result<()> {
-        self.seq += 1;
         let e = Entry {
-            seq: self.seq,
+            seq: self.seq + 1,
             t_ms: self.start.elapsed().as_millis() as u64,
             cmd: cmd.to_string(),
         };
         let mut line = serde_json::to_string(&e)?;
         line.push('\n');
-        self.file.write_all(line.as_bytes())?;
-        self.file.flush()
+        let file = self.open()?;
+        file.write_all(line.as_bytes())?;
+        file.flush()?;
+        self.seq += 1;
+        Ok(())
     }
 }
 
@@ -368,6 +416,43 @@ mod tests {
             s.commands,
             vec![(2, "filter leaf".into()), (4, "sort name asc".into())]
         );
+    }
+
+    #[test]
+    fn lazy_file_appears_with_the_first_command_and_is_locked() {
+        let dir = std::env::temp_dir().join(format!("grove-lazy-{}", std::process::id()));
+        let path = dir.join("sub").join("lazy.jsonl");
+        let _ = std::fs::remove_file(&path);
+        let h = Header {
+            format: FORMAT.into(),
+            version: VERSION,
+            tool_version: "0".into(),
+            created: now_rfc3339(),
+            inputs: vec![],
+            term: Term { cols: 80, rows: 24 },
+        };
+        let mut w = Writer::lazy(&path, &h);
+        assert!(
+            !path.exists(),
+            "nothing is written before the first command"
+        );
+        assert!(!w.is_created());
+        Writer::check_free(&path).unwrap();
+        w.append("sort name asc").unwrap();
+        assert!(w.is_created());
+        // Flushed at once: another reader sees header and command.
+        let s = read(&path).unwrap();
+        assert_eq!(s.header.unwrap(), h);
+        assert_eq!(s.commands, vec![(2, "sort name asc".into())]);
+        // Once created, the lock holds against a second writer, lazy or not.
+        assert!(Writer::check_free(&path).is_err());
+        assert!(Writer::create(&path, &h).is_err());
+        let mut second = Writer::lazy(&path, &h);
+        assert!(second.append("expand all").is_err());
+        w.append("expand all").unwrap();
+        assert_eq!(read(&path).unwrap().commands.len(), 2);
+        drop(w);
+        Writer::check_free(&path).unwrap();
     }
 
     #[test]

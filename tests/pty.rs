@@ -24,6 +24,10 @@ fn start() -> Pty {
 }
 
 fn start_with(env: &[(&str, &str)]) -> Pty {
+    start_args(&["--no-session"], env)
+}
+
+fn start_args(args: &[&str], env: &[(&str, &str)]) -> Pty {
     let (mut master, mut slave) = (0, 0);
     let ws = libc::winsize {
         ws_row: 30,
@@ -47,7 +51,7 @@ fn start_with(env: &[(&str, &str)]) -> Pty {
         Stdio::from(unsafe { OwnedFd::from_raw_fd(libc::dup(fd)) })
     };
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_grove"));
-    cmd.args(["--no-session"])
+    cmd.args(args)
         .env("TERM", "xterm-256color")
         .envs(env.iter().copied())
         .stdin(io(slave))
@@ -298,4 +302,35 @@ fn a_panic_restores_the_terminal() {
         leave < report,
         "the report must come after the terminal is restored"
     );
+}
+
+/// The session file is created with the first logged command (issue 13): opening and
+/// quitting leaves none; after one command it is there and complete, even when grove is
+/// killed with SIGKILL right after.
+#[test]
+fn session_file_appears_with_the_first_command() {
+    let dir = std::env::temp_dir().join(format!("grove-pty-session-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("s.jsonl");
+    let _ = std::fs::remove_file(&f);
+    let path = f.to_str().unwrap();
+    let p = start_args(&["--session", path], &[]);
+    p.send(b"jjq");
+    let st = p.wait(false);
+    assert!(libc::WIFEXITED(st), "status {st}");
+    assert!(!f.exists(), "a run that logged nothing left a session file");
+    let p = start_args(&["--session", path], &[]);
+    p.send(b"s");
+    let t = Instant::now();
+    while !std::fs::read_to_string(&f).is_ok_and(|s| s.contains("\"cmd\":\"sort")) {
+        assert!(t.elapsed() < Duration::from_secs(20), "no session file");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: our own child.
+    unsafe { libc::kill(p.pid, libc::SIGKILL) };
+    p.wait(false);
+    let s = grove::session::read(&f).unwrap();
+    assert!(s.header.is_some());
+    assert_eq!(s.commands.len(), 1, "{:?}", s.commands);
+    assert!(s.commands[0].1.starts_with("sort "), "{:?}", s.commands);
 }

@@ -559,7 +559,14 @@ impl Command {
             });
         };
         let Some(spec) = commands::lookup(&head.text) else {
-            return Err(Input::at(head, format!("unknown command {:?}", head.text)));
+            let names = commands::SPECS
+                .iter()
+                .flat_map(|s| std::iter::once(s.name).chain(s.aliases.iter().copied()));
+            let hint = crate::present::suggest::did_you_mean(&head.text, names);
+            return Err(Input::at(
+                head,
+                format!("unknown command {:?}{hint}", head.text),
+            ));
         };
         (spec.parse)(&Input {
             text,

@@ -155,6 +155,9 @@ pub struct App {
     pub meta_filter: Option<String>,
     /// The event table still loading behind a tree opened from the cache.
     pub background: Option<background::Pending>,
+    /// Warnings and errors shown on the status line since start-up, oldest first (the
+    /// messages view lists them after the load warnings; the status line cuts them).
+    pub past_messages: Vec<String>,
 }
 
 impl App {
@@ -235,17 +238,12 @@ impl App {
             diff_base: None,
             meta_filter: None,
             background: None,
+            past_messages: Vec::new(),
         };
         app.set_categories(cats);
         app.default_markers();
         app.initial_view();
-        let w = &app.profile.warnings;
-        if !w.is_empty() {
-            let text = if w.len() == 1 {
-                w[0].clone()
-            } else {
-                format!("{} warnings: {}", w.len(), w.join("; "))
-            };
+        if let Some(text) = startup_message(&app.profile.warnings) {
             app.message = Some(Message {
                 level: Level::Warning,
                 text,
@@ -328,6 +326,23 @@ impl App {
 
     pub fn inclusive_column(&self) -> String {
         self.profile.metrics.inclusive_of(&self.metric)
+    }
+
+    /// Whether a share of the total means something for this column (the `%` column):
+    /// measured metrics add up over nodes; a derived ratio or product, and the
+    /// ensemble's spread statistics (`@std`, `@cv`, `@argmax`) do not.
+    pub fn is_additive(&self, column: &str) -> bool {
+        let base =
+            crate::model::metrics::base_of_inclusive(column).unwrap_or_else(|| column.to_string());
+        if let Some((_, stat)) = base.rsplit_once('@') {
+            if matches!(stat, "std" | "cv" | "argmax") {
+                return false;
+            }
+        }
+        !self
+            .derived
+            .iter()
+            .any(|(name, e)| *name == base && !crate::transform::derive::additive(e))
     }
 
     fn refresh_metric(&mut self) {
@@ -446,6 +461,29 @@ impl App {
 
     /// Runs a command text (from a key, the `:` line, `--cmd` or a session file).
     pub fn run(&mut self, text: &str) -> Result<(), String> {
+        let r = self.run_parsed(text);
+        self.keep_message();
+        r
+    }
+
+    /// Keeps the status line's warning or error for the messages view (once: a
+    /// message left in place over several keys is one entry).
+    fn keep_message(&mut self) {
+        if let Some(m) = &self.message {
+            let fresh = self.past_messages.last() != Some(&m.text)
+                && Some(&m.text) != startup_message(&self.profile.warnings).as_ref();
+            if m.level != Level::Info && fresh {
+                // The latest ones are what a user scrolls back for; a bound keeps a
+                // long session's memory flat.
+                if self.past_messages.len() >= MAX_PAST_MESSAGES {
+                    self.past_messages.remove(0);
+                }
+                self.past_messages.push(m.text.clone());
+            }
+        }
+    }
+
+    fn run_parsed(&mut self, text: &str) -> Result<(), String> {
         match Command::parse(text) {
             Ok(c) => self.update(c),
             Err(e) => {
@@ -462,6 +500,12 @@ impl App {
     /// The one place state changes. View-changing commands are logged in canonical form
     /// with explicit node paths, so replaying the log needs no cursor.
     pub fn update(&mut self, cmd: Command) -> Result<(), String> {
+        let r = self.update_inner(cmd);
+        self.keep_message();
+        r
+    }
+
+    fn update_inner(&mut self, cmd: Command) -> Result<(), String> {
         // The table says what is logged: never the UI commands, moves only with
         // --log-nav, and only view changes go on the undo stack (with a checkpoint).
         let class = cmd.log();
@@ -575,6 +619,19 @@ impl App {
         let total = s.matches.len();
         self.tree.reveal(node);
         self.info(format!("match {}/{}", idx + 1, total));
+    }
+}
+
+/// How many past warnings and errors the messages view keeps.
+const MAX_PAST_MESSAGES: usize = 1000;
+
+/// The status line at start-up: the load warnings on one line (the messages view
+/// lists them one by one).
+fn startup_message(w: &[String]) -> Option<String> {
+    match w {
+        [] => None,
+        [one] => Some(one.clone()),
+        _ => Some(format!("{} warnings: {}", w.len(), w.join("; "))),
     }
 }
 

@@ -1,6 +1,11 @@
 //! Hatchet's `tree()` text layout:
 //! `{indent}{value} [{value2} ...] {name}` with `├─ │  └─` guides, roots unguided,
 //! children in data order, names over 39 characters shortened, then a legend.
+//!
+//! Two number styles: human (the default of `grove tree`): a header row naming the
+//! columns, values with units (`1.24 s`, `4.14 µs`), the legend likewise; raw
+//! (`--raw`, or `--precision N`): Hatchet's exact output, every value with N decimals
+//! and no header, for scripts and for comparing with Hatchet.
 
 use std::fmt::Write;
 
@@ -16,6 +21,8 @@ pub struct TextOptions<'a> {
     pub color: bool,
     pub expand_names: bool,
     pub glyphs: Glyphs,
+    /// Hatchet's raw numbers (`precision` decimals, no header) instead of units.
+    pub raw: bool,
 }
 
 const HATCHET_ANSI: [u8; 6] = [196, 208, 220, 46, 34, 22];
@@ -57,6 +64,21 @@ pub fn render(
         .map(|c| HeatScale::from_values(c.iter().copied()))
         .unwrap_or_default();
     let g = &opt.glyphs;
+    let units: Vec<&str> = opt.metrics.iter().map(|m| metrics.unit(m)).collect();
+    let show = |i: usize, v: f64| -> String {
+        if opt.raw {
+            format_value(v, opt.precision)
+        } else {
+            crate::present::format::value(v, units[i], g.micro)
+        }
+    };
+    if !opt.raw && !positions.is_empty() {
+        // The columns in the order each line prints them.
+        let mut head: Vec<&str> = opt.metrics.iter().map(String::as_str).collect();
+        head.push("name");
+        out.push_str(&head.join("  "));
+        out.push('\n');
+    }
     // prefix[d] = the guide text contributed by the ancestor at depth d.
     let mut prefix: Vec<&str> = Vec::new();
     // The shallowest printed nodes are the roots of the output (a focused subtree).
@@ -81,7 +103,7 @@ pub fn render(
         }
         for (i, col) in cols.iter().enumerate() {
             let v = col.get(node as usize).copied().unwrap_or(f64::NAN);
-            let text = format_value(v, opt.precision);
+            let text = show(i, v);
             if i == 0 && opt.color {
                 match scale.bin(v) {
                     Some(b) => {
@@ -96,7 +118,8 @@ pub fn render(
             } else {
                 line.push_str(&text);
             }
-            line.push(' ');
+            // Values with units hold a space themselves: two set them apart.
+            line.push_str(if opt.raw { " " } else { "  " });
         }
         line.push_str(&shorten_name(cct.name(node), opt.expand_names));
         out.push_str(&line);
@@ -105,7 +128,8 @@ pub fn render(
     if opt.legend {
         if let Some(m) = opt.metrics.first() {
             out.push('\n');
-            out.push_str(&legend(m, &scale, opt.color, g));
+            let unit = if opt.raw { None } else { Some(units[0]) };
+            out.push_str(&legend(m, &scale, opt.color, g, unit));
         }
     }
     out
@@ -127,8 +151,19 @@ fn is_last_child(po: &PreOrder, p: u32, positions: &[u32]) -> bool {
 }
 
 /// Hatchet's legend: the metric's range, then the six bins from the top down.
-/// Hatchet prints the legend's numbers with two decimals whatever the tree's precision.
-pub fn legend(metric: &str, scale: &HeatScale, color: bool, g: &Glyphs) -> String {
+/// Hatchet prints the legend's numbers with two decimals whatever the tree's precision;
+/// with a unit (human output) they are shown with it instead.
+pub fn legend(
+    metric: &str,
+    scale: &HeatScale,
+    color: bool,
+    g: &Glyphs,
+    unit: Option<&str>,
+) -> String {
+    let num = |v: f64| match unit {
+        Some(u) => crate::present::format::value(v, u, g.micro),
+        None => format_value(v, 2),
+    };
     let mut s = String::new();
     if color {
         s.push_str("\x1b[4mLegend\x1b[0m");
@@ -138,8 +173,8 @@ pub fn legend(metric: &str, scale: &HeatScale, color: bool, g: &Glyphs) -> Strin
     let _ = writeln!(
         s,
         " (Metric: {metric} Min: {} Max: {})",
-        format_value(scale.min, 2),
-        format_value(scale.max, 2)
+        num(scale.min),
+        num(scale.max)
     );
     for (b, (lo, hi)) in scale.ranges().iter().enumerate() {
         let block = if color {
@@ -147,7 +182,10 @@ pub fn legend(metric: &str, scale: &HeatScale, color: bool, g: &Glyphs) -> Strin
         } else {
             g.block.to_string()
         };
-        let _ = writeln!(s, "{block} {lo:.2} - {hi:.2}");
+        let _ = match unit {
+            Some(_) => writeln!(s, "{block} {} - {}", num(*lo), num(*hi)),
+            None => writeln!(s, "{block} {lo:.2} - {hi:.2}"),
+        };
     }
     s
 }

@@ -7,6 +7,7 @@ pub mod classify;
 pub mod intervals;
 pub mod kernels;
 pub mod report;
+pub mod short_names;
 pub mod timeline;
 
 use std::collections::HashMap;

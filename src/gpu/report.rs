@@ -172,6 +172,40 @@ pub fn table_rows(
 }
 
 /// Renders rows under a header in the chosen format.
+/// `4.57 ms`, `120 µs`: a number with a time unit (right-aligned like numbers).
+fn is_duration(f: &str) -> bool {
+    f.split_once(' ').is_some_and(|(n, u)| {
+        n.parse::<f64>().is_ok() && matches!(u, "ns" | "µs" | "us" | "ms" | "s")
+    })
+}
+
+/// Rows with every `*_ns` column shown as a duration with its unit, and the header
+/// without the `_ns` suffixes (the TUI's summary panel; `grove summary` keeps the raw
+/// numbers, and csv/json always do).
+pub fn humanize_ns(header: &str, rows: &[Vec<String>], micro: &str) -> (String, Vec<Vec<String>>) {
+    let cols: Vec<&str> = header.split(',').collect();
+    let ns: Vec<bool> = cols.iter().map(|c| c.ends_with("_ns")).collect();
+    let head: Vec<&str> = cols
+        .iter()
+        .map(|c| c.strip_suffix("_ns").unwrap_or(c))
+        .collect();
+    let rows = rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .enumerate()
+                .map(|(i, f)| match f.parse::<f64>() {
+                    Ok(v) if ns.get(i).copied().unwrap_or(false) => {
+                        crate::present::format::duration_ns(v, micro)
+                    }
+                    _ => f.clone(),
+                })
+                .collect()
+        })
+        .collect();
+    (head.join(","), rows)
+}
+
 pub fn render(header: &str, rows: &[Vec<String>], format: Format, title: &str) -> String {
     let cols: Vec<&str> = header.split(',').collect();
     match format {
@@ -218,7 +252,7 @@ pub fn render(header: &str, rows: &[Vec<String>], format: Format, title: &str) -
                     .iter()
                     .enumerate()
                     .map(|(i, f)| {
-                        if i == 0 || f.parse::<f64>().is_err() {
+                        if i == 0 || !(f.parse::<f64>().is_ok() || is_duration(f)) {
                             format!("{f:<w$}", w = widths[i])
                         } else {
                             format!("{f:>w$}", w = widths[i])
@@ -268,7 +302,9 @@ pub fn kernels_report(
                 "{:>7}  {:>12}  {:>10}  {:>9}  {:<11}  {:<20}  name",
                 "time%", "total", "count", "mean", "category", "bar"
             );
-            for r in rows {
+            let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+            let short = super::short_names::distinct_short_names(&names, "...");
+            for (r, short) in rows.iter().zip(&short) {
                 let w = (r.total_ns as f64 / max * 20.0).round() as usize;
                 let _ = writeln!(
                     s,
@@ -279,7 +315,7 @@ pub fn kernels_report(
                     crate::present::format::duration_ns(r.mean_ns, "us"),
                     r.category,
                     glyphs_block.repeat(w),
-                    super::short_name(&r.name, "...")
+                    short
                 );
             }
             s

@@ -66,6 +66,42 @@ impl Glyphs {
         }
     }
 
+    /// One character's stand-in when only ASCII may be shown: dashes, arrows,
+    /// box drawing and block shades get a look-alike, anything else (names from the
+    /// data included) a `?`. One character for one, so columns stay aligned.
+    pub fn ascii_char(c: char) -> char {
+        match c {
+            c if c.is_ascii() => c,
+            '\u{2010}'..='\u{2015}' | '\u{2212}' | '─' | '━' | '┄' | '┈' => '-',
+            '×' | '✕' => 'x',
+            '·' | '•' | '∙' | '⋅' => '.',
+            '…' | '~' => '~',
+            '→' | '▶' | '▸' | '►' | '›' | '»' => '>',
+            '←' | '◀' | '◂' | '◄' | '‹' | '«' => '<',
+            '▼' | '▾' | '↓' => 'v',
+            '▲' | '▴' | '↑' => '^',
+            '│' | '┃' | '┆' | '┊' | '▏' | '▕' => '|',
+            '├' | '┤' | '┬' | '┴' | '┼' | '┌' | '┐' | '└' | '┘' | '╭' | '╮' | '╰' | '╯' => {
+                '+'
+            }
+            '░' | '▁' | '▂' => '.',
+            '▒' | '▃' | '▄' => ':',
+            '▓' | '▅' | '▆' => '+',
+            '█' | '▇' | '▉' | '▊' | '▋' | '▌' | '▍' | '▎' => '#',
+            'µ' | 'μ' => 'u',
+            'σ' => 's',
+            '‘' | '’' | '′' => '\'',
+            '“' | '”' | '″' => '"',
+            '\u{a0}' => ' ',
+            _ => '?',
+        }
+    }
+
+    /// `s` with every character folded by `ascii_char`.
+    pub fn to_ascii(s: &str) -> String {
+        s.chars().map(Glyphs::ascii_char).collect()
+    }
+
     /// True when the locale promises UTF-8 (LC_ALL, then LC_CTYPE, then LANG).
     pub fn locale_is_utf8() -> bool {
         for var in ["LC_ALL", "LC_CTYPE", "LANG"] {
@@ -77,5 +113,37 @@ impl Glyphs {
             }
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_glyphs_are_ascii() {
+        let g = ASCII;
+        for s in [
+            g.tree_branch,
+            g.tree_last,
+            g.tree_pipe,
+            g.open,
+            g.closed,
+            g.block,
+            g.crumb_sep,
+            g.ellipsis,
+            g.micro,
+            g.sep,
+            g.cursor,
+        ]
+        .into_iter()
+        .chain(g.density)
+        {
+            assert!(s.is_ascii(), "{s:?}");
+        }
+        assert_eq!(
+            Glyphs::to_ascii("a — b × 3 – σ µs ▶ 名"),
+            "a - b x 3 - s us > ?"
+        );
     }
 }

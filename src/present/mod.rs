@@ -5,3 +5,4 @@
 pub mod format;
 pub mod glyphs;
 pub mod heat;
+pub mod suggest;

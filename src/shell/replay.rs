@@ -27,7 +27,7 @@ pub fn run(args: ReplayArgs, lk: &Look) -> Result<(), Failure> {
     for c in &args.cmds {
         app.run(c)?;
     }
-    let r = print_view(&app, args.format(), args.depth, lk);
+    let r = print_view(&app, args.format(), args.depth, args.raw, lk);
     super::leave(app);
     Ok(r?)
 }
@@ -161,7 +161,13 @@ pub fn replay_into(
 }
 
 /// Prints the current view of an app (headless replay).
-fn print_view(app: &App, format: Format, depth: Option<usize>, lk: &Look) -> Result<(), String> {
+fn print_view(
+    app: &App,
+    format: Format,
+    depth: Option<usize>,
+    raw: bool,
+    lk: &Look,
+) -> Result<(), String> {
     if format == Format::Parquet {
         output::binary_to_pipe()?;
     }
@@ -180,6 +186,7 @@ fn print_view(app: &App, format: Format, depth: Option<usize>, lk: &Look) -> Res
                 color: look::color_stdout(lk),
                 expand_names: false,
                 glyphs: look::glyphs_of(lk),
+                raw,
             };
             let text = export::text::render(
                 &app.profile.cct,

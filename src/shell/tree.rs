@@ -27,10 +27,12 @@ pub fn run(args: TreeArgs, labels: Option<&str>, lk: &Look, use_cache: bool) -> 
     };
     for m in &metrics {
         if !app.profile.metrics.has(m) {
+            let names = app.profile.metrics.names();
+            let hint = grove::present::suggest::did_you_mean(m, names.iter().map(String::as_str));
             return Err(format!(
-                "{}: unknown metric {m:?} (metrics: {})",
+                "{}: unknown metric {m:?}{hint} (metrics: {})",
                 file.display(),
-                app.profile.metrics.names().join(", ")
+                names.join(", ")
             ));
         }
     }
@@ -43,11 +45,12 @@ pub fn run(args: TreeArgs, labels: Option<&str>, lk: &Look, use_cache: bool) -> 
             let color = look::color_stdout(lk);
             let opts = export::text::TextOptions {
                 metrics: &metrics,
-                precision: args.precision,
+                precision: args.precision.unwrap_or(3),
                 legend: !args.no_legend,
                 color,
                 expand_names: args.expand_names,
                 glyphs: look::glyphs_of(lk),
+                raw: args.raw || args.precision.is_some(),
             };
             let positions = app.export_positions_to(depth);
             let text = export::text::render(

@@ -66,9 +66,11 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             None => session::default_path(&app.profile.source.label),
         };
         if let Some(path) = path {
-            let w = session::Writer::create(&path, &app.session_header())
+            // The file is created with the first logged command: a run that changes
+            // nothing leaves none behind. A file another grove holds is refused now.
+            session::Writer::check_free(&path)
                 .map_err(|e| format!("session file {}: {e}", path.display()))?;
-            app.session = Some(w);
+            app.session = Some(session::Writer::lazy(&path, &app.session_header()));
         }
     }
     if let Some((path, script)) = &replay {

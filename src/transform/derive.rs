@@ -236,14 +236,12 @@ pub fn derive(table: &mut MetricTable, name: &str, e: &Arith) -> Result<Vec<Stri
     columns(e, &mut cols);
     for (c, (pos, len)) in &cols {
         if !table.has(c) {
-            return Err(QueryError::new(
-                *pos,
-                *len,
-                format!(
-                    "unknown metric {c:?} (metrics: {})",
-                    table.names().join(", ")
-                ),
-            ));
+            return Err(QueryError::new(*pos, *len, {
+                let names = table.names();
+                let hint =
+                    crate::present::suggest::did_you_mean(c, names.iter().map(String::as_str));
+                format!("unknown metric {c:?}{hint} (metrics: {})", names.join(", "))
+            }));
         }
     }
     let rows = table.rows();
@@ -272,7 +270,10 @@ pub fn derive(table: &mut MetricTable, name: &str, e: &Arith) -> Result<Vec<Stri
     Ok(made)
 }
 
-fn additive(e: &Arith) -> bool {
+/// True when the expression only adds, subtracts, negates or picks (min/max/abs) its
+/// columns: its values sum over nodes like the columns do, so a share of the total
+/// means something (a ratio's does not).
+pub fn additive(e: &Arith) -> bool {
     match e {
         Arith::Num(_) | Arith::Col(..) => true,
         Arith::Neg(a) => additive(a),

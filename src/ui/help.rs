@@ -81,6 +81,41 @@ fn command_help(run: &str) -> &'static str {
         .unwrap_or("")
 }
 
+/// Splits `s` into lines of at most `w` characters, breaking at spaces where it can
+/// (a word longer than a line is cut): overlays show text in full, never clipped.
+pub fn wrap(s: &str, w: usize) -> Vec<String> {
+    let w = w.max(1);
+    let mut out = Vec::new();
+    let mut line = String::new();
+    let mut len = 0;
+    for word in s.split(' ') {
+        let wl = word.chars().count();
+        if len > 0 && len + 1 + wl > w {
+            out.push(std::mem::take(&mut line));
+            len = 0;
+        }
+        if len > 0 {
+            line.push(' ');
+            len += 1;
+        }
+        let mut rest: Vec<char> = word.chars().collect();
+        while len + rest.len() > w {
+            let take = w - len;
+            line.extend(rest.drain(..take));
+            out.push(std::mem::take(&mut line));
+            len = 0;
+        }
+        len += rest.len();
+        line.extend(rest);
+    }
+    if len > 0 || out.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
+/// The help overlay: as wide as the terminal allows (descriptions wrap below
+/// themselves rather than being cut), scrolled by j/k.
 pub fn render_help(
     app: &App,
     theme: &Theme,
@@ -89,16 +124,12 @@ pub fn render_help(
     area: Rect,
     buf: &mut Buffer,
 ) {
-    let r = popup(area, 78, area.height.saturating_sub(2).max(6));
+    let r = popup(
+        area,
+        area.width.saturating_sub(4).max(20),
+        area.height.saturating_sub(2).max(6),
+    );
     Clear.render(r, buf);
-    let title = if g.ascii {
-        " keys -> commands (j/k scroll, any other key closes) "
-    } else {
-        " keys → commands (j/k scroll, any other key closes) "
-    };
-    let block = frame(g, title, theme).style(theme.style("ui.popup"));
-    let inner = block.inner(r);
-    block.render(r, buf);
     let lines = help_lines(app);
     let key_w = lines
         .iter()
@@ -112,35 +143,71 @@ pub fn render_help(
         .max()
         .unwrap_or(4)
         .min(22);
-    let scroll = scroll.min(lines.len().saturating_sub(inner.height as usize));
-    for (i, (k, c, d)) in lines
-        .iter()
-        .skip(scroll)
-        .take(inner.height as usize)
-        .enumerate()
-    {
+    let inner_w = r.width.saturating_sub(2) as usize;
+    // Keys, then `:command`, then the description in what is left; on a narrow
+    // screen keys and commands give up room (cut with an ellipsis) so descriptions
+    // keep at least a third of it.
+    let (key_w, cmd_w) = if key_w + cmd_w + 3 > inner_w * 2 / 3 {
+        (key_w.min(inner_w / 4).max(4), cmd_w.min(inner_w / 3).max(4))
+    } else {
+        (key_w, cmd_w)
+    };
+    let desc_x = key_w + 1 + cmd_w + 2;
+    let desc_w = inner_w.saturating_sub(desc_x).max(10);
+    let mut rows: Vec<(String, String)> = Vec::new();
+    for (k, c, d) in &lines {
+        let k = super::text::fit(k, key_w, g);
+        let c = super::text::fit(c, cmd_w, g);
+        let head = format!("{k:<key_w$} :{c:<cmd_w$} ");
+        for (i, part) in wrap(d, desc_w).into_iter().enumerate() {
+            if i == 0 {
+                rows.push((head.clone(), part));
+            } else {
+                rows.push((" ".repeat(desc_x), part));
+            }
+        }
+    }
+    let inner_h = r.height.saturating_sub(2) as usize;
+    let scroll = scroll.min(rows.len().saturating_sub(inner_h));
+    let more = if rows.len() > inner_h {
+        format!(
+            " {}-{}/{}",
+            scroll + 1,
+            (scroll + inner_h).min(rows.len()),
+            rows.len()
+        )
+    } else {
+        String::new()
+    };
+    let title = if g.ascii {
+        format!(" keys -> commands (j/k scroll, any other key closes){more} ")
+    } else {
+        format!(" keys → commands (j/k scroll, any other key closes){more} ")
+    };
+    let block = frame(g, &title, theme).style(theme.style("ui.popup"));
+    let inner = block.inner(r);
+    block.render(r, buf);
+    for (i, (head, desc)) in rows.iter().skip(scroll).take(inner_h).enumerate() {
         let y = inner.y + i as u16;
         let w = inner.width as usize;
-        buf.set_stringn(
-            inner.x,
-            y,
-            format!("{k:<key_w$}"),
-            w,
-            theme.style("ui.help.key"),
-        );
-        let x = inner.x + key_w as u16 + 1;
+        let key_part: String = head.chars().take(key_w).collect();
+        let cmd_part: String = head.chars().skip(key_w).collect();
+        buf.set_stringn(inner.x, y, &key_part, w, theme.style("ui.help.key"));
+        let x = inner.x + key_w as u16;
         let left = inner.right().saturating_sub(x) as usize;
         buf.set_stringn(
             x,
             y,
-            format!(":{c:<cmd_w$} {d}"),
+            format!("{cmd_part}{desc}"),
             left,
             theme.style("ui.popup"),
         );
     }
 }
 
-/// Every load warning of the profile, one per line (the `messages` command).
+/// Every load warning of the profile, then the warnings and errors of this run, in
+/// full (wrapped), scrolled by j/k (the `messages` command; the status line points
+/// here when it cuts a message).
 pub fn render_messages(
     app: &App,
     theme: &Theme,
@@ -149,26 +216,51 @@ pub fn render_messages(
     area: Rect,
     buf: &mut Buffer,
 ) {
-    let w = &app.profile.warnings;
-    let h = (w.len() as u16 + 2)
+    let w: Vec<&String> = app
+        .profile
+        .warnings
+        .iter()
+        .chain(&app.past_messages)
+        .collect();
+    let width = area.width.saturating_sub(4).max(20);
+    let text_w = width.saturating_sub(4) as usize;
+    // Each warning wrapped, its continuation lines indented under its text.
+    let mut rows: Vec<String> = Vec::new();
+    for line in &w {
+        for (i, part) in wrap(line, text_w).into_iter().enumerate() {
+            rows.push(if i == 0 {
+                format!("- {part}")
+            } else {
+                format!("  {part}")
+            });
+        }
+    }
+    let h = (rows.len() as u16 + 2)
         .min(area.height.saturating_sub(2))
         .max(3);
-    let r = popup(area, area.width.saturating_sub(4).max(20), h);
+    let r = popup(area, width, h);
     Clear.render(r, buf);
+    let inner_h = h.saturating_sub(2) as usize;
+    let scroll = scroll.min(rows.len().saturating_sub(inner_h));
+    let more = if rows.len() > inner_h {
+        format!(
+            " {}-{}/{}",
+            scroll + 1,
+            (scroll + inner_h).min(rows.len()),
+            rows.len()
+        )
+    } else {
+        String::new()
+    };
     let title = format!(
-        " {} load warning(s) (j/k scroll, any other key closes) ",
-        w.len()
+        " {} load warning(s), {} message(s) since (j/k scroll, any other key closes){more} ",
+        app.profile.warnings.len(),
+        app.past_messages.len()
     );
     let block = frame(g, &title, theme).style(theme.style("ui.popup"));
     let inner = block.inner(r);
     block.render(r, buf);
-    let scroll = scroll.min(w.len().saturating_sub(inner.height as usize));
-    for (i, line) in w
-        .iter()
-        .skip(scroll)
-        .take(inner.height as usize)
-        .enumerate()
-    {
+    for (i, line) in rows.iter().skip(scroll).take(inner_h).enumerate() {
         buf.set_stringn(
             inner.x,
             inner.y + i as u16,
@@ -215,4 +307,17 @@ pub fn render_picker(
     let mut state = TreeState::default();
     state.select(vec![selected]);
     StatefulWidget::render(tree, r, buf, &mut state);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap;
+
+    #[test]
+    fn wrap_keeps_every_character() {
+        assert_eq!(wrap("one two three", 7), ["one two", "three"]);
+        assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        assert_eq!(wrap("", 5), [""]);
+        assert_eq!(wrap("a bcdefgh", 4), ["a", "bcde", "fgh"]);
+    }
 }

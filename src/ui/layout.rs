@@ -110,6 +110,27 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         Mode::MetricPicker { selected } => help::render_picker(app, theme, g, *selected, area, buf),
         _ => {}
     }
+    if g.ascii {
+        ascii_only(area, buf);
+    }
+}
+
+/// Under `--ascii` or a non-UTF-8 locale every cell is ASCII, whatever a panel, a
+/// message or the data itself holds (`—` in a legend, `×` in a count, a kernel name
+/// in another script): each cell's character is folded to a look-alike or `?`. (A
+/// wide character's second cell is already a blank: ratatui resets it.)
+fn ascii_only(area: Rect, buf: &mut Buffer) {
+    for y in area.top()..area.bottom() {
+        for x in area.left()..area.right() {
+            let cell = &mut buf[(x, y)];
+            if cell.symbol().is_ascii() {
+                continue;
+            }
+            let c = cell.symbol().chars().next().map(Glyphs::ascii_char);
+            let mut b = [0u8; 4];
+            cell.set_symbol(c.unwrap_or('?').encode_utf8(&mut b));
+        }
+    }
 }
 
 fn header(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
@@ -263,7 +284,7 @@ fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
             format::value(v, m.unit(&name), g.micro)
         };
         let mut s = format!("{:<nw$} {:>10}", clip_keep_label(&name, nw, g), shown);
-        if name == app.inclusive_column() {
+        if name == app.inclusive_column() && app.is_additive(&name) {
             s.push_str(&format!(" {:>6}", format::percent(v, app.total)));
         }
         lines.push((s, text));
@@ -391,6 +412,30 @@ fn caret(
     buf.set_stringn(under.x, under.y, line, under.width as usize, err);
 }
 
+/// The message as the status line shows it: whole when it fits, else cut with an
+/// ellipsis and a pointer to the messages view (load warnings are listed there in
+/// full), so a cut message never looks whole.
+fn status_text(app: &App, text: &str, avail: usize, g: &Glyphs) -> String {
+    let n = text.chars().count();
+    if n < avail {
+        return format!(" {text}");
+    }
+    let key = app
+        .keymap
+        .bindings
+        .iter()
+        .find(|b| b.mode == "normal" && b.run == "messages")
+        .and_then(|b| b.keys.first())
+        .map(|k| k.to_string());
+    let hint = match key {
+        Some(k) => format!(" ({k}: all messages)"),
+        _ => String::new(),
+    };
+    let room = avail.saturating_sub(1 + hint.chars().count() + g.ellipsis.chars().count());
+    let head: String = text.chars().take(room).collect();
+    format!(" {head}{}{hint}", g.ellipsis)
+}
+
 fn status(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     let base = theme.style("ui.status");
     buf.set_style(r, base);
@@ -423,7 +468,7 @@ fn status(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
                 Level::Warning => theme.style("ui.status.warning"),
                 Level::Info => base,
             };
-            buf.set_stringn(r.x, r.y, format!(" {}", m.text), avail, st);
+            buf.set_stringn(r.x, r.y, status_text(app, &m.text, avail, g), avail, st);
         }
         None => {
             let mut hints =

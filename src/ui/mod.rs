@@ -3,6 +3,7 @@
 pub mod help;
 pub mod layout;
 pub mod panels;
+pub mod text;
 pub mod theme;
 
 pub use layout::draw;

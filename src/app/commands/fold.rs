@@ -78,7 +78,13 @@ impl App {
                 }))
             }
             Command::HotPath(p) => {
-                let start = self.target(&p)?;
+                let mut start = self.target(&p)?;
+                // From a root (the cursor's usual place after a metric change) the
+                // heaviest root for the current metric is the place to start: with a
+                // CPU and a GPU thread, `m gpu_time` then H must follow the GPU one.
+                if p.is_none() && self.tree.parent(start).is_none() {
+                    start = self.hottest_root().unwrap_or(start);
+                }
                 self.hot_path(start);
                 Ok(Some(Command::HotPath(Some(self.path_of(start)))))
             }
@@ -95,6 +101,21 @@ impl App {
         self.tree.set_open(n, open);
         self.tree.rebuild();
         Ok(Some(canonical(self.path_of(n))))
+    }
+
+    /// The root with the largest value of the primary inclusive column (ties: the
+    /// first in the current order); None when no root has a value.
+    fn hottest_root(&self) -> Option<u32> {
+        let col = self.inclusive_column();
+        let vals = self.profile.metrics.values(&col)?;
+        let po = &self.tree.po;
+        po.root_positions()
+            .map(|p| po.node[p as usize])
+            .filter(|&n| vals.get(n as usize).is_some_and(|v| !v.is_nan()))
+            .fold(None, |best: Option<u32>, n| match best {
+                Some(b) if vals[b as usize] >= vals[n as usize] => Some(b),
+                _ => Some(n),
+            })
     }
 
     /// Opens the heaviest child repeatedly from `start` and moves the cursor there.

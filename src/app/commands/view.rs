@@ -118,6 +118,10 @@ impl App {
                 };
                 let followed = matches!(&self.sort, SortKey::Metric { column, .. } if *column == self.inclusive_column());
                 self.metric = m.clone();
+                // The second metric is never the primary: it would repeat its column.
+                if self.metric2.as_deref() == Some(m.as_str()) {
+                    self.metric2 = self.other_metric(&m);
+                }
                 self.refresh_metric();
                 if followed {
                     self.sort = SortKey::Metric {
@@ -131,7 +135,22 @@ impl App {
             }
             Command::Metric2(choice) => {
                 let cur = self.metric2.clone();
-                self.metric2 = self.choose_metric(&choice, cur.as_ref())?;
+                let mut m2 = self.choose_metric(&choice, cur.as_ref())?;
+                if m2.as_deref() == Some(self.metric.as_str()) {
+                    if matches!(choice, MetricChoice::Named(_)) {
+                        return Err(format!(
+                            "{} is the primary metric already; pick another second metric",
+                            self.metric
+                        )
+                        .into());
+                    }
+                    // Cycling steps over the primary.
+                    m2 = self.choose_metric(&choice, m2.as_ref())?;
+                    if m2.as_deref() == Some(self.metric.as_str()) {
+                        m2 = None;
+                    }
+                }
+                self.metric2 = m2;
                 Ok(Some(Command::Metric2(match &self.metric2 {
                     Some(m) => MetricChoice::Named(m.clone()),
                     None => MetricChoice::Off,
@@ -156,8 +175,8 @@ impl App {
                 Ok(Some(cmd))
             }
             Command::Messages => {
-                if self.profile.warnings.is_empty() {
-                    self.info("no load warnings");
+                if self.profile.warnings.is_empty() && self.past_messages.is_empty() {
+                    self.info("no messages");
                 } else {
                     self.mode = Mode::Messages { scroll: 0 };
                 }
@@ -171,11 +190,20 @@ impl App {
         }
     }
 
+    /// The default second metric beside `primary`: the first other base metric that
+    /// is not `count` (count has a column of its own).
+    fn other_metric(&self, primary: &str) -> Option<String> {
+        self.profile
+            .metrics
+            .base_metrics()
+            .into_iter()
+            .find(|m| m != primary && m != "count")
+    }
+
     pub(in crate::app) fn unknown_metric(&self, m: &str) -> String {
-        format!(
-            "unknown metric {m:?} (metrics: {})",
-            self.profile.metrics.names().join(", ")
-        )
+        let names = self.profile.metrics.names();
+        let hint = crate::present::suggest::did_you_mean(m, names.iter().map(String::as_str));
+        format!("unknown metric {m:?}{hint} (metrics: {})", names.join(", "))
     }
 
     fn choose_metric(

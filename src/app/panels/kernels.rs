@@ -14,6 +14,9 @@ pub struct KernelsView {
     pub cursor: usize,
     pub offset: usize,
     pub rows: Vec<KernelRow>,
+    /// Each row's shown name, computed with the rows: short, and distinct where the
+    /// kernels are (`gpu::short_names`).
+    pub short: Vec<String>,
     /// The largest bar (of the sorted-by value), kept with the rows so that a frame
     /// reads only the rows on screen.
     pub bar_max: f64,
@@ -31,6 +34,7 @@ impl Default for KernelsView {
             cursor: 0,
             offset: 0,
             rows: Vec::new(),
+            short: Vec::new(),
             bar_max: 1.0,
             selected: None,
         }
@@ -56,6 +60,13 @@ impl App {
         if let Some(top) = k.top {
             k.rows.truncate(top);
         }
+        k.short = if k.by_category {
+            k.rows.iter().map(|r| r.name.clone()).collect()
+        } else {
+            let names: Vec<&str> = k.rows.iter().map(|r| r.name.as_str()).collect();
+            // Always with `…`: under ASCII the screen folds it to `~`.
+            crate::gpu::short_names::distinct_short_names(&names, "…")
+        };
         k.cursor = k.cursor.min(k.rows.len().saturating_sub(1));
         let sort = k.sort;
         k.bar_max = k

@@ -61,8 +61,9 @@ impl App {
                 let mut lines = Lines::new();
                 for t in TABLES {
                     let rows = report::table_rows(&self.profile, &gpu.model, rank, t, &opt);
-                    for l in
-                        report::render(t.header(), &rows, report::Format::Text, t.name()).lines()
+                    // Times with units on screen (an ASCII screen folds µ to u).
+                    let (header, rows) = report::humanize_ns(t.header(), &rows, "µs");
+                    for l in report::render(&header, &rows, report::Format::Text, t.name()).lines()
                     {
                         let title = !l.starts_with(' ')
                             && !l.is_empty()

@@ -8,7 +8,6 @@ use ratatui::style::Style;
 use super::{args_lines, put, ASCII_BLOCKS, BLOCKS};
 use crate::app::panels::kernels::bar_value;
 use crate::app::App;
-use crate::gpu::short_name;
 use crate::present::format;
 use crate::present::glyphs::Glyphs;
 use crate::ui::theme::Theme;
@@ -56,7 +55,7 @@ pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffe
     };
     let value = |r: &crate::gpu::kernels::KernelRow| bar_value(k.sort, r);
     let max = k.bar_max;
-    let name_w = (area.width as usize / 3).clamp(12, 50);
+    let name_w = (area.width as usize / 3).clamp(12, 80);
     let bar_w = (area.width as usize).saturating_sub(name_w + 34).max(4);
     let blocks = if g.ascii { ASCII_BLOCKS } else { BLOCKS };
     for (i, r) in k.rows.iter().enumerate().skip(offset).take(rows) {
@@ -69,12 +68,8 @@ pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffe
         };
         buf.set_style(Rect::new(area.x, y, area.width, 1), base);
         let marked = k.selected.as_deref() == Some(r.name.as_str());
-        let name = if k.by_category {
-            r.name.clone()
-        } else {
-            short_name(&r.name, g.ellipsis)
-        };
-        let name: String = name.chars().take(name_w).collect();
+        let name = k.short.get(i).map(String::as_str).unwrap_or(&r.name);
+        let name = crate::ui::text::fit_name(name, name_w, g);
         let mut x = put(
             buf,
             area.x,

@@ -105,6 +105,7 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     let narrow = area.width < 60;
     let cols = columns(app, &rows, narrow);
     let heat_glyph_w: u16 = if theme.heat_glyphs { 2 } else { 0 };
+    let additive = app.is_additive(&app.inclusive_column());
 
     // Header row.
     let header = theme.style("ui.column.header");
@@ -181,6 +182,8 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         for c in &cols {
             let v = c.values[i];
             let (s, style) = match c.kind {
+                // A share of the total only where values add up (not a ratio's).
+                ColumnKind::Percent if !additive => (String::new(), Style::default()),
                 ColumnKind::Percent => (format::percent(v, app.total), Style::default()),
                 ColumnKind::Heat => {
                     let bin = app.heat.bin(v);
@@ -250,7 +253,8 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         if matches.is_some_and(|m| m.binary_search(&node).is_ok()) {
             name_style = name_style.patch(theme.style("ui.match"));
         }
-        let (end_x, _) = buf.set_stringn(nx, y, name, left, name_style);
+        let shown = crate::ui::text::fit(name, left, g);
+        let (end_x, _) = buf.set_stringn(nx, y, shown, left, name_style);
         if let Some(only_left) = app.diff_marker(node) {
             let (m, role) = match (only_left, g.ascii) {
                 (true, false) => (" ◀", "heat.0"),
