@@ -38,6 +38,9 @@ pub enum Format {
     Gprof2Dot,
     Timemory,
     ThicketJson,
+    // Framework traces (issue 11).
+    ExecutionTrace,
+    XPlane,
 }
 
 impl Format {
@@ -61,6 +64,8 @@ impl Format {
             Format::Gprof2Dot => "gprof2dot DOT",
             Format::Timemory => "timemory JSON",
             Format::ThicketJson => "Thicket/Hatchet to_json",
+            Format::ExecutionTrace => "PyTorch execution trace",
+            Format::XPlane => "TensorFlow/JAX XSpace protobuf",
         }
     }
 }

@@ -13,6 +13,7 @@ pub mod chrome;
 pub mod cprofile;
 pub mod cpuprofile;
 pub mod describe;
+pub mod et;
 pub mod folded;
 pub mod gprof2dot;
 pub mod hatchet;
@@ -85,6 +86,12 @@ pub static READERS: &[&dyn Reader] = &[
         format: Format::PerfScript,
         claims: perf_json::claims,
         read: perf_json::read,
+    },
+    &StreamReader {
+        name: "PyTorch execution trace JSON",
+        format: Format::ExecutionTrace,
+        claims: et::claims,
+        read: et::read,
     },
     &cprofile::CProfile,
     &pyinstrument::Pyinstrument,

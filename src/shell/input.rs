@@ -98,10 +98,15 @@ fn parse_labels(spec: Option<&str>) -> Result<HashMap<String, String>, String> {
     Ok(out)
 }
 
-/// One file, or an ensemble of several (files, or the files of a directory).
-pub fn load_inputs(files: &[PathBuf], labels: Option<&str>) -> Result<Profile, String> {
+/// One file, or an ensemble of several (files, or the files of a directory), with an
+/// execution trace attached when `et` is given (`--et`).
+pub fn load_inputs_et(
+    files: &[PathBuf],
+    labels: Option<&str>,
+    et: Option<&Path>,
+) -> Result<Profile, String> {
     let given = parse_labels(labels)?;
-    checked(grove::load::load_inputs(files, &given).map_err(|e| e.to_string())?)
+    checked(grove::load::load_inputs_et(files, &given, et).map_err(|e| e.to_string())?)
 }
 
 /// Each input alone, `visit`ed whole (events included), then their ensemble and its

@@ -11,9 +11,14 @@ use grove::export;
 
 use super::{input, look, output};
 
-pub fn run(args: TreeArgs, labels: Option<&str>, lk: &Look) -> Result<(), String> {
+pub fn run(
+    args: TreeArgs,
+    labels: Option<&str>,
+    et: Option<&std::path::Path>,
+    lk: &Look,
+) -> Result<(), String> {
     let file = args.files[0].clone();
-    let p = input::load_inputs(&args.files, labels)?;
+    let p = input::load_inputs_et(&args.files, labels, et)?;
     let mut app = App::with_categories(p, Keymap::default_map(), super::user_categories());
     // Hatchet prints children in data order; --cmd may re-sort.
     app.use_data_order();

@@ -33,7 +33,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             keymap,
         )?,
         None => App::with_categories(
-            input::load_inputs(&cli.files, cli.label.as_deref())?,
+            input::load_inputs_et(&cli.files, cli.label.as_deref(), cli.et.as_deref())?,
             keymap,
             super::user_categories(),
         ),
