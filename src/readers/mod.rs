@@ -31,6 +31,7 @@ pub mod tau;
 pub mod thicket;
 pub mod timemory;
 pub mod trace_cct;
+pub mod xplane;
 
 use std::fmt;
 use std::fs::File;
@@ -57,6 +58,7 @@ pub static READERS: &[&dyn Reader] = &[
         claims: callgrind::claims,
         read: callgrind::read,
     },
+    &xplane::XPlaneReader,
     &StreamReader {
         name: "pprof protobuf",
         format: Format::Pprof,
