@@ -99,15 +99,15 @@ pub fn attach(p: &mut Profile, et: &ExecutionTrace, label: &str) -> Result<Repor
     let mut mets = vec![[f64::NAN; 4]; n_nodes];
     let mut ops_col = vec![f64::NAN; n_nodes];
     let mut used = BTreeSet::new();
-    for i in 0..ev.len() {
-        if ev.kind[i] != EventKind::Cpu || ids[i] == NONE_I64 {
+    for (i, &id) in ids.iter().enumerate() {
+        if ev.kind[i] != EventKind::Cpu || id == NONE_I64 {
             continue;
         }
         let cat = ev.strings.resolve(ev.cat[i]);
         if !cats.iter().any(|c| cat.split(',').any(|x| x.trim() == *c)) {
             continue;
         }
-        let Some(n) = by_rf.get(&ids[i]) else {
+        let Some(n) = by_rf.get(&id) else {
             continue;
         };
         rep.pairs.push((i, n.id));
