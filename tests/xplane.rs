@@ -183,3 +183,29 @@ fn damaged_xplanes_are_one_line_and_exit_2() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Without the corpus: one plane of the worker (testdata/xplane/gpu1.xplane.pb, bytes
+/// unchanged): 19 host-to-device copies on one stream, 33,792 ns in all (the corpus
+/// totals' `/device:GPU:1` row), grouped under their `level 0` op.
+#[test]
+fn one_plane_in_testdata() {
+    let p = load_path(&repo("testdata/xplane/gpu1.xplane.pb")).unwrap();
+    assert_eq!(p.source.format, Format::XPlane);
+    let ev = p.events.as_ref().unwrap();
+    let copies: Vec<usize> = (0..ev.len())
+        .filter(|&i| ev.kind[i] == EventKind::Memcpy)
+        .collect();
+    assert_eq!(copies.len(), 19);
+    assert_eq!(copies.iter().map(|&i| ev.dur[i]).sum::<i64>(), 33_792);
+    assert!(copies.iter().all(|&i| ev.device[i] == 1));
+    let names: Vec<&str> = (0..p.cct.len() as u32).map(|n| p.cct.name(n)).collect();
+    assert_eq!(
+        names,
+        [
+            "<unattributed> stream 123",
+            "MakeTensorFromProto",
+            "MemcpyH2D"
+        ]
+    );
+    assert_eq!(p.meta_value("hostname"), Some("34.83.195.179:6003"));
+}
