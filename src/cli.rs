@@ -37,6 +37,13 @@ pub struct Cli {
     #[arg(long, value_name = "STEM=LABEL,...", global = true)]
     pub label: Option<String>,
 
+    /// PyTorch execution trace of the same run as the (Kineto) trace given: its
+    /// operators' schemas, input/output shapes and types are attached to the trace's
+    /// CPU ops by record-function id. Without it, `NAME_et.json[.gz]` (or
+    /// `NAME.et.json[.gz]`) beside `NAME_trace.json[.gz]` is attached when present.
+    #[arg(long, value_name = "ET", global = true)]
+    pub et: Option<PathBuf>,
+
     #[command(flatten)]
     pub look: Look,
 

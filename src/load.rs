@@ -54,10 +54,15 @@ pub struct Cached {
 pub fn load_inputs_cached(
     files: &[PathBuf],
     given: &HashMap<String, String>,
+    et: Option<&Path>,
     use_cache: bool,
 ) -> Result<Cached, LoadError> {
+    // An execution trace attaches through the trace's events, which a cached tree
+    // lacks, and the cache's stamp does not cover it: such inputs always load cold.
     let single = match files {
         [f] if use_cache
+            && et.is_none()
+            && et_file_beside(f).is_none()
             && given.is_empty()
             && crate::summary::cache::applies(f)
             && crate::summary::read::find(files).is_none() =>
@@ -68,7 +73,7 @@ pub fn load_inputs_cached(
     };
     let Some(f) = single else {
         return Ok(Cached {
-            profile: load_inputs(files, given)?,
+            profile: load_inputs_et(files, given, et)?,
             warm: None,
             cache_warning: None,
         });
@@ -93,6 +98,84 @@ pub fn load_inputs_cached(
 /// (ranks, threads), with one metric column per profile. An HPCToolkit database gets
 /// its trace.db timeline on the tree shown.
 pub fn load_path(path: &Path) -> Result<Profile, LoadError> {
+    let mut p = load_path_alone(path)?;
+    if let Some(et) = et_beside(path, &p) {
+        // Found by name, not asked for: a bad one is a warning, the trace still opens.
+        if let Err(e) = attach_et(&mut p, &et) {
+            p.warnings
+                .push(format!("execution trace not attached: {e}"));
+        }
+    }
+    Ok(p)
+}
+
+/// `grove FILES --et ET`: the inputs as `load_inputs` opens them, with the execution
+/// trace `et` attached to the one trace (an error when it cannot be).
+pub fn load_inputs_et(
+    files: &[PathBuf],
+    given: &HashMap<String, String>,
+    et: Option<&Path>,
+) -> Result<Profile, LoadError> {
+    let Some(et) = et else {
+        return load_inputs(files, given);
+    };
+    let expanded = expand_inputs(files)?;
+    if expanded.len() != 1 {
+        return Err(LoadError {
+            path: et.display().to_string(),
+            msg: "--et attaches to one trace; give one input".into(),
+        });
+    }
+    let mut p = load_path_alone(&expanded[0])?;
+    attach_et(&mut p, et)?;
+    Ok(p)
+}
+
+/// Reads the execution trace at `et` and attaches it to the trace `p`
+/// (`readers::et::attach`); the correlation summary goes to `p`'s metadata.
+pub fn attach_et(p: &mut Profile, et: &Path) -> Result<readers::et::attach::Report, LoadError> {
+    let err = |msg: String| LoadError {
+        path: et.display().to_string(),
+        msg,
+    };
+    let file = std::fs::File::open(et).map_err(|e| err(e.to_string()))?;
+    let (mut input, _) = readers::decompressed(file).map_err(err)?;
+    let parsed = readers::et::parse(&mut input).map_err(err)?;
+    let label = et
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| et.display().to_string());
+    readers::et::attach::attach(p, &parsed, &label).map_err(err)
+}
+
+/// The execution trace saved beside a Kineto trace under the same name: for
+/// `NAME_trace.json[.gz]`, `NAME.pt.trace.json[.gz]` or `NAME.json[.gz]`, the first of
+/// `NAME_et.json.gz`, `NAME_et.json`, `NAME.et.json.gz`, `NAME.et.json` that exists.
+pub fn et_beside(path: &Path, p: &Profile) -> Option<PathBuf> {
+    if p.source.format != Format::ChromeTrace || p.events.is_none() {
+        return None;
+    }
+    et_file_beside(path)
+}
+
+/// The file `et_beside` would attach, by name alone.
+fn et_file_beside(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_str()?;
+    let base = name.strip_suffix(".gz").unwrap_or(name);
+    let base = base.strip_suffix(".json")?;
+    let stem = [".pt.trace", "_trace", ".trace"]
+        .iter()
+        .find_map(|s| base.strip_suffix(s))
+        .unwrap_or(base);
+    let dir = path.parent().unwrap_or(Path::new(""));
+    ["_et.json.gz", "_et.json", ".et.json.gz", ".et.json"]
+        .iter()
+        .map(|suffix| dir.join(format!("{stem}{suffix}")))
+        .find(|c| c.is_file())
+}
+
+/// One input as its reader gives it, without an execution trace found beside it.
+fn load_path_alone(path: &Path) -> Result<Profile, LoadError> {
     let mut all = readers::load_all(path)?;
     let mut p = if all.len() == 1 {
         all.remove(0)

@@ -95,13 +95,21 @@ fn same_size_and_time_but_other_bytes_is_a_miss() {
     std::fs::copy(data("small.trace.json"), &file).unwrap();
     std::env::set_var("XDG_CACHE_HOME", dir.join("cache"));
     std::env::set_var("GROVE_CACHE_MIN_BYTES", "0");
-    let cached =
-        grove::load::load_inputs_cached(std::slice::from_ref(&file), &Default::default(), true)
-            .unwrap();
+    let cached = grove::load::load_inputs_cached(
+        std::slice::from_ref(&file),
+        &Default::default(),
+        None,
+        true,
+    )
+    .unwrap();
     assert!(cached.warm.is_none() && cached.cache_warning.is_none());
-    let again =
-        grove::load::load_inputs_cached(std::slice::from_ref(&file), &Default::default(), true)
-            .unwrap();
+    let again = grove::load::load_inputs_cached(
+        std::slice::from_ref(&file),
+        &Default::default(),
+        None,
+        true,
+    )
+    .unwrap();
     assert_eq!(again.warm.as_deref(), Some(file.as_path()));
     assert!(again.profile.events.is_none());
     // Rewrite one byte in place and put the modification time back.
@@ -116,9 +124,13 @@ fn same_size_and_time_but_other_bytes_is_a_miss() {
         .unwrap()
         .set_modified(mtime)
         .unwrap();
-    let third =
-        grove::load::load_inputs_cached(std::slice::from_ref(&file), &Default::default(), true)
-            .unwrap();
+    let third = grove::load::load_inputs_cached(
+        std::slice::from_ref(&file),
+        &Default::default(),
+        None,
+        true,
+    )
+    .unwrap();
     assert!(
         third.warm.is_none(),
         "a rewritten file must not open from the cache"

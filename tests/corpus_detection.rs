@@ -33,6 +33,11 @@ const FORMATS: &[(&str, Option<&str>)] = &[
     ("gprof2dot DOT", Some("gprof2dot DOT")),
     ("timemory JSON", Some("timemory JSON")),
     ("Hatchet GraphFrame JSON", Some("Thicket/Hatchet to_json")),
+    (
+        "PyTorch Execution Trace JSON",
+        Some("PyTorch execution trace"),
+    ),
+    ("TF XSpace protobuf", Some("TensorFlow/JAX XSpace protobuf")),
 ];
 
 /// Formats whose readers are written but not yet in `readers::READERS`: refused for

@@ -312,6 +312,31 @@ fn fuzz_python_and_hpc_profiles() {
 }
 
 #[test]
+fn fuzz_execution_trace() {
+    // PyTorch execution traces, both layouts: read alone, and attached to the trace
+    // of the same run (the Chakra pair of testdata/et).
+    let mut seeds = vec![testdata("et/chakra_small_et.json")];
+    seeds.extend(gunzipped(corpus(
+        "hta/tests/data/execution_trace/benchmark_simple_add_et.json.gz",
+    )));
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/et/chakra_small_trace.json");
+    let et = scratch("fuzz_et.json");
+    fuzz("et", &seeds, iters(600), |d| {
+        load_bytes(d);
+        std::fs::write(&et, d).unwrap();
+        let mut p = grove::readers::load_all(&trace).unwrap().remove(0);
+        let _ = grove::load::attach_et(&mut p, &et);
+    });
+}
+
+#[test]
+fn fuzz_xplane() {
+    // XSpace protobufs: a plane of the corpus's multi-GPU worker.
+    let seeds = vec![testdata("xplane/gpu1.xplane.pb")];
+    fuzz("xplane", &seeds, iters(600), load_bytes);
+}
+
+#[test]
 fn fuzz_caliper() {
     let mut seeds = vec![testdata(
         "caliper/hatchet__hatchet__tests__data__caliper-ordered-json__caliper-region-node-order.json",

@@ -492,3 +492,14 @@ fn hpctoolkit_timeline_goto_launch() {
     c.file = db;
     check(c);
 }
+
+/// A Kineto trace with the execution trace beside it (attached by name): the details
+/// pane of an operator shows the ET's byte counts, schema, shapes and types.
+#[test]
+fn execution_trace_details() {
+    check(Case {
+        file: "testdata/et/chakra_small_trace.json",
+        size: (160, 36),
+        ..case("et_details", "jj")
+    });
+}

@@ -14,6 +14,21 @@ fn field(s: &str) -> String {
     }
 }
 
+/// Node attributes that get a column when a written node has them: what an execution
+/// trace attaches to operators and the framework ops of an XPlane, so a spreadsheet
+/// can group by them. Other attributes stay out (the JSON export has them all).
+pub const ATTR_COLUMNS: &[&str] = &[
+    "op_schema",
+    "input_shapes",
+    "input_types",
+    "input_strides",
+    "output_shapes",
+    "output_types",
+    "tf_op",
+    "hlo_op",
+    "hlo_module",
+];
+
 pub fn write<W: Write>(
     out: &mut W,
     p: &Profile,
@@ -28,6 +43,16 @@ pub fn write<W: Write>(
         "depth".into(),
     ];
     head.extend(names.iter().map(|n| field(n)));
+    let attrs: Vec<&str> = ATTR_COLUMNS
+        .iter()
+        .copied()
+        .filter(|k| {
+            positions
+                .iter()
+                .any(|&pos| p.cct.frame(po.node[pos as usize]).attr(k).is_some())
+        })
+        .collect();
+    head.extend(attrs.iter().map(|k| k.to_string()));
     writeln!(out, "{}", head.join(","))?;
     let cols: Vec<&[f64]> = names
         .iter()
@@ -49,6 +74,9 @@ pub fn write<W: Write>(
             } else {
                 String::new()
             });
+        }
+        for k in &attrs {
+            row.push(field(f.attr(k).unwrap_or("")));
         }
         writeln!(out, "{}", row.join(","))?;
     }

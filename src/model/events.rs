@@ -102,6 +102,8 @@ pub struct EventTable {
     pub stream: Vec<i64>,
     pub correlation: Vec<i64>,
     pub external_id: Vec<i64>,
+    /// `Record function id` (newer Kineto CPU ops): an execution trace's `rf_id`.
+    pub record_function_id: Vec<i64>,
     /// A list in `arg_store` (the typed `args`, parsed once when read) for GPU rows,
     /// NONE_U32 otherwise.
     pub args: Vec<u32>,
@@ -148,6 +150,7 @@ impl EventTable {
         self.stream.push(NONE_I64);
         self.correlation.push(NONE_I64);
         self.external_id.push(NONE_I64);
+        self.record_function_id.push(NONE_I64);
         self.args.push(NONE_U32);
         self.seq.push(self.name.len() as u32 - 1);
         self.begin_end.push(false);

@@ -38,12 +38,15 @@ pub enum Format {
     Gprof2Dot,
     Timemory,
     ThicketJson,
+    // Framework traces (issue 11).
+    ExecutionTrace,
+    XPlane,
 }
 
 impl Format {
     /// Every format (a new variant belongs here too: summaries and the cache store a
     /// format by its label and find it back through this list).
-    pub const ALL: [Format; 18] = [
+    pub const ALL: [Format; 20] = [
         Format::ChromeTrace,
         Format::HatchetLiteral,
         Format::Folded,
@@ -62,6 +65,8 @@ impl Format {
         Format::Gprof2Dot,
         Format::Timemory,
         Format::ThicketJson,
+        Format::ExecutionTrace,
+        Format::XPlane,
     ];
 
     /// The format whose `label` this is.
@@ -89,6 +94,8 @@ impl Format {
             Format::Gprof2Dot => "gprof2dot DOT",
             Format::Timemory => "timemory JSON",
             Format::ThicketJson => "Thicket/Hatchet to_json",
+            Format::ExecutionTrace => "PyTorch execution trace",
+            Format::XPlane => "TensorFlow/JAX XSpace protobuf",
         }
     }
 }
@@ -127,5 +134,43 @@ impl Profile {
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
+    }
+}
+
+#[cfg(test)]
+mod format_tests {
+    use super::Format;
+
+    /// Every format is in `Format::ALL` (summaries and the cache find a format back by
+    /// its label through that list): the match fails to compile when a variant is
+    /// added, pointing here.
+    #[test]
+    fn all_lists_every_format() {
+        for f in Format::ALL {
+            assert_eq!(Format::from_label(f.label()), Some(f));
+        }
+        let count = |f: Format| match f {
+            Format::ChromeTrace
+            | Format::HatchetLiteral
+            | Format::Folded
+            | Format::Demo
+            | Format::Caliper
+            | Format::HpcToolkit
+            | Format::NsightSqlite
+            | Format::Callgrind
+            | Format::PerfScript
+            | Format::Speedscope
+            | Format::CpuProfile
+            | Format::Pprof
+            | Format::CProfile
+            | Format::Pyinstrument
+            | Format::Tau
+            | Format::Gprof2Dot
+            | Format::Timemory
+            | Format::ThicketJson
+            | Format::ExecutionTrace
+            | Format::XPlane => 1,
+        };
+        assert_eq!(Format::ALL.iter().map(|f| count(*f)).sum::<usize>(), 20);
     }
 }

@@ -66,6 +66,7 @@ struct RawEvent {
     // Selected args, extracted while streaming.
     correlation: Field,
     external_id: Field,
+    record_function_id: Field,
     device: Field,
     stream: Field,
 }
@@ -86,6 +87,7 @@ impl RawEvent {
         self.has_args = false;
         self.correlation.clear();
         self.external_id.clear();
+        self.record_function_id.clear();
         self.device.clear();
         self.stream.clear();
     }
@@ -474,6 +476,9 @@ impl Parser {
         if let Some(x) = ev.external_id.get().and_then(int_of) {
             t.external_id[i] = x;
         }
+        if let Some(x) = ev.record_function_id.get().and_then(int_of) {
+            t.record_function_id[i] = x;
+        }
         if kind.on_gpu_lane() || kind == EventKind::Sync {
             let pid_text = String::from_utf8_lossy(&ev.pid);
             let tid_text = String::from_utf8_lossy(&ev.tid);
@@ -740,6 +745,8 @@ fn read_args<R: Read>(
         let slot = match &key[..] {
             b"correlation" => &mut ev.correlation,
             b"External id" | b"external id" => &mut ev.external_id,
+            // The profiler's record-function id: what an execution trace's `rf_id` names.
+            b"Record function id" => &mut ev.record_function_id,
             b"device" => &mut ev.device,
             b"stream" => &mut ev.stream,
             _ => {

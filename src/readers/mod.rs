@@ -13,6 +13,7 @@ pub mod chrome;
 pub mod cprofile;
 pub mod cpuprofile;
 pub mod describe;
+pub mod et;
 pub mod folded;
 pub mod gprof2dot;
 pub mod hatchet;
@@ -30,6 +31,7 @@ pub mod tau;
 pub mod thicket;
 pub mod timemory;
 pub mod trace_cct;
+pub mod xplane;
 
 use std::fmt;
 use std::fs::File;
@@ -56,6 +58,7 @@ pub static READERS: &[&dyn Reader] = &[
         claims: callgrind::claims,
         read: callgrind::read,
     },
+    &xplane::XPlaneReader,
     &StreamReader {
         name: "pprof protobuf",
         format: Format::Pprof,
@@ -85,6 +88,12 @@ pub static READERS: &[&dyn Reader] = &[
         format: Format::PerfScript,
         claims: perf_json::claims,
         read: perf_json::read,
+    },
+    &StreamReader {
+        name: "PyTorch execution trace JSON",
+        format: Format::ExecutionTrace,
+        claims: et::claims,
+        read: et::read,
     },
     &cprofile::CProfile,
     &pyinstrument::Pyinstrument,

@@ -11,7 +11,8 @@
 //!
 //! GPU activities hang under the runtime call that launched them (same `correlation`,
 //! else the ac2g flow); activities whose launch is not in the file go under one
-//! `<unattributed> stream N` root per stream, so nothing is lost.
+//! `<unattributed> stream N` root per stream, so nothing is lost; under it, activities
+//! that name their framework op (`tf_op`) or XLA op (`hlo_op`) are grouped by them.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -20,6 +21,10 @@ use super::chrome::ChromeTrace;
 use crate::model::events::{EventKind, EventTable, NONE_I64};
 use crate::model::intern::FxBuild;
 use crate::model::{Cct, Frame, MetricTable, NO_NODE};
+
+/// Args of a GPU activity without a launch that group it under its root, outermost
+/// first: the framework op and the XLA op of an XPlane device event.
+const GROUP_ARGS: &[&str] = &["tf_op", "hlo_op"];
 
 pub struct TraceTree {
     pub cct: Cct,
@@ -232,9 +237,19 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
                 } else {
                     format!("<unattributed> stream {stream}")
                 };
-                let r = cct.child(None, &label, "stream");
+                let mut r = cct.child(None, &label, "stream");
                 grow(&mut count, cct.len());
                 count[r as usize] = 1.0;
+                // Framework and XLA ops (XPlane's tf_op/hlo_op) group what has no launch.
+                if let Some(a) = ev.args_of(i) {
+                    for key in GROUP_ARGS {
+                        if let Some(v) = a.get(key) {
+                            r = cct.child(Some(r), &a.text(v), key);
+                            grow(&mut count, cct.len());
+                            count[r as usize] += 1.0;
+                        }
+                    }
+                }
                 r
             }
         };

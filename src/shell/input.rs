@@ -98,8 +98,8 @@ fn parse_labels(spec: Option<&str>) -> Result<HashMap<String, String>, String> {
     Ok(out)
 }
 
-/// One file, or an ensemble of several (files, or the files of a directory), through
-/// grove's cache (`grove::load::load_inputs_cached`): a large
+/// One file, or an ensemble of several (files, or the files of a directory), with an
+/// execution trace attached when `et` is given (`--et`), through grove's cache (`grove::load::load_inputs_cached`): a large
 /// trace may open from its cached tree, without its events (`warm`). A cache that
 /// could not be written is a warning on stderr in a headless command (the TUI shows
 /// it on its status line), never an error and never a `--strict` finding: it says
@@ -107,11 +107,12 @@ fn parse_labels(spec: Option<&str>) -> Result<HashMap<String, String>, String> {
 pub fn load_inputs_cached(
     files: &[PathBuf],
     labels: Option<&str>,
+    et: Option<&Path>,
     use_cache: bool,
 ) -> Result<grove::load::Cached, String> {
     let given = parse_labels(labels)?;
     let mut c =
-        grove::load::load_inputs_cached(files, &given, use_cache).map_err(|e| e.to_string())?;
+        grove::load::load_inputs_cached(files, &given, et, use_cache).map_err(|e| e.to_string())?;
     c.profile = checked(c.profile)?;
     if let Some(w) = &c.cache_warning {
         if HEADLESS.load(Ordering::Relaxed) {

@@ -57,11 +57,17 @@ pub fn run(mut cli: Cli) -> Result<(), Failure> {
     grove::memory::configure(cli.max_memory.as_deref())?;
     input::set_warnings(cli.strict, cli.command.is_some());
     cli.replay_opts.strict = cli.strict;
+    // An execution trace is attached by the TUI and `tree`; elsewhere only the one
+    // found beside the trace by name is, so an explicit --et is refused, not ignored.
+    if cli.et.is_some() && !matches!(cli.command, None | Some(Sub::Tree(_))) {
+        return Err("--et is read by the TUI and `grove tree` (other subcommands attach an ET found beside the trace by name)".to_string().into());
+    }
     match cli.command.take() {
         None => tui::run(cli),
         Some(Sub::Tree(args)) => Ok(tree::run(
             args,
             cli.label.as_deref(),
+            cli.et.as_deref(),
             &cli.look,
             !cli.no_cache,
         )?),

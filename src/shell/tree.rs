@@ -11,10 +11,16 @@ use grove::export;
 
 use super::{input, look, output};
 
-pub fn run(args: TreeArgs, labels: Option<&str>, lk: &Look, use_cache: bool) -> Result<(), String> {
+pub fn run(
+    args: TreeArgs,
+    labels: Option<&str>,
+    et: Option<&std::path::Path>,
+    lk: &Look,
+    use_cache: bool,
+) -> Result<(), String> {
     let file = args.files[0].clone();
     // The tree needs no event table, so a cached tree is all it reads.
-    let p = input::load_inputs_cached(&args.files, labels, use_cache)?.profile;
+    let p = input::load_inputs_cached(&args.files, labels, et, use_cache)?.profile;
     let mut app = App::with_categories(p, Keymap::default_map(), super::user_categories());
     // Hatchet prints children in data order; --cmd may re-sort.
     app.use_data_order();

@@ -33,7 +33,12 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             keymap,
         )?,
         None => {
-            let c = input::load_inputs_cached(&cli.files, cli.label.as_deref(), !cli.no_cache)?;
+            let c = input::load_inputs_cached(
+                &cli.files,
+                cli.label.as_deref(),
+                cli.et.as_deref(),
+                !cli.no_cache,
+            )?;
             let mut app = App::with_categories(c.profile, keymap, super::user_categories());
             if let Some(path) = c.warm {
                 app.background = Some(load_events_behind(path));
