@@ -66,7 +66,10 @@ pub struct KernelChange {
 /// not zero, largest increase first (so improvements are at the end, largest last).
 #[derive(Debug, Clone)]
 pub struct Comparison {
+    /// The column compared, without label: `time`, or `time (inc)` when the metric has
+    /// no exclusive column (`inclusive_only`).
     pub metric: String,
+    pub inclusive_only: bool,
     pub unit: String,
     pub base_label: String,
     pub new_label: String,
@@ -96,7 +99,16 @@ fn nz(x: f64) -> f64 {
 /// `base` and `new` of the ensemble `p`.
 pub fn compare(p: &Profile, metric: &str, base: &str, new: &str) -> Result<Comparison, String> {
     let m = &p.metrics;
-    let col = |l: &str| column(metric, l);
+    // A metric that only comes inclusive (Caliper's `Avg time/rank (inc)`) is compared
+    // on that column: its ranking then includes the ancestors of a change.
+    let inclusive_only =
+        !m.has(&column(metric, base)) && m.has(&column(&inclusive_name(metric), base));
+    let exc_name = if inclusive_only {
+        inclusive_name(metric)
+    } else {
+        metric.to_string()
+    };
+    let col = |l: &str| column(&exc_name, l);
     for l in [base, new] {
         if !m.has(&col(l)) {
             return Err(format!(
@@ -144,13 +156,25 @@ pub fn compare(p: &Profile, metric: &str, base: &str, new: &str) -> Result<Compa
     let kernels = kernel_changes(p, &kernel_metric, base, new);
     let kernel_base_total = kernels_total(p, &kernel_metric, base);
     let kernel_new_total = kernels_total(p, &kernel_metric, new);
+    let (base_total, new_total) = if inclusive_only {
+        // The roots' inclusive values: summing every node would count each level.
+        let roots = p.cct.root_ids();
+        let sum = |v: &[f64]| roots.iter().map(|&r| nz(v[r as usize])).sum();
+        (sum(b), sum(n))
+    } else {
+        (
+            b.iter().copied().map(nz).sum(),
+            n.iter().copied().map(nz).sum(),
+        )
+    };
     Ok(Comparison {
-        metric: metric.to_string(),
+        metric: exc_name.clone(),
+        inclusive_only,
         unit: m.unit(&col(base)).to_string(),
         base_label: base.to_string(),
         new_label: new.to_string(),
-        base_total: b.iter().copied().map(nz).sum(),
-        new_total: n.iter().copied().map(nz).sum(),
+        base_total,
+        new_total,
         changes,
         kernel_metric,
         kernels,

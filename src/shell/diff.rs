@@ -102,16 +102,22 @@ fn text(p: &Profile, c: &Comparison, t: Threshold, top: usize, micro: &str) -> S
         share(diff, c.base_total)
     );
     let how = match t {
-        Threshold::Percent(x) => format!(
+        Threshold::Percent(x) if !c.kernels.is_empty() => format!(
             "{x}% of base total = {} (kernels: of base kernel total = {})",
             v(t.amount(c)),
             v(t.kernel_amount(c))
         ),
+        Threshold::Percent(x) => format!("{x}% of base total = {}", v(t.amount(c))),
         Threshold::Amount(a) => v(a),
     };
     let _ = writeln!(o, "threshold: {how}");
     let paths = |o: &mut String, title: &str, rows: Vec<&Change>| {
-        let _ = writeln!(o, "\n{title} by call path ({}, self):", c.metric);
+        let how = if c.inclusive_only {
+            "inclusive: the metric has no exclusive column"
+        } else {
+            "self"
+        };
+        let _ = writeln!(o, "\n{title} by call path ({}, {how}):", c.metric);
         if rows.is_empty() {
             let _ = writeln!(o, "  none");
             return;
@@ -282,6 +288,7 @@ fn json(p: &Profile, c: &Comparison, t: Threshold, top: usize) -> String {
     };
     let v = json!({
         "metric": c.metric,
+        "inclusive_only": c.inclusive_only,
         "unit": c.unit,
         "base": {"label": c.base_label, "total": c.base_total},
         "new": {"label": c.new_label, "total": c.new_total},
