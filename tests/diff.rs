@@ -265,3 +265,37 @@ fn usage_and_input_errors_exit_2() {
     assert_eq!(code, 2);
     assert!(err.contains("required"), "{err}");
 }
+
+/// HTA's trace_compare pair (two Kineto traces of one job): the new
+/// `All2All_Pooled_Req` in the test run is the largest regression, ranked by its whole
+/// time although the base run lacks it; under the default 1% nothing passes.
+#[test]
+fn kineto_pair_from_hta() {
+    let dir = "hta/tests/data/trace_compare";
+    let (Some(a), Some(b)) = (
+        corpus(&format!("{dir}/base/base.json.gz")),
+        corpus(&format!("{dir}/test/test.json.gz")),
+    ) else {
+        eprintln!("corpus absent: skipped");
+        return;
+    };
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let (code, v) = json(&[a, b]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["regressed"], false);
+    let (code, v) = json(&[a, b, "--threshold", "100us"]);
+    assert_eq!(code, 1, "{v}");
+    let top = &v["regressions"][0];
+    assert_eq!(
+        top["path"],
+        "thread (main thread)/ProfilerStep#1010/All2All_Pooled_Req"
+    );
+    assert_eq!(top["only"], "new");
+    assert_eq!(top["base"], Value::Null);
+    assert_eq!(top["diff"], top["new"]);
+    // Its parent's own time shrank by as much; its inclusive difference did not.
+    let parent = &v["improvements"][0];
+    assert_eq!(parent["path"], "thread (main thread)/ProfilerStep#1010");
+    assert_eq!(parent["diff"].as_f64(), top["diff"].as_f64().map(|x| -x));
+    assert_eq!(parent["diff_inc"], 0.0);
+}

@@ -116,7 +116,8 @@ pub enum Command {
     HeatmapSort,
     /// Move the heatmap's column cursor.
     HeatmapColumn(bool),
-    /// Compare two ensemble members: `diff = metric@A - metric@B`, with ◀ ▶ markers.
+    /// Compare two ensemble members: `diff = nz(metric@A) - nz(metric@B)`, with markers
+    /// for the nodes one of them lacks.
     Diff(String, String),
     /// Move to the next (`true`) or previous node of the diff's ranking: the largest
     /// increase first, then the decreases, largest first.

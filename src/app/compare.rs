@@ -84,8 +84,8 @@ impl App {
                 // work rank by their size and add to their parents' difference.
                 let def = format!(
                     "diff = nz({}) - nz({})",
-                    super::command::quote(&ensemble::column(&base, &a)),
-                    super::command::quote(&ensemble::column(&base, &b))
+                    expr_string(&ensemble::column(&base, &a)),
+                    expr_string(&ensemble::column(&base, &b))
                 );
                 self.run_inner(&format!("derive {def}"))?;
                 self.run_inner("metric diff")?;
@@ -118,10 +118,12 @@ impl App {
         self.apply(c).map(|_| ())
     }
 
-    /// Moves the cursor along the diff's ranking: the increases, largest first, then the
-    /// decreases, largest first (`grove diff`'s order, from `crate::diff`). The step is
-    /// taken from the node under the cursor, so no position is kept; a command walks the
-    /// tree once, a frame never does.
+    /// Moves the cursor along the diff's ranking, `grove diff`'s order (from
+    /// `crate::diff`): the largest increase first, down to the smallest, then the
+    /// decreases from the smallest to the largest, so `diff-next` from nowhere starts
+    /// at the largest increase and `diff-prev` at the largest decrease. The step is
+    /// taken from the node under the cursor, so no position is kept; a command walks
+    /// the tree once, a frame never does.
     fn diff_step(&mut self, forward: bool) -> Result<(), CmdError> {
         let Some((a, b)) = self.diff.clone() else {
             return Err("no diff: open two profiles (grove A B) or run diff A B".into());
@@ -129,11 +131,8 @@ impl App {
         let base = ensemble::base_metric(&self.metric_for_markers());
         // diff A B is A - B: A is the newer side.
         let c = ranking::compare(&self.profile, &base, &b, &a).map_err(CmdError::plain)?;
-        let ups = c.changes.iter().take_while(|x| x.delta > 0.0).count();
-        let order: Vec<&ranking::Change> = c.changes[..ups]
-            .iter()
-            .chain(c.changes[ups..].iter().rev().filter(|x| x.delta < 0.0))
-            .collect();
+        let order: Vec<&ranking::Change> = c.changes.iter().filter(|x| x.delta != 0.0).collect();
+        let ups = order.iter().take_while(|x| x.delta > 0.0).count();
         if order.is_empty() {
             return Err(format!("no node differs in {base} between {a} and {b}").into());
         }
@@ -156,10 +155,11 @@ impl App {
         } else {
             "decrease"
         };
+        // Decreases count from the largest, as `grove diff` lists them.
         let (rank, of) = if x.delta > 0.0 {
             (i + 1, ups)
         } else {
-            (i + 1 - ups, order.len() - ups)
+            (order.len() - i, order.len() - ups)
         };
         let side = match x.side {
             Side::Both => String::new(),
@@ -217,4 +217,18 @@ pub fn signed(v: f64, unit: &str) -> String {
     } else {
         s
     }
+}
+
+/// A column name as a string of the expression language: always quoted, since a label
+/// may hold what its words cannot (`rank0#1`, two runs of rank 0).
+fn expr_string(name: &str) -> String {
+    let mut s = String::from("\"");
+    for c in name.chars() {
+        if c == '"' || c == '\\' {
+            s.push('\\');
+        }
+        s.push(c);
+    }
+    s.push('"');
+    s
 }
