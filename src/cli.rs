@@ -241,6 +241,10 @@ pub enum Sub {
     /// Print the calling context tree.
     #[command(after_help = help::TREE)]
     Tree(TreeArgs),
+    /// Rank what changed from BASE to NEW by call path and by kernel; exit 1 on a
+    /// regression past the threshold.
+    #[command(after_help = help::DIFF)]
+    Diff(DiffArgs),
     /// Print the detected format, counts and metrics of each input, then of the ensemble.
     #[command(after_help = help::INFO)]
     Info(InfoArgs),
@@ -320,6 +324,28 @@ pub struct TreeArgs {
     /// Run commands first (sort, expand, ...), as in the TUI.
     #[arg(long = "cmd", value_name = "COMMAND")]
     pub cmds: Vec<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct DiffArgs {
+    /// The baseline: a profile or trace, or a directory holding one Parquet summary.
+    pub base: PathBuf,
+    /// The run compared with it, read the same way.
+    pub new: PathBuf,
+    /// Metric to compare, without label or "(inc)" (default: the profiles' default
+    /// metric).
+    #[arg(long, value_name = "NAME")]
+    pub metric: Option<String>,
+    /// Smallest difference that counts: N% of BASE's total, or an amount (2ms, 150us,
+    /// or a plain number in the metric's unit).
+    #[arg(long, value_name = "N%|AMOUNT", default_value = "1%")]
+    pub threshold: String,
+    /// Rows per list (regressions, improvements, for call paths and for kernels).
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+    /// Output format.
+    #[arg(long, value_parser = formats(TABLE_FORMATS), default_value = "text")]
+    pub format: Format,
 }
 
 #[derive(clap::Args, Debug)]

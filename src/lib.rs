@@ -3,6 +3,7 @@
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod diff;
 pub mod ensemble;
 pub mod export;
 pub mod gpu;

@@ -204,7 +204,8 @@ fn corpus_ranks_unify() {
     assert_eq!(one, ens);
 }
 
-/// HTA's trace_compare pair: diff works across two runs and marks what one lacks.
+/// HTA's trace_compare pair: diff works across two runs and counts what one lacks as
+/// zero there.
 #[test]
 fn corpus_compare_pair() {
     let (Some(a), Some(b)) = (
@@ -222,17 +223,24 @@ fn corpus_compare_pair() {
         "--cmd",
         "diff base test",
         "--metric",
-        "diff (inc)",
+        "diff (inc),time (inc)@base,time (inc)@test",
         "--format",
         "json",
     ]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let nodes = v["nodes"].as_array().unwrap();
-    // Some node exists in one run only: its diff is missing (null), not zero.
-    assert!(
-        nodes.iter().any(|n| n["metrics"]["diff (inc)"].is_null()),
-        "no one-sided node"
-    );
+    // A node one run lacks counts as zero there: its difference is its whole value
+    // (Hatchet's sub on unified trees), so it ranks by size.
+    let one_sided: Vec<_> = nodes
+        .iter()
+        .filter(|n| n["metrics"]["time (inc)@test"].is_null())
+        .filter(|n| n["metrics"]["time (inc)@base"].is_number())
+        .collect();
+    assert!(!one_sided.is_empty(), "no one-sided node");
+    for n in one_sided {
+        let m = &n["metrics"];
+        assert_eq!(m["diff (inc)"], m["time (inc)@base"], "{n}");
+    }
     assert!(nodes.iter().any(|n| n["metrics"]["diff (inc)"].is_number()));
 }

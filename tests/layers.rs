@@ -18,6 +18,7 @@ const LOWER: &[&str] = &[
     "summary",
     "load",
     "ensemble",
+    "diff",
 ];
 
 /// The layers above them.

@@ -64,6 +64,7 @@ fn every_help_has_examples() {
     assert!(top.contains("Exit status:"), "{top}");
     for sub in [
         "tree",
+        "diff",
         "info",
         "kernels",
         "summary",

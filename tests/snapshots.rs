@@ -421,6 +421,37 @@ fn ensemble_diff_markers() {
     check(ensemble("ensemble_diff", ":diff rank0 rank1<ret>E"));
 }
 
+/// Two runs of one program (grove-gen, 1 layer and world 2 against 2 layers and world
+/// 8; both rank 0, so labelled rank0#0 and rank0#1): `diff` on gpu_time, then `d`
+/// four times down the ranking to the largest change a new node makes: the `new`
+/// marker in its own column, the negative legend ranges with true minus signs.
+fn runs(name: &'static str, script: &'static str) -> Case<'static> {
+    let mut c = case(name, script);
+    c.file = "testdata/rank0.trace.json.gz,testdata/demo.trace.json.gz";
+    c
+}
+
+#[test]
+fn diff_rank_new_marker() {
+    check(runs(
+        "diff_rank_new",
+        ":metric gpu_time@mean<ret>:diff rank0#1 rank0#0<ret>dddd",
+    ));
+}
+
+/// The other end of the ranking (`D` from the top): the largest decrease, a node only
+/// the base run has (`gone`), in ASCII: `..` between the legend's signed bounds.
+#[test]
+fn diff_rank_gone_ascii() {
+    let mut c = runs(
+        "diff_rank_gone_ascii",
+        ":metric gpu_time@mean<ret>:diff rank0#1 rank0#0<ret>D",
+    );
+    c.mono = true;
+    c.ascii = true;
+    check(c);
+}
+
 #[test]
 fn ensemble_derive_speedup() {
     check(ensemble(

@@ -116,8 +116,12 @@ pub enum Command {
     HeatmapSort,
     /// Move the heatmap's column cursor.
     HeatmapColumn(bool),
-    /// Compare two ensemble members: `diff = metric@A - metric@B`, with ◀ ▶ markers.
+    /// Compare two ensemble members: `diff = nz(metric@A) - nz(metric@B)`, with markers
+    /// for the nodes one of them lacks.
     Diff(String, String),
+    /// Move to the next (`true`) or previous node of the diff's ranking: the largest
+    /// increase first, then the decreases, largest first.
+    DiffStep(bool),
     /// Keep the ensemble members whose metadata match (`key = value`, `key ~ regex`);
     /// `off` shows all again.
     MetaFilter(Option<String>),
@@ -524,6 +528,8 @@ impl Command {
             GotoLaunch => "goto-launch",
             HeatmapNorm(_) | HeatmapSort | HeatmapColumn(_) => "heatmap",
             Diff(..) => "diff",
+            DiffStep(true) => "diff-next",
+            DiffStep(false) => "diff-prev",
             MetaFilter(_) => "meta",
         }
     }

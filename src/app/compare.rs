@@ -1,5 +1,6 @@
-//! Comparing profiles: the ensemble's members, `diff A B` with its markers, and the
-//! metadata filter. The heatmap panel that shows them is `panels::heatmap`.
+//! Comparing profiles: the ensemble's members, `diff A B` with its markers and its
+//! ranking (`diff-next`, `diff-prev`), and the metadata filter. The heatmap panel that
+//! shows them is `panels::heatmap`.
 
 use std::sync::Arc;
 
@@ -7,7 +8,9 @@ use regex::Regex;
 
 use super::command::Command;
 use super::{App, CmdError};
+use crate::diff::{self as ranking, Side};
 use crate::ensemble::{self, STATS};
+use crate::present::format;
 
 pub use super::panels::heatmap::{HeatmapView, Norm};
 
@@ -77,18 +80,24 @@ impl App {
                 }
                 let base = ensemble::base_metric(&self.metric);
                 self.diff_base = Some(base.clone());
+                // A node missing from one side counts as zero there, so new and vanished
+                // work rank by their size and add to their parents' difference.
                 let def = format!(
-                    "diff = {} - {}",
-                    super::command::quote(&ensemble::column(&base, &a)),
-                    super::command::quote(&ensemble::column(&base, &b))
+                    "diff = nz({}) - nz({})",
+                    expr_string(&ensemble::column(&base, &a)),
+                    expr_string(&ensemble::column(&base, &b))
                 );
                 self.run_inner(&format!("derive {def}"))?;
                 self.run_inner("metric diff")?;
                 self.diff = Some((a.clone(), b.clone()));
                 self.info(format!(
-                    "diff = {base}@{a} - {base}@{b}; ◀ only in {a}, ▶ only in {b}"
+                    "diff = {base}@{a} - {base}@{b} (missing = 0); new: only in {a}, gone: only in {b}"
                 ));
                 Ok(Some(Command::Diff(a, b)))
+            }
+            Command::DiffStep(forward) => {
+                self.diff_step(forward)?;
+                Ok(Some(Command::DiffStep(forward)))
             }
             Command::MetaFilter(f) => {
                 let before = std::mem::replace(&mut self.meta_filter, f.clone());
@@ -109,7 +118,73 @@ impl App {
         self.apply(c).map(|_| ())
     }
 
-    /// ◀ for a node only in the diff's first profile, ▶ for one only in the second.
+    /// Moves the cursor along the diff's ranking, `grove diff`'s order (from
+    /// `crate::diff`): the largest increase first, down to the smallest, then the
+    /// decreases from the smallest to the largest, so `diff-next` from nowhere starts
+    /// at the largest increase and `diff-prev` at the largest decrease. The step is
+    /// taken from the node under the cursor, so no position is kept; a command walks
+    /// the tree once, a frame never does.
+    fn diff_step(&mut self, forward: bool) -> Result<(), CmdError> {
+        let Some((a, b)) = self.diff.clone() else {
+            return Err("no diff: open two profiles (grove A B) or run diff A B".into());
+        };
+        let base = ensemble::base_metric(&self.metric_for_markers());
+        // diff A B is A - B: A is the newer side.
+        let c = ranking::compare(&self.profile, &base, &b, &a).map_err(CmdError::plain)?;
+        let order: Vec<&ranking::Change> = c.changes.iter().filter(|x| x.delta != 0.0).collect();
+        let ups = order.iter().take_while(|x| x.delta > 0.0).count();
+        if order.is_empty() {
+            return Err(format!("no node differs in {base} between {a} and {b}").into());
+        }
+        let cur = self
+            .tree
+            .selected_pos()
+            .map(|p| self.tree.po.node[p as usize]);
+        let here = cur.and_then(|n| order.iter().position(|x| x.node == n));
+        let i = match (here, forward) {
+            (Some(i), true) => (i + 1) % order.len(),
+            (Some(i), false) => (i + order.len() - 1) % order.len(),
+            (None, true) => 0,
+            (None, false) => order.len() - 1,
+        };
+        let x = order[i];
+        self.tree.reveal(x.node);
+        let unit = self.profile.metrics.unit(&ensemble::column(&base, &a));
+        let kind = if x.delta > 0.0 {
+            "increase"
+        } else {
+            "decrease"
+        };
+        // Decreases count from the largest, as `grove diff` lists them.
+        let (rank, of) = if x.delta > 0.0 {
+            (i + 1, ups)
+        } else {
+            (order.len() - i, order.len() - ups)
+        };
+        let side = match x.side {
+            Side::Both => String::new(),
+            s => format!(" ({})", s.marker()),
+        };
+        self.info(format!(
+            "{kind} {rank}/{of}: {} {}{side}",
+            signed(x.delta, unit),
+            self.profile.cct.name(x.node)
+        ));
+        Ok(())
+    }
+
+    /// The fixed markers column: `new` for a node only in the diff's first profile
+    /// (the newer side of `diff A B`), `gone` for one only in the second.
+    pub fn diff_side(&self, node: u32) -> Side {
+        match self.diff_marker(node) {
+            Some(true) => Side::OnlyNew,
+            Some(false) => Side::OnlyBase,
+            None => Side::Both,
+        }
+    }
+
+    /// `Some(true)` for a node only in the diff's first profile, `Some(false)` for one
+    /// only in the second.
     pub fn diff_marker(&self, node: u32) -> Option<bool> {
         let (a, b) = self.diff.as_ref()?;
         let base = ensemble::base_metric(&self.metric_for_markers());
@@ -131,4 +206,29 @@ impl App {
             .clone()
             .unwrap_or_else(|| self.metric.clone())
     }
+}
+
+/// `+1.50 ms`, `-2.00 µs`: a difference always shows its sign.
+pub fn signed(v: f64, unit: &str) -> String {
+    // Messages are drawn as they are, in ASCII mode too.
+    let s = format::value(v, unit, "us");
+    if v > 0.0 {
+        format!("+{s}")
+    } else {
+        s
+    }
+}
+
+/// A column name as a string of the expression language: always quoted, since a label
+/// may hold what its words cannot (`rank0#1`, two runs of rank 0).
+fn expr_string(name: &str) -> String {
+    let mut s = String::from("\"");
+    for c in name.chars() {
+        if c == '"' || c == '\\' {
+            s.push('\\');
+        }
+        s.push(c);
+    }
+    s.push('"');
+    s
 }

@@ -253,11 +253,13 @@ impl App {
         app
     }
 
-    /// With two profiles, ◀ ▶ mark the nodes only one of them has, from the start.
+    /// With two profiles, the markers column shows the nodes only one of them has, from
+    /// the start: the second read as the newer (`diff SECOND FIRST`), as `grove diff
+    /// FIRST SECOND` reads them.
     fn default_markers(&mut self) {
         let members = compare::member_labels(&self.original.1);
         if let [a, b] = members.as_slice() {
-            self.diff = Some((a.clone(), b.clone()));
+            self.diff = Some((b.clone(), a.clone()));
         }
     }
 

@@ -27,7 +27,8 @@ Colour (--color): never > always/16/256/truecolor > NO_COLOR (off) > CLICOLOR_FO
 
 Exit status:
   0  success
-  1  a finding: replay --strict refused a session whose input changed
+  1  a finding: replay --strict refused a session whose input changed; grove diff
+     found a regression past its threshold
   2  a usage error or an input grove cannot read (one line on stderr)";
 
 pub const TREE: &str = "\
@@ -37,6 +38,21 @@ Examples:
   grove tree trace.json.gz --format folded | flamegraph.pl > flame.svg
   grove tree trace.json.gz --format parquet > tree.parquet
   grove tree trace.json.gz --cmd 'sort time desc' --cmd hot-path --color always | less -R";
+
+pub const DIFF: &str = "\
+Examples:
+  grove diff before.json.gz after.json.gz
+  grove diff base.cali new.cali --metric time --threshold 2ms --top 5
+  grove diff sums-old/ sums-new/ --format json | jq .regressions
+
+NEW - BASE per call path (self value of the metric) and per GPU kernel name; a node
+or kernel missing from one side counts as zero there. A regression is a difference
+above the threshold (default 1%: a share of BASE's total; or an amount: 2ms, 150us).
+
+Exit status:
+  0  no regression past the threshold
+  1  at least one regression past the threshold
+  2  a usage error or an input grove cannot read";
 
 pub const INFO: &str = "\
 Examples:

@@ -87,9 +87,44 @@ pub fn percent(part: f64, total: f64) -> String {
     }
 }
 
+/// A legend's range `lo-hi`. When `signed` (a scale with negative values) the bounds
+/// are joined by ` … ` and written with a true minus sign (`−43.8 ms … −11.4 ms`), or in
+/// ASCII by ` .. ` (`-43.8 ms .. -11.4 ms`), so no minus reads as the dash.
+pub fn range(lo: f64, hi: f64, unit: &str, micro: &str, signed: bool, ascii: bool) -> String {
+    let (lo, hi) = (value(lo, unit, micro), value(hi, unit, micro));
+    match (signed, ascii) {
+        (false, _) => format!("{lo}-{hi}"),
+        (true, true) => format!("{lo} .. {hi}"),
+        (true, false) => {
+            let minus = |s: String| match s.strip_prefix('-') {
+                Some(rest) if !rest.is_empty() => format!("\u{2212}{rest}"),
+                _ => s,
+            };
+            format!("{} \u{2026} {}", minus(lo), minus(hi))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn signed_ranges_read_unambiguously() {
+        assert_eq!(range(1e3, 2e3, "ns", "µs", false, false), "1.00 µs-2.00 µs");
+        assert_eq!(
+            range(-43.8e6, -11.4e6, "ns", "µs", true, false),
+            "\u{2212}43.8 ms \u{2026} \u{2212}11.4 ms"
+        );
+        assert_eq!(
+            range(-43.8e6, -11.4e6, "ns", "us", true, true),
+            "-43.8 ms .. -11.4 ms"
+        );
+        assert_eq!(
+            range(f64::NAN, 0.0, "ns", "us", true, false),
+            "- \u{2026} 0 ns"
+        );
+    }
 
     #[test]
     fn units() {

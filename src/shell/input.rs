@@ -98,6 +98,11 @@ fn parse_labels(spec: Option<&str>) -> Result<HashMap<String, String>, String> {
     Ok(out)
 }
 
+/// One file, or an ensemble of several, loaded cold (no cache, no `--et`).
+pub fn load_inputs(files: &[PathBuf], labels: Option<&str>) -> Result<Profile, String> {
+    Ok(load_inputs_cached(files, labels, None, false)?.profile)
+}
+
 /// One file, or an ensemble of several (files, or the files of a directory), with an
 /// execution trace attached when `et` is given (`--et`), through grove's cache (`grove::load::load_inputs_cached`): a large
 /// trace may open from its cached tree, without its events (`warm`). A cache that

@@ -3,6 +3,7 @@
 //! knows about the command line's shape beyond `cli`.
 
 mod completions;
+mod diff;
 mod info;
 mod input;
 mod kernels;
@@ -71,6 +72,7 @@ pub fn run(mut cli: Cli) -> Result<(), Failure> {
             &cli.look,
             !cli.no_cache,
         )?),
+        Some(Sub::Diff(args)) => diff::run(args, cli.label.as_deref(), &cli.look),
         Some(Sub::Info(args)) => Ok(info::run(args, cli.label.as_deref())?),
         Some(Sub::Kernels(args)) => Ok(kernels::run(args, &cli.look)?),
         Some(Sub::Summary(args)) => Ok(summary::run(args)?),

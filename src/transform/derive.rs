@@ -1,5 +1,6 @@
 //! `derive NAME = EXPR`: a new metric column from arithmetic on metric columns
-//! (+ - * / parentheses, numbers, min, max, abs, log), evaluated with polars kernels.
+//! (+ - * / parentheses, numbers, min, max, abs, log, and nz: a missing value as
+//! zero), evaluated with polars kernels.
 //! When every column used is exclusive with an inclusive partner, `NAME (inc)` is
 //! derived from the inclusive columns too, so the new metric heats and sorts like
 //! the others.
@@ -98,7 +99,7 @@ fn unary(c: &mut Cursor) -> Result<Arith, QueryError> {
             tok: Tok::Ident(f),
             pos,
             len,
-        }) if matches!(f.as_str(), "min" | "max" | "abs" | "log")
+        }) if matches!(f.as_str(), "min" | "max" | "abs" | "log" | "nz")
             && matches!(
                 c.peek_at(1),
                 Some(Token {
@@ -209,6 +210,9 @@ fn eval(e: &Arith, t: &MetricTable, inclusive: bool, rows: usize) -> Val {
             Val::Col(match f.as_str() {
                 "abs" => a.apply_values(f64::abs),
                 "log" => a.apply_values(f64::ln),
+                // A node missing from a profile has NaN there; a difference wants it as
+                // zero (Hatchet's `sub` on unified trees fills the same).
+                "nz" => a.apply_values(|x| if x.is_nan() { 0.0 } else { x }),
                 "min" => arity::binary_elementwise_values(&a, &vals[0], |x: f64, y: f64| x.min(y)),
                 _ => arity::binary_elementwise_values(&a, &vals[0], |x: f64, y: f64| x.max(y)),
             })
@@ -279,7 +283,7 @@ pub fn additive(e: &Arith) -> bool {
         Arith::Neg(a) => additive(a),
         Arith::Bin(op, a, b) => matches!(op, '+' | '-') && additive(a) && additive(b),
         Arith::Call(f, args) => {
-            matches!(f.as_str(), "min" | "max" | "abs") && args.iter().all(additive)
+            matches!(f.as_str(), "min" | "max" | "abs" | "nz") && args.iter().all(additive)
         }
     }
 }
@@ -317,6 +321,17 @@ mod tests {
         let (n, e) = parse_definition("s = time + gpu_time").unwrap();
         derive(&mut t, &n, &e).unwrap();
         assert_eq!(t.unit("s"), "ns");
+    }
+
+    #[test]
+    fn nz_counts_a_missing_value_as_zero() {
+        let mut t = MetricTable::new(3);
+        t.set("a", "ns", vec![5.0, f64::NAN, 2.0]);
+        t.set("b", "ns", vec![1.0, 3.0, f64::NAN]);
+        let (n, e) = parse_definition("d = nz(a) - nz(b)").unwrap();
+        derive(&mut t, &n, &e).unwrap();
+        assert_eq!(t.values("d").unwrap(), &[4.0, -3.0, 2.0]);
+        assert_eq!(t.unit("d"), "ns");
     }
 
     #[test]

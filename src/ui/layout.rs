@@ -356,7 +356,11 @@ fn legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     let label = format!("{col}: ");
     buf.set_stringn(x, r.y, &label, r.width as usize, theme.style("ui.dim"));
     x += label.chars().count() as u16;
-    for (b, (lo, hi)) in app.heat.ranges().iter().enumerate() {
+    let ranges = app.heat.ranges();
+    // A scale with negative values (a diff) writes its ranges so a minus sign cannot
+    // be read as the dash between two values.
+    let signed = ranges.iter().any(|(lo, hi)| *lo < 0.0 || *hi < 0.0);
+    for (b, (lo, hi)) in ranges.iter().enumerate() {
         if x >= r.right() {
             break;
         }
@@ -367,9 +371,8 @@ fn legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
         };
         let glyph = if glyph == " " { "_" } else { glyph };
         let text = format!(
-            "{glyph} {}-{}  ",
-            format::value(*lo, &unit, g.micro),
-            format::value(*hi, &unit, g.micro)
+            "{glyph} {}  ",
+            format::range(*lo, *hi, &unit, g.micro, signed, g.ascii)
         );
         let left = r.right().saturating_sub(x) as usize;
         buf.set_stringn(x, r.y, &text, left, theme.heat(b));

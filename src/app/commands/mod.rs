@@ -188,6 +188,8 @@ pub static SPECS: &[Spec] = &[
     spec!("goto-launch", Panels, |i| i.no_args(Command::GotoLaunch), panels::print, { help: "show the call path that launched the selected kernel", panel: Some("timeline") }),
     spec!("heatmap", Ensemble, ensemble::parse_heatmap, ensemble::print, { usage: "norm MODE | sort | column next|prev", help: "heatmap: norm row|column|global|zscore|next | sort | column next|prev", log: Log::ByForm(ensemble::heatmap_log), panel: Some("heatmap"), complete: C::Words(&["norm", "sort", "column"]), example: "heatmap norm zscore" }),
     spec!("diff", Ensemble, ensemble::parse_diff, ensemble::print, { usage: "A B", help: "A B: metric@A - metric@B, with markers for nodes in one profile only", example: "diff gcc llvm" }),
+    spec!("diff-next", Ensemble, |i| i.no_args(Command::DiffStep(true)), ensemble::print, { help: "go to the next node of the diff's ranking (largest increase first)", log: Log::Nav }),
+    spec!("diff-prev", Ensemble, |i| i.no_args(Command::DiffStep(false)), ensemble::print, { help: "go to the previous node of the diff's ranking", log: Log::Nav }),
     spec!("meta", Ensemble, ensemble::parse_meta, ensemble::print, { usage: "KEY = VALUE | KEY ~ REGEX | off", help: "filter ensemble members by metadata: meta KEY = VALUE | KEY ~ REGEX | off", example: "meta compiler = gcc" }),
     spec!("messages", View, |i| i.no_args(Command::Messages), view::print, { help: "list every message in full: load warnings, then this run's warnings and errors", log: Log::Ui }),
     spec!("quit", View, |i| i.no_args(Command::Quit), view::print, { aliases: &["q"], help: "leave grove", log: Log::Ui }),

@@ -6,9 +6,13 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 
 use crate::app::App;
+use crate::diff::Side;
 use crate::present::format;
 use crate::present::glyphs::Glyphs;
 use crate::ui::theme::Theme;
+
+/// The markers column: `gone` and a space.
+const MARKS_W: u16 = 5;
 
 pub struct Column {
     pub title: String,
@@ -55,7 +59,8 @@ fn columns(app: &App, rows: &[u32], narrow: bool) -> Vec<Column> {
     }
     cols.push(Column {
         title: "%".into(),
-        width: 6,
+        // A difference's share can be negative: `-14.9%` needs the seventh column.
+        width: if app.diff.is_some() { 7 } else { 6 },
         values: pick(&inc),
         kind: ColumnKind::Percent,
     });
@@ -127,7 +132,11 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         );
         x += w;
     }
-    let name_x = x + 1;
+    // With a diff, a fixed column before the names marks the nodes one side lacks:
+    // never cut by a long name, never mistaken for a fold glyph.
+    let marks_x = x + 1;
+    let marks_w: u16 = if app.diff.is_some() { MARKS_W } else { 0 };
+    let name_x = marks_x + marks_w;
     if name_x < area.right() {
         buf.set_stringn(
             name_x,
@@ -204,6 +213,21 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
             buf.set_stringn(x, y, format!("{s:>w$}"), w, row_style.patch(style));
             x += c.width;
         }
+        if marks_w > 0 {
+            let side = app.diff_side(node);
+            let role = match side {
+                Side::OnlyNew => "heat.0",
+                _ => "heat.4",
+            };
+            let left = area.right().saturating_sub(marks_x) as usize;
+            buf.set_stringn(
+                marks_x,
+                y,
+                side.marker(),
+                left.min(marks_w as usize - 1),
+                row_style.patch(theme.style(role)),
+            );
+        }
         // Name cell: guides, fold glyph, name.
         let pos = tree.po.pos[node as usize] as usize;
         let depth = tree.po.depth[pos] as usize;
@@ -254,17 +278,7 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
             name_style = name_style.patch(theme.style("ui.match"));
         }
         let shown = crate::ui::text::fit(name, left, g);
-        let (end_x, _) = buf.set_stringn(nx, y, shown, left, name_style);
-        if let Some(only_left) = app.diff_marker(node) {
-            let (m, role) = match (only_left, g.ascii) {
-                (true, false) => (" ◀", "heat.0"),
-                (true, true) => (" <", "heat.0"),
-                (false, false) => (" ▶", "heat.4"),
-                (false, true) => (" >", "heat.4"),
-            };
-            let left = area.right().saturating_sub(end_x) as usize;
-            buf.set_stringn(end_x, y, m, left, row_style.patch(theme.style(role)));
-        }
+        buf.set_stringn(nx, y, shown, left, name_style);
     }
 }
 

@@ -1,0 +1,308 @@
+//! `grove diff BASE NEW`: the ranked regressions and improvements by call path and by
+//! kernel, the totals, and a verdict in the exit status (1: a regression past the
+//! threshold). The two inputs go through the loading layer as one two-member ensemble,
+//! exactly as `grove tree BASE NEW` opens them, so the numbers are the TUI's `diff`.
+
+use std::fmt::Write as _;
+
+use grove::app::compare::member_labels;
+use grove::cli::{DiffArgs, Format, Look};
+use grove::diff::{compare, Change, Comparison, KernelChange, Side, Threshold};
+use grove::ensemble;
+use grove::model::Profile;
+use grove::present::format;
+
+use super::{input, look, output, Failure};
+
+pub fn run(args: DiffArgs, labels: Option<&str>, lk: &Look) -> Result<(), Failure> {
+    let files = [args.base.clone(), args.new.clone()];
+    // The sides are called base and new unless --label names them: two runs of one
+    // program often share a file stem and a rank, which would label them x#0 and x#1.
+    let p = input::load_inputs(&files, Some(labels.unwrap_or("0=base,1=new")))?;
+    let members = member_labels(&p.metrics);
+    let [base, new] = members.as_slice() else {
+        return Err(format!(
+            "{}, {}: grove diff compares two profiles, and these load as {} ({}): give \
+             BASE and NEW one profile (or one summary) each",
+            args.base.display(),
+            args.new.display(),
+            members.len(),
+            members.join(", ")
+        )
+        .into());
+    };
+    let metric = match &args.metric {
+        Some(m) => ensemble::base_metric(m),
+        None => ensemble::base_metric(&p.default_metric),
+    };
+    let c = compare(&p, &metric, base, new).map_err(|e| format!("{}: {e}", args.base.display()))?;
+    let threshold = Threshold::parse(&args.threshold, &c.unit)?;
+    let micro = look::glyphs_of(lk).micro;
+    let text = match args.format {
+        Format::Csv => csv(&p, &c, threshold, args.top),
+        Format::Json => json(&p, &c, threshold, args.top),
+        _ => text(&p, &c, threshold, args.top, micro),
+    };
+    output::text(&text)?;
+    let regressed = c.regressed(threshold);
+    super::leave(p);
+    if regressed {
+        // The report is on stdout; stderr says why the status is 1.
+        return Err(Failure::finding(format!(
+            "{} regressed past the threshold ({})",
+            args.new.display(),
+            args.threshold
+        )));
+    }
+    Ok(())
+}
+
+/// `+1.50 ms`: a difference always shows its sign.
+fn signed(v: f64, unit: &str, micro: &str) -> String {
+    let s = format::value(v, unit, micro);
+    if v > 0.0 {
+        format!("+{s}")
+    } else {
+        s
+    }
+}
+
+fn share(v: f64, total: f64) -> String {
+    if total == 0.0 || !v.is_finite() {
+        return "-".into();
+    }
+    format!("{:+.1}%", v / total * 100.0)
+}
+
+fn text(p: &Profile, c: &Comparison, t: Threshold, top: usize, micro: &str) -> String {
+    let u = c.unit.as_str();
+    let v = |x: f64| format::value(x, u, micro);
+    let d = |x: f64| signed(x, u, micro);
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{}: {} (NEW) - {} (BASE), a node missing from one side counted as 0 there",
+        c.metric, c.new_label, c.base_label
+    );
+    for l in [&c.base_label, &c.new_label] {
+        match p.meta_value(&format!("{l}.file")) {
+            Some(f) if !f.is_empty() => {
+                let _ = writeln!(o, "{l}: {f}");
+            }
+            _ => {}
+        }
+    }
+    let diff = c.new_total - c.base_total;
+    let _ = writeln!(
+        o,
+        "total: base {}  new {}  diff {} ({})",
+        v(c.base_total),
+        v(c.new_total),
+        d(diff),
+        share(diff, c.base_total)
+    );
+    let how = match t {
+        Threshold::Percent(x) if !c.kernels.is_empty() => format!(
+            "{x}% of base total = {} (kernels: of base kernel total = {})",
+            v(t.amount(c)),
+            v(t.kernel_amount(c))
+        ),
+        Threshold::Percent(x) => format!("{x}% of base total = {}", v(t.amount(c))),
+        Threshold::Amount(a) => v(a),
+    };
+    let _ = writeln!(o, "threshold: {how}");
+    let paths = |o: &mut String, title: &str, rows: Vec<&Change>| {
+        let how = if c.inclusive_only {
+            "inclusive: the metric has no exclusive column"
+        } else {
+            "self"
+        };
+        let _ = writeln!(o, "\n{title} by call path ({}, {how}):", c.metric);
+        if rows.is_empty() {
+            let _ = writeln!(o, "  none");
+            return;
+        }
+        let _ = writeln!(
+            o,
+            "  {:>10} {:>7} {:>11} {:>10} {:>10}  {:<4}  path",
+            "diff", "%", "diff (inc)", "base", "new", "only"
+        );
+        for x in rows {
+            let _ = writeln!(
+                o,
+                "  {:>10} {:>7} {:>11} {:>10} {:>10}  {:<4}  {}",
+                d(x.delta),
+                share(x.delta, c.base_total),
+                d(x.delta_inc),
+                v(x.base),
+                v(x.new),
+                x.side.marker(),
+                x.path(p)
+            );
+        }
+    };
+    let (regs, imps) = lists(c, t);
+    let (nr, ni) = (regs.len(), imps.len());
+    paths(&mut o, "regressions", regs.into_iter().take(top).collect());
+    paths(&mut o, "improvements", imps.into_iter().take(top).collect());
+    let (kregs, kimps) = kernel_lists(c, t);
+    let (nkr, nki) = (kregs.len(), kimps.len());
+    if !c.kernels.is_empty() {
+        let kernels = |o: &mut String, title: &str, rows: Vec<&KernelChange>| {
+            let _ = writeln!(o, "\n{title} by kernel ({}):", c.kernel_metric);
+            if rows.is_empty() {
+                let _ = writeln!(o, "  none");
+                return;
+            }
+            let _ = writeln!(
+                o,
+                "  {:>10} {:>7} {:>10} {:>10}  {:<4}  kernel",
+                "diff", "%", "base", "new", "only"
+            );
+            for k in rows {
+                let _ = writeln!(
+                    o,
+                    "  {:>10} {:>7} {:>10} {:>10}  {:<4}  {}",
+                    d(k.delta),
+                    share(k.delta, c.kernel_base_total),
+                    v(k.base),
+                    v(k.new),
+                    k.side.marker(),
+                    k.name
+                );
+            }
+        };
+        kernels(&mut o, "regressions", kregs.into_iter().take(top).collect());
+        kernels(
+            &mut o,
+            "improvements",
+            kimps.into_iter().take(top).collect(),
+        );
+    }
+    let _ = writeln!(
+        o,
+        "\n{}: {nr} call path(s) and {nkr} kernel(s) regressed, {ni} call path(s) and \
+         {nki} kernel(s) improved past the threshold",
+        if nr + nkr > 0 { "REGRESSION" } else { "ok" }
+    );
+    o
+}
+
+fn lists(c: &Comparison, t: Threshold) -> (Vec<&Change>, Vec<&Change>) {
+    (c.regressions(t).collect(), c.improvements(t).collect())
+}
+
+fn kernel_lists(c: &Comparison, t: Threshold) -> (Vec<&KernelChange>, Vec<&KernelChange>) {
+    (
+        c.kernel_regressions(t).collect(),
+        c.kernel_improvements(t).collect(),
+    )
+}
+
+/// A number as CSV and JSON carry it: empty (null) for a missing side.
+fn num(x: f64) -> String {
+    if x.is_nan() {
+        String::new()
+    } else {
+        format!("{x}")
+    }
+}
+
+fn csv(p: &Profile, c: &Comparison, t: Threshold, top: usize) -> String {
+    use grove::gpu::kernels::csv_field;
+    let mut o = String::from("section,rank,name,base,new,diff,diff_inc,only\n");
+    let _ = writeln!(
+        o,
+        "total,0,,{},{},{},,",
+        num(c.base_total),
+        num(c.new_total),
+        num(c.new_total - c.base_total)
+    );
+    let (regs, imps) = lists(c, t);
+    for (section, rows) in [("regression", regs), ("improvement", imps)] {
+        for (i, x) in rows.into_iter().take(top).enumerate() {
+            let _ = writeln!(
+                o,
+                "{section},{},{},{},{},{},{},{}",
+                i + 1,
+                csv_field(&x.path(p)),
+                num(x.base),
+                num(x.new),
+                num(x.delta),
+                num(x.delta_inc),
+                x.side.marker()
+            );
+        }
+    }
+    let (kregs, kimps) = kernel_lists(c, t);
+    for (section, rows) in [("kernel_regression", kregs), ("kernel_improvement", kimps)] {
+        for (i, k) in rows.into_iter().take(top).enumerate() {
+            let _ = writeln!(
+                o,
+                "{section},{},{},{},{},{},,{}",
+                i + 1,
+                csv_field(&k.name),
+                num(k.base),
+                num(k.new),
+                num(k.delta),
+                k.side.marker()
+            );
+        }
+    }
+    o
+}
+
+fn json(p: &Profile, c: &Comparison, t: Threshold, top: usize) -> String {
+    use serde_json::{json, Value};
+    let n = |x: f64| if x.is_nan() { Value::Null } else { json!(x) };
+    let side = |s: Side| match s {
+        Side::Both => Value::Null,
+        s => json!(s.marker()),
+    };
+    let path_rows = |rows: Vec<&Change>| -> Vec<Value> {
+        rows.into_iter()
+            .take(top)
+            .map(|x| {
+                json!({"path": x.path(p), "base": n(x.base), "new": n(x.new),
+                       "diff": x.delta, "diff_inc": x.delta_inc, "only": side(x.side)})
+            })
+            .collect()
+    };
+    let kernel_rows = |rows: Vec<&KernelChange>| -> Vec<Value> {
+        rows.into_iter()
+            .take(top)
+            .map(|k| {
+                json!({"kernel": k.name, "base": n(k.base), "new": n(k.new),
+                       "diff": k.delta, "only": side(k.side)})
+            })
+            .collect()
+    };
+    let (regs, imps) = lists(c, t);
+    let (kregs, kimps) = kernel_lists(c, t);
+    let counts = json!({"regressions": regs.len(), "improvements": imps.len(),
+                        "kernel_regressions": kregs.len(), "kernel_improvements": kimps.len()});
+    let threshold = match t {
+        Threshold::Percent(x) => json!({"percent": x, "amount": t.amount(c),
+                                        "kernel_amount": t.kernel_amount(c)}),
+        Threshold::Amount(a) => json!({"amount": a, "kernel_amount": a}),
+    };
+    let v = json!({
+        "metric": c.metric,
+        "inclusive_only": c.inclusive_only,
+        "unit": c.unit,
+        "base": {"label": c.base_label, "total": c.base_total},
+        "new": {"label": c.new_label, "total": c.new_total},
+        "diff": c.new_total - c.base_total,
+        "threshold": threshold,
+        "regressed": c.regressed(t),
+        "counts": counts,
+        "regressions": path_rows(regs),
+        "improvements": path_rows(imps),
+        "kernel_metric": c.kernel_metric,
+        "kernel_base_total": c.kernel_base_total,
+        "kernel_new_total": c.kernel_new_total,
+        "kernel_regressions": kernel_rows(kregs),
+        "kernel_improvements": kernel_rows(kimps),
+    });
+    format!("{v}\n")
+}
