@@ -121,6 +121,10 @@ pub enum Command {
     /// Keep the ensemble members whose metadata match (`key = value`, `key ~ regex`);
     /// `off` shows all again.
     MetaFilter(Option<String>),
+    /// How ensemble statistics treat a node a member lacks (`stats zero|present`).
+    Stats(crate::ensemble::Stats),
+    /// Scrolls the details pane (`true`) or the table panel sideways (`false`) by N.
+    Scroll(bool, i64),
 }
 
 /// An expression argument as written (its canonical text) with what it parsed to, so
@@ -525,6 +529,8 @@ impl Command {
             HeatmapNorm(_) | HeatmapSort | HeatmapColumn(_) => "heatmap",
             Diff(..) => "diff",
             MetaFilter(_) => "meta",
+            Stats(_) => "stats",
+            Scroll(..) => "scroll",
         }
     }
 

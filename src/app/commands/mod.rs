@@ -13,7 +13,9 @@ mod fold;
 mod navigate;
 mod panels;
 mod reshape;
+mod scroll;
 mod session;
+mod stats;
 mod view;
 
 pub use reshape::query_error;
@@ -189,6 +191,8 @@ pub static SPECS: &[Spec] = &[
     spec!("heatmap", Ensemble, ensemble::parse_heatmap, ensemble::print, { usage: "norm MODE | sort | column next|prev", help: "heatmap: norm row|column|global|zscore|next | sort | column next|prev", log: Log::ByForm(ensemble::heatmap_log), panel: Some("heatmap"), complete: C::Words(&["norm", "sort", "column"]), example: "heatmap norm zscore" }),
     spec!("diff", Ensemble, ensemble::parse_diff, ensemble::print, { usage: "A B", help: "A B: metric@A - metric@B, with markers for nodes in one profile only", example: "diff gcc llvm" }),
     spec!("meta", Ensemble, ensemble::parse_meta, ensemble::print, { usage: "KEY = VALUE | KEY ~ REGEX | off", help: "filter ensemble members by metadata: meta KEY = VALUE | KEY ~ REGEX | off", example: "meta compiler = gcc" }),
+    spec!("stats", Ensemble, stats::parse, stats::print, { usage: "zero | present", help: "ensemble statistics: a node a profile lacks counts as 0 (zero, for additive metrics) or is left out (present)", complete: C::Words(&["zero", "present"]), example: "stats present" }),
+    spec!("scroll", View, scroll::parse, scroll::print, { usage: "details N | table N", help: "scroll the details pane down (N > 0) or up, or the summary/metadata table right or left", log: Log::Nav, complete: C::Words(&["details", "table"]), example: "scroll details 5" }),
     spec!("messages", View, |i| i.no_args(Command::Messages), view::print, { help: "list every load warning (truncated input, skipped lines, ...)", log: Log::Ui }),
     spec!("quit", View, |i| i.no_args(Command::Quit), view::print, { aliases: &["q"], help: "leave grove", log: Log::Ui }),
 ];

@@ -116,7 +116,12 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
             } else {
                 0
             };
-        let title = clip_left(&c.title, w as usize - 1);
+        // A statistic's label is the same on every metric: its metric tells it apart.
+        let title = if crate::app::compare::is_stat_column(&c.title) {
+            crate::present::format::clip_metric(&c.title, w as usize - 1, g.ellipsis)
+        } else {
+            crate::present::format::clip_title(&c.title, w as usize - 1, g.ellipsis)
+        };
         buf.set_stringn(
             x,
             area.y,
@@ -261,15 +266,5 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
             let left = area.right().saturating_sub(end_x) as usize;
             buf.set_stringn(end_x, y, m, left, row_style.patch(theme.style(role)));
         }
-    }
-}
-
-/// Keeps the end of a long column title (units and "(inc)" matter most).
-fn clip_left(s: &str, w: usize) -> String {
-    let n = s.chars().count();
-    if n <= w {
-        s.to_string()
-    } else {
-        s.chars().skip(n - w).collect()
     }
 }
