@@ -169,7 +169,7 @@ mod tests {
         );
         assert_eq!(clip_label("rank_0_thread_13", 11, "…"), "…_thread_13");
         assert_eq!(clip_label("1/Base_CUDA-block_256", 11, "~"), "1/~lock_256");
-        assert_eq!(clip_title("Avg time/rank (inc)", 10, "~"), "~nk (inc)");
+        assert_eq!(clip_title("Avg time/rank (inc)", 10, "~"), "~ank (inc)");
         assert_eq!(
             clip_metric("Avg time/rank (inc)@mean", 14, "…"),
             "Avg time…@mean"
