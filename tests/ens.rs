@@ -145,3 +145,69 @@ fn a_directory_without_profiles_says_what_it_found() {
     assert!(err.contains("1 *.csv"), "{err}");
     assert!(err.contains("quoted glob"), "{err}");
 }
+
+/// `stats present` is the headless twin of the header's convention: it changes the
+/// statistics columns, undo takes it back, and on one profile it is refused.
+#[test]
+fn stats_present_and_back() {
+    let Some(dir) = common::corpus("hpctoolkit/tests/data/dbase/loops-cputime-t.d") else {
+        return;
+    };
+    let dir = dir.to_str().unwrap();
+    let tree = |cmds: &[&str]| {
+        let mut args = vec![
+            "tree",
+            dir,
+            "--metric",
+            "CPUTIME (sec) (inc)@mean",
+            "--format",
+            "csv",
+        ];
+        for c in cmds {
+            args.push("--cmd");
+            args.push(c);
+        }
+        let (code, out, err) = grove(&args);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let zero = tree(&[]);
+    let present = tree(&["stats present"]);
+    assert_ne!(zero, present);
+    assert_eq!(tree(&["stats zero"]), zero);
+    assert_eq!(tree(&["stats present", "undo"]), zero);
+    let (code, _, err) = grove(&[
+        "tree",
+        "testdata/small.trace.json",
+        "--cmd",
+        "stats present",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not an ensemble"), "{err}");
+}
+
+/// `grove info DIR`: the inputs, then the ensemble with one line per member.
+#[test]
+fn info_lists_the_members() {
+    let Some(dir) = common::corpus(RAJAPERF) else {
+        return;
+    };
+    let (code, out, err) = grove(&["info", dir.join("lassen").to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let ens = &out[out.find("ensemble: 6 inputs").expect(&out)..];
+    let members: Vec<&str> = ens
+        .lines()
+        .skip_while(|l| *l != "members:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    assert_eq!(members.len(), 6, "{ens}");
+    assert!(
+        members[0]
+            .trim_start()
+            .starts_with("1/Base_CUDA-block_128 "),
+        "{ens}"
+    );
+    assert!(members[0].ends_with("/1/Base_CUDA-block_128.cali"), "{ens}");
+    assert!(ens.contains("stats:    zero"), "{ens}");
+}

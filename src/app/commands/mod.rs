@@ -2,7 +2,8 @@
 //! arguments read, its help text, whether it is logged, whether Esc can take it back,
 //! which panel it belongs to and how Tab completes it are declared here once;
 //! parsing, printing, completion, logging and `apply`'s dispatch are derived from it.
-//! The handlers live in one file per family, named like the `Family` values.
+//! The handlers live in one file per family, named like the `Family` values; a
+//! command with a handler and state of its own has its own file (`stats`, `scroll`).
 
 use std::fmt;
 
