@@ -211,3 +211,32 @@ fn info_lists_the_members() {
     assert!(members[0].ends_with("/1/Base_CUDA-block_128.cali"), "{ens}");
     assert!(ens.contains("stats:    zero"), "{ens}");
 }
+
+/// `scroll` never overflows, and is navigation (not logged, the tree unchanged).
+#[test]
+fn scroll_is_saturating_navigation() {
+    let (code, plain, err) = grove(&["tree", "testdata/small.trace.json"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = grove(&[
+        "tree",
+        "testdata/small.trace.json",
+        "--cmd",
+        "scroll details 9223372036854775807",
+        "--cmd",
+        "scroll details 5",
+        "--cmd",
+        "scroll table -9223372036854775808",
+        "--cmd",
+        "scroll table 9223372036854775807",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, plain);
+    let (code, _, err) = grove(&[
+        "tree",
+        "testdata/small.trace.json",
+        "--cmd",
+        "scroll sideways 3",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("scroll details N | table N"), "{err}");
+}

@@ -37,14 +37,22 @@ pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
 
 impl App {
     pub(in crate::app) fn scroll(&mut self, details: bool, by: i64) {
-        let shift = |at: usize| (at as i64 + by).max(0) as usize;
+        // Saturating: a scroll of i64::MAX from the command line is no overflow.
+        let shift = |at: usize| (at as i64).saturating_add(by).max(0) as usize;
         if details {
             let node = self.tree.selected().unwrap_or(0);
             let (at, off) = self.details_scroll;
             let from = if at == node { off } else { 0 };
             self.details_scroll = (node, shift(from));
         } else {
-            self.summary.hscroll = shift(self.summary.hscroll);
+            // No further than the widest line (its last columns stay in view).
+            let widest = self
+                .summary_lines()
+                .iter()
+                .map(|(l, _)| l.chars().count())
+                .max()
+                .unwrap_or(0);
+            self.summary.hscroll = shift(self.summary.hscroll).min(widest.saturating_sub(8));
         }
     }
 }
