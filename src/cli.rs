@@ -27,13 +27,14 @@ pub const VERSION: &str = concat!(
 )]
 pub struct Cli {
     /// Profiles or traces to open (format detected from content; .gz by magic bytes).
-    /// Several files, or a directory of them, open as an ensemble: one tree, one
-    /// column per profile. Without a file, grove opens a demo profile embedded in the
-    /// binary.
+    /// Several files, or a directory of them (searched 4 levels down), open as an
+    /// ensemble: one tree, one column per profile. Without a file, grove opens a demo
+    /// profile embedded in the binary.
     pub files: Vec<PathBuf>,
 
     /// Labels of ensemble members: STEM=LABEL or INDEX=LABEL, comma-separated
-    /// (default: distributedInfo.rank, else the file stem).
+    /// (default: distributedInfo.rank, else the file stem, or the parts of the paths
+    /// that differ when stems repeat).
     #[arg(long, value_name = "STEM=LABEL,...", global = true)]
     pub label: Option<String>,
 

@@ -4,6 +4,7 @@
 //! make an ensemble, and loading them, is `crate::load`'s.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
 
 use crate::model::metrics::{base_of_inclusive, INC_SUFFIX};
@@ -23,13 +24,18 @@ pub fn split_column(name: &str) -> Option<(&str, &str)> {
 }
 
 /// A label per profile: the given ones, else distributedInfo rank, else the file stem;
-/// made unique.
+/// made unique. When stems repeat (Thicket's `<config>/<run>/Base_CUDA-block_128.cali`,
+/// `rank-0/trace.json`), the file-named members are labelled by the parts of their
+/// paths that differ instead (`1/Base_CUDA-block_128`, `rank-0`); only what is still
+/// equal after that is numbered (`#0`, `#1`).
 pub fn labels(profiles: &[Profile], given: &HashMap<String, String>) -> Vec<String> {
     // Profiles per input path, counted once (a scan per profile is quadratic at 10,000).
     let mut per_path: HashMap<Option<&std::path::Path>, usize> = HashMap::new();
     for p in profiles {
         *per_path.entry(p.source.path.as_deref()).or_default() += 1;
     }
+    // Which members are labelled by their file (and may be relabelled by their path).
+    let mut by_file = vec![false; profiles.len()];
     let mut out: Vec<String> = profiles
         .iter()
         .enumerate()
@@ -38,11 +44,7 @@ pub fn labels(profiles: &[Profile], given: &HashMap<String, String>) -> Vec<Stri
                 .source
                 .path
                 .as_ref()
-                .and_then(|x| x.file_name())
-                .map(|s| {
-                    let s = s.to_string_lossy();
-                    s.split('.').next().unwrap_or(&s).to_string()
-                })
+                .map(|x| stem_of(x))
                 .unwrap_or_else(|| p.source.label.clone());
             if let Some(l) = given.get(&stem).or_else(|| given.get(&i.to_string())) {
                 return l.clone();
@@ -58,16 +60,35 @@ pub fn labels(profiles: &[Profile], given: &HashMap<String, String>) -> Vec<Stri
             if (p.source.path.is_none() || siblings > 1) && !p.source.label.is_empty() {
                 return p.source.label.replace(' ', "_");
             }
+            by_file[i] = p.source.path.is_some();
             stem
         })
         .collect();
+    // Counted once: a scan per member is quadratic at 10,000 summaries.
+    let mut times: HashMap<&str, usize> = HashMap::new();
+    for l in &out {
+        *times.entry(l.as_str()).or_default() += 1;
+    }
+    let repeated = (0..out.len()).any(|i| by_file[i] && times[out[i].as_str()] > 1);
+    if repeated {
+        let members: Vec<usize> = (0..out.len()).filter(|&i| by_file[i]).collect();
+        let paths: Vec<&Path> = members
+            .iter()
+            .filter_map(|&i| profiles[i].source.path.as_deref())
+            .collect();
+        for (&i, l) in members.iter().zip(path_labels(&paths)) {
+            if !l.is_empty() {
+                out[i] = l;
+            }
+        }
+    }
     // A label may not pass for a statistics column.
     for l in out.iter_mut() {
         if STATS.contains(&l.as_str()) {
             l.push('_');
         }
     }
-    // Same stems (rank-0/trace.json, rank-1/trace.json): number them.
+    // Still the same (one file given twice): number them.
     let mut seen: HashMap<String, usize> = HashMap::new();
     for l in &out {
         *seen.entry(l.clone()).or_default() += 1;
@@ -81,6 +102,69 @@ pub fn labels(profiles: &[Profile], given: &HashMap<String, String>) -> Vec<Stri
         }
     }
     out
+}
+
+/// `runs/1/trace.json.gz` -> `trace`.
+fn stem_of(path: &Path) -> String {
+    path.file_name()
+        .map(|s| {
+            let s = s.to_string_lossy();
+            s.split('.').next().unwrap_or(&s).to_string()
+        })
+        .unwrap_or_default()
+}
+
+/// Labels from the parts of the paths that differ. The parts every path shares at its
+/// start are dropped; when the rest are equally deep, each label keeps the components
+/// that are not the same in every path (`gcc_1/O3/1/x` and `gcc_2/O3/1/x` give
+/// `gcc_1`, `gcc_2`), joined by `/`; otherwise the fewest trailing components that
+/// tell all members apart. The file's stem stands for its name.
+fn path_labels(paths: &[&Path]) -> Vec<String> {
+    let parts: Vec<Vec<String>> = paths
+        .iter()
+        .map(|p| {
+            let mut v: Vec<String> = p
+                .parent()
+                .into_iter()
+                .flat_map(|d| d.components())
+                .filter(|c| matches!(c, std::path::Component::Normal(_)))
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            v.push(stem_of(p));
+            v
+        })
+        .collect();
+    let shortest = parts.iter().map(Vec::len).min().unwrap_or(0);
+    let common = (0..shortest.saturating_sub(1))
+        .take_while(|&k| parts.iter().all(|v| v[k] == parts[0][k]))
+        .count();
+    let rest: Vec<&[String]> = parts.iter().map(|v| &v[common..]).collect();
+    let depth = rest.first().map(|v| v.len()).unwrap_or(0);
+    if rest.iter().all(|v| v.len() == depth) {
+        let differs: Vec<bool> = (0..depth)
+            .map(|k| rest.iter().any(|v| v[k] != rest[0][k]))
+            .collect();
+        return rest
+            .iter()
+            .map(|v| {
+                (0..depth)
+                    .filter(|&k| differs[k])
+                    .map(|k| v[k].as_str())
+                    .collect::<Vec<_>>()
+                    .join("/")
+            })
+            .collect();
+    }
+    let tail = |v: &[String], k: usize| v[v.len().saturating_sub(k)..].join("/");
+    let longest = rest.iter().map(|v| v.len()).max().unwrap_or(0);
+    let k = (1..=longest)
+        .find(|&k| {
+            let mut all: Vec<String> = rest.iter().map(|v| tail(v, k)).collect();
+            all.sort();
+            all.windows(2).all(|w| w[0] != w[1])
+        })
+        .unwrap_or(longest);
+    rest.iter().map(|v| tail(v, k)).collect()
 }
 
 /// Merges profiles into one: the union tree, `metric@label` columns, and for every
@@ -148,30 +232,19 @@ pub fn unify(profiles: &[Profile], labels: &[String]) -> Profile {
             table.set(&column(m, &labels[pi]), &unit, col.clone());
             per.push(col);
         }
-        // A database's summary profile (HPCToolkit) aggregates the others: it is a
-        // column of its own but not a member of the statistics. Masking it (rather than
-        // dropping it) keeps argmax an index into all members.
-        let masked: Vec<Vec<f64>> = per
-            .iter()
-            .zip(profiles)
-            .map(|(c, p)| {
-                if is_summary(p) {
-                    vec![f64::NAN; rows]
-                } else {
-                    c.clone()
-                }
-            })
-            .collect();
-        let all_masked = profiles.iter().all(is_summary);
-        let stats = stats_columns(if all_masked { &per } else { &masked }, rows);
-        for (name, vals) in STATS.iter().zip(stats) {
-            let u = if matches!(*name, "cv" | "argmax") {
-                ""
-            } else {
-                unit.as_str()
-            };
-            table.set(&column(m, name), u, vals);
-        }
+        let masked: Vec<bool> = profiles.iter().map(is_summary).collect();
+        let has: Vec<bool> = profiles.iter().map(|p| p.metrics.has(m)).collect();
+        let additive = is_additive(&metrics, m, &unit);
+        set_stats(
+            &mut table,
+            m,
+            &unit,
+            &per,
+            &masked,
+            &has,
+            additive,
+            Stats::default(),
+        );
     }
     let mut meta = Vec::new();
     for (p, l) in profiles.iter().zip(labels) {
@@ -223,6 +296,124 @@ pub fn unify(profiles: &[Profile], labels: &[String]) -> Profile {
 /// HPCToolkit's summary profile (the sum over threads), as its reader labels it.
 fn is_summary(p: &Profile) -> bool {
     p.source.format == Format::HpcToolkit && p.source.label == "summary"
+}
+
+/// How the ensemble statistics treat a node that a member lacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Stats {
+    /// For additive metrics (inclusive ones, exclusive ones with an inclusive partner,
+    /// times), a node absent from a member counts as 0 there: the mean is over every
+    /// member that has the metric, so a child's inclusive mean never exceeds its
+    /// parent's. Other metrics (a block size, a count of repetitions) are over the
+    /// members where the node is present.
+    #[default]
+    Zero,
+    /// Over the members where the node is present, for every metric (a node's mean
+    /// then says what it costs where it runs, but a child's may exceed its parent's).
+    Present,
+}
+
+impl Stats {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stats::Zero => "zero",
+            Stats::Present => "present",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Stats> {
+        match s {
+            "zero" | "absent-zero" => Some(Stats::Zero),
+            "present" => Some(Stats::Present),
+            _ => None,
+        }
+    }
+}
+
+/// Whether a node's absence from a member means "none of it there": inclusive
+/// metrics, exclusive ones with an inclusive partner, and times.
+fn is_additive(metrics: &[String], m: &str, unit: &str) -> bool {
+    base_of_inclusive(m).is_some()
+        || metrics.iter().any(|x| *x == format!("{m}{INC_SUFFIX}"))
+        || crate::model::metrics::is_time_metric(m, unit)
+}
+
+/// Writes the statistics columns of metric `m` from its per-member columns `per`.
+/// `masked`: members left out of the statistics (a database's summary profile, which
+/// aggregates the others; masked rather than dropped so that argmax stays an index
+/// into all members). `has`: members that have the metric at all (only those count
+/// as 0 where a node is absent).
+#[allow(clippy::too_many_arguments)]
+fn set_stats(
+    table: &mut MetricTable,
+    m: &str,
+    unit: &str,
+    per: &[Vec<f64>],
+    masked: &[bool],
+    has: &[bool],
+    additive: bool,
+    mode: Stats,
+) {
+    let rows = table.rows();
+    let all_masked = masked.iter().all(|&x| x);
+    let zero = additive && mode == Stats::Zero;
+    let members: Vec<Vec<f64>> = per
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            if masked[i] && !all_masked {
+                vec![f64::NAN; rows]
+            } else if zero && has[i] {
+                c.iter()
+                    .map(|&x| if x.is_nan() { 0.0 } else { x })
+                    .collect()
+            } else {
+                c.clone()
+            }
+        })
+        .collect();
+    let stats = stats_columns(&members, rows);
+    for (name, vals) in STATS.iter().zip(stats) {
+        let u = if matches!(*name, "cv" | "argmax") {
+            ""
+        } else {
+            unit
+        };
+        table.set_in_place(&column(m, name), u, vals);
+    }
+}
+
+/// Recomputes the statistics columns of an ensemble's table under `mode`, from its
+/// per-member columns (`members`: the labels, in member order; `is_hpctoolkit`: its
+/// member `summary` is then the database's summary profile, left out as in `unify`).
+/// Works on a filtered tree too: it reads only the columns.
+pub fn restat(table: &mut MetricTable, members: &[String], is_hpctoolkit: bool, mode: Stats) {
+    let names = table.names();
+    let metrics: Vec<String> = names
+        .iter()
+        .filter_map(|n| n.strip_suffix("@mean").map(String::from))
+        .collect();
+    let rows = table.rows();
+    let masked: Vec<bool> = members
+        .iter()
+        .map(|l| is_hpctoolkit && l == "summary")
+        .collect();
+    for m in &metrics {
+        let unit = table.unit(&column(m, "mean")).to_string();
+        let per: Vec<Vec<f64>> = members
+            .iter()
+            .map(|l| {
+                table
+                    .values(&column(m, l))
+                    .map(<[f64]>::to_vec)
+                    .unwrap_or_else(|| vec![f64::NAN; rows])
+            })
+            .collect();
+        // A member without the metric has an all-NaN column (unify writes one).
+        let has: Vec<bool> = per.iter().map(|c| c.iter().any(|x| !x.is_nan())).collect();
+        let additive = is_additive(&metrics, m, &unit);
+        set_stats(table, m, &unit, &per, &masked, &has, additive, mode);
+    }
 }
 
 fn stats_columns(per: &[Vec<f64>], rows: usize) -> [Vec<f64>; 6] {
@@ -330,12 +521,76 @@ mod tests {
         assert_eq!(m.get("time@max", solve), 5.0);
         assert_eq!(m.get("time@argmax", solve), 1.0);
         assert!((m.get("time@std", solve) - 2f64.sqrt()).abs() < 1e-12);
-        assert_eq!(m.get("time@mean", io), 1.0);
+        // Absent from llvm: counts as 0 there by default, so the mean is over both.
+        assert_eq!(m.get("time@mean", io), 0.5);
+        assert_eq!(m.get("time (inc)@mean", io), 0.5);
+        let mut present = m.clone();
+        restat(
+            &mut present,
+            &["gcc".into(), "llvm".into()],
+            false,
+            Stats::Present,
+        );
+        assert_eq!(present.get("time@mean", io), 1.0);
+        assert_eq!(present.get("time@mean", solve), 4.0);
+        let mut back = present.clone();
+        restat(
+            &mut back,
+            &["gcc".into(), "llvm".into()],
+            false,
+            Stats::Zero,
+        );
+        assert_eq!(back.get("time@mean", io), 0.5);
         assert_eq!(u.meta_value("gcc.compiler"), Some("x"));
         assert_eq!(base_metric("time (inc)@gcc"), "time");
         assert_eq!(
             inclusive_column(m, "time@gcc").as_deref(),
             Some("time (inc)@gcc")
+        );
+    }
+
+    #[test]
+    fn labels_from_the_parts_of_paths_that_differ() {
+        let at = |path: &str| {
+            let mut p = prof(&[("main", 1.0)]);
+            p.source.path = Some(path.into());
+            p
+        };
+        let ps: Vec<Profile> = [
+            "r/lassen/clang_1048576/1/Base_CUDA-block_128.cali",
+            "r/lassen/clang_1048576/1/Base_CUDA-block_256.cali",
+            "r/lassen/clang_1048576/2/Base_CUDA-block_128.cali",
+        ]
+        .iter()
+        .map(|x| at(x))
+        .collect();
+        assert_eq!(
+            labels(&ps, &HashMap::new()),
+            vec![
+                "1/Base_CUDA-block_128",
+                "1/Base_CUDA-block_256",
+                "2/Base_CUDA-block_128"
+            ]
+        );
+        // A constant part in the middle is left out; distinct stems stay as they are.
+        let ps: Vec<Profile> = ["q/gcc_1/O3/1/x.cali", "q/gcc_2/O3/1/x.cali"]
+            .iter()
+            .map(|x| at(x))
+            .collect();
+        assert_eq!(labels(&ps, &HashMap::new()), vec!["gcc_1", "gcc_2"]);
+        let ps: Vec<Profile> = ["a/27_cores.cali", "a/64_cores.cali"]
+            .iter()
+            .map(|x| at(x))
+            .collect();
+        assert_eq!(labels(&ps, &HashMap::new()), vec!["27_cores", "64_cores"]);
+        // Different depths: the fewest trailing parts that tell them apart.
+        let ps: Vec<Profile> = ["r/a/1/t.json", "r/b/c/1/t.json", "r/a/2/t.json"]
+            .iter()
+            .map(|x| at(x))
+            .collect();
+        assert_eq!(
+            labels(&ps, &HashMap::new()),
+            vec!["a/1/t", "c/1/t", "a/2/t"]
         );
     }
 }

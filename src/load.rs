@@ -211,8 +211,15 @@ fn load_path_alone(path: &Path) -> Result<Profile, LoadError> {
     Ok(p)
 }
 
+/// How many levels of sub-directories below a directory given as input are searched
+/// for profiles: Thicket's RAJAPerf layout (`<machine>/<config>/<opt>/<run>/<file>.cali`)
+/// is four deep.
+pub const DIR_DEPTH: usize = 4;
+
 /// Files to open: directories (other than those a reader claims, HPCToolkit databases) give their files,
-/// sorted; hidden files, READMEs, licences and sub-directories inside are skipped. A
+/// sorted; hidden files, READMEs and licences are skipped. Sub-directories are searched
+/// too, down to [`DIR_DEPTH`] levels: there a database is one input, and only files a
+/// reader claims are taken (sidecars and notes beside the runs are passed over). A
 /// quoted glob (`'runs/rank-*/trace.json'`: shells on some clusters cap the length of an
 /// expanded command line) gives its matches, sorted.
 pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
@@ -250,27 +257,111 @@ pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
                     msg: format!("{what}, which grove does not read"),
                 });
             }
-            let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(|e| LoadError {
-                    path: p.display().to_string(),
-                    msg: e.to_string(),
-                })?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|x| x.is_file() && !is_aside(x))
-                .collect();
-            entries.sort();
-            if entries.is_empty() {
+            let mut walk = Walk::default();
+            walk.dir(p, 0).map_err(|e| LoadError {
+                path: p.display().to_string(),
+                msg: e.to_string(),
+            })?;
+            if walk.found.is_empty() {
                 return Err(LoadError {
                     path: p.display().to_string(),
-                    msg: "the directory holds no files".into(),
+                    msg: walk.nothing_found(p),
                 });
             }
-            out.extend(entries);
+            out.extend(walk.found);
         } else {
             out.push(p.clone());
         }
     }
     Ok(out)
+}
+
+/// A directory searched for profiles: what was taken, and what was passed over (for
+/// the message when nothing was taken).
+#[derive(Default)]
+struct Walk {
+    found: Vec<PathBuf>,
+    /// Files passed over in sub-directories, by extension.
+    skipped: std::collections::BTreeMap<String, usize>,
+    dirs: usize,
+    /// Sub-directories below the depth searched.
+    too_deep: usize,
+}
+
+impl Walk {
+    fn dir(&mut self, dir: &Path, depth: usize) -> std::io::Result<()> {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|x| !is_aside(x))
+            .collect();
+        entries.sort();
+        let (files, dirs): (Vec<PathBuf>, Vec<PathBuf>) =
+            entries.into_iter().partition(|x| !x.is_dir());
+        for f in files.into_iter().filter(|f| f.is_file()) {
+            // The directory given keeps its old contract (every file is a member, and
+            // one that no reader claims is an error naming it); below it, only profiles.
+            if depth == 0 || readers::claims_file(&f) {
+                self.found.push(f);
+            } else {
+                let ext = f
+                    .extension()
+                    .map(|e| format!("*.{}", e.to_string_lossy()))
+                    .unwrap_or_else(|| "no extension".into());
+                *self.skipped.entry(ext).or_default() += 1;
+            }
+        }
+        for d in dirs {
+            if readers::claims_dir(&d) {
+                self.found.push(d);
+            } else if depth < DIR_DEPTH {
+                self.dirs += 1;
+                self.dir(&d, depth + 1)?;
+            } else {
+                self.too_deep += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// The error for a directory where no profile was found: what it holds, and a
+    /// glob to name the files with.
+    fn nothing_found(&self, dir: &Path) -> String {
+        if self.dirs == 0 && self.too_deep == 0 && self.skipped.is_empty() {
+            return "the directory holds no files".into();
+        }
+        let mut what: Vec<String> = self
+            .skipped
+            .iter()
+            .map(|(ext, n)| format!("{n} {ext}"))
+            .collect();
+        if what.is_empty() {
+            what.push("no files".into());
+        }
+        let mut msg = format!(
+            "no profile found in it or in {} sub-director{} down to {DIR_DEPTH} levels ({} no reader claims)",
+            self.dirs,
+            if self.dirs == 1 { "y" } else { "ies" },
+            what.join(", ")
+        );
+        if self.too_deep > 0 {
+            msg.push_str(&format!(
+                "; {} director{} deeper were not searched",
+                self.too_deep,
+                if self.too_deep == 1 { "y" } else { "ies" }
+            ));
+        }
+        let ext = self
+            .skipped
+            .keys()
+            .find(|e| e.starts_with("*."))
+            .map(String::as_str)
+            .unwrap_or("*");
+        msg.push_str(&format!(
+            "; name the files with a quoted glob, e.g. '{}/*/*/{ext}'",
+            dir.display()
+        ));
+        msg
+    }
 }
 
 /// Files that travel with profiles but are not one: dot files, READMEs, licences.

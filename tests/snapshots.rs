@@ -97,6 +97,9 @@ pub fn screen(file: &str, script: &str, size: (u16, u16), mono: bool, ascii: boo
         .collect();
     let profile = if paths.len() > 1 {
         grove::load::load_ensemble(&paths, &Default::default()).unwrap()
+    } else if paths[0].is_dir() {
+        // A directory of runs, as `grove DIR` opens it.
+        grove::load::load_inputs(&paths, &Default::default()).unwrap()
     } else {
         load_path(&paths[0]).unwrap()
     };
@@ -533,4 +536,54 @@ fn execution_trace_details() {
         size: (160, 36),
         ..case("et_details", "jj")
     });
+}
+
+/// Issues 12 and 13 on Thicket's RAJAPerf runs (`<config>/<run>/<tuning>.cali`): the
+/// directory is searched in depth, members are labelled by the parts of their paths
+/// that differ, the primary metric is a time, the header keeps what is in effect, and
+/// the heatmap and column headers keep the distinguishing end of a label.
+#[test]
+fn rajaperf_directory_of_runs() {
+    let dir = "../shared/corpus/thicket/thicket/tests/data/rajaperf/lassen";
+    if !Path::new(env!("CARGO_MANIFEST_DIR")).join(dir).is_dir() {
+        eprintln!("skipped: the shared corpus is missing");
+        return;
+    }
+    let mut c = case("rajaperf_open", "j");
+    c.file = dir;
+    check(c);
+    let mut c = case("rajaperf_heatmap", "2");
+    c.file = dir;
+    check(c);
+    // 80x24 with a limit: the file gives way, what is in effect stays.
+    let mut c = case("rajaperf_80x24_limit", ":limit 5%<ret>");
+    c.file = dir;
+    c.size = (80, 24);
+    check(c);
+    // The other convention of the statistics, said in the header.
+    let mut c = case("rajaperf_stats_present", ":stats present<ret>j");
+    c.file = dir;
+    c.size = (160, 30);
+    check(c);
+    // The details pane scrolls (J/K); the metadata table scrolls sideways ({ }), the
+    // columns that differ between the runs first.
+    let mut c = case("rajaperf_details_scroll", "jJJ");
+    c.file = dir;
+    check(c);
+    let mut c = case("rajaperf_metadata", "5}");
+    c.file = dir;
+    check(c);
+}
+
+/// An HPCToolkit database: per-thread labels in the heatmap keep their ends.
+#[test]
+fn hpctoolkit_heatmap_labels() {
+    let db = "../shared/corpus/hpctoolkit/tests/data/dbase/loops-cputime-t.d";
+    if !Path::new(env!("CARGO_MANIFEST_DIR")).join(db).is_dir() {
+        eprintln!("skipped: the shared corpus is missing");
+        return;
+    }
+    let mut c = case("hpctoolkit_heatmap_labels", "2");
+    c.file = db;
+    check(c);
 }

@@ -125,6 +125,10 @@ pub enum Command {
     /// Keep the ensemble members whose metadata match (`key = value`, `key ~ regex`);
     /// `off` shows all again.
     MetaFilter(Option<String>),
+    /// How ensemble statistics treat a node a member lacks (`stats zero|present`).
+    Stats(crate::ensemble::Stats),
+    /// Scrolls the details pane (`true`) or the table panel sideways (`false`) by N.
+    Scroll(bool, i64),
 }
 
 /// An expression argument as written (its canonical text) with what it parsed to, so
@@ -531,6 +535,8 @@ impl Command {
             DiffStep(true) => "diff-next",
             DiffStep(false) => "diff-prev",
             MetaFilter(_) => "meta",
+            Stats(_) => "stats",
+            Scroll(..) => "scroll",
         }
     }
 

@@ -27,6 +27,11 @@ pub fn member_labels(metrics: &crate::model::MetricTable) -> Vec<String> {
     out
 }
 
+/// Whether a column is one of an ensemble's statistics (`time@mean`, `time (inc)@cv`).
+pub fn is_stat_column(name: &str) -> bool {
+    ensemble::split_column(name).is_some_and(|(_, l)| STATS.contains(&l))
+}
+
 impl App {
     /// Members shown (the metadata filter may hide some), kept until the filter
     /// changes: the filter's regex is compiled once, not on every frame.
@@ -108,6 +113,7 @@ impl App {
                 self.heatmap.col = 0;
                 Ok(Some(Command::MetaFilter(f)))
             }
+            Command::Stats(mode) => self.set_stats(mode),
             other => Err(format!("{other} is not a comparison command").into()),
         }
     }

@@ -148,11 +148,21 @@ impl App {
                 *scroll = scroll.saturating_add_signed(d);
             }
             (UiMsg::PickerMove(d), Mode::MetricPicker { selected }) => {
-                let last = self.profile.metrics.base_metrics().len().saturating_sub(1);
+                let last = self
+                    .profile
+                    .metrics
+                    .picker_metrics()
+                    .len()
+                    .saturating_sub(1);
                 *selected = selected.saturating_add_signed(d).min(last);
             }
             (UiMsg::PickerChoose, Mode::MetricPicker { selected }) => {
-                let chosen = self.profile.metrics.base_metrics().get(*selected).cloned();
+                let chosen = self
+                    .profile
+                    .metrics
+                    .picker_metrics()
+                    .get(*selected)
+                    .cloned();
                 self.mode = Mode::Normal;
                 if let Some(m) = chosen {
                     let _ = self.update(Command::Metric(MetricChoice::Named(m)));

@@ -158,6 +158,44 @@ pub struct App {
     /// Warnings and errors shown on the status line since start-up, oldest first (the
     /// messages view lists them after the load warnings; the status line cuts them).
     pub past_messages: Vec<String>,
+    /// The convention of the ensemble statistics in the metric table (`stats`).
+    pub stats: crate::ensemble::Stats,
+    /// The details pane's scroll: (the node it was scrolled on, lines skipped); another
+    /// node shows from the top.
+    pub details_scroll: (u32, usize),
+}
+
+/// The second metric at start: the first other metric that is not `count`; when that
+/// is no time but the profile has another time metric, that one instead (a RAJAPerf
+/// ensemble would otherwise show `BlockSize@1/Base_CUDA-block_128`), of the same
+/// statistic as the primary metric when there is one (`Min time/rank (inc)@mean`
+/// beside `Avg time/rank (inc)@mean`).
+fn default_metric2(m: &MetricTable, metric: &str) -> Option<String> {
+    use crate::model::metrics::is_time_metric;
+    let first = m
+        .base_metrics()
+        .into_iter()
+        .find(|x| x != metric && x != "count");
+    if first
+        .as_deref()
+        .is_some_and(|x| is_time_metric(x, m.unit(x)))
+    {
+        return first;
+    }
+    let times: Vec<String> = m
+        .picker_metrics()
+        .into_iter()
+        .filter(|x| x != metric && is_time_metric(x, m.unit(x)))
+        .collect();
+    let stat = crate::ensemble::split_column(metric)
+        .map(|x| x.1)
+        .filter(|l| crate::ensemble::STATS.contains(l));
+    let same_stat = stat.and_then(|s| {
+        times
+            .iter()
+            .find(|x| crate::ensemble::split_column(x).is_some_and(|y| y.1 == s))
+    });
+    same_stat.or(times.first()).cloned().or(first)
 }
 
 impl App {
@@ -182,11 +220,7 @@ impl App {
                 .cloned()
                 .unwrap_or_default()
         };
-        let metric2 = profile
-            .metrics
-            .base_metrics()
-            .into_iter()
-            .find(|m| *m != metric && m != "count");
+        let metric2 = default_metric2(&profile.metrics, &metric);
         let sort = SortKey::Metric {
             column: profile.metrics.inclusive_of(&metric),
             descending: true,
@@ -239,6 +273,8 @@ impl App {
             meta_filter: None,
             background: None,
             past_messages: Vec::new(),
+            stats: crate::ensemble::Stats::default(),
+            details_scroll: (0, 0),
         };
         app.set_categories(cats);
         app.default_markers();
@@ -287,11 +323,7 @@ impl App {
                 .cloned()
                 .unwrap_or_default()
         };
-        self.metric2 = p
-            .metrics
-            .base_metrics()
-            .into_iter()
-            .find(|m| *m != self.metric && m != "count");
+        self.metric2 = default_metric2(&p.metrics, &self.metric);
         self.sort = SortKey::Metric {
             column: p.metrics.inclusive_of(&self.metric),
             descending: true,

@@ -35,6 +35,7 @@ pub struct Checkpoint {
     diff: Option<(String, String)>,
     diff_base: Option<String>,
     meta_filter: Option<String>,
+    stats: crate::ensemble::Stats,
     kernels: panels::KernelsView,
     timeline: panels::TimelineView,
     summary_scroll: usize,
@@ -87,6 +88,7 @@ impl App {
             diff: self.diff.clone(),
             diff_base: self.diff_base.clone(),
             meta_filter: self.meta_filter.clone(),
+            stats: self.stats,
             kernels: self.kernels.clone(),
             timeline: self.timeline.clone(),
             summary_scroll: self.summary.scroll,
@@ -119,6 +121,7 @@ impl App {
         self.diff = c.diff;
         self.diff_base = c.diff_base;
         self.meta_filter = c.meta_filter;
+        self.stats = c.stats;
         self.kernels = c.kernels;
         self.timeline = c.timeline;
         self.summary.scroll = c.summary_scroll;

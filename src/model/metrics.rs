@@ -82,6 +82,13 @@ impl MetricTable {
         self.units.insert(name.to_string(), unit.to_string());
     }
 
+    /// Replaces a column's values where it stands, or adds it: recomputed statistics
+    /// keep their place beside their metric's columns. (`set` keeps a replaced
+    /// column's place too; this name says that the caller relies on it.)
+    pub fn set_in_place(&mut self, name: &str, unit: &str, values: Vec<f64>) {
+        self.set(name, unit, values);
+    }
+
     pub fn has(&self, name: &str) -> bool {
         self.index.contains_key(name)
     }
@@ -165,6 +172,34 @@ impl MetricTable {
         out
     }
 
+    /// The metrics in the order the picker lists them: time metrics first (a Caliper
+    /// RAJAPerf profile has ~90 counters before its times), then the others, each group
+    /// in `base_metrics` order.
+    pub fn picker_metrics(&self) -> Vec<String> {
+        let (mut time, other): (Vec<String>, Vec<String>) = self
+            .base_metrics()
+            .into_iter()
+            .partition(|m| is_time_metric(m, self.unit(m)));
+        time.extend(other);
+        time
+    }
+
+    /// The primary metric to open with when the reader's own choice is no time metric:
+    /// an exclusive time metric, else an inclusive one (an average before a min, max or
+    /// total, since it reads as "the" time of a region); None without time metrics.
+    pub fn preferred_time_metric(&self) -> Option<String> {
+        let time: Vec<String> = self
+            .base_metrics()
+            .into_iter()
+            .filter(|m| is_time_metric(m, self.unit(m)))
+            .collect();
+        let exclusive = time.iter().find(|m| base_of_inclusive(m).is_none());
+        let average = time
+            .iter()
+            .find(|m| m.to_ascii_lowercase().starts_with("avg"));
+        exclusive.or(average).or(time.first()).cloned()
+    }
+
     /// The column shown as "inclusive" for a base metric (itself when it has no partner).
     pub fn inclusive_of(&self, base: &str) -> String {
         let inc = inclusive_name(base);
@@ -186,6 +221,23 @@ impl MetricTable {
             self.set(&inclusive_name(base), &unit, inc);
         }
     }
+}
+
+/// A metric that measures time: a time unit, or (unit unknown) a name that says so.
+/// Ensemble columns (`time@mean`) are judged by their metric part.
+pub fn is_time_metric(name: &str, unit: &str) -> bool {
+    if matches!(
+        unit,
+        "s" | "sec" | "ms" | "us" | "µs" | "usec" | "ns" | "nsec"
+    ) {
+        return true;
+    }
+    if !unit.is_empty() {
+        return false;
+    }
+    let m = name.rsplit_once('@').map(|x| x.0).unwrap_or(name);
+    let m = m.to_ascii_lowercase();
+    m.contains("time") || m.contains("duration")
 }
 
 /// Sum of `exc` over each node's subtree (NaN counts as 0 unless the whole subtree is NaN).
@@ -223,5 +275,32 @@ mod tests {
         assert_eq!(t.inclusive_of("count"), "count");
         t.set("time", "ns", vec![0.0, 0.0, 0.0]);
         assert_eq!(t.get("time", 2), 0.0);
+        assert_eq!(t.preferred_time_metric().as_deref(), Some("time"));
+    }
+
+    #[test]
+    fn time_metrics_come_first() {
+        let mut t = MetricTable::new(1);
+        t.set("BlockSize", "", vec![1.0]);
+        t.set("Min time/rank (inc)", "s", vec![1.0]);
+        t.set("Avg time/rank (inc)", "s", vec![1.0]);
+        t.set("Reps", "", vec![1.0]);
+        assert_eq!(
+            t.picker_metrics(),
+            vec![
+                "Min time/rank (inc)",
+                "Avg time/rank (inc)",
+                "BlockSize",
+                "Reps"
+            ]
+        );
+        assert_eq!(
+            t.preferred_time_metric().as_deref(),
+            Some("Avg time/rank (inc)")
+        );
+        t.set("BlockSize", "", vec![1.0]);
+        let mut u = MetricTable::new(1);
+        u.set("BlockSize", "", vec![1.0]);
+        assert_eq!(u.preferred_time_metric(), None);
     }
 }

@@ -105,6 +105,74 @@ pub fn range(lo: f64, hi: f64, unit: &str, micro: &str, signed: bool, ascii: boo
     }
 }
 
+/// The last `w` characters of `s` after an ellipsis (`w` counts the ellipsis).
+fn keep_end(s: &str, w: usize, ellipsis: &str) -> String {
+    let n = s.chars().count();
+    if n <= w {
+        return s.to_string();
+    }
+    let e = ellipsis.chars().count();
+    if w <= e {
+        return s.chars().skip(n - w).collect();
+    }
+    let tail: String = s.chars().skip(n - (w - e)).collect();
+    format!("{ellipsis}{tail}")
+}
+
+/// An ensemble member's label cut to `w` characters so that what tells members apart
+/// survives: the end (`…0_thread_3`), and for a label made of path parts its first
+/// part too (`1/…block_128`, from `1/Base_CUDA-block_128`).
+pub fn clip_label(label: &str, w: usize, ellipsis: &str) -> String {
+    if label.chars().count() <= w {
+        return label.to_string();
+    }
+    if let Some((first, _)) = label.split_once('/') {
+        let head = first.chars().count() + 1;
+        let e = ellipsis.chars().count();
+        // Room for the first part and at least 4 characters of the end.
+        if head + e + 4 <= w {
+            let n = label.chars().count();
+            let tail: String = label.chars().skip(n - (w - head - e)).collect();
+            return format!("{first}/{ellipsis}{tail}");
+        }
+    }
+    keep_end(label, w, ellipsis)
+}
+
+/// A column title cut to `w` characters, keeping its distinguishing end: the whole
+/// `@label` of an ensemble column with as much of the metric as fits before it
+/// (`…(inc)@rank3`), or the label cut by [`clip_label`] when it alone is too long;
+/// the end of a plain name (units and `(inc)` matter most). An ellipsis marks the cut.
+pub fn clip_title(title: &str, w: usize, ellipsis: &str) -> String {
+    if title.chars().count() <= w {
+        return title.to_string();
+    }
+    match title.rsplit_once('@') {
+        Some((_, label)) if label.chars().count() + 1 + ellipsis.chars().count() > w => {
+            clip_label(label, w, ellipsis)
+        }
+        _ => keep_end(title, w, ellipsis),
+    }
+}
+
+/// A column title whose label does not tell the columns apart (an ensemble
+/// statistic: every metric has an `@mean`) cut to `w` characters keeping the start of
+/// the metric and the whole label: `Avg time/rank (inc)@mean` -> `Avg time…@mean`.
+pub fn clip_metric(title: &str, w: usize, ellipsis: &str) -> String {
+    if title.chars().count() <= w {
+        return title.to_string();
+    }
+    let Some((metric, label)) = title.rsplit_once('@') else {
+        return clip_title(title, w, ellipsis);
+    };
+    let tail = label.chars().count() + 1 + ellipsis.chars().count();
+    if tail + 3 > w {
+        return clip_title(title, w, ellipsis);
+    }
+    let head: String = metric.chars().take(w - tail).collect();
+    format!("{head}{ellipsis}@{label}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +191,23 @@ mod tests {
         assert_eq!(
             range(f64::NAN, 0.0, "ns", "us", true, false),
             "- \u{2026} 0 ns"
+        );
+    }
+
+    #[test]
+    fn titles_keep_their_distinguishing_end() {
+        assert_eq!(clip_title("time (inc)@rank3", 12, "…"), "…(inc)@rank3");
+        assert_eq!(clip_title("time@mean", 12, "…"), "time@mean");
+        assert_eq!(
+            clip_title("time (inc)@1/Base_CUDA-block_128", 12, "…"),
+            "1/…block_128"
+        );
+        assert_eq!(clip_label("rank_0_thread_13", 11, "…"), "…_thread_13");
+        assert_eq!(clip_label("1/Base_CUDA-block_256", 11, "~"), "1/~lock_256");
+        assert_eq!(clip_title("Avg time/rank (inc)", 10, "~"), "~ank (inc)");
+        assert_eq!(
+            clip_metric("Avg time/rank (inc)@mean", 14, "…"),
+            "Avg time…@mean"
         );
     }
 

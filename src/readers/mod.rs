@@ -195,6 +195,28 @@ pub fn claims_dir(path: &Path) -> bool {
     detect(&Probe::dir(path)).is_some()
 }
 
+/// Whether a reader claims this file (its head is read, decompressed, and shown to
+/// each reader's `claims`); false for what cannot be opened. Used when walking
+/// sub-directories, where files that are no profile (sidecars, notes) are passed over.
+pub fn claims_file(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    let Ok(mut content) = Content::new(Box::new(file)) else {
+        return false;
+    };
+    let (gzip, utf16) = (content.gzip, content.utf16);
+    let probe = Probe {
+        path: Some(path),
+        name: file_name(path),
+        is_dir: false,
+        head: content.head(),
+        gzip,
+        utf16,
+    };
+    detect(&probe).is_some()
+}
+
 /// The one line for an input no reader claims: what it looks like, when that is
 /// recognisable, and what grove reads.
 fn unrecognised(probe: &Probe) -> String {

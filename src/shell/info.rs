@@ -89,6 +89,17 @@ fn file_of(p: &Profile) -> String {
         .unwrap_or("demo".into())
 }
 
+/// An ensemble's members: (label, file), in member order.
+fn members(p: &Profile) -> Vec<(String, String)> {
+    grove::app::compare::member_labels(&p.metrics)
+        .into_iter()
+        .map(|l| {
+            let file = p.meta_value(&format!("{l}.file")).unwrap_or("").to_string();
+            (l, file)
+        })
+        .collect()
+}
+
 /// One input (or the ensemble of `ensemble` inputs) as one JSON object; the same facts
 /// as the text.
 fn info_json(p: &Profile, ensemble: Option<usize>) -> Value {
@@ -107,6 +118,13 @@ fn info_json(p: &Profile, ensemble: Option<usize>) -> Value {
         "metadata": p.meta.iter().map(|(k, v)| (k.to_string(), Value::from(v.to_string()))).collect::<serde_json::Map<_, _>>(),
         "warnings": p.warnings,
     });
+    if ensemble.is_some() {
+        v["members"] = members(p)
+            .into_iter()
+            .map(|(label, file)| json!({"label": label, "file": file}))
+            .collect::<Vec<_>>()
+            .into();
+    }
     if let Some(c) = event_counts(p) {
         v["events"] = json!(c.events);
         v["events_by_kind"] = c
@@ -132,7 +150,26 @@ fn info_text(p: &Profile, ensemble: Option<usize>) -> String {
     let mut s = String::new();
     let src = &p.source;
     match ensemble {
-        Some(n) => _ = writeln!(s, "ensemble: {n} inputs"),
+        Some(n) => {
+            _ = writeln!(s, "ensemble: {n} inputs");
+            // One line per member: its label (what its columns are named by) and file.
+            let members = members(p);
+            let w = members
+                .iter()
+                .map(|m| m.0.chars().count())
+                .max()
+                .unwrap_or(0);
+            if !members.is_empty() {
+                _ = writeln!(s, "members:");
+            }
+            for (label, file) in members {
+                _ = writeln!(s, "  {label:<w$}  {file}");
+            }
+            _ = writeln!(
+                s,
+                "stats:    zero (a node a member lacks counts as 0 in additive metrics' statistics; `--cmd \"stats present\"` leaves it out)"
+            );
+        }
         None => _ = writeln!(s, "file:     {}", file_of(p)),
     }
     let _ = writeln!(

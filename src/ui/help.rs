@@ -280,7 +280,7 @@ pub fn render_picker(
     area: Rect,
     buf: &mut Buffer,
 ) {
-    let names = app.profile.metrics.base_metrics();
+    let names = app.profile.metrics.picker_metrics();
     let m = &app.profile.metrics;
     let items: Vec<TreeItem<'_, usize>> = names
         .iter()

@@ -136,39 +136,121 @@ fn ascii_only(area: Rect, buf: &mut Buffer) {
 fn header(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     let st = theme.style("ui.header");
     buf.set_style(r, st);
+    let text = header_text(app, g, r.width as usize);
+    if text.starts_with(" grove") {
+        buf.set_stringn(
+            r.x,
+            r.y,
+            " grove",
+            r.width as usize,
+            st.patch(theme.style("ui.title")),
+        );
+    }
+    match text.strip_prefix(" grove") {
+        Some(rest) => {
+            buf.set_stringn(r.x + 6, r.y, rest, r.width.saturating_sub(6) as usize, st);
+        }
+        // Too narrow for the title: what is in effect only.
+        None => {
+            buf.set_stringn(r.x, r.y, &text, r.width as usize, st);
+        }
+    }
+}
+
+/// The header line for a width: what is in effect (metric, second metric, sort, the
+/// statistics of an ensemble, filters, prune, focus, limit) always shows; what is open
+/// (the file, the format or list of profiles, the node count) gives way first — the
+/// list of profiles shortens to their count, then the node count and the format go,
+/// then the file name is cut from the left. Only when what is in effect alone is too
+/// wide are its names cut, keeping their ends.
+pub fn header_text(app: &App, g: &Glyphs, width: usize) -> String {
     let p = &app.profile;
     let m2 = app.metric2.as_deref().unwrap_or("off");
-    let text = [
-        // A truncated input says so where the file is named.
-        if crate::readers::is_partial(p) {
-            format!(" grove  {} (partial)", p.source.label)
-        } else {
-            format!(" grove  {}", p.source.label)
-        },
-        p.dialect.clone(),
-        format!("{} nodes", p.cct.len()),
+    let mut effect = vec![
         format!("metric {}", app.metric),
         format!("2nd {m2}"),
         format!("sort {}", app.sort_label()),
-    ]
-    .into_iter()
-    .chain(view_state(app))
-    .collect::<Vec<_>>()
-    .join(g.sep);
-    buf.set_stringn(
-        r.x,
-        r.y,
-        " grove",
-        r.width as usize,
-        st.patch(theme.style("ui.title")),
-    );
-    buf.set_stringn(
-        r.x + 6,
-        r.y,
-        &text[6..],
-        r.width.saturating_sub(6) as usize,
-        st,
-    );
+    ];
+    effect.extend(view_state(app));
+    // An ensemble's statistics say which convention they follow.
+    if crate::app::compare::is_stat_column(&app.metric)
+        || crate::app::compare::is_stat_column(&app.inclusive_column())
+    {
+        effect.push(format!("stats {}", app.stats.name()));
+    }
+    // A truncated input says so where the file is named.
+    let file = if crate::readers::is_partial(p) {
+        format!("{} (partial)", p.source.label)
+    } else {
+        p.source.label.clone()
+    };
+    let dialect = p.dialect.clone();
+    // `ensemble of 11 (a, b, ...)` -> `ensemble of 11`.
+    let short_dialect = dialect
+        .split_once(" (")
+        .filter(|_| dialect.starts_with("ensemble of"))
+        .map(|x| x.0.to_string())
+        .unwrap_or_else(|| dialect.clone());
+    let nodes = format!("{} nodes", p.cct.len());
+    let sep = g.sep;
+    let line = |open: &[&str]| -> String {
+        let mut parts: Vec<&str> = open.to_vec();
+        parts.extend(effect.iter().map(String::as_str));
+        format!(" grove  {}", parts.join(sep))
+    };
+    let fits = |s: &str| s.chars().count() <= width;
+    for open in [
+        vec![file.as_str(), dialect.as_str(), nodes.as_str()],
+        vec![file.as_str(), short_dialect.as_str(), nodes.as_str()],
+        vec![file.as_str(), short_dialect.as_str()],
+        vec![file.as_str()],
+    ] {
+        let s = line(&open);
+        if fits(&s) {
+            return s;
+        }
+    }
+    // The file name, cut from the left, in what room is left (at least a few letters).
+    let without = line(&[]);
+    let room = width.saturating_sub(without.chars().count() + sep.chars().count());
+    if room >= 8 {
+        let f = format::clip_title(&file, room, g.ellipsis);
+        return line(&[f.as_str()]);
+    }
+    if fits(&without) {
+        return without;
+    }
+    // What is in effect alone is too wide: the title goes, the metric stands alone,
+    // the sort order becomes an arrow, and long names keep their ends.
+    let arrow = |v: &str| {
+        let (up, down) = if g.ascii { ("^", "v") } else { ("↑", "↓") };
+        v.strip_suffix(" desc")
+            .map(|c| format!("{c}{down}"))
+            .or_else(|| v.strip_suffix(" asc").map(|c| format!("{c}{up}")))
+            .unwrap_or_else(|| v.to_string())
+    };
+    let clip = |v: &str, w: usize| {
+        if crate::app::compare::is_stat_column(v) {
+            format::clip_metric(v, w, g.ellipsis)
+        } else {
+            format::clip_title(v, w, g.ellipsis)
+        }
+    };
+    let inclusive = app.inclusive_column();
+    let short: Vec<String> = effect
+        .iter()
+        .map(|e| match e.split_once(' ') {
+            Some(("metric", v)) => clip(v, 18),
+            Some(("2nd", v)) => format!("2nd {}", clip(v, 16)),
+            // Sorting by the primary metric's inclusive column, as at start.
+            Some(("sort", v)) if v.starts_with(&format!("{inclusive} ")) => {
+                format!("sort {}", arrow(&v.replacen(&inclusive, "(inc)", 1)))
+            }
+            Some(("sort", v)) => format!("sort {}", arrow(&clip(v, 18))),
+            _ => e.clone(),
+        })
+        .collect();
+    format!(" {}", short.join(sep))
 }
 
 /// What reshapes the view right now, so a filtered tree never passes for the whole.
@@ -269,25 +351,55 @@ fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     let members = crate::app::compare::member_labels(&app.original.1);
     // Names get what the longest needs, up to the room left by the value (10) and
     // percent (7) columns.
-    let names = m.names();
-    let longest = names.iter().map(|s| s.chars().count()).max().unwrap_or(0);
+    let names = details_order(app, n);
+    // An ensemble's columns are grouped under their metric (`Avg time/rank (inc)`,
+    // then `@mean`, `@1/Base_CUDA-block_128`, ...): the label is what tells the rows
+    // apart, and it no longer competes with the metric's name for the width.
+    let split = |name: &str| -> Option<(String, String)> {
+        let (metric, label) = crate::ensemble::split_column(name)?;
+        (!members.is_empty()).then(|| (metric.to_string(), format!("  @{label}")))
+    };
+    let row_name = |name: &str| split(name).map_or_else(|| name.to_string(), |x| x.1);
+    let longest = names
+        .iter()
+        .map(|s| row_name(s).chars().count())
+        .max()
+        .unwrap_or(0);
     let nw = longest.min(w.saturating_sub(19)).clamp(15, 40);
+    let empty = m.names().len() - names.len();
+    let mut group: Option<String> = None;
     for name in names {
         let v = m.get(&name, n);
         // Which profile holds the maximum: its label, not its index.
         let shown = if name.ends_with("@argmax") && v.is_finite() {
             members
                 .get(v as usize)
-                .cloned()
+                .map(|l| format::clip_label(l, 10, g.ellipsis))
                 .unwrap_or_else(|| format::value(v, "", g.micro))
         } else {
             format::value(v, m.unit(&name), g.micro)
         };
-        let mut s = format!("{:<nw$} {:>10}", clip_keep_label(&name, nw, g), shown);
+        let label = match split(&name) {
+            Some((metric, row)) => {
+                if group.as_deref() != Some(metric.as_str()) {
+                    lines.push((metric.clone(), dim));
+                    group = Some(metric);
+                }
+                format!("  {}", format::clip_label(&row[2..], nw - 2, g.ellipsis))
+            }
+            None => {
+                group = None;
+                clip_keep_label(&name, nw, g)
+            }
+        };
+        let mut s = format!("{label:<nw$} {shown:>10}");
         if name == app.inclusive_column() && app.is_additive(&name) {
             s.push_str(&format!(" {:>6}", format::percent(v, app.total)));
         }
         lines.push((s, text));
+    }
+    if empty > 0 {
+        lines.push((format!("({empty} more without a value here)"), dim));
     }
     if !f.attrs.is_empty() {
         lines.push((String::new(), text));
@@ -295,9 +407,56 @@ fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
             lines.push((format!("{} {}", clip(k, 15), v), dim));
         }
     }
-    for (i, (s, st)) in lines.iter().enumerate().take(r.height as usize) {
+    // The name and type stay; the rest scrolls (`scroll details N`, J/K).
+    let head = lines
+        .iter()
+        .position(|(s, _)| s.is_empty())
+        .map_or(0, |i| i + 1)
+        .min(lines.len());
+    let (at, off) = app.details_scroll;
+    let off = if at == n { off } else { 0 }.min(lines.len().saturating_sub(head + 1));
+    let height = r.height as usize;
+    let body = lines.len() - head - off;
+    let mut shown: Vec<(String, Style)> = lines[..head].to_vec();
+    if off > 0 {
+        shown.push((format!("{} {off} above (K)", g.ellipsis), dim));
+    }
+    let room = height.saturating_sub(shown.len());
+    let rest = &lines[head + off..];
+    if body > room && room > 0 {
+        shown.extend(rest[..room - 1].iter().cloned());
+        shown.push((
+            format!("{} {} more (J)", g.ellipsis, body - (room - 1)),
+            dim,
+        ));
+    } else {
+        shown.extend(rest.iter().cloned());
+    }
+    for (i, (s, st)) in shown.iter().enumerate().take(height) {
         buf.set_stringn(x, r.y + i as u16, s, w, *st);
     }
+}
+
+/// The columns the details pane lists for a node: the primary metric and its
+/// inclusive column, then the second metric's, then the others in table order; columns
+/// without a value at the node (a GPU metric on a CPU function, a profile that lacks
+/// the node) are left out, and counted by the caller. O(columns), not O(nodes).
+fn details_order(app: &App, node: u32) -> Vec<String> {
+    let m = &app.profile.metrics;
+    let mut first: Vec<String> = vec![app.metric.clone(), app.inclusive_column()];
+    if let Some(m2) = &app.metric2 {
+        first.push(m2.clone());
+        first.push(m.inclusive_of(m2));
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut out: Vec<String> = Vec::new();
+    for name in first.into_iter().chain(m.names()) {
+        if m.has(&name) && seen.insert(name.clone()) {
+            out.push(name);
+        }
+    }
+    out.retain(|c| !m.get(c, node).is_nan());
+    out
 }
 
 fn clip(s: &str, w: usize) -> String {

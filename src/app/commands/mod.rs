@@ -2,7 +2,8 @@
 //! arguments read, its help text, whether it is logged, whether Esc can take it back,
 //! which panel it belongs to and how Tab completes it are declared here once;
 //! parsing, printing, completion, logging and `apply`'s dispatch are derived from it.
-//! The handlers live in one file per family, named like the `Family` values.
+//! The handlers live in one file per family, named like the `Family` values; a
+//! command with a handler and state of its own has its own file (`stats`, `scroll`).
 
 use std::fmt;
 
@@ -13,7 +14,9 @@ mod fold;
 mod navigate;
 mod panels;
 mod reshape;
+mod scroll;
 mod session;
+mod stats;
 mod view;
 
 pub use reshape::query_error;
@@ -191,6 +194,8 @@ pub static SPECS: &[Spec] = &[
     spec!("diff-next", Ensemble, |i| i.no_args(Command::DiffStep(true)), ensemble::print, { help: "go to the next node of the diff's ranking (largest increase first)", log: Log::Nav }),
     spec!("diff-prev", Ensemble, |i| i.no_args(Command::DiffStep(false)), ensemble::print, { help: "go to the previous node of the diff's ranking", log: Log::Nav }),
     spec!("meta", Ensemble, ensemble::parse_meta, ensemble::print, { usage: "KEY = VALUE | KEY ~ REGEX | off", help: "filter ensemble members by metadata: meta KEY = VALUE | KEY ~ REGEX | off", example: "meta compiler = gcc" }),
+    spec!("stats", Ensemble, stats::parse, stats::print, { usage: "zero | present", help: "ensemble statistics: a node a profile lacks counts as 0 (zero, for additive metrics) or is left out (present)", complete: C::Words(&["zero", "present"]), example: "stats present" }),
+    spec!("scroll", View, scroll::parse, scroll::print, { usage: "details N | table N", help: "scroll the details pane down (N > 0) or up, or the summary/metadata table right or left", log: Log::Nav, complete: C::Words(&["details", "table"]), example: "scroll details 5" }),
     spec!("messages", View, |i| i.no_args(Command::Messages), view::print, { help: "list every message in full: load warnings, then this run's warnings and errors", log: Log::Ui }),
     spec!("quit", View, |i| i.no_args(Command::Quit), view::print, { aliases: &["q"], help: "leave grove", log: Log::Ui }),
 ];

@@ -118,6 +118,8 @@ impl App {
         self.diff = None;
         self.diff_base = None;
         self.meta_filter = None;
+        // The loaded table holds the default statistics.
+        self.stats = crate::ensemble::Stats::default();
         self.default_markers();
         self.kernels = panels::KernelsView::default();
         self.timeline = panels::TimelineView::default();

@@ -157,7 +157,7 @@ impl App {
                 })))
             }
             Command::PickMetric => {
-                let names = self.profile.metrics.base_metrics();
+                let names = self.profile.metrics.picker_metrics();
                 let selected = names.iter().position(|m| *m == self.metric).unwrap_or(0);
                 self.mode = Mode::MetricPicker { selected };
                 Ok(Some(cmd))
@@ -180,6 +180,10 @@ impl App {
                 } else {
                     self.mode = Mode::Messages { scroll: 0 };
                 }
+                Ok(Some(cmd))
+            }
+            Command::Scroll(details, n) => {
+                self.scroll(details, n);
                 Ok(Some(cmd))
             }
             Command::Quit => {

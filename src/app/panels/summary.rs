@@ -25,6 +25,8 @@ pub type Lines = Vec<(String, LineStyle)>;
 #[derive(Debug, Clone, Default)]
 pub struct SummaryView {
     pub scroll: usize,
+    /// Columns the table is scrolled right by (`scroll table N`).
+    pub hscroll: usize,
     /// The breakdown tables (cleared when the GPU state is rebuilt).
     tables: Memo<(), Lines>,
     /// The metadata table, for the metadata filter it was built with.
@@ -99,51 +101,108 @@ impl App {
             }
             return lines;
         }
+        // Keys are `LABEL.KEY`; a label may hold dots itself (`gcc10.3.1/O3/1`), so
+        // the member's label is matched, not the first dot.
         let mut keys: Vec<String> = Vec::new();
         for (k, _) in &self.profile.meta {
-            if let Some((_, key)) = k.split_once('.') {
+            let key = members
+                .iter()
+                .filter_map(|l| k.strip_prefix(l.as_str())?.strip_prefix('.'))
+                .min_by_key(|key| key.len());
+            if let Some(key) = key {
                 if !keys.iter().any(|x| x == key) {
                     keys.push(key.to_string());
                 }
             }
         }
+        // Paths share their start (the directory of the runs): only the rest is shown.
+        let files: Vec<&str> = members
+            .iter()
+            .map(|l| self.profile.meta_value(&format!("{l}.file")).unwrap_or(""))
+            .collect();
+        let common = common_dir(&files);
+        let cell = |l: &str, k: &str| -> String {
+            let v = self.profile.meta_value(&format!("{l}.{k}")).unwrap_or("");
+            if k == "file" {
+                v.get(common..).unwrap_or(v).to_string()
+            } else {
+                v.to_string()
+            }
+        };
+        // The keys whose values differ between the members come first: they are what
+        // tells the runs apart; the keys every member shares follow.
+        let differs = |k: &String| {
+            let first = cell(&members[0], k);
+            members.iter().any(|l| cell(l, k) != first)
+        };
+        let (mut keys, same): (Vec<String>, Vec<String>) = keys.into_iter().partition(differs);
+        keys.extend(same);
         let filter = self
             .meta_filter
             .as_deref()
             .map(|f| format!(" (meta {f})"))
             .unwrap_or_default();
         lines.push((
-            format!("{} profiles{filter}", members.len()),
+            format!(
+                "{} profiles{filter}  ({{ }} scroll sideways; the columns that differ come first)",
+                members.len()
+            ),
             LineStyle::Title,
         ));
-        let w = 14;
-        let mut head = format!("{:<w$}", "profile");
-        for k in &keys {
-            head.push_str(&format!(" {:<w$}", k.chars().take(w).collect::<String>()));
+        // Each column as wide as its widest value, within bounds.
+        const MAX_W: usize = 40;
+        let width = |head: &str, vals: &mut dyn Iterator<Item = String>| {
+            vals.map(|v| v.chars().count())
+                .chain([head.chars().count()])
+                .max()
+                .unwrap_or(0)
+                .clamp(4, MAX_W)
+        };
+        let lw = width("profile", &mut members.iter().cloned());
+        let widths: Vec<usize> = keys
+            .iter()
+            .map(|k| width(k, &mut members.iter().map(|l| cell(l, k))))
+            .collect();
+        let fit = |v: &str, w: usize| -> String {
+            let v = crate::present::format::clip_label(v, w, "…");
+            format!("{v:<w$}")
+        };
+        let mut head = fit("profile", lw);
+        for (k, &w) in keys.iter().zip(&widths) {
+            head.push(' ');
+            head.push_str(&fit(k, w));
         }
-        lines.push((head, LineStyle::Header));
+        lines.push((head.trim_end().to_string(), LineStyle::Header));
         for l in &members {
-            let mut row = format!("{:<w$}", l.chars().take(w).collect::<String>());
-            for k in &keys {
-                let v = self.profile.meta_value(&format!("{l}.{k}")).unwrap_or("");
-                // Paths differ between machines: the file name says enough here.
-                let v = if k == "file" {
-                    std::path::Path::new(v)
-                        .file_name()
-                        .and_then(|f| f.to_str())
-                        .unwrap_or(v)
-                } else {
-                    v
-                };
-                row.push_str(&format!(" {:<w$}", v.chars().take(w).collect::<String>()));
+            let mut row = fit(l, lw);
+            for (k, &w) in keys.iter().zip(&widths) {
+                row.push(' ');
+                row.push_str(&fit(&cell(l, k), w));
             }
             let st = if shown.contains(l) {
                 LineStyle::Text
             } else {
                 LineStyle::Dim
             };
-            lines.push((row, st));
+            lines.push((row.trim_end().to_string(), st));
         }
         lines
     }
+}
+
+/// The length of the directory prefix all paths share (up to and including a `/`).
+fn common_dir(paths: &[&str]) -> usize {
+    let Some(first) = paths.first() else {
+        return 0;
+    };
+    let mut n = first.len();
+    for p in &paths[1..] {
+        n = first
+            .bytes()
+            .zip(p.bytes())
+            .take(n)
+            .take_while(|(a, b)| a == b)
+            .count();
+    }
+    first[..n].rfind('/').map_or(0, |i| i + 1)
 }

@@ -272,12 +272,24 @@ impl Builder {
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| path.display().to_string());
+        // A time metric when there is one (RAJAPerf's profiles have only inclusive
+        // times, after counters such as BlockSize that would otherwise come first).
+        let is_time = |c: &&Col| crate::model::metrics::is_time_metric(&c.name, &c.unit);
         let default_metric = if self.col_of.contains_key("time") {
             "time".to_string()
         } else {
-            self.cols
+            let times: Vec<&Col> = self.cols.iter().filter(is_time).collect();
+            times
                 .iter()
                 .find(|c| !c.inclusive)
+                .or_else(|| {
+                    times
+                        .iter()
+                        .find(|c| c.name.to_ascii_lowercase().starts_with("avg"))
+                })
+                .or(times.first())
+                .copied()
+                .or_else(|| self.cols.iter().find(|c| !c.inclusive))
                 .or(self.cols.first())
                 .map(|c| c.name.clone())
                 .unwrap_or_default()

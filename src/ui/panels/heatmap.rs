@@ -44,7 +44,19 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     let names = &columns.names;
     let tree = &app.tree;
     let name_w = (area.width as usize / 3).clamp(10, 40) as u16;
-    let cell_w: u16 = 12;
+    // Cells are as wide as the longest label needs (HPCToolkit's `rank_10_thread_3`),
+    // within bounds; a longer label keeps its distinguishing end.
+    let longest = names
+        .iter()
+        .map(|n| {
+            crate::ensemble::split_column(n)
+                .map_or(n.as_str(), |x| x.1)
+                .chars()
+                .count()
+        })
+        .max()
+        .unwrap_or(0);
+    let cell_w: u16 = (longest as u16 + 1).clamp(12, 18);
     let cols = ((area.width.saturating_sub(name_w)) / cell_w) as usize;
     let first_col = app.heatmap.col.saturating_sub(cols.saturating_sub(1));
     let shown: Vec<&String> = names.iter().skip(first_col).take(cols).collect();
@@ -67,15 +79,7 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         let limit = cell_w as usize - 1;
         // Member columns read best by their label.
         let label = crate::ensemble::split_column(n).map(|x| x.1).unwrap_or(n);
-        let t: String = if label.chars().count() > limit {
-            label
-                .chars()
-                .take(limit - 1)
-                .chain(g.ellipsis.chars())
-                .collect()
-        } else {
-            label.to_string()
-        };
+        let t = crate::present::format::clip_label(label, limit, g.ellipsis);
         let mut st = header;
         if first_col + c == app.heatmap.col {
             st = st.patch(theme.style("ui.selection"));

@@ -12,18 +12,26 @@ use crate::ui::theme::Theme;
 /// derived once (`App::summary_lines`); a frame draws the rows on screen.
 pub fn summary(app: &App, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let lines = app.summary_lines();
-    for (i, (l, st)) in lines
+    for (i, (l, kind)) in lines
         .iter()
         .skip(app.summary.scroll)
         .take(area.height as usize)
         .enumerate()
     {
-        let st = match st {
+        let st = match kind {
             LineStyle::Title => theme.style("ui.title"),
             LineStyle::Header => theme.style("ui.column.header"),
             LineStyle::Text => theme.style("ui.text"),
             LineStyle::Dim => theme.style("ui.dim"),
         };
-        put(buf, area.x, area.y + i as u16, l, area.right(), st);
+        // Scrolled sideways: the columns to the right of the first come into view
+        // (titles stay).
+        let skip = if *kind == LineStyle::Title {
+            0
+        } else {
+            app.summary.hscroll
+        };
+        let l: String = l.chars().skip(skip).collect();
+        put(buf, area.x, area.y + i as u16, &l, area.right(), st);
     }
 }

@@ -122,7 +122,12 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
             } else {
                 0
             };
-        let title = clip_left(&c.title, w as usize - 1);
+        // A statistic's label is the same on every metric: its metric tells it apart.
+        let title = if crate::app::compare::is_stat_column(&c.title) {
+            crate::present::format::clip_metric(&c.title, w as usize - 1, g.ellipsis)
+        } else {
+            crate::present::format::clip_title(&c.title, w as usize - 1, g.ellipsis)
+        };
         buf.set_stringn(
             x,
             area.y,
@@ -279,15 +284,5 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         }
         let shown = crate::ui::text::fit(name, left, g);
         buf.set_stringn(nx, y, shown, left, name_style);
-    }
-}
-
-/// Keeps the end of a long column title (units and "(inc)" matter most).
-fn clip_left(s: &str, w: usize) -> String {
-    let n = s.chars().count();
-    if n <= w {
-        s.to_string()
-    } else {
-        s.chars().skip(n - w).collect()
     }
 }

@@ -1,0 +1,58 @@
+//! `scroll details N` and `scroll table N`: the details pane (a node of an ensemble
+//! has hundreds of columns) and the summary/metadata table (wider than the screen
+//! once members have long labels and many metadata keys) scroll without moving the
+//! tree's cursor.
+
+use std::fmt;
+
+use crate::app::command::{Command, Input, ParseError};
+use crate::app::App;
+
+pub fn parse(i: &Input) -> Result<Command, ParseError> {
+    const USAGE: &str = "usage: scroll details N | table N (N < 0 scrolls back)";
+    match i.args {
+        [t, n] if t.text == "details" || t.text == "table" => {
+            let by: i64 = n
+                .text
+                .parse()
+                .map_err(|_| Input::at(n, "expected a whole number of lines or columns"))?;
+            Ok(Command::Scroll(t.text == "details", by))
+        }
+        [_, _, t, ..] => Err(Input::too_many(t)),
+        [t, ..] => Err(Input::at(t, USAGE)),
+        [] => Err(i.missing(USAGE)),
+    }
+}
+
+pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    match c {
+        Command::Scroll(details, n) => write!(
+            f,
+            "scroll {} {n}",
+            if *details { "details" } else { "table" }
+        ),
+        _ => f.write_str(c.name()),
+    }
+}
+
+impl App {
+    pub(in crate::app) fn scroll(&mut self, details: bool, by: i64) {
+        // Saturating: a scroll of i64::MAX from the command line is no overflow.
+        let shift = |at: usize| (at as i64).saturating_add(by).max(0) as usize;
+        if details {
+            let node = self.tree.selected().unwrap_or(0);
+            let (at, off) = self.details_scroll;
+            let from = if at == node { off } else { 0 };
+            self.details_scroll = (node, shift(from));
+        } else {
+            // No further than the widest line (its last columns stay in view).
+            let widest = self
+                .summary_lines()
+                .iter()
+                .map(|(l, _)| l.chars().count())
+                .max()
+                .unwrap_or(0);
+            self.summary.hscroll = shift(self.summary.hscroll).min(widest.saturating_sub(8));
+        }
+    }
+}
