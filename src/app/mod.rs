@@ -55,6 +55,11 @@ pub enum Mode {
     MetricPicker {
         selected: usize,
     },
+    /// The longest idle gaps per GPU stream (the `gaps` command); Enter jumps to one.
+    Gaps {
+        rows: Vec<panels::gaps::GapRow>,
+        selected: usize,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

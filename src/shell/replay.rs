@@ -166,6 +166,10 @@ fn print_view(app: &App, format: Format, depth: Option<usize>, lk: &Look) -> Res
         output::binary_to_pipe()?;
     }
     output::to_stdout(|out| match format {
+        // An open `gaps` list is what the screen shows: print it instead of the tree.
+        Format::Text if app.gaps_text().is_some() => {
+            out.write_all(app.gaps_text().unwrap_or_default().as_bytes())
+        }
         Format::Text => {
             let positions = app.export_positions_to(depth);
             let inc = app.inclusive_column();

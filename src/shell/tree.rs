@@ -38,6 +38,10 @@ pub fn run(args: TreeArgs, labels: Option<&str>, lk: &Look) -> Result<(), String
         output::binary_to_pipe()?;
     }
     let r = output::to_stdout(|out| match args.format {
+        // `--cmd gaps` opens the idle-gap list; print it as the TUI would show it.
+        Format::Text if app.gaps_text().is_some() => {
+            out.write_all(app.gaps_text().unwrap_or_default().as_bytes())
+        }
         Format::Text => {
             let color = look::color_stdout(lk);
             let opts = export::text::TextOptions {

@@ -10,6 +10,7 @@ use super::command::{Command, Input, ParseError};
 
 mod ensemble;
 mod fold;
+pub mod gaps;
 mod navigate;
 mod panels;
 mod reshape;
@@ -186,12 +187,22 @@ pub static SPECS: &[Spec] = &[
     spec!("next-kernel", Panels, |i| i.no_args(Command::NextKernel), panels::print, { help: "next kernel on the timeline lane", log: Log::Nav, panel: Some("timeline") }),
     spec!("prev-kernel", Panels, |i| i.no_args(Command::PrevKernel), panels::print, { help: "previous kernel on the timeline lane", log: Log::Nav, panel: Some("timeline") }),
     spec!("goto-launch", Panels, |i| i.no_args(Command::GotoLaunch), panels::print, { help: "show the call path that launched the selected kernel", panel: Some("timeline") }),
+    spec!("gap", Panels, gaps::parse_gap, gaps::print, { usage: "next [MIN] | prev [MIN] | at LANE TIME", help: "timeline idle gap: next|prev [MIN] on the cursor's lane (at least MIN, default the last one or 30us) | at LANE TIME", log: Log::ByForm(gap_log), panel: Some("timeline"), complete: C::Words(&["next", "prev", "at"]), example: "gap next 1ms" }),
+    spec!("gaps", Panels, gaps::parse_gaps, gaps::print, { usage: "[N] [--min DUR]", help: "list the N longest idle gaps of each GPU stream, with the CPU call path open then; Enter jumps to one", log: Log::Ui, panel: Some("timeline"), complete: C::Words(&["--min"]), example: "gaps 5 --min 100us" }),
     spec!("heatmap", Ensemble, ensemble::parse_heatmap, ensemble::print, { usage: "norm MODE | sort | column next|prev", help: "heatmap: norm row|column|global|zscore|next | sort | column next|prev", log: Log::ByForm(ensemble::heatmap_log), panel: Some("heatmap"), complete: C::Words(&["norm", "sort", "column"]), example: "heatmap norm zscore" }),
     spec!("diff", Ensemble, ensemble::parse_diff, ensemble::print, { usage: "A B", help: "A B: metric@A - metric@B, with markers for nodes in one profile only", example: "diff gcc llvm" }),
     spec!("meta", Ensemble, ensemble::parse_meta, ensemble::print, { usage: "KEY = VALUE | KEY ~ REGEX | off", help: "filter ensemble members by metadata: meta KEY = VALUE | KEY ~ REGEX | off", example: "meta compiler = gcc" }),
     spec!("messages", View, |i| i.no_args(Command::Messages), view::print, { help: "list every load warning (truncated input, skipped lines, ...)", log: Log::Ui }),
     spec!("quit", View, |i| i.no_args(Command::Quit), view::print, { aliases: &["q"], help: "leave grove", log: Log::Ui }),
 ];
+
+/// Stepping to a gap moves the cursor; a jump to a named gap changes the window.
+fn gap_log(c: &Command) -> Log {
+    match c {
+        Command::Gap(super::command::GapSpec::At(..)) => Log::View,
+        _ => Log::Nav,
+    }
+}
 
 impl super::App {
     /// Runs one command: the table says which family's handler takes it. Returns the
