@@ -157,6 +157,10 @@ pub struct App {
     pub diff_base: Option<String>,
     /// Metadata filter on ensemble members (`meta KEY = VALUE`).
     pub meta_filter: Option<String>,
+    /// Notes on Hatchet metric names that stood for grove's columns
+    /// (`metric `Avg time/rank` is grove's `Avg time/rank (inc)``), for the headless
+    /// shell to print on stderr; the status line shows them too.
+    pub notes: Vec<String>,
 }
 
 impl App {
@@ -236,6 +240,7 @@ impl App {
             diff: None,
             diff_base: None,
             meta_filter: None,
+            notes: Vec::new(),
         };
         app.set_categories(cats);
         app.default_markers();
@@ -467,13 +472,17 @@ impl App {
         // --log-nav, and only view changes go on the undo stack (with a checkpoint).
         let class = cmd.log();
         let undoable = !self.replaying && matches!(class, Log::View);
+        let said_before = self.message.clone();
         let applied = if undoable {
             self.apply_undoable(cmd.clone())
         } else {
             self.apply(cmd.clone())
         };
         let logged = match applied {
-            Ok(l) => l,
+            Ok(l) => {
+                self.note_aliases(&cmd, said_before);
+                l
+            }
             Err(e) => {
                 if let Some(caret) = e.caret {
                     let col = caret
@@ -503,6 +512,45 @@ impl App {
         }
         self.tree.scroll_into_view(self.page);
         Ok(())
+    }
+
+    /// Says which grove column each Hatchet metric name in a command stood for, on the
+    /// status line (before what the command said) and in `notes`.
+    fn note_aliases(&mut self, cmd: &Command, said_before: Option<Message>) {
+        use command::{MetricChoice, Selector, SortSpec};
+        let names: Vec<&str> = match cmd {
+            Command::Metric(MetricChoice::Named(m)) | Command::Metric2(MetricChoice::Named(m)) => {
+                vec![m.as_str()]
+            }
+            Command::Sort(SortSpec::By { key, .. }) => vec![key.as_str()],
+            Command::Filter { query, .. } => match &query.value {
+                Selector::Expr(e) => crate::query::expr::fields(e),
+                Selector::Hatchet(_) => Vec::new(),
+            },
+            Command::Prune(e) => crate::query::expr::fields(&e.value),
+            _ => Vec::new(),
+        };
+        let mut notes: Vec<String> = Vec::new();
+        for n in names {
+            if let Some(note) = self.profile.metrics.alias_note(n) {
+                if !notes.contains(&note) {
+                    notes.push(note);
+                }
+            }
+        }
+        if notes.is_empty() {
+            return;
+        }
+        let mut text = notes.join("; ");
+        if let Some(m) = self
+            .message
+            .as_ref()
+            .filter(|m| Some(*m) != said_before.as_ref())
+        {
+            text = format!("{text}; {}", m.text);
+        }
+        self.info(text);
+        self.notes.extend(notes);
     }
 
     /// Appends to the session log, and to the session file when there is one.

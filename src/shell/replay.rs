@@ -24,8 +24,10 @@ pub fn run(args: ReplayArgs, lk: &Look) -> Result<(), Failure> {
         Keymap::default_map(),
     )?;
     replay_into(&mut app, path, &script, &args.opts)?;
+    super::print_notes(&mut app);
     for c in &args.cmds {
         app.run(c)?;
+        super::print_notes(&mut app);
     }
     let r = print_view(&app, args.format(), args.depth, lk);
     super::leave(app);

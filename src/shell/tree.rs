@@ -19,19 +19,26 @@ pub fn run(args: TreeArgs, labels: Option<&str>, lk: &Look) -> Result<(), String
     app.use_data_order();
     for c in &args.cmds {
         app.run(c)?;
+        super::print_notes(&mut app);
     }
-    let metrics: Vec<String> = match &args.metric {
+    let asked: Vec<String> = match &args.metric {
         Some(m) => m.split(',').map(|s| s.trim().to_string()).collect(),
         None => vec![app.profile.default_metric.clone()],
     };
-    for m in &metrics {
-        if !app.profile.metrics.has(m) {
+    let mut metrics = Vec::new();
+    for m in &asked {
+        // Hatchet's names work too (`Avg time/rank`), with a note of grove's.
+        let Some(col) = app.profile.metrics.resolve(m) else {
             return Err(format!(
                 "{}: unknown metric {m:?} (metrics: {})",
                 file.display(),
                 app.profile.metrics.names().join(", ")
             ));
+        };
+        if let Some(note) = app.profile.metrics.alias_note(m) {
+            eprintln!("grove: warning: {note}");
         }
+        metrics.push(col);
     }
     let depth = args.depth;
     if args.format == Format::Parquet {
