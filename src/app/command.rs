@@ -257,6 +257,7 @@ pub enum ExportFormat {
     Csv,
     Parquet,
     Folded,
+    Thicket,
 }
 
 impl ExportFormat {
@@ -267,6 +268,7 @@ impl ExportFormat {
             ExportFormat::Csv => "csv",
             ExportFormat::Parquet => "parquet",
             ExportFormat::Folded => "folded",
+            ExportFormat::Thicket => "thicket",
         }
     }
 }

@@ -82,6 +82,7 @@ pub fn export_format(f: Format) -> ExportFormat {
         Format::Csv => ExportFormat::Csv,
         Format::Parquet => ExportFormat::Parquet,
         Format::Folded => ExportFormat::Folded,
+        Format::Thicket => ExportFormat::Thicket,
         Format::Hatchet | Format::Text => ExportFormat::Hatchet,
     }
 }
