@@ -35,35 +35,43 @@ fn rows(a: &App) -> Vec<(String, i64, i64)> {
     }
 }
 
-#[test]
-fn longest_gaps_match_an_independent_computation() {
-    let Some(f) = corpus(ALEXNET) else { return };
+/// (lane, absolute start ns, length ns) of the `n` longest gaps per stream, as
+/// scripts/gaps_check.py computes them from the raw JSON; None without python3.
+fn script_gaps(f: &Path, n: usize) -> Option<Vec<(String, i64, i64)>> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gaps_check.py");
-    let Ok(out) = Command::new("python3")
+    let out = Command::new("python3")
         .arg(&script)
-        .arg(&f)
-        .arg("4")
+        .arg(f)
+        .arg(n.to_string())
         .output()
-    else {
-        return; // no python3
-    };
+        .ok()?;
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let want: Vec<(String, i64, i64)> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let v: Vec<&str> = l.split('\t').collect();
-            (
-                v[0].to_string(),
-                v[1].parse().unwrap(),
-                v[2].parse().unwrap(),
-            )
-        })
-        .collect();
+    Some(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: Vec<&str> = l.split('\t').collect();
+                (
+                    v[0].to_string(),
+                    v[1].parse().unwrap(),
+                    v[2].parse().unwrap(),
+                )
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn longest_gaps_match_an_independent_computation() {
+    let Some(f) = corpus(ALEXNET) else { return };
+    let Some(want) = script_gaps(&f, 4) else {
+        return;
+    };
     assert!(want.len() >= 4, "{want:?}");
     let mut a = app(&f);
     a.run("gaps 4").unwrap();
@@ -80,6 +88,32 @@ fn longest_gaps_match_an_independent_computation() {
         "{}",
         list[1].cpu
     );
+}
+
+#[test]
+fn longest_gaps_of_a_resnet_training_trace() {
+    let Some(f) = corpus("kineto/plugin/samples/resnet50_num_workers_0/worker0.pt.trace.json.gz")
+    else {
+        return;
+    };
+    let Some(want) = script_gaps(&f, 5) else {
+        return;
+    };
+    let mut a = app(&f);
+    a.run("gaps 5").unwrap();
+    assert_eq!(rows(&a), want);
+    // Each of the longest gaps falls in the optimizer step of a profiler step.
+    let Mode::Gaps { rows: list, .. } = &a.mode else {
+        unreachable!()
+    };
+    assert_eq!(list[0].len, 60_001_000);
+    for r in list {
+        assert!(
+            r.cpu.contains("/Optimizer.step#SGD.step/aten::add_"),
+            "{}",
+            r.cpu
+        );
+    }
 }
 
 #[test]

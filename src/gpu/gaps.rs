@@ -80,11 +80,7 @@ pub fn longest(gaps: &[Gap], n: usize, min: i64) -> Vec<Gap> {
 /// The innermost slice of a CPU lane open at `t`: the latest-starting slice that
 /// has begun by `t` and not yet ended (slices of one thread nest).
 pub fn open_slice(lane: &LaneIndex, t: i64) -> Option<u32> {
-    let k = lane.starts.partition_point(|&s| s <= t);
-    (0..k)
-        .rev()
-        .find(|&j| lane.ends[j] > t)
-        .map(|j| lane.events[j])
+    lane.innermost_at(t)
 }
 
 #[cfg(test)]
