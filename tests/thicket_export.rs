@@ -120,6 +120,27 @@ fn an_ensemble_of_caliper_files_loads_in_thicket() {
     assert_eq!(seen["exclusive_metrics"], serde_json::json!([]));
 }
 
+/// The writer's bytes, on a small input (testdata/README.md says how it was made).
+#[test]
+fn golden_of_the_roots() {
+    let input = root().join("testdata/thicket/mpi_scaling.thicket.json");
+    let (code, out, err) = grove(&[
+        "tree",
+        input.to_str().unwrap(),
+        "--format",
+        "thicket",
+        "--depth",
+        "0",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let want =
+        std::fs::read_to_string(root().join("testdata/thicket/roots.grove.thicket.json")).unwrap();
+    assert!(
+        out == want,
+        "output differs from testdata/thicket/roots.grove.thicket.json"
+    );
+}
+
 #[test]
 fn export_command_writes_the_same_file() {
     let input = root().join("testdata/thicket/mpi_scaling.thicket.json");
