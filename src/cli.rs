@@ -138,10 +138,11 @@ pub enum Format {
     Parquet,
     Hatchet,
     Folded,
+    Thicket,
 }
 
 impl Format {
-    const ALL: [(Format, &'static str, &'static str); 6] = [
+    const ALL: [(Format, &'static str, &'static str); 7] = [
         (
             Format::Text,
             "text",
@@ -168,6 +169,11 @@ impl Format {
             "folded",
             "folded stacks (flamegraph.pl, speedscope, inferno)",
         ),
+        (
+            Format::Thicket,
+            "thicket",
+            "Thicket JSON, an ensemble's profiles (Thicket.from_json)",
+        ),
     ];
 
     pub fn name(self) -> &'static str {
@@ -189,7 +195,9 @@ fn formats(names: &'static [&'static str]) -> impl TypedValueParser<Value = Form
     })
 }
 
-const TREE_FORMATS: &[&str] = &["text", "csv", "json", "parquet", "hatchet", "folded"];
+const TREE_FORMATS: &[&str] = &[
+    "text", "csv", "json", "parquet", "hatchet", "folded", "thicket",
+];
 const TABLE_FORMATS: &[&str] = &["text", "csv", "json"];
 const INFO_FORMATS: &[&str] = &["text", "json"];
 

@@ -376,6 +376,16 @@ fn timeline_cpu_lanes() {
 }
 
 #[test]
+fn timeline_idle_gaps_list() {
+    check(case("timeline_gaps_list", "4Ij"));
+}
+
+#[test]
+fn timeline_idle_gap_jump_and_step() {
+    check(case("timeline_gaps_jump", "4Ij<ret>[]]"));
+}
+
+#[test]
 fn summary_panel() {
     check(case("summary", "5"));
 }

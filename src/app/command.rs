@@ -110,6 +110,13 @@ pub enum Command {
     Lanes(bool),
     /// Jump from the selected kernel to the call path that launched it.
     GotoLaunch,
+    /// Jump to an idle gap of a timeline lane.
+    Gap(GapSpec),
+    /// List the `n` longest idle gaps of each GPU stream (at least `min` ns long).
+    Gaps {
+        n: usize,
+        min: Option<i64>,
+    },
     /// Heatmap normalisation: row | column | global | zscore | next.
     HeatmapNorm(String),
     /// Sort the tree by the heatmap column under the cursor.
@@ -212,6 +219,17 @@ pub enum ZoomSpec {
     Kernel,
 }
 
+/// Which idle gap `gap` jumps to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GapSpec {
+    /// The next (true) or previous gap on the cursor's lane, at least this long (ns;
+    /// None: the last length given, at first 30us).
+    Step(bool, Option<i64>),
+    /// The gap of the lane with this label that starts at (or contains) this time (ns
+    /// from the trace start): what a row of the `gaps` list jumps to.
+    At(String, i64),
+}
+
 /// Parses `12.5ms`, `300us`, `2s`, `1500ns`, `1500` (ns) to ns.
 pub fn parse_time(t: &str) -> Option<i64> {
     let t = t.trim();
@@ -247,6 +265,7 @@ pub enum ExportFormat {
     Csv,
     Parquet,
     Folded,
+    Thicket,
 }
 
 impl ExportFormat {
@@ -257,6 +276,7 @@ impl ExportFormat {
             ExportFormat::Csv => "csv",
             ExportFormat::Parquet => "parquet",
             ExportFormat::Folded => "folded",
+            ExportFormat::Thicket => "thicket",
         }
     }
 }
@@ -530,6 +550,8 @@ impl Command {
             PrevKernel => "prev-kernel",
             Lanes(_) => "lanes",
             GotoLaunch => "goto-launch",
+            Gap(_) => "gap",
+            Gaps { .. } => "gaps",
             HeatmapNorm(_) | HeatmapSort | HeatmapColumn(_) => "heatmap",
             Diff(..) => "diff",
             DiffStep(true) => "diff-next",

@@ -85,6 +85,21 @@ impl App {
                     UiMsg::Close
                 },
             )),
+            Mode::Gaps { .. } if down => out.push(Msg::Ui(UiMsg::PickerMove(1))),
+            Mode::Gaps { .. } if up => out.push(Msg::Ui(UiMsg::PickerMove(-1))),
+            Mode::Gaps { rows, selected } => {
+                if matches!(
+                    key.code,
+                    KeyCode::Enter | KeyCode::Char('l') | KeyCode::Right
+                ) {
+                    out.push(Msg::Ui(UiMsg::Close));
+                    if let Some(r) = rows.get(*selected) {
+                        out.push(Msg::Command(self.gap_row_command(r)));
+                    }
+                } else {
+                    out.push(Msg::Ui(UiMsg::Close));
+                }
+            }
             Mode::Prompt { kind, input, .. } => {
                 let edit = match key.code {
                     KeyCode::Esc => Some(UiMsg::Close),
@@ -154,6 +169,10 @@ impl App {
                     .picker_metrics()
                     .len()
                     .saturating_sub(1);
+                *selected = selected.saturating_add_signed(d).min(last);
+            }
+            (UiMsg::PickerMove(d), Mode::Gaps { rows, selected }) => {
+                let last = rows.len().saturating_sub(1);
                 *selected = selected.saturating_add_signed(d).min(last);
             }
             (UiMsg::PickerChoose, Mode::MetricPicker { selected }) => {

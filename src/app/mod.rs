@@ -56,6 +56,11 @@ pub enum Mode {
     MetricPicker {
         selected: usize,
     },
+    /// The longest idle gaps per GPU stream (the `gaps` command); Enter jumps to one.
+    Gaps {
+        rows: Vec<panels::gaps::GapRow>,
+        selected: usize,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,6 +168,10 @@ pub struct App {
     /// The details pane's scroll: (the node it was scrolled on, lines skipped); another
     /// node shows from the top.
     pub details_scroll: (u32, usize),
+    /// Notes on Hatchet metric names that stood for grove's columns
+    /// (`metric `Avg time/rank` is grove's `Avg time/rank (inc)``), for the headless
+    /// shell to print on stderr; the status line shows them too.
+    pub notes: Vec<String>,
 }
 
 /// The second metric at start: the first other metric that is not `count`; when that
@@ -275,6 +284,7 @@ impl App {
             past_messages: Vec::new(),
             stats: crate::ensemble::Stats::default(),
             details_scroll: (0, 0),
+            notes: Vec::new(),
         };
         app.set_categories(cats);
         app.default_markers();
@@ -544,13 +554,17 @@ impl App {
         // --log-nav, and only view changes go on the undo stack (with a checkpoint).
         let class = cmd.log();
         let undoable = !self.replaying && matches!(class, Log::View);
+        let said_before = self.message.clone();
         let applied = if undoable {
             self.apply_undoable(cmd.clone())
         } else {
             self.apply(cmd.clone())
         };
         let logged = match applied {
-            Ok(l) => l,
+            Ok(l) => {
+                self.note_aliases(&cmd, said_before);
+                l
+            }
             Err(e) => {
                 if let Some(caret) = e.caret {
                     let col = caret
@@ -580,6 +594,45 @@ impl App {
         }
         self.tree.scroll_into_view(self.page);
         Ok(())
+    }
+
+    /// Says which grove column each Hatchet metric name in a command stood for, on the
+    /// status line (before what the command said) and in `notes`.
+    fn note_aliases(&mut self, cmd: &Command, said_before: Option<Message>) {
+        use command::{MetricChoice, Selector, SortSpec};
+        let names: Vec<&str> = match cmd {
+            Command::Metric(MetricChoice::Named(m)) | Command::Metric2(MetricChoice::Named(m)) => {
+                vec![m.as_str()]
+            }
+            Command::Sort(SortSpec::By { key, .. }) => vec![key.as_str()],
+            Command::Filter { query, .. } => match &query.value {
+                Selector::Expr(e) => crate::query::expr::fields(e),
+                Selector::Hatchet(_) => Vec::new(),
+            },
+            Command::Prune(e) => crate::query::expr::fields(&e.value),
+            _ => Vec::new(),
+        };
+        let mut notes: Vec<String> = Vec::new();
+        for n in names {
+            if let Some(note) = self.profile.metrics.alias_note(n) {
+                if !notes.contains(&note) {
+                    notes.push(note);
+                }
+            }
+        }
+        if notes.is_empty() {
+            return;
+        }
+        let mut text = notes.join("; ");
+        if let Some(m) = self
+            .message
+            .as_ref()
+            .filter(|m| Some(*m) != said_before.as_ref())
+        {
+            text = format!("{text}; {}", m.text);
+        }
+        self.info(text);
+        self.notes.extend(notes);
     }
 
     /// Appends to the session log, and to the session file when there is one.

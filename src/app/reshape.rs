@@ -331,6 +331,7 @@ impl App {
                 crate::export::hatchet::write(out, &p.cct, &p.metrics, &roots, &kids)
             }
             ExportFormat::Csv => crate::export::csv::write(out, p, po, &positions),
+            ExportFormat::Thicket => crate::export::thicket::write(out, p, po, &positions),
             ExportFormat::Parquet => crate::export::parquet::write(out, p, po, &positions)
                 .map_err(|e| std::io::Error::other(format!("parquet: {e}"))),
             ExportFormat::Folded => {

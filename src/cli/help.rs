@@ -19,7 +19,7 @@ Examples:
   grove summarize rank*.json.gz -o sums/  Parquet summaries; then `grove sums/`
   grove completions bash > ~/.local/share/bash-completion/completions/grove
 
-Output formats (--format): text, csv, json, parquet, hatchet, folded; each subcommand
+Output formats (--format): text, csv, json, parquet, hatchet, folded, thicket; each subcommand
 accepts those that apply to it.
 
 Colour (--color): never > always/16/256/truecolor > NO_COLOR (off) > CLICOLOR_FORCE

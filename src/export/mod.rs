@@ -1,5 +1,5 @@
 //! Headless renderings of a tree: Hatchet's `tree()` text, Hatchet literal JSON,
-//! grove's own JSON, CSV, Parquet and folded stacks.
+//! grove's own JSON, CSV, Parquet, folded stacks and Thicket JSON.
 
 pub mod csv;
 pub mod folded;
@@ -7,3 +7,4 @@ pub mod hatchet;
 pub mod json;
 pub mod parquet;
 pub mod text;
+pub mod thicket;

@@ -258,6 +258,18 @@ impl LaneIndex {
         }
     }
 
+    /// The latest-starting slice still open at `t`: on a CPU thread, whose slices nest,
+    /// the innermost. Slices before the first whose running end passes `t` are all
+    /// closed, so the walk back stops there.
+    pub fn innermost_at(&self, t: i64) -> Option<u32> {
+        let k = self.starts.partition_point(|&s| s <= t);
+        let lo = self.max_end.partition_point(|&m| m <= t);
+        (lo..k)
+            .rev()
+            .find(|&j| self.ends[j] > t)
+            .map(|j| self.events[j])
+    }
+
     /// Kernels that run at time `t` (or the nearest one).
     pub fn at(&self, t: i64) -> Option<u32> {
         let k = self.first_at(t);

@@ -93,6 +93,24 @@ impl MetricTable {
         self.index.contains_key(name)
     }
 
+    /// The column a metric name means: itself, else the column Hatchet or Thicket call
+    /// by that name (`Avg time/rank` is `Avg time/rank (inc)`; see
+    /// `model::metric_aliases`). Every place that takes a metric name from the user
+    /// resolves it here.
+    pub fn resolve(&self, name: &str) -> Option<String> {
+        if self.has(name) {
+            return Some(name.to_string());
+        }
+        super::metric_aliases::resolve(self, name)
+    }
+
+    /// The note shown when `name` stood for another column, None when it is one.
+    pub fn alias_note(&self, name: &str) -> Option<String> {
+        let real = self.resolve(name).filter(|r| r != name)?;
+        Some(format!("metric `{name}` is grove's `{real}`"))
+    }
+
+    /// The column as a contiguous slice (columns are built single-chunk, NaN for missing).
     pub fn values(&self, name: &str) -> Option<&[f64]> {
         self.index.get(name).map(|&i| &self.columns[i][..])
     }

@@ -250,7 +250,14 @@ fn compile<'a>(e: &Expr, t: &Tree<'a>) -> Result<Compiled<'a>, QueryError> {
             let ferr = |m: String| QueryError::new(field_span.0, field_span.1, m);
             let verr = |m: String| QueryError::new(value_span.0, value_span.1, m);
             let numeric_op = matches!(op, Op::Gt | Op::Ge | Op::Lt | Op::Le | Op::Eq | Op::Ne);
-            if let Some(col) = t.metrics.values(field) {
+            // A Hatchet/Thicket name of a metric column counts as that column, unless
+            // it names an attribute.
+            let column = t
+                .metrics
+                .resolve(field)
+                .filter(|c| c == field || (field != "depth" && !t.has_attr(field)));
+            if let Some(col) = column.as_deref().and_then(|c| t.metrics.values(c)) {
+                let field = column.as_deref().unwrap_or(field);
                 if !numeric_op {
                     return Err(ferr(format!(
                         "{field} is a metric: compare it with > >= < <= == !="
@@ -402,6 +409,20 @@ fn eval(c: &Compiled, t: &Tree, depth: &mut Option<Vec<u32>>) -> Vec<bool> {
 }
 
 /// Depth of every node (roots are 0).
+/// The fields an expression compares, in order (for notes on the names it used).
+pub fn fields(e: &Expr) -> Vec<&str> {
+    match e {
+        Expr::And(a, b) | Expr::Or(a, b) => {
+            let mut v = fields(a);
+            v.extend(fields(b));
+            v
+        }
+        Expr::Not(a) => fields(a),
+        Expr::Leaf => Vec::new(),
+        Expr::Cmp { field, .. } => vec![field.as_str()],
+    }
+}
+
 pub fn depths(t: &Tree) -> Vec<u32> {
     t.cct.depths()
 }

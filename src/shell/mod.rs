@@ -21,6 +21,14 @@ use grove::cli::{Cli, Sub};
 /// ends right after, and freeing a big tree and its events piece by piece took about a
 /// tenth of `grove info` on a 300 MB trace. Never used by the TUI, whose terminal must
 /// be restored first.
+/// Prints (and clears) the app's notes on Hatchet metric names, as warnings on stderr:
+/// headless, that is where the status line's note goes.
+pub fn print_notes(app: &mut grove::app::App) {
+    for n in app.notes.drain(..) {
+        eprintln!("grove: warning: {n}");
+    }
+}
+
 pub fn leave<T>(done: T) {
     std::mem::forget(done);
 }

@@ -24,8 +24,10 @@ pub fn run(args: ReplayArgs, lk: &Look) -> Result<(), Failure> {
         Keymap::default_map(),
     )?;
     replay_into(&mut app, path, &script, &args.opts)?;
+    super::print_notes(&mut app);
     for c in &args.cmds {
         app.run(c)?;
+        super::print_notes(&mut app);
     }
     let r = print_view(&app, args.format(), args.depth, args.raw, lk);
     super::leave(app);
@@ -172,6 +174,10 @@ fn print_view(
         output::binary_to_pipe()?;
     }
     output::to_stdout(|out| match format {
+        // An open `gaps` list is what the screen shows: print it instead of the tree.
+        Format::Text if app.gaps_text().is_some() => {
+            out.write_all(app.gaps_text().unwrap_or_default().as_bytes())
+        }
         Format::Text => {
             let positions = app.export_positions_to(depth);
             let inc = app.inclusive_column();

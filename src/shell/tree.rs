@@ -26,13 +26,16 @@ pub fn run(
     app.use_data_order();
     for c in &args.cmds {
         app.run(c)?;
+        super::print_notes(&mut app);
     }
-    let metrics: Vec<String> = match &args.metric {
+    let asked: Vec<String> = match &args.metric {
         Some(m) => m.split(',').map(|s| s.trim().to_string()).collect(),
         None => vec![app.profile.default_metric.clone()],
     };
-    for m in &metrics {
-        if !app.profile.metrics.has(m) {
+    let mut metrics = Vec::new();
+    for m in &asked {
+        // Hatchet's names work too (`Avg time/rank`), with a note of grove's.
+        let Some(col) = app.profile.metrics.resolve(m) else {
             let names = app.profile.metrics.names();
             let hint = grove::present::suggest::did_you_mean(m, names.iter().map(String::as_str));
             return Err(format!(
@@ -40,13 +43,21 @@ pub fn run(
                 file.display(),
                 names.join(", ")
             ));
+        };
+        if let Some(note) = app.profile.metrics.alias_note(m) {
+            eprintln!("grove: warning: {note}");
         }
+        metrics.push(col);
     }
     let depth = args.depth;
     if args.format == Format::Parquet {
         output::binary_to_pipe()?;
     }
     let r = output::to_stdout(|out| match args.format {
+        // `--cmd gaps` opens the idle-gap list; print it as the TUI would show it.
+        Format::Text if app.gaps_text().is_some() => {
+            out.write_all(app.gaps_text().unwrap_or_default().as_bytes())
+        }
         Format::Text => {
             let color = look::color_stdout(lk);
             let opts = export::text::TextOptions {
@@ -81,6 +92,7 @@ pub fn export_format(f: Format) -> ExportFormat {
         Format::Csv => ExportFormat::Csv,
         Format::Parquet => ExportFormat::Parquet,
         Format::Folded => ExportFormat::Folded,
+        Format::Thicket => ExportFormat::Thicket,
         Format::Hatchet | Format::Text => ExportFormat::Hatchet,
     }
 }

@@ -22,7 +22,7 @@ const ASCII_BORDER: border::Set = border::Set {
     horizontal_bottom: "-",
 };
 
-fn frame<'a>(g: &Glyphs, title: &'a str, theme: &Theme) -> Block<'a> {
+pub(super) fn frame<'a>(g: &Glyphs, title: &'a str, theme: &Theme) -> Block<'a> {
     let b = Block::default()
         .borders(Borders::ALL)
         .title(title)
@@ -34,7 +34,7 @@ fn frame<'a>(g: &Glyphs, title: &'a str, theme: &Theme) -> Block<'a> {
     }
 }
 
-fn popup(area: Rect, w: u16, h: u16) -> Rect {
+pub(super) fn popup(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
     let h = h.min(area.height);
     Rect::new(

@@ -108,6 +108,9 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         Mode::Help { scroll } => help::render_help(app, theme, g, *scroll, area, buf),
         Mode::Messages { scroll } => help::render_messages(app, theme, g, *scroll, area, buf),
         Mode::MetricPicker { selected } => help::render_picker(app, theme, g, *selected, area, buf),
+        Mode::Gaps { rows, selected } => {
+            super::gaps::render_gaps(app, theme, g, rows, *selected, area, buf)
+        }
         _ => {}
     }
     if g.ascii {

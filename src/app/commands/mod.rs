@@ -11,6 +11,7 @@ use super::command::{Command, Input, ParseError};
 
 mod ensemble;
 mod fold;
+pub mod gaps;
 mod navigate;
 mod panels;
 mod reshape;
@@ -178,7 +179,7 @@ pub static SPECS: &[Spec] = &[
     spec!("reset", Session, |i| i.no_args(Command::Reset), session::print, { help: "back to the tree as loaded", log: Log::History }),
     spec!("pop-filter", Session, |i| i.no_args(Command::PopFilter), session::print, { help: "drop the latest filter, prune, limit or focus", log: Log::History }),
     spec!("source", Session, |i| Ok(Command::Source(i.rest("a file")?)), session::print, { usage: "FILE", help: "run the commands of a session or text file", complete: C::File, example: "source steps.txt" }),
-    spec!("export", Session, session::parse_export, session::print, { usage: "FORMAT FILE", help: "hatchet|json|csv|parquet|folded FILE: write the current tree", log: Log::Ui, complete: C::File, example: "export csv out.csv" }),
+    spec!("export", Session, session::parse_export, session::print, { usage: "FORMAT FILE", help: "hatchet|json|csv|parquet|folded|thicket FILE: write the current tree", log: Log::Ui, complete: C::File, example: "export csv out.csv" }),
     spec!("save", Session, |i| Ok(Command::Save(i.rest("a file")?)), session::print, { usage: "FILE", help: "write the session so far to FILE", log: Log::Ui, complete: C::File, example: "save \"my session.jsonl\"" }),
     spec!("panel", Panels, panels::parse_panel, panels::print, { usage: "NAME | next | prev", help: "switch the panel: tree | heatmap | kernels | timeline | summary | next | prev", complete: C::Words(WORDS_PANEL), example: "panel timeline" }),
     spec!("kernels", Panels, panels::parse_kernels, panels::print, { usage: "[top N|all] [by KEY] [memory on|off] [group name|category]", help: "kernel table: [top N|all] [by total|mean|count|next] [memory on|off] [group name|category]", panel: Some("kernels"), complete: C::Words(&["top", "all", "by", "memory", "group"]), example: "kernels top 20 by mean memory on group category" }),
@@ -189,6 +190,8 @@ pub static SPECS: &[Spec] = &[
     spec!("next-kernel", Panels, |i| i.no_args(Command::NextKernel), panels::print, { help: "next kernel on the timeline lane", log: Log::Nav, panel: Some("timeline") }),
     spec!("prev-kernel", Panels, |i| i.no_args(Command::PrevKernel), panels::print, { help: "previous kernel on the timeline lane", log: Log::Nav, panel: Some("timeline") }),
     spec!("goto-launch", Panels, |i| i.no_args(Command::GotoLaunch), panels::print, { help: "show the call path that launched the selected kernel", panel: Some("timeline") }),
+    spec!("gap", Panels, gaps::parse_gap, gaps::print, { usage: "next [MIN] | prev [MIN] | at LANE TIME", help: "timeline idle gap: next|prev [MIN] on the cursor's lane (at least MIN, default the last one or 30us) | at LANE TIME", log: Log::ByForm(gap_log), panel: Some("timeline"), complete: C::Words(&["next", "prev", "at"]), example: "gap next 1ms" }),
+    spec!("gaps", Panels, gaps::parse_gaps, gaps::print, { usage: "[N] [--min DUR]", help: "list the N longest idle gaps of each GPU stream, with the CPU call path open then; Enter jumps to one", log: Log::Ui, panel: Some("timeline"), complete: C::Words(&["--min"]), example: "gaps 5 --min 100us" }),
     spec!("heatmap", Ensemble, ensemble::parse_heatmap, ensemble::print, { usage: "norm MODE | sort | column next|prev", help: "heatmap: norm row|column|global|zscore|next | sort | column next|prev", log: Log::ByForm(ensemble::heatmap_log), panel: Some("heatmap"), complete: C::Words(&["norm", "sort", "column"]), example: "heatmap norm zscore" }),
     spec!("diff", Ensemble, ensemble::parse_diff, ensemble::print, { usage: "A B", help: "A B: metric@A - metric@B, with markers for nodes in one profile only", example: "diff gcc llvm" }),
     spec!("diff-next", Ensemble, |i| i.no_args(Command::DiffStep(true)), ensemble::print, { help: "go to the next node of the diff's ranking (largest increase first)", log: Log::Nav }),
@@ -199,6 +202,14 @@ pub static SPECS: &[Spec] = &[
     spec!("messages", View, |i| i.no_args(Command::Messages), view::print, { help: "list every message in full: load warnings, then this run's warnings and errors", log: Log::Ui }),
     spec!("quit", View, |i| i.no_args(Command::Quit), view::print, { aliases: &["q"], help: "leave grove", log: Log::Ui }),
 ];
+
+/// Stepping to a gap moves the cursor; a jump to a named gap changes the window.
+fn gap_log(c: &Command) -> Log {
+    match c {
+        Command::Gap(super::command::GapSpec::At(..)) => Log::View,
+        _ => Log::Nav,
+    }
+}
 
 impl super::App {
     /// Runs one command: the table says which family's handler takes it. Returns the

@@ -17,10 +17,11 @@ pub fn parse_export(i: &Input) -> Result<Command, ParseError> {
                 "csv" => ExportFormat::Csv,
                 "parquet" => ExportFormat::Parquet,
                 "folded" => ExportFormat::Folded,
+                "thicket" => ExportFormat::Thicket,
                 _ => {
                     return Err(Input::at(
                         f,
-                        "expected hatchet, json, csv, parquet or folded",
+                        "expected hatchet, json, csv, parquet, folded or thicket",
                     ))
                 }
             };
@@ -30,7 +31,7 @@ pub fn parse_export(i: &Input) -> Result<Command, ParseError> {
             })
         }
         [_, _, t, ..] => Err(Input::too_many(t)),
-        _ => Err(i.missing("usage: export hatchet|json|csv|parquet|folded FILE")),
+        _ => Err(i.missing("usage: export hatchet|json|csv|parquet|folded|thicket FILE")),
     }
 }
 

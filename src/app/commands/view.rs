@@ -95,15 +95,14 @@ impl App {
                     SortSpec::By { key, descending } => match key.as_str() {
                         "name" => SortKey::Name { descending },
                         "data" => SortKey::Data,
-                        k => {
-                            if !self.profile.metrics.has(k) {
-                                return Err(self.unknown_metric(k).into());
-                            }
-                            SortKey::Metric {
-                                column: k.to_string(),
-                                descending,
-                            }
-                        }
+                        k => SortKey::Metric {
+                            column: self
+                                .profile
+                                .metrics
+                                .resolve(k)
+                                .ok_or_else(|| self.unknown_metric(k))?,
+                            descending,
+                        },
                     },
                 };
                 self.resort();
@@ -218,13 +217,10 @@ impl App {
         let names = self.profile.metrics.base_metrics();
         match choice {
             MetricChoice::Off => Ok(None),
-            MetricChoice::Named(m) => {
-                if self.profile.metrics.has(m) {
-                    Ok(Some(m.clone()))
-                } else {
-                    Err(self.unknown_metric(m).into())
-                }
-            }
+            MetricChoice::Named(m) => match self.profile.metrics.resolve(m) {
+                Some(col) => Ok(Some(col)),
+                None => Err(self.unknown_metric(m).into()),
+            },
             MetricChoice::Next => {
                 if names.is_empty() {
                     return Err("this profile has no metrics".into());

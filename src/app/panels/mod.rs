@@ -2,6 +2,7 @@
 //! under the same name in `ui::panels`. This file holds the list of panels, switching
 //! between them, and the GPU facts the kernel, timeline and summary panels share.
 
+pub mod gaps;
 pub mod heatmap;
 pub mod kernels;
 pub mod memo;
@@ -12,6 +13,7 @@ pub mod tree;
 use super::command::{Command, PanelChoice};
 use super::{App, CmdError};
 use crate::gpu::classify::Categories;
+use crate::gpu::gaps::Gap;
 use crate::gpu::timeline::LaneIndex;
 use crate::gpu::GpuModel;
 
@@ -37,6 +39,10 @@ pub struct GpuState {
     pub span: (i64, i64),
     /// CPU threads (their slices), shown below the GPU lanes on request.
     pub cpu_lanes: Vec<(String, LaneIndex)>,
+    /// The (pid, tid) of each CPU lane, to find the thread that launched a kernel.
+    pub cpu_keys: Vec<(u32, u32)>,
+    /// Idle gaps of every lane: the GPU lanes, then the CPU lanes, in `lanes()` order.
+    pub gaps: Vec<Vec<Gap>>,
 }
 
 impl GpuState {
@@ -68,7 +74,8 @@ impl GpuState {
                 threads[k].1.push(i as u32);
             }
         }
-        let cpu_lanes = threads
+        let cpu_keys = threads.iter().map(|(k, _)| *k).collect();
+        let cpu_lanes: Vec<(String, LaneIndex)> = threads
             .into_iter()
             .map(|((_, t), evs)| {
                 (
@@ -77,12 +84,19 @@ impl GpuState {
                 )
             })
             .collect();
+        let gaps = lanes
+            .iter()
+            .chain(cpu_lanes.iter().map(|(_, l)| l))
+            .map(crate::gpu::gaps::of_lane)
+            .collect();
         Some(GpuState {
             model,
             lanes,
             origin,
             span: (start, end.max(start + 1)),
             cpu_lanes,
+            cpu_keys,
+            gaps,
         })
     }
 }
@@ -144,6 +158,7 @@ impl App {
             | Command::NextKernel
             | Command::PrevKernel
             | Command::GotoLaunch) => self.timeline_command(c),
+            c @ (Command::Gap(_) | Command::Gaps { .. }) => self.gap_command(c),
             other => Err(format!("{other} is not a panel command").into()),
         }
     }

@@ -19,6 +19,8 @@ pub struct TimelineView {
     pub lane_offset: usize,
     /// Show CPU threads below the GPU lanes.
     pub show_cpu: bool,
+    /// The shortest gap `gap next|prev` stops at, as last given.
+    pub gap_min: Option<i64>,
 }
 
 /// One timeline lane: its label, index, and whether it is a GPU stream.

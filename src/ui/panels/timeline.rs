@@ -164,6 +164,7 @@ pub fn instance_details(app: &App, theme: &Theme, g: &Glyphs, lines: &mut Vec<(S
     }
     let Some(i) = tl.selected else {
         lines.push(("n/N: next/previous kernel on the lane".into(), dim));
+        lines.push(("]/[: next/previous idle gap, I: list".into(), dim));
         return;
     };
     let iu = i as usize;
