@@ -63,6 +63,7 @@ fn commands_and_sessions_take_hatchet_names() {
         "--cmd",
         "sort \"Total time\" desc",
         "--no-legend",
+        "--raw",
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(
@@ -145,4 +146,23 @@ fn hpctoolkit_time_is_cputime() {
         "{err}"
     );
     assert!(out.contains("main thread"), "{out}");
+}
+
+/// Hatchet's query dialects take Hatchet's names too: a notebook's query pasted as it
+/// is selects what the same query on grove's column selects.
+#[test]
+fn hatchet_queries_take_hatchet_names() {
+    let Some(f) = corpus(CALI) else { return };
+    let f = f.to_str().unwrap();
+    let run = |q: &str| {
+        let (code, out, err) = grove(&["tree", f, "--cmd", q, "--format", "csv"]);
+        assert_eq!(code, 0, "{q}: {err}");
+        out
+    };
+    let cypher = |m: &str| format!("filter MATCH (\".\", p) WHERE p.\"{m}\" > 0.1");
+    let via_alias = run(&cypher("Avg time/rank"));
+    assert_eq!(via_alias, run(&cypher("Avg time/rank (inc)")));
+    assert!(via_alias.lines().count() > 1);
+    let object = |m: &str| format!("filter [{{\"{m}\": \"> 0.1\"}}]");
+    assert_eq!(run(&object("Avg time/rank")), run(&object("Avg time/rank (inc)")));
 }

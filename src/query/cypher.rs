@@ -534,8 +534,8 @@ fn eval(q: &Query, t: &Tree) -> Result<Vec<bool>, QueryError> {
             for spec in nodes {
                 let pred = match &spec.var {
                     Some(v) => match conds.iter().find(|(name, _)| name == v) {
-                        Some((_, clauses)) => match check_types(t, clauses) {
-                            Ok(true) => var_pred(t, clauses),
+                        Some((_, clauses)) => match check_types(t, &with_aliases(t, clauses)) {
+                            Ok(true) => var_pred(t, &with_aliases(t, clauses)),
                             Ok(false) => vec![false; n],
                             Err(m) => return Err(QueryError::new(0, 0, m)),
                         },
@@ -548,6 +548,33 @@ fn eval(q: &Query, t: &Tree) -> Result<Vec<bool>, QueryError> {
             match_paths(t.cct, &pattern)
         }
     })
+}
+
+/// The clauses with Hatchet/Thicket metric names replaced by grove's columns
+/// (`Avg time/rank` -> `Avg time/rank (inc)`, `model::metric_aliases`), where the name
+/// is neither a column nor an attribute: notebooks' queries run as they are.
+fn with_aliases(t: &Tree, clauses: &[Clause]) -> Vec<Clause> {
+    clauses
+        .iter()
+        .map(|cl| {
+            let mut cl = cl.clone();
+            if let Cond::Column { column, .. } = &mut cl.cond {
+                if let Some(real) = alias_of(t, column) {
+                    *column = real;
+                }
+            }
+            cl
+        })
+        .collect()
+}
+
+/// The grove column a Hatchet metric name stands for, when it is not one itself.
+fn alias_of(t: &Tree, name: &str) -> Option<String> {
+    if t.metrics.has(name) || name == "depth" {
+        return None;
+    }
+    let real = t.metrics.resolve(name)?;
+    (!t.has_attr(name)).then_some(real)
 }
 
 fn push_quant(pattern: &mut Vec<Elem>, quant: &str, pred: Vec<bool>) {
@@ -650,6 +677,8 @@ mod object {
         let mut out = vec![true; n];
         let depth = super::super::expr::depths(t);
         for (key, want) in map {
+            // A Hatchet/Thicket metric name counts as grove's column.
+            let key = &super::alias_of(t, key).unwrap_or_else(|| key.clone());
             let numeric = key == "depth" || t.metrics.has(key);
             let check: Box<dyn Fn(u32) -> bool> = if numeric {
                 let value = |node: u32| -> f64 {
