@@ -67,7 +67,7 @@ fn commands_and_sessions_take_hatchet_names() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.starts_with("47.227 main\n└─ 47.210 lulesh.cycle\n"),
+        out.starts_with("47.238 main\n└─ 47.221 lulesh.cycle\n"),
         "{out}"
     );
     assert_eq!(out.lines().count(), 4, "{out}");
@@ -88,7 +88,15 @@ fn commands_and_sessions_take_hatchet_names() {
         "metric \"Max time/rank\"\nprune \"Max time/rank\" < 1ms\n",
     )
     .unwrap();
-    let (code, out, err) = grove(&["replay", s.to_str().unwrap(), "--input", f, "--depth", "0"]);
+    let (code, out, err) = grove(&[
+        "replay",
+        s.to_str().unwrap(),
+        "--input",
+        f,
+        "--depth",
+        "0",
+        "--raw",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("47.2"), "{out}");
     assert_eq!(
@@ -164,5 +172,8 @@ fn hatchet_queries_take_hatchet_names() {
     assert_eq!(via_alias, run(&cypher("Avg time/rank (inc)")));
     assert!(via_alias.lines().count() > 1);
     let object = |m: &str| format!("filter [{{\"{m}\": \"> 0.1\"}}]");
-    assert_eq!(run(&object("Avg time/rank")), run(&object("Avg time/rank (inc)")));
+    assert_eq!(
+        run(&object("Avg time/rank")),
+        run(&object("Avg time/rank (inc)"))
+    );
 }
