@@ -38,6 +38,9 @@ pub enum Format {
     Gprof2Dot,
     Timemory,
     ThicketJson,
+    // AMD and PlaidML device traces (issue 11).
+    Rocprof,
+    PlaidML,
 }
 
 impl Format {
@@ -61,6 +64,8 @@ impl Format {
             Format::Gprof2Dot => "gprof2dot DOT",
             Format::Timemory => "timemory JSON",
             Format::ThicketJson => "Thicket/Hatchet to_json",
+            Format::Rocprof => "AMD rocprof",
+            Format::PlaidML => "PlaidML event log",
         }
     }
 }

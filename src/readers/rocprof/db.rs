@@ -1,0 +1,94 @@
+//! Legacy rocprof's SQLite output (`results.db`): the `KERN` table holds the same
+//! columns as `results.csv`, typed; it is read through the CSV's column mapping.
+
+use std::path::Path;
+
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags};
+
+use super::{csv, dispatch};
+use crate::model::{Format, Profile, Source};
+
+const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
+
+/// An SQLite file whose schema (on its first pages, inside the probe's head) creates
+/// rocprof's `KERN` table. Content, not name: a renamed `results.db` is still claimed,
+/// another SQLite file is left to the other readers.
+pub fn claims_db(head: &[u8]) -> bool {
+    head.starts_with(SQLITE_MAGIC) && head.windows(17).any(|w| w == b"CREATE TABLE KERN")
+}
+
+pub struct RocprofDb;
+
+impl crate::readers::Reader for RocprofDb {
+    fn name(&self) -> &'static str {
+        "rocprof SQLite (results.db)"
+    }
+
+    fn format(&self) -> Format {
+        Format::Rocprof
+    }
+
+    fn reads_path(&self) -> bool {
+        true
+    }
+
+    fn claims(&self, probe: &crate::readers::Probe) -> bool {
+        !probe.is_dir && !probe.gzip && claims_db(probe.head)
+    }
+
+    fn read(&self, input: crate::readers::Input) -> Result<Vec<Profile>, String> {
+        let path = input.into_path()?;
+        Ok(vec![read(&path)?])
+    }
+}
+
+fn read(path: &Path) -> Result<Profile, String> {
+    let db = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .map_err(|e| format!("cannot open as SQLite: {e}"))?;
+    let mut st = db
+        .prepare("SELECT * FROM KERN")
+        .map_err(|e| format!("cannot read table KERN: {e}"))?;
+    let header: Vec<String> = st.column_names().iter().map(|s| s.to_string()).collect();
+    let n = header.len();
+    let mut rows = vec![header];
+    let mut q = st
+        .query([])
+        .map_err(|e| format!("cannot read table KERN: {e}"))?;
+    loop {
+        let row = match q.next() {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(e) => return Err(format!("table KERN, row {}: {e}", rows.len())),
+        };
+        let mut out = Vec::with_capacity(n);
+        for i in 0..n {
+            out.push(match row.get_ref(i) {
+                Ok(ValueRef::Integer(v)) => v.to_string(),
+                Ok(ValueRef::Real(v)) => v.to_string(),
+                Ok(ValueRef::Text(t)) => String::from_utf8_lossy(t).into_owned(),
+                _ => String::new(),
+            });
+        }
+        rows.push(out);
+    }
+    let (ds, _, warnings) = csv::dispatches(&rows)?;
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let label = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    let source = Source {
+        path: Some(path.to_path_buf()),
+        format: Format::Rocprof,
+        size,
+        gzip: false,
+        label,
+    };
+    Ok(dispatch::profile(
+        ds,
+        source,
+        "rocprof SQLite, table KERN (legacy rocprof)".into(),
+        warnings,
+    ))
+}
