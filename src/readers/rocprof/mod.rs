@@ -7,6 +7,7 @@
 //! Kineto trace. The tree is flat (docs/formats.md): `GPU <id>` → `queue <id>` →
 //! kernel, since the files name no host call that launched a kernel.
 
+pub mod chrome;
 mod csv;
 mod db;
 mod dispatch;
