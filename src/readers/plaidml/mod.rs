@@ -106,9 +106,18 @@ pub fn read(input: &mut dyn BufRead, source: Source) -> Result<Profile, String> 
     let mut buf = Vec::new();
     let mut records = 0u64;
     loop {
-        let Some(len) = read_varint(input).map_err(|e| format!("record {}: {e}", records + 1))?
-        else {
-            break;
+        let len = match read_varint(input) {
+            Ok(Some(len)) => len,
+            Ok(None) => break,
+            // A cut inside a later length prefix is a cut like any other.
+            Err(e) if records > 0 && e.starts_with("the log ends") => {
+                warnings.push(format!(
+                    "the log ends inside record {} ({e}); read up to it",
+                    records + 1
+                ));
+                break;
+            }
+            Err(e) => return Err(format!("record {}: {e}", records + 1)),
         };
         buf.resize(len as usize, 0);
         if let Err(e) = input.read_exact(&mut buf) {
@@ -230,13 +239,16 @@ fn add_event(log: &mut Log, current: &mut Option<usize>, ev: Event) {
     }
 }
 
+/// A clock: (stream, clock index within it).
+type Clock = (usize, u64);
+
 /// Clock epochs as PlaidML's `_adjust_clocks` computes them: for each (parent clock,
 /// child clock) pair the largest non-negative gap by which a child starts before its
 /// parent; a spanning walk from each group's first clock; then shifted so no epoch is
 /// negative.
-fn clock_epochs(acts: &[Activity], start: &[i64]) -> HashMap<(usize, u64), i64> {
-    let mut edges: HashMap<((usize, u64), (usize, u64)), i64> = HashMap::new();
-    let mut clocks: Vec<(usize, u64)> = Vec::new();
+fn clock_epochs(acts: &[Activity], start: &[i64]) -> HashMap<Clock, i64> {
+    let mut edges: HashMap<(Clock, Clock), i64> = HashMap::new();
+    let mut clocks: Vec<Clock> = Vec::new();
     for a in acts {
         if !clocks.contains(&a.clock) {
             clocks.push(a.clock);
@@ -254,7 +266,7 @@ fn clock_epochs(acts: &[Activity], start: &[i64]) -> HashMap<(usize, u64), i64> 
         let e = edges.entry((acts[p].clock, a.clock)).or_insert(d);
         *e = (*e).max(d);
     }
-    let mut epoch: HashMap<(usize, u64), i64> = HashMap::new();
+    let mut epoch: HashMap<Clock, i64> = HashMap::new();
     for &c in &clocks {
         if epoch.contains_key(&c) {
             continue;
