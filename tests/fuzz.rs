@@ -359,11 +359,10 @@ fn fuzz_rocprof_and_plaidml() {
 
 #[test]
 fn fuzz_rocprof_sqlite() {
-    let Some(seed) = corpus("gunrock/results.db") else {
-        return;
-    };
+    let mut seeds = vec![testdata("rocm/rocpd.db")];
+    seeds.extend(corpus("gunrock/results.db"));
     let path = scratch("fuzz.results.db");
-    fuzz("rocprof-db", &[seed], iters(100), |d| {
+    fuzz("rocprof-db", &seeds, iters(100), |d| {
         std::fs::write(&path, d).unwrap();
         let _ = grove::readers::load_all(&path);
     });

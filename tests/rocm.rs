@@ -118,6 +118,34 @@ fn rocprofv3_kernel_trace_csv() {
 }
 
 #[test]
+fn rocprofv3_rocpd_database() {
+    let f = testdata("rocm/rocpd.db");
+    let p = load_path(&f).unwrap();
+    assert!(p.dialect.contains("rocpd"), "{}", p.dialect);
+    let ev = p.events.as_ref().unwrap();
+    assert_eq!(ev.len(), 5);
+    // GPUs by their index among GPUs (the CPU agent is not one), queues by id.
+    let lanes: std::collections::BTreeSet<(i64, i64)> = (0..ev.len())
+        .map(|i| (ev.device[i], ev.stream[i]))
+        .collect();
+    assert_eq!(lanes, [(0, 1), (1, 2)].into_iter().collect());
+    let got = kernel_totals(&f);
+    assert_eq!(got["matrixTranspose(float*, float*, int)"], (2, 8000));
+    assert_eq!(
+        got["void vector_add<float>(float const*, float const*, float*, int)"],
+        (3, 3700)
+    );
+    // Without its kernels view a rocpd database is refused in one line.
+    let bytes = std::fs::read(&f).unwrap();
+    let copy = scratch("noview.rocpd.db", &bytes);
+    rusqlite::Connection::open(&copy)
+        .unwrap()
+        .execute_batch("DROP VIEW kernels;")
+        .unwrap();
+    refused(&copy);
+}
+
+#[test]
 fn rocprof_chrome_json_kernels_land_on_gpu_lanes() {
     let f = testdata("rocm/results.json");
     let p = load_path(&f).unwrap();

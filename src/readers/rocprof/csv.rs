@@ -101,7 +101,19 @@ pub fn dispatches(rows: &[Vec<String>]) -> Result<(Vec<Dispatch>, String, Vec<St
     let header = &rows[0];
     let c = Cols(header);
     let v3 = c.at("Kernel_Name").is_some();
-    let (name, dev, queue, start, end, corr, dialect) = if v3 {
+    // rocpd's `kernels` view: lower-case names, the agent as its index among GPUs.
+    let rocpd = !v3 && c.at("name").is_some() && c.at("start").is_some();
+    let (name, dev, queue, start, end, corr, dialect) = if rocpd {
+        (
+            c.at("name"),
+            c.at("agent_type_index").or(c.at("agent_absolute_index")),
+            c.at("queue_id"),
+            c.at("start"),
+            c.at("end"),
+            c.at("correlation_id"),
+            "rocprofv3 rocpd database",
+        )
+    } else if v3 {
         (
             c.at("Kernel_Name"),
             c.at("Agent_Id"),
@@ -125,7 +137,27 @@ pub fn dispatches(rows: &[Vec<String>]) -> Result<(Vec<Dispatch>, String, Vec<St
     let (Some(name), Some(start), Some(end)) = (name, start, end) else {
         return Err("a rocprof CSV without its kernel name, begin and end columns".into());
     };
-    let extra: Vec<(&'static str, Option<usize>)> = if v3 {
+    let extra: Vec<(&'static str, Option<usize>)> = if rocpd {
+        [
+            ("dispatch", "dispatch_id"),
+            ("grid x", "grid_x"),
+            ("grid y", "grid_y"),
+            ("grid z", "grid_z"),
+            ("workgroup x", "workgroup_x"),
+            ("workgroup y", "workgroup_y"),
+            ("workgroup z", "workgroup_z"),
+            ("lds", "lds_size"),
+            ("scratch", "scratch_size"),
+            ("vgpr", "arch_vgpr_count"),
+            ("accum vgpr", "accum_vgpr_count"),
+            ("sgpr", "sgpr_count"),
+            ("hip stream", "stream_id"),
+            ("tid", "tid"),
+        ]
+        .iter()
+        .map(|&(k, col)| (k, c.at(col)))
+        .collect()
+    } else if v3 {
         [
             ("dispatch", "Dispatch_Id"),
             ("grid x", "Grid_Size_X"),

@@ -1,5 +1,6 @@
-//! Legacy rocprof's SQLite output (`results.db`): the `KERN` table holds the same
-//! columns as `results.csv`, typed; it is read through the CSV's column mapping.
+//! rocprof's SQLite outputs, read through the CSV's column mapping: legacy rocprof's
+//! `results.db`, whose `KERN` table holds the same columns as `results.csv`, and
+//! rocprofv3's rocpd database, through its `kernels` view.
 
 use std::path::Path;
 
@@ -15,7 +16,9 @@ const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 /// rocprof's `KERN` table. Content, not name: a renamed `results.db` is still claimed,
 /// another SQLite file is left to the other readers.
 pub fn claims_db(head: &[u8]) -> bool {
-    head.starts_with(SQLITE_MAGIC) && head.windows(17).any(|w| w == b"CREATE TABLE KERN")
+    head.starts_with(SQLITE_MAGIC)
+        && (head.windows(17).any(|w| w == b"CREATE TABLE KERN")
+            || head.windows(21).any(|w| w == b"rocpd_kernel_dispatch"))
 }
 
 pub struct RocprofDb;
@@ -46,20 +49,41 @@ impl crate::readers::Reader for RocprofDb {
 fn read(path: &Path) -> Result<Profile, String> {
     let db = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
         .map_err(|e| format!("cannot open as SQLite: {e}"))?;
+    let has = |name: &str| -> bool {
+        db.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = ?1",
+            [name],
+            |r| r.get::<_, i64>(0),
+        )
+        .map(|n| n > 0)
+        .unwrap_or(false)
+    };
+    // Legacy rocprof's KERN table, else rocprofv3's rocpd database through its
+    // `kernels` view (the joined kernel dispatches rocpd documents as its interface).
+    let (table, dialect) = if has("KERN") {
+        ("KERN", "rocprof SQLite, table KERN (legacy rocprof)")
+    } else if has("kernels") {
+        ("kernels", "rocprofv3 rocpd SQLite database, view kernels")
+    } else {
+        return Err(
+            "a rocpd database without its kernels view (rocprofv3 --output-format rocpd writes one)"
+                .into(),
+        );
+    };
     let mut st = db
-        .prepare("SELECT * FROM KERN")
-        .map_err(|e| format!("cannot read table KERN: {e}"))?;
+        .prepare(&format!("SELECT * FROM {table}"))
+        .map_err(|e| format!("cannot read {table}: {e}"))?;
     let header: Vec<String> = st.column_names().iter().map(|s| s.to_string()).collect();
     let n = header.len();
     let mut rows = vec![header];
     let mut q = st
         .query([])
-        .map_err(|e| format!("cannot read table KERN: {e}"))?;
+        .map_err(|e| format!("cannot read {table}: {e}"))?;
     loop {
         let row = match q.next() {
             Ok(Some(r)) => r,
             Ok(None) => break,
-            Err(e) => return Err(format!("table KERN, row {}: {e}", rows.len())),
+            Err(e) => return Err(format!("{table}, row {}: {e}", rows.len())),
         };
         let mut out = Vec::with_capacity(n);
         for i in 0..n {
@@ -85,10 +109,5 @@ fn read(path: &Path) -> Result<Profile, String> {
         gzip: false,
         label,
     };
-    Ok(dispatch::profile(
-        ds,
-        source,
-        "rocprof SQLite, table KERN (legacy rocprof)".into(),
-        warnings,
-    ))
+    Ok(dispatch::profile(ds, source, dialect.into(), warnings))
 }
