@@ -251,6 +251,16 @@ fn plaidml_tree_and_kernel_details() {
         .collect();
     assert_eq!(kernels.len(), 341);
     assert!(kernels.iter().all(|&i| ev.stream[i] == 1));
+    // Aligned clocks: the device runs fall inside the host's span (the device clock's
+    // own epoch is ~1.25e15 ns, the host's Unix time ~1.52e18 ns).
+    let runs: Vec<usize> = (0..ev.len())
+        .filter(|&i| ev.name_of(i) == "tile::local_machine::Program::Run")
+        .collect();
+    let first_run = runs.iter().map(|&i| ev.ts[i]).min().unwrap();
+    let last_run_end = runs.iter().map(|&i| ev.ts[i] + ev.dur[i]).max().unwrap();
+    for &k in &kernels {
+        assert!(ev.ts[k] >= first_run && ev.ts[k] <= last_run_end, "{k}");
+    }
 }
 
 #[test]
