@@ -83,13 +83,16 @@ pub fn claims(head: &[u8]) -> bool {
 struct Cols<'a>(&'a [String]);
 
 impl Cols<'_> {
+    /// Case-insensitive: `rocpd` exports the same columns as `Lds_Block_Size`, `Vgpr_Count`.
     fn at(&self, k: &str) -> Option<usize> {
-        self.0.iter().position(|f| f == k)
+        self.0.iter().position(|f| f.eq_ignore_ascii_case(k))
     }
 }
 
+/// An integer field; rocprofv3 (ROCm 6.4+) writes agents as `"Agent 2"`.
 fn int(row: &[String], i: Option<usize>) -> Option<i64> {
     let s = row.get(i?)?.trim();
+    let s = s.strip_prefix("Agent ").unwrap_or(s).trim();
     s.parse::<i64>()
         .ok()
         .or_else(|| s.parse::<u64>().ok().map(|u| u as i64))
@@ -166,11 +169,16 @@ pub fn dispatches(rows: &[Vec<String>]) -> Result<(Vec<Dispatch>, String, Vec<St
             ("workgroup x", "Workgroup_Size_X"),
             ("workgroup y", "Workgroup_Size_Y"),
             ("workgroup z", "Workgroup_Size_Z"),
+            // ROCm 6.2/6.3 name the segment sizes; later versions the block sizes.
             ("lds", "Group_Segment_Size"),
             ("scratch", "Private_Segment_Size"),
+            ("lds", "LDS_Block_Size"),
+            ("scratch", "Scratch_Size"),
+            ("vgpr", "VGPR_Count"),
             ("vgpr", "Arch_VGPR_Count"),
             ("accum vgpr", "Accum_VGPR_Count"),
             ("sgpr", "SGPR_Count"),
+            ("stream id", "Stream_Id"),
             ("thread", "Thread_Id"),
         ]
         .iter()
@@ -258,6 +266,23 @@ mod tests {
         assert_eq!(rows[0], vec!["a", "b, c", "d \"e\""]);
         assert_eq!(rows[1], vec!["1", "2", "3"]);
         assert!(parse("\"a,b\n").is_err());
+    }
+
+    #[test]
+    fn rocprofv3_layouts() {
+        // ROCm 6.2 (segment sizes, numeric agents) and 6.4+ (block sizes, "Agent N").
+        for text in [
+            "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\",\"Private_Segment_Size\",\"Group_Segment_Size\"\n\"KERNEL_DISPATCH\",2,1,15,\"k(int)\",7,100,250,0,64\n",
+            "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\",\"LDS_Block_Size\",\"Scratch_Size\"\n\"KERNEL_DISPATCH\",\"Agent 2\",1,0,70,1,15,\"k(int)\",7,100,250,64,0\n",
+        ] {
+            let rows = parse(text).unwrap();
+            let (d, dialect, w) = dispatches(&rows).unwrap();
+            assert!(dialect.contains("rocprofv3"));
+            assert!(w.is_empty(), "{w:?}");
+            assert_eq!((d[0].device, d[0].queue, d[0].start, d[0].end), (2, 1, 100, 250));
+            assert_eq!(d[0].correlation, Some(7));
+            assert!(d[0].args.contains(&("lds", 64)), "{:?}", d[0].args);
+        }
     }
 
     #[test]
