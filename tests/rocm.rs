@@ -86,6 +86,19 @@ fn rocprof_stats_csv_opens_as_a_flat_kernel_list() {
 }
 
 #[test]
+fn rocprofv3_kernel_stats_csv_has_min_and_max() {
+    let p = scratch(
+        "kernel_stats.csv",
+        b"\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\",\"MinNs\",\"MaxNs\",\"StdDev\"\n\"zero_kernel(double*, int)\",24,12288,512.0,0.10,480,544,12.1\n",
+    );
+    let p = load_path(&p).unwrap();
+    assert!(p.dialect.contains("rocprofv3"), "{}", p.dialect);
+    assert_eq!(p.metrics.values("min").unwrap(), &[480.0]);
+    assert_eq!(p.metrics.values("max").unwrap(), &[544.0]);
+    assert_eq!(p.metrics.values("count").unwrap(), &[24.0]);
+}
+
+#[test]
 fn rocprof_csv_tree_is_gpu_queue_kernel() {
     let Some(f) = corpus("gunrock/results.csv") else {
         return;
