@@ -180,6 +180,10 @@ fn rocprof_chrome_json_kernels_land_on_gpu_lanes() {
         .filter(|&i| ev.kind[i] == EventKind::Runtime)
         .count();
     assert_eq!(runtime, 12);
+    // Timed in ns from the BeginNs/EndNs args, not the whole-µs ts/dur.
+    let got = kernel_totals(&f);
+    assert_eq!(got["matrixTranspose(float*, float*, int)"], (4, 36_600));
+    assert_eq!(got["reduce_sum(float const*, float*, int)"], (4, 10_200));
     let (code, out, _) = grove(&["kernels", f.to_str().unwrap()]);
     assert_eq!(code, 0);
     assert!(out.contains("matrixTranspose"), "{out}");

@@ -5,6 +5,7 @@
 //! copies), 2 "CPU HIP API", 3 "CPU HSA API", 6+n "GPU<n>" (kernels of GPU n),
 //! 6+n+512 "GPU Barriers<n>". Kernel slices carry the `results.csv` columns as string
 //! args (`gpu-id`, `queue-id`, `BeginNs`, ...); HIP-traced ops add `stream-id`.
+//! Their `ts`/`dur` are whole microseconds; `BeginNs`/`EndNs` give the nanoseconds.
 //!
 //! The Chrome reader asks [`lane_kind`] for each uncategorised slice once it has seen
 //! one of these labels, and calls [`place_lanes`] after parsing to set each GPU
@@ -41,6 +42,7 @@ pub fn lane_kind(label: Option<&str>) -> EventKind {
 /// stream from the args (`stream-id` of HIP-traced ops, else `queue-id`), else the tid.
 pub fn place_lanes(tr: &mut ChromeTrace) {
     let ev = &mut tr.events;
+    let mut exact = 0u64;
     for i in 0..ev.len() {
         if !ev.kind[i].on_gpu_lane() {
             continue;
@@ -57,7 +59,24 @@ pub fn place_lanes(tr: &mut ChromeTrace) {
         let stream = arg("stream-id")
             .or_else(|| arg("queue-id"))
             .or_else(|| ev.strings.resolve(ev.tid[i]).trim().parse().ok());
+        // `ts`/`dur` are whole µs; the args keep rocprof's ns. Use those when they are
+        // the same instant (not rebased with ROCP_JSON_REBASE), so kernel totals match
+        // rocprof's own stats exactly.
+        let ns = (arg("BeginNs"), arg("EndNs"));
         ev.device[i] = device.unwrap_or(NONE_I64);
         ev.stream[i] = stream.unwrap_or(NONE_I64);
+        if let (Some(b), Some(e)) = ns {
+            if e >= b && (b - ev.ts[i]).abs() < 1000 {
+                ev.ts[i] = b;
+                ev.dur[i] = e - b;
+                exact += 1;
+            }
+        }
+    }
+    if exact > 0 {
+        tr.meta.push((
+            "device times".into(),
+            format!("{exact} GPU activities timed in ns from their BeginNs/EndNs args"),
+        ));
     }
 }
