@@ -73,8 +73,15 @@ fn read(path: &Path) -> Result<Profile, String> {
     let mut st = db
         .prepare(&format!("SELECT * FROM {table}"))
         .map_err(|e| format!("cannot read {table}: {e}"))?;
-    let header: Vec<String> = st.column_names().iter().map(|s| s.to_string()).collect();
+    // Column names through the pragma, read lossily: rusqlite's `column_names` panics
+    // on a name that is not UTF-8 (a damaged schema).
+    let header = column_names(&db, table)?;
     let n = header.len();
+    if n != st.column_count() {
+        return Err(format!(
+            "{table}: its columns cannot be read (a damaged schema?)"
+        ));
+    }
     let mut rows = vec![header];
     let mut q = st
         .query([])
@@ -110,4 +117,20 @@ fn read(path: &Path) -> Result<Profile, String> {
         label,
     };
     Ok(dispatch::profile(ds, source, dialect.into(), warnings))
+}
+
+fn column_names(db: &Connection, table: &str) -> Result<Vec<String>, String> {
+    let err = |e: rusqlite::Error| format!("cannot read the columns of {table}: {e}");
+    let mut st = db
+        .prepare("SELECT name FROM pragma_table_info(?1)")
+        .map_err(err)?;
+    let mut q = st.query([table]).map_err(err)?;
+    let mut out = Vec::new();
+    while let Some(r) = q.next().map_err(err)? {
+        out.push(match r.get_ref(0) {
+            Ok(ValueRef::Text(t)) => String::from_utf8_lossy(t).into_owned(),
+            _ => String::new(),
+        });
+    }
+    Ok(out)
 }
