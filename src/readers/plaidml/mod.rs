@@ -259,7 +259,7 @@ fn clock_epochs(acts: &[Activity], start: &[i64]) -> HashMap<Clock, i64> {
         if acts[p].clock == a.clock {
             continue;
         }
-        let d = start[p] - start[i];
+        let d = start[p].saturating_sub(start[i]);
         if d < 0 {
             continue;
         }
@@ -278,9 +278,9 @@ fn clock_epochs(acts: &[Activity], start: &[i64]) -> HashMap<Clock, i64> {
             let ex = epoch[&x];
             for (&(p, ch), &d) in &edges {
                 let next = if p == x && !epoch.contains_key(&ch) {
-                    Some((ch, ex + d))
+                    Some((ch, ex.saturating_add(d)))
                 } else if ch == x && !epoch.contains_key(&p) {
-                    Some((p, ex - d))
+                    Some((p, ex.saturating_sub(d)))
                 } else {
                     None
                 };
@@ -294,7 +294,8 @@ fn clock_epochs(acts: &[Activity], start: &[i64]) -> HashMap<Clock, i64> {
         let min = group.iter().map(|g| epoch[g]).min().unwrap_or(0);
         if min < 0 {
             for g in &group {
-                *epoch.get_mut(g).unwrap() -= min;
+                let e = epoch.get_mut(g).unwrap();
+                *e = e.saturating_sub(min);
             }
         }
     }
@@ -446,8 +447,11 @@ fn build(log: Log, source: Source, records: u64, mut warnings: Vec<String>) -> P
     for &i in &order {
         let a = &acts[i];
         let off = epoch.get(&a.clock).copied().unwrap_or(0);
-        let (s, e) = (start[i] + off, end[i] + off);
-        let dur = (e - s).max(0);
+        // Clamped to ±2^61 ns (73 years): a damaged log must not overflow later sums.
+        const LIMIT: i64 = 1 << 61;
+        let s = start[i].saturating_add(off).clamp(-LIMIT, LIMIT);
+        let e = end[i].saturating_add(off).clamp(s, LIMIT);
+        let dur = e - s;
         let nd = node[i];
         count[nd as usize] += 1.0;
         time_incl[nd as usize] += dur as f64;

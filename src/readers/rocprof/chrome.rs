@@ -66,10 +66,15 @@ pub fn place_lanes(tr: &mut ChromeTrace) {
         ev.device[i] = device.unwrap_or(NONE_I64);
         ev.stream[i] = stream.unwrap_or(NONE_I64);
         if let (Some(b), Some(e)) = ns {
-            if e >= b && (b - ev.ts[i]).abs() < 1000 {
-                ev.ts[i] = b;
-                ev.dur[i] = e - b;
-                exact += 1;
+            let same_us = b.checked_sub(ev.ts[i]).is_some_and(|d| d.abs() < 1000);
+            // Bounded like the reader's own times: a damaged arg must not overflow sums.
+            match e.checked_sub(b) {
+                Some(d) if same_us && (0..1 << 61).contains(&d) => {
+                    ev.ts[i] = b;
+                    ev.dur[i] = d;
+                    exact += 1;
+                }
+                _ => {}
             }
         }
     }

@@ -46,7 +46,9 @@ pub fn profile(
     let mut node_of_event = Vec::with_capacity(ds.len());
     let mut bad = 0u64;
     for d in &ds {
-        if d.end < d.start {
+        // Times beyond ±2^61 ns (73 years) are damage, and would overflow later sums.
+        const LIMIT: i64 = 1 << 61;
+        if d.end < d.start || d.start.abs() > LIMIT || d.end.abs() > LIMIT {
             bad += 1;
             continue;
         }
@@ -112,7 +114,7 @@ pub fn profile(
     }
     if bad > 0 {
         warnings.push(format!(
-            "{bad} dispatch(es) end before they begin; left out"
+            "{bad} dispatch(es) end before they begin or have implausible times; left out"
         ));
     }
     let len = cct.len();
