@@ -38,6 +38,10 @@ const FORMATS: &[(&str, Option<&str>)] = &[
         Some("PyTorch execution trace"),
     ),
     ("TF XSpace protobuf", Some("TensorFlow/JAX XSpace protobuf")),
+    // rocprof's sysinfo is a rocminfo dump, not a profile.
+    ("rocprof sysinfo", None),
+    ("rocprof", Some("AMD rocprof")),
+    ("PlaidML event log", Some("PlaidML event log")),
 ];
 
 /// Formats whose readers are written but not yet in `readers::READERS`: refused for
@@ -136,7 +140,8 @@ fn refusals_say_what_the_file_looks_like() {
             "pipit/pipit/tests/data/ping-pong-projections",
             "Projections",
         ),
-        ("gunrock/results.db", "SQLite"),
+        // rocprof's SQLite output loads since issue 11.
+        ("gunrock/results.db", "AMD rocprof"),
     ];
     for (path, what) in cases {
         let e = grove::load::load_inputs(&[dir.join(path)], &HashMap::new());

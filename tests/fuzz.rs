@@ -361,6 +361,39 @@ fn fuzz_nsys_sqlite() {
 }
 
 #[test]
+fn fuzz_rocprof_and_plaidml() {
+    // rocprof's CSVs (legacy, rocprofv3, stats) and trace JSON; PlaidML's event log
+    // (its head, uncompressed: mutating gzip bytes mostly tests the gzip check).
+    let mut seeds = vec![
+        testdata("rocm/kernel_trace.csv"),
+        testdata("rocm/results.json"),
+    ];
+    seeds.extend(corpus("gunrock/results.csv"));
+    seeds.extend(corpus("gunrock/results.stats.csv"));
+    seeds.extend(
+        gunzipped(corpus(
+            "plaidml/tools/analysis/testdata/small_mobilenet_coco_log.gz",
+        ))
+        .map(|mut v| {
+            v.truncate(16 << 10);
+            v
+        }),
+    );
+    fuzz("rocm", &seeds, iters(400), load_bytes);
+}
+
+#[test]
+fn fuzz_rocprof_sqlite() {
+    let mut seeds = vec![testdata("rocm/rocpd.db")];
+    seeds.extend(corpus("gunrock/results.db"));
+    let path = scratch("fuzz.results.db");
+    fuzz("rocprof-db", &seeds, iters(100), |d| {
+        std::fs::write(&path, d).unwrap();
+        let _ = grove::readers::load_all(&path);
+    });
+}
+
+#[test]
 fn fuzz_hpctoolkit() {
     let Some(src) = common::corpus("hpctoolkit/tests/data/dbase/loops-perf.nostruct.d") else {
         return;

@@ -42,12 +42,15 @@ pub enum Format {
     // Framework traces (issue 11).
     ExecutionTrace,
     XPlane,
+    // AMD and PlaidML device traces (issue 11).
+    Rocprof,
+    PlaidML,
 }
 
 impl Format {
     /// Every format (a new variant belongs here too: summaries and the cache store a
     /// format by its label and find it back through this list).
-    pub const ALL: [Format; 20] = [
+    pub const ALL: [Format; 22] = [
         Format::ChromeTrace,
         Format::HatchetLiteral,
         Format::Folded,
@@ -68,6 +71,8 @@ impl Format {
         Format::ThicketJson,
         Format::ExecutionTrace,
         Format::XPlane,
+        Format::Rocprof,
+        Format::PlaidML,
     ];
 
     /// The format whose `label` this is.
@@ -97,6 +102,8 @@ impl Format {
             Format::ThicketJson => "Thicket/Hatchet to_json",
             Format::ExecutionTrace => "PyTorch execution trace",
             Format::XPlane => "TensorFlow/JAX XSpace protobuf",
+            Format::Rocprof => "AMD rocprof",
+            Format::PlaidML => "PlaidML event log",
         }
     }
 }
@@ -170,8 +177,10 @@ mod format_tests {
             | Format::Timemory
             | Format::ThicketJson
             | Format::ExecutionTrace
-            | Format::XPlane => 1,
+            | Format::XPlane
+            | Format::Rocprof
+            | Format::PlaidML => 1,
         };
-        assert_eq!(Format::ALL.iter().map(|f| count(*f)).sum::<usize>(), 20);
+        assert_eq!(Format::ALL.iter().map(|f| count(*f)).sum::<usize>(), 22);
     }
 }

@@ -30,6 +30,9 @@ pub struct ChromeTrace {
     pub array_form: bool,
     pub rank: Option<i64>,
     pub devices: Vec<serde_json::Value>,
+    /// Written by legacy rocprof (its lane labels seen): uncategorised slices on its GPU
+    /// and copy lanes are device activity (`readers::rocprof::chrome`).
+    pub rocprof: bool,
 }
 
 /// A reusable text slot: events reuse their buffers instead of allocating per field.
@@ -394,6 +397,10 @@ impl Parser {
                     self.stats.known_cats = true;
                     k
                 }
+                None if ev.cat.is_empty() && self.out.rocprof => {
+                    let lane = self.out.process_names.get(&pid).map(String::as_str);
+                    super::rocprof::chrome::lane_kind(lane)
+                }
                 None => {
                     if !ev.cat.is_empty() && !is_host_category(&cat_text) {
                         match self.stats.unknown_cats.get_mut(&ev.cat[..]) {
@@ -528,6 +535,7 @@ impl Parser {
             }
             b"process_name" => {
                 if let Some(n) = text("name") {
+                    self.out.rocprof |= super::rocprof::chrome::is_rocprof_label(n.trim());
                     self.out.process_names.insert(pid, n.trim().to_string());
                 }
             }
@@ -792,10 +800,15 @@ impl super::Reader for Chrome {
     fn read(&self, input: super::Input) -> Result<Vec<crate::model::Profile>, String> {
         let (input, source) = input.into_stream()?;
         let mut tr = parse(input).map_err(|e| e.to_string())?;
+        if tr.rocprof {
+            super::rocprof::chrome::place_lanes(&mut tr);
+        }
         let tree = super::trace_cct::build(&tr);
         tr.events.node = tree.node_of_event;
         tr.events.launch = tree.launch_of_event;
-        let dialect = if tr.old_dialect {
+        let dialect = if tr.rocprof {
+            "AMD rocprof (legacy rocprof trace JSON)"
+        } else if tr.old_dialect {
             "PyTorch profiler (Kineto, 2021 dialect)"
         } else if tr.kineto {
             "PyTorch profiler (Kineto)"

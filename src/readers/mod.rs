@@ -23,9 +23,11 @@ pub mod marshal;
 pub mod nsys;
 pub mod perf;
 pub mod perf_json;
+pub mod plaidml;
 pub mod pprof;
 pub mod probe;
 pub mod pyinstrument;
+pub mod rocprof;
 pub mod speedscope;
 pub mod tau;
 pub mod thicket;
@@ -48,6 +50,8 @@ use probe::{file_name, Content};
 /// reads it. Readers that open their path come before the stream formats.
 pub static READERS: &[&dyn Reader] = &[
     &hpctoolkit::HpcToolkit,
+    // Before Nsight, which claims every SQLite file (to explain what it refuses).
+    &rocprof::RocprofDb,
     &nsys::Nsys,
     &tau::Tau,
     &caliper::Caliper,
@@ -76,6 +80,18 @@ pub static READERS: &[&dyn Reader] = &[
         format: Format::CpuProfile,
         claims: cpuprofile::claims,
         read: cpuprofile::read,
+    },
+    &StreamReader {
+        name: "rocprof CSV",
+        format: Format::Rocprof,
+        claims: rocprof::claims_csv,
+        read: rocprof::read_csv,
+    },
+    &StreamReader {
+        name: "PlaidML event log",
+        format: Format::PlaidML,
+        claims: plaidml::claims,
+        read: plaidml::read,
     },
     &StreamReader {
         name: "perf script text",

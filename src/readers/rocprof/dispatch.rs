@@ -1,0 +1,149 @@
+//! One kernel dispatch, whichever rocprof file it came from, and the profile built from
+//! a list of them: the event table and the flat device → queue → kernel tree.
+
+use std::collections::HashMap;
+
+use crate::model::args::ArgValue;
+use crate::model::demangle::{demangle, RAW_NAME};
+use crate::model::events::{CounterTable, EventKind, EventTable};
+use crate::model::{Cct, MetricTable, Profile, Source};
+
+#[derive(Debug, Default, Clone)]
+pub struct Dispatch {
+    pub name: String,
+    pub device: i64,
+    pub queue: i64,
+    pub start: i64,
+    pub end: i64,
+    pub correlation: Option<i64>,
+    /// Launch facts as the file names them (grid, workgroup, registers, ...).
+    pub args: Vec<(&'static str, i64)>,
+}
+
+/// rocprof names are demangled already (legacy rocprof, rocprofv3 by default) but may
+/// be raw symbols (rocprofv3 `--mangled-kernels`); the `.kd` of a kernel descriptor
+/// symbol is not part of the name to demangle.
+fn shown_name(raw: &str) -> Option<String> {
+    demangle(raw.strip_suffix(".kd").unwrap_or(raw))
+}
+
+pub fn profile(
+    mut ds: Vec<Dispatch>,
+    source: Source,
+    dialect: String,
+    mut warnings: Vec<String>,
+) -> Profile {
+    ds.sort_by_key(|d| (d.start, d.device, d.queue));
+    let mut ev = EventTable::default();
+    let cat = ev.strings.intern("kernel");
+    let mut cct = Cct::default();
+    let mut gpu: Vec<f64> = Vec::new();
+    let mut count: Vec<f64> = Vec::new();
+    let mut devices: HashMap<i64, u32> = HashMap::new();
+    let mut queues: HashMap<(i64, i64), u32> = HashMap::new();
+    let mut kernels: HashMap<(u32, String), u32> = HashMap::new();
+    let mut names: HashMap<String, (String, Option<String>)> = HashMap::new();
+    let mut node_of_event = Vec::with_capacity(ds.len());
+    let mut bad = 0u64;
+    for d in &ds {
+        // Times beyond ±2^61 ns (73 years) are damage, and would overflow later sums.
+        const LIMIT: i64 = 1 << 61;
+        if d.end < d.start || d.start.abs() > LIMIT || d.end.abs() > LIMIT {
+            bad += 1;
+            continue;
+        }
+        let (name, raw) = names
+            .entry(d.name.clone())
+            .or_insert_with(|| match shown_name(&d.name) {
+                Some(s) => (s, Some(d.name.clone())),
+                None => (d.name.clone(), None),
+            })
+            .clone();
+        let dev = *devices.entry(d.device).or_insert_with(|| {
+            let n = cct.child(None, &format!("GPU {}", d.device), "device");
+            cct.frame_mut(n).set_attr("device", &d.device.to_string());
+            n
+        });
+        let q = *queues.entry((d.device, d.queue)).or_insert_with(|| {
+            let n = cct.child(Some(dev), &format!("queue {}", d.queue), "queue");
+            cct.frame_mut(n).set_attr("stream", &d.queue.to_string());
+            n
+        });
+        let k = *kernels.entry((q, name.clone())).or_insert_with(|| {
+            let n = cct.child(Some(q), &name, "kernel");
+            if let Some(r) = &raw {
+                cct.frame_mut(n).set_attr(RAW_NAME, r);
+            }
+            for (key, v) in &d.args {
+                cct.frame_mut(n).set_attr(key, &v.to_string());
+            }
+            n
+        });
+        let (pid, tid) = (
+            ev.strings.intern(&d.device.to_string()),
+            ev.strings.intern(&d.queue.to_string()),
+        );
+        let nm = ev.strings.intern(&name);
+        let i = ev.push(
+            nm,
+            cat,
+            EventKind::Kernel,
+            d.start,
+            d.end - d.start,
+            pid,
+            tid,
+        );
+        ev.device[i] = d.device;
+        ev.stream[i] = d.queue;
+        if let Some(c) = d.correlation {
+            ev.correlation[i] = c;
+        }
+        for (key, v) in &d.args {
+            ev.arg_store.push(key, ArgValue::Int(*v));
+        }
+        ev.arg_store.push("device", ArgValue::Int(d.device));
+        ev.arg_store.push("stream", ArgValue::Int(d.queue));
+        ev.args[i] = ev.arg_store.finish();
+        if gpu.len() < cct.len() {
+            gpu.resize(cct.len(), 0.0);
+            count.resize(cct.len(), 0.0);
+        }
+        gpu[k as usize] += (d.end - d.start) as f64;
+        count[k as usize] += 1.0;
+        node_of_event.push(k);
+    }
+    if bad > 0 {
+        warnings.push(format!(
+            "{bad} dispatch(es) end before they begin or have implausible times; left out"
+        ));
+    }
+    let len = cct.len();
+    gpu.resize(len, 0.0);
+    count.resize(len, 0.0);
+    let mut metrics = MetricTable::new(len);
+    // The device time is the only time these files have: `time` is it too, so the
+    // tree's default column is not empty.
+    metrics.set("time", "ns", gpu.clone());
+    metrics.set("gpu_time", "ns", gpu);
+    metrics.derive_inclusive(&cct, &["time", "gpu_time"]);
+    metrics.set("count", "", count);
+    ev.node = node_of_event;
+    ev.launch = vec![crate::model::events::NONE_U32; ev.len()];
+    cct.finish();
+    let meta = vec![
+        ("dispatches".to_string(), ev.len().to_string()),
+        ("devices".to_string(), devices.len().to_string()),
+        ("queues".to_string(), queues.len().to_string()),
+    ];
+    Profile {
+        source,
+        dialect,
+        cct,
+        metrics,
+        events: Some(ev),
+        counters: Some(CounterTable::default()),
+        meta,
+        warnings,
+        default_metric: "time".into(),
+    }
+}

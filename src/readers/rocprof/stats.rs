@@ -1,0 +1,90 @@
+//! rocprof's `results.stats.csv` (`--stats`) and rocprofv3's `kernel_stats.csv`: one
+//! row per kernel name with its call count and total, mean and share of the kernel
+//! time (rocprofv3 adds min, max and standard deviation). No times of day, so no events:
+//! it opens as a flat tree of kernels with those figures as metrics.
+
+use crate::model::demangle::RAW_NAME;
+use crate::model::{Cct, MetricTable, Profile, Source};
+
+const COLUMNS: [&str; 4] = ["Name", "Calls", "TotalDurationNs", "AverageNs"];
+
+pub fn is_stats(header: &[String]) -> bool {
+    COLUMNS.iter().all(|c| header.iter().any(|h| h == c))
+}
+
+pub fn read(rows: &[Vec<String>], source: Source) -> Result<Profile, String> {
+    let at = |k: &str| rows[0].iter().position(|h| h == k).unwrap_or(0);
+    let (name, calls, total, avg) = (
+        at("Name"),
+        at("Calls"),
+        at("TotalDurationNs"),
+        at("AverageNs"),
+    );
+    // rocprofv3's `kernel_stats.csv` adds MinNs, MaxNs and StdDev.
+    let opt = |k: &str| rows[0].iter().position(|h| h == k);
+    let (min_at, max_at) = (opt("MinNs"), opt("MaxNs"));
+    let v3 = min_at.is_some();
+    let (mut lo, mut hi) = (Vec::new(), Vec::new());
+    let num = |r: &[String], i: usize| r.get(i).and_then(|s| s.trim().parse::<f64>().ok());
+    let mut cct = Cct::default();
+    let (mut t, mut c, mut a) = (Vec::new(), Vec::new(), Vec::new());
+    let mut bad = 0u64;
+    for r in rows.iter().skip(1) {
+        let (Some(n), Some(tot)) = (r.get(name), num(r, total)) else {
+            bad += 1;
+            continue;
+        };
+        let node = cct.child(None, n, "kernel");
+        if let Some(d) = crate::model::demangle::demangle(n) {
+            let f = cct.frame_mut(node);
+            f.name = d.as_str().into();
+            f.set_attr(RAW_NAME, n);
+        }
+        t.resize(cct.len(), 0.0);
+        c.resize(cct.len(), 0.0);
+        a.resize(cct.len(), 0.0);
+        t[node as usize] += tot;
+        c[node as usize] += num(r, calls).unwrap_or(0.0);
+        a[node as usize] = num(r, avg).unwrap_or(0.0);
+        lo.resize(cct.len(), 0.0);
+        hi.resize(cct.len(), 0.0);
+        lo[node as usize] = min_at.and_then(|i| num(r, i)).unwrap_or(0.0);
+        hi[node as usize] = max_at.and_then(|i| num(r, i)).unwrap_or(0.0);
+    }
+    if cct.is_empty() {
+        return Err("a rocprof stats CSV with no kernel row".into());
+    }
+    let mut warnings = vec![
+        "a per-kernel summary (rocprof --stats): no dispatch times, so no timeline or kernel chart; open results.csv or results.db for those".to_string(),
+    ];
+    if bad > 0 {
+        warnings.push(format!("{bad} row(s) without a name or total; left out"));
+    }
+    let len = cct.len();
+    let mut metrics = MetricTable::new(len);
+    metrics.set("time", "ns", t);
+    metrics.set("count", "", c);
+    metrics.set("mean", "ns", a);
+    if v3 {
+        metrics.set("min", "ns", lo);
+        metrics.set("max", "ns", hi);
+    }
+    metrics.derive_inclusive(&cct, &["time"]);
+    cct.finish();
+    Ok(Profile {
+        source,
+        dialect: if v3 {
+            "rocprofv3 kernel stats CSV (--stats)"
+        } else {
+            "rocprof kernel stats CSV (legacy rocprof --stats)"
+        }
+        .into(),
+        cct,
+        metrics,
+        events: None,
+        counters: None,
+        meta: vec![("kernels".into(), len.to_string())],
+        warnings,
+        default_metric: "time".into(),
+    })
+}

@@ -1,0 +1,378 @@
+//! AMD rocprof outputs and PlaidML event logs (issue 11): totals against the tools' own
+//! figures (rocprof's `results.stats.csv`; PlaidML's kernel_times report, recomputed by
+//! `scripts/plaidml_kernel_times.py` into `testdata/rocm/plaidml_kernel_times.json`),
+//! lanes, names, and bad input.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use grove::gpu::classify::Categories;
+use grove::gpu::kernels::{table, KernelSort, TableOptions};
+use grove::gpu::GpuModel;
+use grove::load::load_path;
+use grove::model::EventKind;
+
+mod common;
+use common::{corpus, grove};
+
+fn testdata(rel: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(rel)
+}
+
+/// (count, total ns) per kernel name, from grove's kernel table.
+fn kernel_totals(path: &Path) -> BTreeMap<String, (u64, i64)> {
+    let p = load_path(path).unwrap();
+    let ev = p.events.as_ref().unwrap();
+    let gpu = GpuModel::new(ev, Categories::builtin());
+    let rows = table(
+        ev,
+        &gpu,
+        &TableOptions {
+            all: true,
+            by_category: false,
+            sort: KernelSort::Total,
+        },
+    );
+    let mut out = BTreeMap::new();
+    for r in rows {
+        let e = out.entry(r.name.clone()).or_insert((0, 0));
+        e.0 += r.count;
+        e.1 += r.total_ns;
+    }
+    out
+}
+
+/// rocprof's stats CSV, read here with its own few lines: name -> (calls, total ns).
+fn rocprof_stats(path: &Path) -> BTreeMap<String, (u64, i64)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut out = BTreeMap::new();
+    for line in text.lines().skip(1) {
+        // "name",calls,total,average,percentage — the name is the only quoted field.
+        let end = line.rfind('"').unwrap();
+        let name = line[1..end].to_string();
+        let rest: Vec<&str> = line[end + 2..].split(',').collect();
+        out.insert(name, (rest[0].parse().unwrap(), rest[1].parse().unwrap()));
+    }
+    out
+}
+
+#[test]
+fn rocprof_csv_and_db_match_rocprofs_own_stats() {
+    let Some(dir) = corpus("gunrock") else { return };
+    let want = rocprof_stats(&dir.join("results.stats.csv"));
+    assert_eq!(want.len(), 8);
+    for file in ["results.csv", "results.db"] {
+        let got = kernel_totals(&dir.join(file));
+        assert_eq!(got, want, "{file}");
+        let dispatches: u64 = got.values().map(|v| v.0).sum();
+        assert_eq!(dispatches, 56, "{file}");
+    }
+}
+
+#[test]
+fn rocprof_stats_csv_opens_as_a_flat_kernel_list() {
+    let Some(dir) = corpus("gunrock") else { return };
+    let p = load_path(&dir.join("results.stats.csv")).unwrap();
+    assert_eq!(p.cct.len(), 8);
+    let total: f64 = p.metrics.values("time").unwrap().iter().sum();
+    let want: i64 = rocprof_stats(&dir.join("results.stats.csv"))
+        .values()
+        .map(|v| v.1)
+        .sum();
+    assert_eq!(total as i64, want);
+    assert!(p.warnings.iter().any(|w| w.contains("no dispatch times")));
+}
+
+#[test]
+fn rocprofv3_kernel_stats_csv_has_min_and_max() {
+    let p = scratch(
+        "kernel_stats.csv",
+        b"\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\",\"MinNs\",\"MaxNs\",\"StdDev\"\n\"zero_kernel(double*, int)\",24,12288,512.0,0.10,480,544,12.1\n",
+    );
+    let p = load_path(&p).unwrap();
+    assert!(p.dialect.contains("rocprofv3"), "{}", p.dialect);
+    assert_eq!(p.metrics.values("min").unwrap(), &[480.0]);
+    assert_eq!(p.metrics.values("max").unwrap(), &[544.0]);
+    assert_eq!(p.metrics.values("count").unwrap(), &[24.0]);
+}
+
+#[test]
+fn rocprof_csv_tree_is_gpu_queue_kernel() {
+    let Some(f) = corpus("gunrock/results.csv") else {
+        return;
+    };
+    let (code, out, _) = grove(&["tree", f.to_str().unwrap(), "--depth", "2"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("GPU 2"), "{out}");
+    assert!(out.contains("queue 0"), "{out}");
+}
+
+#[test]
+fn rocprofv3_kernel_trace_csv() {
+    let f = testdata("rocm/kernel_trace.csv");
+    let p = load_path(&f).unwrap();
+    assert!(p.dialect.contains("rocprofv3"), "{}", p.dialect);
+    let ev = p.events.as_ref().unwrap();
+    assert_eq!(ev.len(), 4);
+    // Mangled names are demangled, the raw symbol kept.
+    assert!((0..ev.len()).any(|i| ev.name_of(i) == "matrixTranspose(float*, float*, int)"));
+    let lanes: std::collections::BTreeSet<(i64, i64)> = (0..ev.len())
+        .map(|i| (ev.device[i], ev.stream[i]))
+        .collect();
+    assert_eq!(lanes, [(1, 1), (2, 3)].into_iter().collect());
+    let got = kernel_totals(&f);
+    assert_eq!(got["matrixTranspose(float*, float*, int)"], (2, 8000));
+    assert_eq!(
+        got["void vector_add<float>(float const*, float const*, float*, int)"],
+        (2, 2500)
+    );
+}
+
+#[test]
+fn rocprofv3_rocpd_database() {
+    let f = testdata("rocm/rocpd.db");
+    let p = load_path(&f).unwrap();
+    assert!(p.dialect.contains("rocpd"), "{}", p.dialect);
+    let ev = p.events.as_ref().unwrap();
+    assert_eq!(ev.len(), 5);
+    // GPUs by their index among GPUs (the CPU agent is not one), queues by id.
+    let lanes: std::collections::BTreeSet<(i64, i64)> = (0..ev.len())
+        .map(|i| (ev.device[i], ev.stream[i]))
+        .collect();
+    assert_eq!(lanes, [(0, 1), (1, 2)].into_iter().collect());
+    let got = kernel_totals(&f);
+    assert_eq!(got["matrixTranspose(float*, float*, int)"], (2, 8000));
+    assert_eq!(
+        got["void vector_add<float>(float const*, float const*, float*, int)"],
+        (3, 3700)
+    );
+    // Without its kernels view a rocpd database is refused in one line.
+    let bytes = std::fs::read(&f).unwrap();
+    let copy = scratch("noview.rocpd.db", &bytes);
+    rusqlite::Connection::open(&copy)
+        .unwrap()
+        .execute_batch("DROP VIEW kernels;")
+        .unwrap();
+    refused(&copy);
+}
+
+#[test]
+fn rocprof_chrome_json_kernels_land_on_gpu_lanes() {
+    let f = testdata("rocm/results.json");
+    let p = load_path(&f).unwrap();
+    assert!(p.dialect.contains("rocprof"), "{}", p.dialect);
+    let ev = p.events.as_ref().unwrap();
+    let kernels: Vec<usize> = (0..ev.len())
+        .filter(|&i| ev.kind[i] == EventKind::Kernel)
+        .collect();
+    assert_eq!(kernels.len(), 12);
+    for &i in &kernels {
+        assert_eq!(ev.device[i], 0);
+        assert!(ev.stream[i] == 0 || ev.stream[i] == 1);
+    }
+    let copies = (0..ev.len())
+        .filter(|&i| ev.kind[i] == EventKind::Memcpy)
+        .count();
+    assert_eq!(copies, 2);
+    let runtime = (0..ev.len())
+        .filter(|&i| ev.kind[i] == EventKind::Runtime)
+        .count();
+    assert_eq!(runtime, 12);
+    // Timed in ns from the BeginNs/EndNs args, not the whole-µs ts/dur.
+    let got = kernel_totals(&f);
+    assert_eq!(got["matrixTranspose(float*, float*, int)"], (4, 36_600));
+    assert_eq!(got["reduce_sum(float const*, float*, int)"], (4, 10_200));
+    let (code, out, _) = grove(&["kernels", f.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("matrixTranspose"), "{out}");
+    assert!(out.contains("reduce_sum"), "{out}");
+}
+
+#[test]
+fn kineto_rocm_trace_still_reads_its_kernels() {
+    let Some(f) = corpus("hta/tests/data/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz")
+    else {
+        return;
+    };
+    let p = load_path(&f).unwrap();
+    assert!(!p.dialect.contains("rocprof"));
+    let got = kernel_totals(&f);
+    assert!(!got.is_empty());
+}
+
+#[test]
+fn plaidml_kernel_totals_match_plaidmls_report() {
+    let Some(f) = corpus("plaidml/tools/analysis/testdata/small_mobilenet_coco_log.gz") else {
+        return;
+    };
+    let oracle: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(testdata("rocm/plaidml_kernel_times.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(oracle["executions"], 341);
+    assert_eq!(oracle["total_ns"], 7_420_526);
+    let got = kernel_totals(&f);
+    let want: BTreeMap<String, (u64, i64)> = oracle["kernels"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                (
+                    v["count"].as_u64().unwrap(),
+                    v["total_ns"].as_i64().unwrap(),
+                ),
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(got.values().map(|v| v.0).sum::<u64>(), 341);
+    assert_eq!(got.values().map(|v| v.1).sum::<i64>(), 7_420_526);
+}
+
+#[test]
+fn plaidml_tree_and_kernel_details() {
+    let Some(f) = corpus("plaidml/tools/analysis/testdata/small_mobilenet_coco_log.gz") else {
+        return;
+    };
+    let p = load_path(&f).unwrap();
+    let names: Vec<&str> = (0..p.cct.len() as u32).map(|n| p.cct.name(n)).collect();
+    for verb in [
+        "tile::local_machine::Program::Run",
+        "tile::local_machine::Compile",
+        "tile::hal::opencl::BuildKernel",
+        "tile::hal::opencl::Kernel::Run",
+    ] {
+        assert!(names.contains(&verb), "{verb}");
+    }
+    let count = p.metrics.values("count").unwrap();
+    let runs: f64 = (0..p.cct.len())
+        .filter(|&n| names[n] == "tile::local_machine::Program::Run")
+        .map(|n| count[n])
+        .sum();
+    assert_eq!(runs, 139.0);
+    // A kernel run's node names its kernel and carries its flops, bytes and type.
+    let k = (0..p.cct.len() as u32)
+        .find(|&n| p.cct.name(n) == "kernel_c25_sdk_38")
+        .unwrap();
+    let fr = p.cct.frame(k);
+    assert!(fr.attr("flops").is_some() && fr.attr("bytes").is_some());
+    assert!(fr.attr("type").is_some());
+    // Kernel runs are device events on the device clock's lane, after their launch.
+    let ev = p.events.as_ref().unwrap();
+    let kernels: Vec<usize> = (0..ev.len())
+        .filter(|&i| ev.kind[i] == EventKind::Kernel)
+        .collect();
+    assert_eq!(kernels.len(), 341);
+    assert!(kernels.iter().all(|&i| ev.stream[i] == 1));
+    // Aligned clocks: the device runs fall inside the host's span (the device clock's
+    // own epoch is ~1.25e15 ns, the host's Unix time ~1.52e18 ns).
+    let runs: Vec<usize> = (0..ev.len())
+        .filter(|&i| ev.name_of(i) == "tile::local_machine::Program::Run")
+        .collect();
+    let first_run = runs.iter().map(|&i| ev.ts[i]).min().unwrap();
+    let last_run_end = runs.iter().map(|&i| ev.ts[i] + ev.dur[i]).max().unwrap();
+    for &k in &kernels {
+        assert!(ev.ts[k] >= first_run && ev.ts[k] <= last_run_end, "{k}");
+    }
+}
+
+#[test]
+fn plaidml_log_without_kernels_opens_with_a_note() {
+    let Some(f) = corpus("plaidml/tools/analysis/testdata/eventlog.gz") else {
+        return;
+    };
+    let (code, out, err) = grove(&["info", f.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("no kernel activities"), "{out}");
+}
+
+fn scratch(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("grove-rocm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+/// Exit 2 and one line naming the file, never a panic.
+fn refused(path: &Path) {
+    let (code, _, err) = grove(&["info", path.to_str().unwrap()]);
+    assert_eq!(code, 2, "{}: {err}", path.display());
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&*path.file_name().unwrap().to_string_lossy()),
+        "{err}"
+    );
+    assert!(!err.contains("panick"), "{err}");
+}
+
+#[test]
+fn bad_plaidml_logs_are_one_line_errors() {
+    let Some(f) = corpus("plaidml/tools/analysis/testdata/small_mobilenet_coco_log.gz") else {
+        return;
+    };
+    let raw = {
+        use std::io::Read;
+        let mut d = flate2::read::GzDecoder::new(std::fs::File::open(&f).unwrap());
+        let mut v = Vec::new();
+        d.read_to_end(&mut v).unwrap();
+        v
+    };
+    // Cut inside the first record: refused. Cut later: read up to the cut, warned.
+    refused(&scratch("cut1.eventlog.gz", &gzip(&raw[..6])));
+    let p = scratch("cut2.eventlog.gz", &gzip(&raw[..raw.len() / 2]));
+    let (code, out, _) = grove(&["info", p.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("ends inside record"), "{out}");
+    // A corrupted record body.
+    let mut bad = raw[..4000].to_vec();
+    for b in &mut bad[12..200] {
+        *b = 0xFF;
+    }
+    refused(&scratch("corrupt.eventlog.gz", &gzip(&bad)));
+    let (code, _, err) = grove(&["info", "--strict", p.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn bad_rocprof_files_are_one_line_errors() {
+    let header = "\"Index\",\"KernelName\",\"gpu-id\",\"queue-id\",\"BeginNs\",\"EndNs\"\n";
+    refused(&scratch("empty.csv", header.as_bytes()));
+    refused(&scratch(
+        "notimes.csv",
+        format!("{header}0,\"k\",0,0,abc,def\n").as_bytes(),
+    ));
+    refused(&scratch(
+        "open_quote.csv",
+        format!("{header}0,\"k,0,0,1,2\n").as_bytes(),
+    ));
+    // A results.db cut short.
+    if let Some(db) = corpus("gunrock/results.db") {
+        let bytes = std::fs::read(db).unwrap();
+        refused(&scratch("cut.results.db", &bytes[..8192]));
+    }
+}
+
+#[test]
+fn unplaced_dispatches_are_never_silent() {
+    let p = scratch(
+        "nolane.csv",
+        b"\"Index\",\"KernelName\",\"BeginNs\",\"EndNs\"\n0,\"k\",10,20\n",
+    );
+    let (code, _, err) = grove(&["info", p.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(err.contains("name no GPU or queue"), "{err}");
+    let (code, _, _) = grove(&["info", "--strict", p.to_str().unwrap()]);
+    assert_eq!(code, 2);
+}
