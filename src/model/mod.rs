@@ -38,6 +38,8 @@ pub enum Format {
     Gprof2Dot,
     Timemory,
     ThicketJson,
+    /// OTF2 archives (Score-P traces).
+    Otf2,
 }
 
 impl Format {
@@ -61,6 +63,7 @@ impl Format {
             Format::Gprof2Dot => "gprof2dot DOT",
             Format::Timemory => "timemory JSON",
             Format::ThicketJson => "Thicket/Hatchet to_json",
+            Format::Otf2 => "OTF2 trace",
         }
     }
 }

@@ -20,6 +20,7 @@ pub mod hpctoolkit;
 pub mod lines;
 pub mod marshal;
 pub mod nsys;
+pub mod otf2;
 pub mod perf;
 pub mod perf_json;
 pub mod pprof;
@@ -46,6 +47,7 @@ use probe::{file_name, Content};
 /// reads it. Readers that open their path come before the stream formats.
 pub static READERS: &[&dyn Reader] = &[
     &hpctoolkit::HpcToolkit,
+    &otf2::Otf2,
     &nsys::Nsys,
     &tau::Tau,
     &caliper::Caliper,
