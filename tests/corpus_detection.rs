@@ -33,6 +33,7 @@ const FORMATS: &[(&str, Option<&str>)] = &[
     ("gprof2dot DOT", Some("gprof2dot DOT")),
     ("timemory JSON", Some("timemory JSON")),
     ("Hatchet GraphFrame JSON", Some("Thicket/Hatchet to_json")),
+    ("OTF2", Some("OTF2 trace")),
 ];
 
 /// Formats whose readers are written but not yet in `readers::READERS`: refused for

@@ -122,11 +122,7 @@ impl<'a> Buf<'a> {
         let n = self.u8()?;
         match n {
             0 => Ok(0),
-            0xff => Ok(if max == 4 {
-                u32::MAX as u64
-            } else {
-                u64::MAX
-            }),
+            0xff => Ok(if max == 4 { u32::MAX as u64 } else { u64::MAX }),
             n if n > max => {
                 self.pos -= 1;
                 self.err(format!("invalid compressed integer length {n}"))
@@ -266,7 +262,10 @@ mod tests {
     fn bad_data_names_the_offset() {
         let mut b = Buf::new(&[9u8, 1, 2], 100);
         let e = b.u32c().unwrap_err();
-        assert_eq!(e.to_string(), "invalid compressed integer length 9 at byte 100");
+        assert_eq!(
+            e.to_string(),
+            "invalid compressed integer length 9 at byte 100"
+        );
         let mut b = Buf::new(&[2u8, 1], 0);
         assert!(b.u32c().is_err());
         let mut b = Buf::new(b"abc", 0);

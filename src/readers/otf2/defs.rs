@@ -109,6 +109,8 @@ pub struct Defs {
     pub metric_instances: HashMap<u32, u32>,
     pub comms: HashMap<u32, u32>,
     pub records: u64,
+    /// Whether the file ended with its end-of-file mark (a cut file does not).
+    pub complete: bool,
     /// Records of ids this OTF2 version does not define (from newer writers).
     pub unknown: u64,
 }
@@ -169,6 +171,7 @@ pub fn parse_global(path: &std::path::Path, chunk_size: u64) -> Result<Defs, Str
         }
         records(&mut b, &mut done, |id, r| global_record(&mut d, id, r))
     })?;
+    d.complete = done;
     Ok(d)
 }
 
@@ -350,7 +353,9 @@ pub fn local_record(l: &mut Local, id: u8, r: &mut Buf<'_>) -> Res<()> {
             let n = r.u64c()?;
             let mode = r.u8()?;
             if n > MAX_MAP || n > r.remaining() as u64 {
-                return r.err(format!("mapping table of {n} entries is larger than its record"));
+                return r.err(format!(
+                    "mapping table of {n} entries is larger than its record"
+                ));
             }
             let map = if mode == 0 {
                 let mut v = Vec::with_capacity(n as usize);

@@ -62,7 +62,7 @@ impl super::Reader for Otf2 {
     }
 }
 
-/// The anchor file of an archive directory: `traces.otf2`, else the one `.otf2` file
+/// The anchor file of an archive directory: `traces.otf2`, else the first `.otf2` file
 /// that starts like an anchor.
 pub fn anchor_in(dir: &Path) -> Option<PathBuf> {
     let is_anchor = |p: &Path| {
@@ -72,8 +72,9 @@ pub fn anchor_in(dir: &Path) -> Option<PathBuf> {
             .is_ok()
             && anchor::looks_like_anchor(&head[..7])
     };
+    // Score-P's name is claimed even when damaged, so the reader says what is wrong.
     let t = dir.join("traces.otf2");
-    if t.is_file() && is_anchor(&t) {
+    if t.is_file() {
         return Some(t);
     }
     let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -137,6 +138,14 @@ pub fn read(anchor_path: &Path, shown: &Path) -> Result<Profile, String> {
     let mut warnings = Vec::new();
     let mut counts = [0u64; 256];
     let mut missing = 0usize;
+    let mut cut = 0usize;
+    if !defs.complete {
+        warnings.push(format!(
+            "{}: {stem}.def ends before its end-of-file mark (truncated?); read the {} definitions before it",
+            super::PARTIAL,
+            defs.records
+        ));
+    }
     for (li, loc) in defs.locations.iter().enumerate() {
         let evt = loc_dir.join(format!("{}.evt", loc.id));
         if !evt.is_file() {
@@ -168,6 +177,9 @@ pub fn read(anchor_path: &Path, shown: &Path) -> Result<Profile, String> {
         if let Err(e) = res {
             return Err(format!("{stem}/{e}"));
         }
+        if !dec.done {
+            cut += 1;
+        }
         for (i, n) in dec.counts.iter().enumerate() {
             counts[i] += n;
         }
@@ -175,6 +187,12 @@ pub fn read(anchor_path: &Path, shown: &Path) -> Result<Profile, String> {
     if missing > 0 {
         warnings.push(format!(
             "{missing} location(s) with events have no event file in {stem}/ (the archive is incomplete); shown without them"
+        ));
+    }
+    if cut > 0 {
+        warnings.push(format!(
+            "{}: {cut} event file(s) in {stem}/ end before their end-of-file mark (truncated?); read the events before it",
+            super::PARTIAL
         ));
     }
     let unknown: Vec<String> = (0..256)
@@ -214,7 +232,10 @@ pub fn read(anchor_path: &Path, shown: &Path) -> Result<Profile, String> {
         ),
         ("otf2.creator".into(), anchor.creator.clone()),
         ("otf2.locations".into(), defs.locations.len().to_string()),
-        ("otf2.timer_resolution".into(), defs.clock_resolution.to_string()),
+        (
+            "otf2.timer_resolution".into(),
+            defs.clock_resolution.to_string(),
+        ),
         ("otf2.global_offset".into(), defs.clock_offset.to_string()),
         ("otf2.trace_length".into(), defs.trace_length.to_string()),
     ];
@@ -440,7 +461,11 @@ impl<'d> Builder<'d> {
         ] {
             v.resize(n, 0.0);
         }
-        for v in self.counter_exc.iter_mut().chain(self.counter_inc.iter_mut()) {
+        for v in self
+            .counter_exc
+            .iter_mut()
+            .chain(self.counter_inc.iter_mut())
+        {
             v.resize(n, 0.0);
         }
     }
@@ -486,11 +511,15 @@ impl<'d> Builder<'d> {
         self.grow();
         self.count[root as usize] = 1.0;
         self.root = root;
-        self.pid = self.ev.strings.intern(if gname.is_empty() { &label } else { gname });
-        self.tid = self
+        self.pid = self
             .ev
             .strings
-            .intern(&format!("{} ({})", if lname.is_empty() { "location" } else { lname }, loc.id));
+            .intern(if gname.is_empty() { &label } else { gname });
+        self.tid = self.ev.strings.intern(&format!(
+            "{} ({})",
+            if lname.is_empty() { "location" } else { lname },
+            loc.id
+        ));
         self.kind = if loc.kind == defs::LOCATION_ACCELERATOR_STREAM {
             EventKind::Kernel
         } else {
@@ -517,7 +546,11 @@ impl<'d> Builder<'d> {
         let (name, cat) = match d.regions.get(&region) {
             Some(r) => {
                 let n = d.string(r.name);
-                let n = if n.is_empty() { d.string(r.canonical) } else { n };
+                let n = if n.is_empty() {
+                    d.string(r.canonical)
+                } else {
+                    n
+                };
                 (n.to_string(), paradigm_name(r.paradigm))
             }
             None => {
@@ -661,7 +694,12 @@ impl<'d> Builder<'d> {
             m.set("messages_received", "", self.msgs_received);
             m.derive_inclusive(
                 &self.cct,
-                &["bytes_sent", "bytes_received", "messages_sent", "messages_received"],
+                &[
+                    "bytes_sent",
+                    "bytes_received",
+                    "messages_sent",
+                    "messages_received",
+                ],
             );
         }
         for (k, c) in self.counters.iter().enumerate() {
