@@ -288,7 +288,7 @@ pub fn read(anchor_path: &Path, shown: &Path) -> Result<Profile, String> {
         dialect,
         cct,
         metrics,
-        events: Some(ev),
+        events: ev,
         counters: None,
         meta,
         warnings,
@@ -340,6 +340,13 @@ fn paradigm_name(p: u8) -> &'static str {
     }
 }
 
+/// Region instances of CPU locations kept as event-table rows, at most: a row costs
+/// about 80 bytes where the two OTF2 records cost about 25, so a large trace's rows
+/// would hold several times the trace in memory. Past this, CPU rows are dropped (with
+/// a warning; grove's timeline shows CPU threads only beside GPU streams) and the tree
+/// keeps every instance; accelerator-stream rows are always kept.
+pub const CPU_ROW_BUDGET: usize = 1 << 20;
+
 /// The metric members whose values are counters read at every Enter and Leave
 /// (accumulated from the start): their differences are what a region spent.
 struct Counter {
@@ -381,6 +388,8 @@ struct Builder<'d> {
     pid: u32,
     tid: u32,
     kind: EventKind,
+    /// (device, stream) of an accelerator-stream location's rows.
+    lane: (i64, i64),
     /// Latest counter values on this location and when they were read.
     last_counters: Vec<f64>,
     last_counter_t: u64,
@@ -391,6 +400,8 @@ struct Builder<'d> {
     unknown_region: u64,
     async_metrics: u64,
     local_unknown: u64,
+    cpu_rows: usize,
+    cpu_over_budget: bool,
 }
 
 impl<'d> Builder<'d> {
@@ -433,6 +444,7 @@ impl<'d> Builder<'d> {
             pid: 0,
             tid: 0,
             kind: EventKind::Cpu,
+            lane: (0, 0),
             last_counter_t: u64::MAX,
             unmatched_leave: 0,
             mismatched_leave: 0,
@@ -440,6 +452,8 @@ impl<'d> Builder<'d> {
             unknown_region: 0,
             async_metrics: 0,
             local_unknown: 0,
+            cpu_rows: 0,
+            cpu_over_budget: false,
         }
     }
 
@@ -520,6 +534,7 @@ impl<'d> Builder<'d> {
             if lname.is_empty() { "location" } else { lname },
             loc.id
         ));
+        self.lane = (loc.group as i64, loc.id as i64);
         self.kind = if loc.kind == defs::LOCATION_ACCELERATOR_STREAM {
             EventKind::Kernel
         } else {
@@ -631,12 +646,24 @@ impl<'d> Builder<'d> {
         if let Some(p) = self.stack.last_mut() {
             p.child_ns += dur;
         }
+        if self.kind == EventKind::Cpu {
+            self.cpu_rows += 1;
+            if self.cpu_rows > CPU_ROW_BUDGET {
+                self.cpu_over_budget = true;
+                return;
+            }
+        }
         let (_, name_id, cat_id) = self.region_info(region);
         let i = self
             .ev
             .push(name_id, cat_id, self.kind, o.start, dur, self.pid, self.tid);
         self.ev.node.push(o.node);
-        let _ = i;
+        if self.kind == EventKind::Kernel {
+            // A GPU lane per accelerator stream: device = its location group, stream =
+            // the location.
+            self.ev.device[i] = self.lane.0;
+            self.ev.stream[i] = self.lane.1;
+        }
     }
 
     fn warnings(&self) -> Vec<String> {
@@ -665,6 +692,12 @@ impl<'d> Builder<'d> {
                 self.unknown_region
             ));
         }
+        if self.cpu_over_budget {
+            w.push(format!(
+                "{} CPU region instances are more than the event table keeps ({CPU_ROW_BUDGET}): the table holds accelerator streams only, so the timeline has no CPU lanes; the tree and its metrics count every instance",
+                self.cpu_rows
+            ));
+        }
         if self.async_metrics > 0 {
             w.push(format!(
                 "{} METRIC record(s) of asynchronous or unknown metrics were not attributed to regions",
@@ -674,7 +707,7 @@ impl<'d> Builder<'d> {
         w
     }
 
-    fn finish(mut self) -> (Cct, MetricTable, EventTable) {
+    fn finish(mut self) -> (Cct, MetricTable, Option<EventTable>) {
         self.grow();
         let n = self.cct.len();
         // A location's root spans what ran on it: the sum of its top-level regions.
@@ -711,11 +744,34 @@ impl<'d> Builder<'d> {
                 std::mem::take(&mut self.counter_inc[k]),
             );
         }
+        if self.cpu_over_budget {
+            self.ev = without_cpu_rows(std::mem::take(&mut self.ev));
+        }
         let len = self.ev.len();
         self.ev.launch = vec![crate::model::events::NONE_U32; len];
         self.cct.finish();
-        (self.cct, m, self.ev)
+        let ev = (!self.ev.is_empty()).then_some(self.ev);
+        (self.cct, m, ev)
     }
+}
+
+/// The table without its CPU rows (the over-budget case).
+fn without_cpu_rows(ev: EventTable) -> EventTable {
+    let mut out = EventTable {
+        strings: ev.strings.clone(),
+        ..Default::default()
+    };
+    for i in 0..ev.len() {
+        if ev.kind[i] != EventKind::Cpu {
+            let j = out.push(
+                ev.name[i], ev.cat[i], ev.kind[i], ev.ts[i], ev.dur[i], ev.pid[i], ev.tid[i],
+            );
+            out.device[j] = ev.device[i];
+            out.stream[j] = ev.stream[i];
+            out.node.push(ev.node[i]);
+        }
+    }
+    out
 }
 
 impl events::Visit for Builder<'_> {
