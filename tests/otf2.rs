@@ -260,3 +260,42 @@ fn detection_claims_anchors_and_archive_directories_only() {
     assert!(detect(&p).map(|r| r.format()) != Some(grove::model::Format::Otf2));
     assert!(!grove::readers::claims_dir(dir.join("traces").as_path()));
 }
+
+#[test]
+fn absurd_timestamps_do_not_overflow() {
+    // The stable fuzzer's first find (seed 7): a mutated timestamp far in the future
+    // overflowed the children's summed time. Every timestamp record of the first
+    // location set to the largest value, then to 0 for the second.
+    let Some(src) = corpus("ping-pong-otf2") else {
+        return;
+    };
+    let dir = copy(&src, "time");
+    for (file, value) in [("traces/0.evt", u64::MAX), ("traces/1.evt", 0)] {
+        let mut bytes = std::fs::read(src.join(file)).unwrap();
+        let mut at = 18;
+        // Walk the records only as far as the timestamp records go at the start.
+        while at + 9 <= bytes.len() && bytes[at] == 5 {
+            bytes[at + 1..at + 9].copy_from_slice(&value.to_le_bytes());
+            at += 9;
+            // Skip the record after it (attribute list or an event with a length).
+            match bytes.get(at) {
+                Some(6) | Some(83) => at += 2 + bytes[at + 1] as usize,
+                Some(12) | Some(13) => at += 2 + bytes[at + 1] as usize,
+                _ => break,
+            }
+        }
+        std::fs::write(dir.join(file), &bytes).unwrap();
+    }
+    let p = load_or_one_line(&dir).unwrap();
+    assert_eq!(p.cct.roots.len(), 2);
+    // And the fuzzer's own input shape: one huge timestamp in the middle of a file.
+    let mut bytes = std::fs::read(src.join("traces/0.evt")).unwrap();
+    let mid = (18..bytes.len() - 9)
+        .filter(|&i| bytes[i] == 5 && bytes[i + 9] == 13)
+        .nth(3)
+        .unwrap();
+    bytes[mid + 1..mid + 9].copy_from_slice(&(u64::MAX / 3).to_le_bytes());
+    std::fs::write(dir.join("traces/0.evt"), &bytes).unwrap();
+    load_or_one_line(&dir).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -457,9 +457,12 @@ impl<'d> Builder<'d> {
         }
     }
 
+    /// Ticks to ns since the global offset, kept within ±2^61 so that sums and
+    /// `ts + dur` downstream cannot overflow whatever a damaged file says.
     fn ns(&self, t: u64) -> i64 {
+        const LIMIT: i128 = 1 << 61;
         let d = t as i128 - self.defs.clock_offset as i128;
-        (d * 1_000_000_000 / self.defs.clock_resolution as i128) as i64
+        (d * 1_000_000_000 / self.defs.clock_resolution as i128).clamp(-LIMIT, LIMIT) as i64
     }
 
     fn grow(&mut self) {
@@ -626,10 +629,10 @@ impl<'d> Builder<'d> {
     fn close(&mut self, t: u64, region: u32) {
         let Some(o) = self.stack.pop() else { return };
         let end = self.ns(t);
-        let dur = (end - o.start).max(0);
+        let dur = end.saturating_sub(o.start).max(0);
         let n = o.node as usize;
         self.inc[n] += dur as f64;
-        self.time[n] += (dur - o.child_ns).max(0) as f64;
+        self.time[n] += dur.saturating_sub(o.child_ns).max(0) as f64;
         if !self.counters.is_empty() {
             let now = self.counters_at(t);
             for (k, (a, b)) in o.at_enter.iter().zip(&now).enumerate() {
@@ -644,7 +647,7 @@ impl<'d> Builder<'d> {
             }
         }
         if let Some(p) = self.stack.last_mut() {
-            p.child_ns += dur;
+            p.child_ns = p.child_ns.saturating_add(dur);
         }
         if self.kind == EventKind::Cpu {
             self.cpu_rows += 1;
