@@ -134,7 +134,9 @@ pub fn read(anchor_path: &Path, shown: &Path) -> Result<Profile, String> {
         ));
     }
     let loc_dir = dir.join(&stem);
+    let size = dir_size(anchor_path, &def_path, &loc_dir);
     let mut b = Builder::new(&defs);
+    b.cpu_budget = cpu_row_budget(size);
     let mut warnings = Vec::new();
     let mut counts = [0u64; 256];
     let mut missing = 0usize;
@@ -263,7 +265,6 @@ pub fn read(anchor_path: &Path, shown: &Path) -> Result<Profile, String> {
         }
     }
     meta.push(("otf2.events".into(), total.to_string()));
-    let size = dir_size(anchor_path, &def_path, &loc_dir);
     let label = name(shown);
     let (cct, metrics, ev) = b.finish();
     let dialect = if anchor.creator.is_empty() {
@@ -340,12 +341,16 @@ fn paradigm_name(p: u8) -> &'static str {
     }
 }
 
-/// Region instances of CPU locations kept as event-table rows, at most: a row costs
-/// about 80 bytes where the two OTF2 records cost about 25, so a large trace's rows
-/// would hold several times the trace in memory. Past this, CPU rows are dropped (with
-/// a warning; grove's timeline shows CPU threads only beside GPU streams) and the tree
-/// keeps every instance; accelerator-stream rows are always kept.
-pub const CPU_ROW_BUDGET: usize = 1 << 20;
+/// How many region instances of CPU locations are kept as event-table rows: one per
+/// 256 bytes of archive, and at least 2^18. A row costs about 80 bytes where its two
+/// OTF2 records cost about 25, so all of a large trace's rows would hold several times
+/// the trace in memory; this keeps them under a third of it. Past the budget the CPU
+/// rows are dropped at once (a warning says so; grove's timeline shows CPU threads only
+/// beside GPU streams) and the tree keeps every instance; accelerator-stream rows are
+/// always kept.
+pub fn cpu_row_budget(archive_bytes: u64) -> usize {
+    ((archive_bytes / 256) as usize).max(1 << 18)
+}
 
 /// The metric members whose values are counters read at every Enter and Leave
 /// (accumulated from the start): their differences are what a region spent.
@@ -401,6 +406,7 @@ struct Builder<'d> {
     async_metrics: u64,
     local_unknown: u64,
     cpu_rows: usize,
+    cpu_budget: usize,
     cpu_over_budget: bool,
 }
 
@@ -453,6 +459,7 @@ impl<'d> Builder<'d> {
             async_metrics: 0,
             local_unknown: 0,
             cpu_rows: 0,
+            cpu_budget: 1 << 18,
             cpu_over_budget: false,
         }
     }
@@ -651,8 +658,13 @@ impl<'d> Builder<'d> {
         }
         if self.kind == EventKind::Cpu {
             self.cpu_rows += 1;
-            if self.cpu_rows > CPU_ROW_BUDGET {
+            if self.cpu_over_budget {
+                return;
+            }
+            if self.cpu_rows > self.cpu_budget {
+                // Drop the CPU rows now, not at the end, so they never pile up further.
                 self.cpu_over_budget = true;
+                drop_cpu_rows(&mut self.ev);
                 return;
             }
         }
@@ -697,8 +709,8 @@ impl<'d> Builder<'d> {
         }
         if self.cpu_over_budget {
             w.push(format!(
-                "{} CPU region instances are more than the event table keeps ({CPU_ROW_BUDGET}): the table holds accelerator streams only, so the timeline has no CPU lanes; the tree and its metrics count every instance",
-                self.cpu_rows
+                "{} CPU region instances are more than the event table keeps ({}): the table holds accelerator streams only, so the timeline has no CPU lanes; the tree and its metrics count every instance",
+                self.cpu_rows, self.cpu_budget
             ));
         }
         if self.async_metrics > 0 {
@@ -747,9 +759,6 @@ impl<'d> Builder<'d> {
                 std::mem::take(&mut self.counter_inc[k]),
             );
         }
-        if self.cpu_over_budget {
-            self.ev = without_cpu_rows(std::mem::take(&mut self.ev));
-        }
         let len = self.ev.len();
         self.ev.launch = vec![crate::model::events::NONE_U32; len];
         self.cct.finish();
@@ -758,23 +767,32 @@ impl<'d> Builder<'d> {
     }
 }
 
-/// The table without its CPU rows (the over-budget case).
-fn without_cpu_rows(ev: EventTable) -> EventTable {
-    let mut out = EventTable {
-        strings: ev.strings.clone(),
-        ..Default::default()
-    };
-    for i in 0..ev.len() {
-        if ev.kind[i] != EventKind::Cpu {
-            let j = out.push(
-                ev.name[i], ev.cat[i], ev.kind[i], ev.ts[i], ev.dur[i], ev.pid[i], ev.tid[i],
-            );
-            out.device[j] = ev.device[i];
-            out.stream[j] = ev.stream[i];
-            out.node.push(ev.node[i]);
-        }
+/// Removes the CPU rows in place (the over-budget case) and gives their memory back.
+fn drop_cpu_rows(ev: &mut EventTable) {
+    let keep: Vec<bool> = ev.kind.iter().map(|&k| k != EventKind::Cpu).collect();
+    fn retain<T>(v: &mut Vec<T>, keep: &[bool]) {
+        let mut i = 0;
+        v.retain(|_| {
+            i += 1;
+            keep[i - 1]
+        });
+        v.shrink_to_fit();
     }
-    out
+    retain(&mut ev.name, &keep);
+    retain(&mut ev.cat, &keep);
+    retain(&mut ev.kind, &keep);
+    retain(&mut ev.ts, &keep);
+    retain(&mut ev.dur, &keep);
+    retain(&mut ev.pid, &keep);
+    retain(&mut ev.tid, &keep);
+    retain(&mut ev.device, &keep);
+    retain(&mut ev.stream, &keep);
+    retain(&mut ev.correlation, &keep);
+    retain(&mut ev.external_id, &keep);
+    retain(&mut ev.args, &keep);
+    retain(&mut ev.begin_end, &keep);
+    retain(&mut ev.node, &keep);
+    ev.seq = (0..ev.name.len() as u32).collect();
 }
 
 impl events::Visit for Builder<'_> {
