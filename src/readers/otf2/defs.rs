@@ -296,7 +296,7 @@ pub fn global_record(d: &mut Defs, id: u8, r: &mut Buf<'_>) -> Res<()> {
             d.comms.insert(id, name);
         }
         ATTRIBUTE | GROUP => {}
-        x if x > LAST_KNOWN_GLOBAL || x < CLOCK_PROPERTIES => d.unknown += 1,
+        x if !(CLOCK_PROPERTIES..=LAST_KNOWN_GLOBAL).contains(&x) => d.unknown += 1,
         _ => {}
     }
     Ok(())
