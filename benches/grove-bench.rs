@@ -8,6 +8,9 @@
 //!                                 moving: on a synthetic GPU trace (default 5M kernels)
 //!                                 and a synthetic ensemble (default 64 ranks of 100k nodes)
 //!   grove-bench panels-dir DIR    the same panels on the ensemble of a directory's files
+//!   grove-bench otf2 ARCHIVE      an OTF2 archive: load time, events per second, peak
+//!                                 RSS against the archive's size, and otf2-print's time
+//!                                 to print the same archive (when it is installed)
 //! Numbers go to stdout as `name value unit` lines; docs/performance.md records them.
 
 use std::time::Instant;
@@ -377,6 +380,58 @@ fn commands(n: usize) {
     println!("peak_rss {:.1} MiB", peak_rss_mib());
 }
 
+/// An OTF2 archive (a directory or its anchor): grove's load against otf2-print.
+fn otf2(path: &std::path::Path) {
+    let dir = if path.is_dir() {
+        path.to_path_buf()
+    } else {
+        path.parent().unwrap().to_path_buf()
+    };
+    let bytes = uncompressed_size(&dir);
+    let t = Instant::now();
+    let p = load_path(path).unwrap_or_else(|e| panic!("{e}"));
+    let secs = t.elapsed().as_secs_f64();
+    let events: u64 = p
+        .meta_value("otf2.events")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let rss = peak_rss_mib();
+    println!("archive {}", path.display());
+    println!("archive_bytes {bytes} B");
+    println!("events {events}");
+    println!(
+        "event_rows {}",
+        p.events.as_ref().map(|e| e.len()).unwrap_or(0)
+    );
+    println!("nodes {}", p.cct.len());
+    println!("load_time {secs:.3} s");
+    println!("events_per_second {:.1} M/s", events as f64 / 1e6 / secs);
+    println!("throughput {:.1} MB/s", bytes as f64 / 1e6 / secs);
+    println!("peak_rss {rss:.1} MiB");
+    println!("rss_over_archive {:.2}", rss * 1048576.0 / bytes as f64);
+    for w in &p.warnings {
+        println!("warning {w}");
+    }
+    let anchor = if path.is_dir() {
+        path.join("traces.otf2")
+    } else {
+        path.to_path_buf()
+    };
+    let t = Instant::now();
+    let status = std::process::Command::new("otf2-print")
+        .arg(&anchor)
+        .stdout(std::process::Stdio::null())
+        .status();
+    match status {
+        Ok(s) if s.success() => {
+            let print = t.elapsed().as_secs_f64();
+            println!("otf2_print_time {print:.3} s");
+            println!("speedup {:.1} x", print / secs);
+        }
+        _ => println!("otf2_print_time not measured (otf2-print not installed)"),
+    }
+}
+
 fn main() {
     // `cargo bench` appends `--bench` to a harness-less bench's arguments.
     let args: Vec<String> = std::env::args()
@@ -490,6 +545,7 @@ fn main() {
             println!("files {} union nodes {}", files.len(), p.cct.len());
             panels_on(p, "ensemble_dir");
         }
+        Some("otf2") => otf2(std::path::Path::new(&args[1])),
         Some("commands") => {
             let n: usize = args
                 .get(1)
@@ -498,7 +554,7 @@ fn main() {
             commands(n);
         }
         _ => {
-            eprintln!("usage: grove-bench load FILE... | grove-bench frame FILE | grove-bench panels [KERNELS] [RANKS] [NODES] | grove-bench panels-dir DIR | grove-bench commands [NODES]");
+            eprintln!("usage: grove-bench load FILE... | grove-bench frame FILE | grove-bench panels [KERNELS] [RANKS] [NODES] | grove-bench panels-dir DIR | grove-bench otf2 ARCHIVE | grove-bench commands [NODES]");
             std::process::exit(2);
         }
     }

@@ -42,6 +42,7 @@ const FORMATS: &[(&str, Option<&str>)] = &[
     ("rocprof sysinfo", None),
     ("rocprof", Some("AMD rocprof")),
     ("PlaidML event log", Some("PlaidML event log")),
+    ("OTF2", Some("OTF2 trace")),
 ];
 
 /// Formats whose readers are written but not yet in `readers::READERS`: refused for

@@ -421,6 +421,47 @@ fn fuzz_hpctoolkit() {
     }
 }
 
+#[test]
+fn fuzz_otf2() {
+    let Some(src) = common::corpus("pipit/pipit/tests/data/ping-pong-otf2-papi") else {
+        return;
+    };
+    let dir = scratch("otf2");
+    std::fs::create_dir_all(dir.join("traces")).unwrap();
+    let files = [
+        "traces.otf2",
+        "traces.def",
+        "traces/0.def",
+        "traces/0.evt",
+        "traces/1.def",
+        "traces/1.evt",
+    ];
+    for f in files {
+        std::fs::write(dir.join(f), read(src.join(f)).unwrap()).unwrap();
+    }
+    // One file mutated at a time (event decoder, global and local definitions, anchor),
+    // the others intact.
+    for (f, n) in [
+        ("traces/0.evt", 400),
+        ("traces.def", 150),
+        ("traces/1.def", 200),
+        ("traces.otf2", 200),
+    ] {
+        let orig = read(src.join(f)).unwrap();
+        let path = dir.join(f);
+        fuzz(
+            &format!("otf2-{}", f.replace('/', "-")),
+            std::slice::from_ref(&orig),
+            iters(n),
+            |d| {
+                std::fs::write(&path, d).unwrap();
+                let _ = grove::readers::load_all(&dir);
+            },
+        );
+        std::fs::write(&path, &orig).unwrap();
+    }
+}
+
 fn demo_app() -> grove::app::App {
     grove::app::App::new(
         grove::readers::load_demo(),

@@ -45,12 +45,14 @@ pub enum Format {
     // AMD and PlaidML device traces (issue 11).
     Rocprof,
     PlaidML,
+    /// OTF2 archives (Score-P traces).
+    Otf2,
 }
 
 impl Format {
     /// Every format (a new variant belongs here too: summaries and the cache store a
     /// format by its label and find it back through this list).
-    pub const ALL: [Format; 22] = [
+    pub const ALL: [Format; 23] = [
         Format::ChromeTrace,
         Format::HatchetLiteral,
         Format::Folded,
@@ -73,6 +75,7 @@ impl Format {
         Format::XPlane,
         Format::Rocprof,
         Format::PlaidML,
+        Format::Otf2,
     ];
 
     /// The format whose `label` this is.
@@ -104,6 +107,7 @@ impl Format {
             Format::XPlane => "TensorFlow/JAX XSpace protobuf",
             Format::Rocprof => "AMD rocprof",
             Format::PlaidML => "PlaidML event log",
+            Format::Otf2 => "OTF2 trace",
         }
     }
 }
@@ -179,8 +183,9 @@ mod format_tests {
             | Format::ExecutionTrace
             | Format::XPlane
             | Format::Rocprof
-            | Format::PlaidML => 1,
+            | Format::PlaidML
+            | Format::Otf2 => 1,
         };
-        assert_eq!(Format::ALL.iter().map(|f| count(*f)).sum::<usize>(), 22);
+        assert_eq!(Format::ALL.iter().map(|f| count(*f)).sum::<usize>(), 23);
     }
 }

@@ -235,7 +235,7 @@ fn describe_dir(path: &Path) -> Option<String> {
         .collect();
     let any = |f: &dyn Fn(&str) -> bool| names.iter().any(|n| f(n));
     let what = if any(&|n| n.ends_with(".otf2")) {
-        "an OTF2 trace directory".to_string()
+        "a directory of .otf2 files without an OTF2 anchor file".to_string()
     } else if any(&|n| n.ends_with(".sts")) && any(&|n| n.contains(".log")) {
         "a directory of Charm++ Projections logs".to_string()
     } else if any(&|n| n.starts_with("profile.") && n.matches('.').count() == 3) {

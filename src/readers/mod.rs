@@ -21,6 +21,7 @@ pub mod hpctoolkit;
 pub mod lines;
 pub mod marshal;
 pub mod nsys;
+pub mod otf2;
 pub mod perf;
 pub mod perf_json;
 pub mod plaidml;
@@ -52,6 +53,7 @@ pub static READERS: &[&dyn Reader] = &[
     &hpctoolkit::HpcToolkit,
     // Before Nsight, which claims every SQLite file (to explain what it refuses).
     &rocprof::RocprofDb,
+    &otf2::Otf2,
     &nsys::Nsys,
     &tau::Tau,
     &caliper::Caliper,

@@ -1,0 +1,301 @@
+//! The OTF2 reader (issue 12) on the corpus's Score-P archives: totals agree with
+//! otf2-print (scripts/otf2_check.py, when otf2-print is installed), detection, and
+//! damaged archives (empty, truncated at every byte, corrupted, missing parts, unknown
+//! records) end in a warning or one line naming the file, never a panic.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn corpus(name: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/pipit/pipit/tests/data")
+        .join(name);
+    if p.join("traces.otf2").is_file() {
+        Some(p)
+    } else {
+        eprintln!("{} missing: skipped", p.display());
+        None
+    }
+}
+
+/// A writable copy of an archive.
+fn copy(src: &Path, tag: &str) -> PathBuf {
+    let dst = std::env::temp_dir().join(format!("grove-otf2-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dst);
+    std::fs::create_dir_all(dst.join("traces")).unwrap();
+    for f in ["traces.otf2", "traces.def"] {
+        std::fs::copy(src.join(f), dst.join(f)).unwrap();
+    }
+    for e in std::fs::read_dir(src.join("traces")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dst.join("traces").join(e.file_name())).unwrap();
+    }
+    dst
+}
+
+#[test]
+fn corpus_archives_load_as_one_tree_with_a_root_per_location() {
+    for name in ["ping-pong-otf2", "ping-pong-otf2-papi"] {
+        let Some(dir) = corpus(name) else { return };
+        for input in [dir.clone(), dir.join("traces.otf2")] {
+            let p = grove::load::load_path(&input).unwrap();
+            assert_eq!(p.source.format, grove::model::Format::Otf2);
+            assert_eq!(p.cct.roots.len(), 2, "{name}");
+            assert_eq!(p.cct.len(), 16, "{name}");
+            assert!(p.warnings.is_empty(), "{name}: {:?}", p.warnings);
+            let ev = p.events.as_ref().unwrap();
+            assert_eq!(ev.len(), 42, "region instances");
+            assert_eq!(p.meta_value("otf2.events.ENTER"), Some("42"));
+            assert_eq!(p.meta_value("otf2.creator"), Some("Score-P 7.1"));
+        }
+    }
+    let Some(dir) = corpus("ping-pong-otf2-papi") else {
+        return;
+    };
+    let p = grove::load::load_path(&dir).unwrap();
+    for m in [
+        "PAPI_TOT_CYC",
+        "PAPI_TOT_CYC (inc)",
+        "PAPI_L2_TCM",
+        "PAPI_BR_MSP",
+    ] {
+        assert!(p.metrics.has(m), "{m}");
+    }
+    // MPI_Init on rank 0: PAPI_TOT_CYC 122765 at its Enter, 87997941 at its Leave
+    // (otf2-print).
+    let init = (0..p.cct.len() as u32)
+        .find(|&n| p.cct.name(n) == "MPI_Init")
+        .unwrap();
+    assert_eq!(p.metrics.get("PAPI_TOT_CYC (inc)", init), 87_875_176.0);
+}
+
+#[test]
+fn totals_agree_with_otf2_print() {
+    let (Some(a), Some(b)) = (corpus("ping-pong-otf2"), corpus("ping-pong-otf2-papi")) else {
+        return;
+    };
+    if Command::new("otf2-print")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("otf2-print not installed: skipped");
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/otf2_check.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_grove"))
+        .arg(&a)
+        .arg(b.join("traces.otf2"))
+        .output()
+        .expect("python3 runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(text.matches(": agree").count(), 2, "{text}");
+}
+
+/// Loads a damaged archive: a profile, or one line naming the archive.
+fn load_or_one_line(dir: &Path) -> Result<grove::model::Profile, String> {
+    let r = std::panic::catch_unwind(|| grove::load::load_path(dir));
+    match r {
+        Err(_) => panic!("{}: panicked", dir.display()),
+        Ok(Ok(p)) => Ok(p),
+        Ok(Err(e)) => {
+            let line = e.to_string();
+            assert!(!line.contains('\n'), "{line}");
+            assert!(line.contains(&dir.display().to_string()), "{line}");
+            Err(line)
+        }
+    }
+}
+
+#[test]
+fn truncated_event_and_definition_files_never_panic() {
+    let Some(src) = corpus("ping-pong-otf2-papi") else {
+        return;
+    };
+    let dir = copy(&src, "trunc");
+    for file in ["traces/0.evt", "traces.def", "traces/1.def", "traces.otf2"] {
+        let orig = std::fs::read(src.join(file)).unwrap();
+        // Every cut of the small files; every 7th byte of the definitions.
+        let step = if orig.len() > 2000 { 7 } else { 1 };
+        for cut in (0..orig.len()).step_by(step) {
+            std::fs::write(dir.join(file), &orig[..cut]).unwrap();
+            if let Err(e) = load_or_one_line(&dir) {
+                let named = e.contains(file.rsplit('/').next().unwrap())
+                    || e.contains("traces.def")
+                    || e.contains("empty")
+                    || e.contains("clock properties")
+                    || e.contains("anchor");
+                assert!(named, "{file} cut at {cut}: {e}");
+            }
+        }
+        std::fs::write(dir.join(file), &orig).unwrap();
+    }
+    // An empty anchor: the loader's one line.
+    std::fs::write(dir.join("traces.otf2"), b"").unwrap();
+    let e = load_or_one_line(&dir.join("traces.otf2")).unwrap_err();
+    assert!(e.contains("empty"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn corrupted_bytes_never_panic() {
+    let Some(src) = corpus("ping-pong-otf2-papi") else {
+        return;
+    };
+    let dir = copy(&src, "corrupt");
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for file in ["traces/0.evt", "traces/1.def", "traces.def"] {
+        let orig = std::fs::read(src.join(file)).unwrap();
+        for _ in 0..300 {
+            let mut bytes = orig.clone();
+            for _ in 0..1 + next() % 4 {
+                let at = (next() as usize) % bytes.len();
+                bytes[at] = next() as u8;
+            }
+            std::fs::write(dir.join(file), &bytes).unwrap();
+            let _ = load_or_one_line(&dir);
+        }
+        std::fs::write(dir.join(file), &orig).unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn missing_parts_and_unknown_records_are_said() {
+    let Some(src) = corpus("ping-pong-otf2") else {
+        return;
+    };
+    let dir = copy(&src, "parts");
+    // An unknown event record (type 200, 2 bytes) after the first timestamp: skipped by
+    // its length and counted.
+    let evt = dir.join("traces/0.evt");
+    let orig = std::fs::read(&evt).unwrap();
+    let at = 18 + 9;
+    let mut bytes = orig[..at].to_vec();
+    bytes.extend_from_slice(&[200, 2, 0xaa, 0xbb]);
+    bytes.extend_from_slice(&orig[at..]);
+    std::fs::write(&evt, &bytes).unwrap();
+    let p = load_or_one_line(&dir).unwrap();
+    assert!(
+        p.warnings
+            .iter()
+            .any(|w| w.contains("1 event record(s) of types") && w.contains("200 (1)")),
+        "{:?}",
+        p.warnings
+    );
+    assert_eq!(p.meta_value("otf2.events.ENTER"), Some("42"));
+    // A location's event file gone: a warning, the other location still loads.
+    std::fs::remove_file(&evt).unwrap();
+    let p = load_or_one_line(&dir).unwrap();
+    assert_eq!(p.cct.roots.len(), 1);
+    assert!(p.warnings.iter().any(|w| w.contains("no event file")));
+    // The global definitions gone: one line.
+    std::fs::remove_file(dir.join("traces.def")).unwrap();
+    let e = load_or_one_line(&dir).unwrap_err();
+    assert!(e.contains("traces.def is missing"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_binary_exits_2_with_one_line_on_a_bad_archive() {
+    let Some(src) = corpus("ping-pong-otf2") else {
+        return;
+    };
+    let dir = copy(&src, "bin");
+    std::fs::write(dir.join("traces.def"), [3u8, 0x42, 1, 2]).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_grove"))
+        .args(["info"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("traces.def"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn detection_claims_anchors_and_archive_directories_only() {
+    use grove::readers::{detect, Probe};
+    let Some(dir) = corpus("ping-pong-otf2") else {
+        return;
+    };
+    assert!(grove::readers::claims_dir(&dir));
+    let head = std::fs::read(dir.join("traces.otf2")).unwrap();
+    let anchor = dir.join("traces.otf2");
+    let probe = Probe {
+        path: Some(&anchor),
+        name: "traces.otf2".into(),
+        ..Probe::bytes(&head)
+    };
+    assert_eq!(
+        detect(&probe).map(|r| r.format()),
+        Some(grove::model::Format::Otf2)
+    );
+    // The definitions file is not an anchor, nor is a text file named .otf2.
+    let defs = std::fs::read(dir.join("traces.def")).unwrap();
+    let p = Probe {
+        path: Some(&anchor),
+        ..Probe::bytes(&defs)
+    };
+    assert!(detect(&p).map(|r| r.format()) != Some(grove::model::Format::Otf2));
+    let p = Probe {
+        path: Some(&anchor),
+        ..Probe::bytes(b"OTF2 is a trace format\n")
+    };
+    assert!(detect(&p).map(|r| r.format()) != Some(grove::model::Format::Otf2));
+    assert!(!grove::readers::claims_dir(dir.join("traces").as_path()));
+}
+
+#[test]
+fn absurd_timestamps_do_not_overflow() {
+    // The stable fuzzer's first find (seed 7): a mutated timestamp far in the future
+    // overflowed the children's summed time. Every timestamp record of the first
+    // location set to the largest value, then to 0 for the second.
+    let Some(src) = corpus("ping-pong-otf2") else {
+        return;
+    };
+    let dir = copy(&src, "time");
+    for (file, value) in [("traces/0.evt", u64::MAX), ("traces/1.evt", 0)] {
+        let mut bytes = std::fs::read(src.join(file)).unwrap();
+        let mut at = 18;
+        // Walk the records only as far as the timestamp records go at the start.
+        while at + 9 <= bytes.len() && bytes[at] == 5 {
+            bytes[at + 1..at + 9].copy_from_slice(&value.to_le_bytes());
+            at += 9;
+            // Skip the record after it (attribute list or an event with a length).
+            match bytes.get(at) {
+                Some(6) | Some(83) => at += 2 + bytes[at + 1] as usize,
+                Some(12) | Some(13) => at += 2 + bytes[at + 1] as usize,
+                _ => break,
+            }
+        }
+        std::fs::write(dir.join(file), &bytes).unwrap();
+    }
+    let p = load_or_one_line(&dir).unwrap();
+    assert_eq!(p.cct.roots.len(), 2);
+    // And the fuzzer's own input shape: one huge timestamp in the middle of a file.
+    let mut bytes = std::fs::read(src.join("traces/0.evt")).unwrap();
+    let mid = (18..bytes.len() - 9)
+        .filter(|&i| bytes[i] == 5 && bytes[i + 9] == 13)
+        .nth(3)
+        .unwrap();
+    bytes[mid + 1..mid + 9].copy_from_slice(&(u64::MAX / 3).to_le_bytes());
+    std::fs::write(dir.join("traces/0.evt"), &bytes).unwrap();
+    load_or_one_line(&dir).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
