@@ -516,6 +516,85 @@ fn fuzz_hpctoolkit() {
     unscratch(&dir);
 }
 
+/// A copy of a corpus database in a scratch folder (written, not copied: the corpus
+/// files are read-only); None without the corpus.
+fn scratch_database(corpus_dir: &str, files: &[&str], name: &str) -> Option<PathBuf> {
+    let src = common::corpus(corpus_dir)?;
+    let dir = scratch(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in files {
+        std::fs::write(dir.join(f), read(src.join(f)).unwrap()).unwrap();
+    }
+    Some(dir)
+}
+
+#[test]
+fn fuzz_hpctoolkit_trace_db() {
+    // trace.db is read when a timeline is built (load::load_inputs), not by load_all:
+    // the profiles come from the intact database, the mutated trace.db on top.
+    let Some(dir) = scratch_database(
+        "hpctoolkit/tests/data/dbase/loops-cputime-t.d",
+        &["meta.db", "profile.db", "cct.db", "trace.db"],
+        "trace.d",
+    ) else {
+        return;
+    };
+    let profiles = grove::readers::load_all(&dir).unwrap();
+    let timeline = |d: &Path| {
+        grove::readers::hpctoolkit::timeline::trace_events(d, &profiles, &profiles[0].cct)
+    };
+    assert!(
+        matches!(timeline(&dir), Ok(Some(_))),
+        "the seed has a timeline"
+    );
+    let path = dir.join("trace.db");
+    let orig = read(&path).unwrap();
+    fuzz("hpctoolkit-trace.db", &[orig], iters(150), |d| {
+        std::fs::write(&path, d).unwrap();
+        let _ = timeline(&dir);
+    });
+    unscratch(&dir);
+}
+
+#[test]
+fn fuzz_hpctoolkit_old_format() {
+    // The ≤ 2022 form: experiment.xml and one big-endian metric-db per rank.
+    let ranks = [
+        "1.cpi-000000-000-a8c00270-160443-0.metric-db",
+        "1.cpi-000001-000-a8c00270-160444-0.metric-db",
+    ];
+    let mut files = vec!["experiment.xml"];
+    files.extend(ranks);
+    let Some(dir) = scratch_database(
+        "hatchet/hatchet/tests/data/hpctoolkit-cpi-database",
+        &files,
+        "old.d",
+    ) else {
+        return;
+    };
+    assert!(grove::readers::load_all(&dir).is_ok(), "the seed loads");
+    for f in ["experiment.xml", ranks[1]] {
+        let path = dir.join(f);
+        let orig = read(&path).unwrap();
+        let name = if f == "experiment.xml" {
+            f
+        } else {
+            "metric-db"
+        };
+        fuzz(
+            &format!("hpctoolkit-{name}"),
+            std::slice::from_ref(&orig),
+            iters(150),
+            |d| {
+                std::fs::write(&path, d).unwrap();
+                let _ = grove::readers::load_all(&dir);
+            },
+        );
+        std::fs::write(&path, &orig).unwrap();
+    }
+    unscratch(&dir);
+}
+
 fn demo_app() -> grove::app::App {
     grove::app::App::new(
         grove::readers::load_demo(),
