@@ -236,10 +236,11 @@ fn corpus(rel: &str) -> Option<Vec<u8>> {
     common::corpus(rel).and_then(read)
 }
 
-/// A per-process scratch path for the readers that open a file. On Linux it is in
-/// /dev/shm (memory): rewriting a file of the same name in place on ext4 makes the
-/// kernel flush it on close (auto_da_alloc), which held these targets to a few hundred
-/// executions a second on a disk-backed /tmp.
+/// A scratch path for a target whose reader opens a file, in a folder of its own (per
+/// process and target: targets run side by side, and each removes its folder when it
+/// ends). On Linux it is in /dev/shm (memory): rewriting a file of the same name in
+/// place on ext4 makes the kernel flush it on close (auto_da_alloc), which held these
+/// targets to a few hundred executions a second on a disk-backed /tmp.
 fn scratch(name: &str) -> PathBuf {
     let shm = Path::new("/dev/shm");
     let base = if shm.is_dir() && std::env::var_os("TMPDIR").is_none() {
@@ -247,13 +248,12 @@ fn scratch(name: &str) -> PathBuf {
     } else {
         std::env::temp_dir()
     };
-    let d = base.join(format!("grove-fuzz-{}", std::process::id()));
+    let d = base.join(format!("grove-fuzz-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d.join(name)
 }
 
-/// Removes a scratch file or folder, and the per-process folder once it is empty (the
-/// targets run side by side, so the last one out removes it).
+/// Removes a scratch file or folder and the target's folder around it.
 fn unscratch(path: &Path) {
     let _ = std::fs::remove_dir_all(path).or_else(|_| std::fs::remove_file(path));
     if let Some(d) = path.parent() {
