@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::Rng;
+use grove::model::Format;
 
 fn iters(default: u64) -> u64 {
     std::env::var("GROVE_FUZZ_ITERS")
@@ -153,9 +154,21 @@ fn fuzz(target: &str, seeds: &[Vec<u8>], n: u64, mut f: impl FnMut(&[u8])) -> u6
     let mut execs = 0;
     quiet_panics();
     let (start, budget) = (Instant::now(), time_budget());
+    let mut reported = start;
     for iter in 0..n {
-        if budget.is_some_and(|b| start.elapsed() > b) {
-            break;
+        if iter % 256 == 0 {
+            if budget.is_some_and(|b| start.elapsed() > b) {
+                break;
+            }
+            // Long runs show their progress (with --nocapture), so a run cut short
+            // still says how far it got.
+            if reported.elapsed() > PROGRESS_EVERY {
+                reported = Instant::now();
+                eprintln!(
+                    "fuzz {target}: {execs} executions in {:.0} s, seed {seed} (running)",
+                    start.elapsed().as_secs_f64()
+                );
+            }
         }
         let base = &seeds[(iter as usize) % seeds.len()];
         let mut data = base.clone();
@@ -185,6 +198,8 @@ fn fuzz(target: &str, seeds: &[Vec<u8>], n: u64, mut f: impl FnMut(&[u8])) -> u6
     );
     execs
 }
+
+const PROGRESS_EVERY: Duration = Duration::from_secs(60);
 
 thread_local! {
     static FUZZING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -221,20 +236,70 @@ fn corpus(rel: &str) -> Option<Vec<u8>> {
     common::corpus(rel).and_then(read)
 }
 
+/// A scratch path for a target whose reader opens a file, in a folder of its own (per
+/// process and target: targets run side by side, and each removes its folder when it
+/// ends). On Linux it is in /dev/shm (memory): rewriting a file of the same name in
+/// place on ext4 makes the kernel flush it on close (auto_da_alloc), which held these
+/// targets to a few hundred executions a second on a disk-backed /tmp.
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("grove-fuzz-{}", std::process::id()));
+    let shm = Path::new("/dev/shm");
+    let base = if shm.is_dir() && std::env::var_os("TMPDIR").is_none() {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    };
+    let d = base.join(format!("grove-fuzz-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d.join(name)
 }
 
+/// Removes a scratch file or folder and the target's folder around it.
+fn unscratch(path: &Path) {
+    let _ = std::fs::remove_dir_all(path).or_else(|_| std::fs::remove_file(path));
+    if let Some(d) = path.parent() {
+        let _ = std::fs::remove_dir(d);
+    }
+}
+
 /// Loads bytes through the stream readers (format sniffed from content).
 fn load_bytes(data: &[u8]) {
-    let _ = grove::readers::load_reader(
+    let _ = load_stream(data);
+}
+
+fn load_stream(data: &[u8]) -> Result<grove::model::Profile, String> {
+    grove::readers::load_reader(
         Box::new(std::io::Cursor::new(data.to_vec())),
         None,
         data.len() as u64,
         "fuzz",
-    );
+    )
+}
+
+/// Every seed of a stream target must load unmutated, and by the reader it is there
+/// for (`formats`, in seed order; checked when the corpus is there and every seed with
+/// it): a seed that fails already, or that another reader takes, would leave the
+/// fuzzer exercising only an error path or the wrong reader.
+fn assert_seeds_load(target: &str, seeds: &[Vec<u8>], formats: &[Format]) {
+    let mut got = Vec::new();
+    for (i, s) in seeds.iter().enumerate() {
+        match load_stream(s) {
+            Ok(p) => got.push(p.source.format),
+            Err(e) => panic!("fuzz {target}: seed {i} does not load: {e}"),
+        }
+    }
+    if got.len() == formats.len() {
+        assert_eq!(got, formats, "fuzz {target}: the seeds' formats");
+    }
+}
+
+/// The same for targets that read a file: each seed, written to `path`, loads.
+fn assert_file_seeds_load(target: &str, path: &Path, seeds: &[Vec<u8>]) {
+    for (i, s) in seeds.iter().enumerate() {
+        std::fs::write(path, s).unwrap();
+        if let Err(e) = grove::readers::load_all(path) {
+            panic!("fuzz {target}: seed {i} does not load: {e}");
+        }
+    }
 }
 
 #[test]
@@ -246,6 +311,7 @@ fn fuzz_chrome_trace() {
     seeds.extend(corpus(
         "perfetto/inline_json/parser/json/test_json_flow.json",
     ));
+    assert_seeds_load("chrome", &seeds, &[Format::ChromeTrace; 3]);
     fuzz("chrome", &seeds, iters(400), load_bytes);
 }
 
@@ -253,6 +319,7 @@ fn fuzz_chrome_trace() {
 fn fuzz_hatchet_literal() {
     let mut seeds = vec![b"[{\"frame\": {\"name\": \"main\", \"type\": \"function\"}, \"metrics\": {\"time\": 1.0}, \"children\": [{\"frame\": {\"name\": \"f\"}, \"metrics\": {\"time\": 0.5}}]}]".to_vec()];
     seeds.extend(corpus("hatchet-exports/graph-literal.literal.json"));
+    assert_seeds_load("hatchet", &seeds, &[Format::HatchetLiteral; 2]);
     fuzz("hatchet", &seeds, iters(400), load_bytes);
 }
 
@@ -262,6 +329,7 @@ fn fuzz_folded() {
     seeds.extend(corpus(
         "FlameGraph/test/results/perf-java-stacks-02-collapsed-all.txt",
     ));
+    assert_seeds_load("folded", &seeds, &[Format::Folded; 2]);
     fuzz("folded", &seeds, iters(600), load_bytes);
 }
 
@@ -278,12 +346,45 @@ fn gunzipped(bytes: Option<Vec<u8>>) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The samples of a `perf script` text that end within its first `max` bytes: still
+/// the tool's own output, cut between two samples (at a blank line).
+fn samples_prefix(text: Vec<u8>, max: usize) -> Vec<u8> {
+    let cut = text[..max.min(text.len())]
+        .windows(2)
+        .rposition(|w| w == b"\n\n")
+        .map_or(text.len(), |i| i + 2);
+    text[..cut].to_vec()
+}
+
+/// JSON re-indented: the same document with short lines. A seed on one 48 KB line
+/// spends most of an execution in the sniffing of line-oriented formats (the perf
+/// script header pattern on the whole line), not in the reader it is meant for.
+/// (A line break after each comma outside strings: keys keep their order, which the
+/// sniffing of some formats looks at.)
+fn pretty_json(bytes: Vec<u8>) -> Vec<u8> {
+    let (mut out, mut in_str, mut escaped) = (Vec::with_capacity(bytes.len() * 2), false, false);
+    for b in bytes {
+        out.push(b);
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' if in_str => escaped = true,
+            b'"' => in_str = !in_str,
+            b',' if !in_str => out.push(b'\n'),
+            _ => {}
+        }
+    }
+    out
+}
+
 #[test]
 fn fuzz_cpu_profilers() {
     // callgrind, perf script and perf's JSON export, pprof, speedscope, .cpuprofile.
+    // Small seeds keep an execution cheap (a long run wants a million): the short
+    // callgrind thread file, and a dozen samples of each perf script layout.
     let mut seeds = vec![
-        testdata("callgrind/rec.callgrind.out"),
-        testdata("perf/spin.perf.txt"),
+        testdata("callgrind/thr.callgrind.out-02"),
+        samples_prefix(testdata("perf/spin.perf.txt"), 4096),
+        samples_prefix(testdata("perf/spin-fields.perf.txt"), 4096),
     ];
     seeds.extend(gunzipped(Some(testdata("perf/spin.perf.json.gz"))));
     seeds.extend(gunzipped(corpus("parca/pkg/normalizer/profile.pb.gz")));
@@ -291,6 +392,19 @@ fn fuzz_cpu_profilers() {
         "speedscope/sample/profiles/speedscope/0.6.0/two-sampled.speedscope.json",
     ));
     seeds.extend(corpus(CPUPROFILE));
+    assert_seeds_load(
+        "cpu",
+        &seeds,
+        &[
+            Format::Callgrind,
+            Format::PerfScript,
+            Format::PerfScript,
+            Format::PerfScript,
+            Format::Pprof,
+            Format::Speedscope,
+            Format::CpuProfile,
+        ],
+    );
     fuzz("cpu", &seeds, iters(600), load_bytes);
 }
 
@@ -298,7 +412,7 @@ fn fuzz_cpu_profilers() {
 fn fuzz_python_and_hpc_profiles() {
     // pstats (marshal), pyinstrument, timemory, gprof2dot DOT, Thicket to_json.
     let dir = "hatchet/hatchet/tests/data";
-    let mut seeds = vec![testdata("thicket/mpi_scaling.thicket.json")];
+    let mut seeds = vec![pretty_json(testdata("thicket/mpi_scaling.thicket.json"))];
     for f in [
         "cprofile-hatchet-pstats/cprofile-cycle.pstats",
         "cprofile-hatchet-pstats/cprofile-cycle-py2.pstats",
@@ -308,6 +422,18 @@ fn fuzz_python_and_hpc_profiles() {
     ] {
         seeds.extend(corpus(&format!("{dir}/{f}")));
     }
+    assert_seeds_load(
+        "python",
+        &seeds,
+        &[
+            Format::ThicketJson,
+            Format::CProfile,
+            Format::CProfile,
+            Format::Pyinstrument,
+            Format::Timemory,
+            Format::Gprof2Dot,
+        ],
+    );
     fuzz("python", &seeds, iters(600), load_bytes);
 }
 
@@ -338,26 +464,52 @@ fn fuzz_xplane() {
 
 #[test]
 fn fuzz_caliper() {
-    let mut seeds = vec![testdata(
-        "caliper/hatchet__hatchet__tests__data__caliper-ordered-json__caliper-region-node-order.json",
-    )];
+    // The three dialects: .cali records, json-split and cali-json (a flat record list).
+    let mut seeds = vec![br#"[{"sum#time.duration": 0.5}, {"path": "main", "sum#time.duration": 1.0, "count": 1}, {"path": "main/foo", "sum#time.duration": 2.0, "avg#inclusive#sum#time.duration": 4}, {"path": ["main", "a/b"], "sum#time.duration": 1}]"#.to_vec()];
     seeds.extend(corpus("caliper/python/caliper-reader/example-profile.cali"));
+    seeds.extend(corpus(
+        "hatchet/hatchet/tests/data/caliper-ordered-json/caliper-region-node-order.json",
+    ));
     let path = scratch("fuzz.cali");
+    assert_file_seeds_load("caliper", &path, &seeds);
     fuzz("caliper", &seeds, iters(300), |d| {
         std::fs::write(&path, d).unwrap();
         let _ = grove::readers::load_all(&path);
         load_bytes(d);
     });
+    unscratch(&path);
 }
 
 #[test]
 fn fuzz_nsys_sqlite() {
     let seeds = vec![testdata("nsys/schema_3_16.sqlite")];
     let path = scratch("fuzz.sqlite");
+    assert_file_seeds_load("nsys", &path, &seeds);
     fuzz("nsys", &seeds, iters(150), |d| {
         std::fs::write(&path, d).unwrap();
         let _ = grove::readers::load_all(&path);
     });
+    unscratch(&path);
+}
+
+/// A TAU profile written by TAU's own format rules (callpaths, a second metric folder's
+/// header, user events): the corpus has flat profiles only.
+const TAU_CALLPATH: &str = "3 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls # <metadata><attribute><name>Metric Name</name><value>TIME</value></attribute><attribute><name>Node Name</name><value>n1</value></attribute></metadata>\n\".TAU application\" 1 1 10 30 0 GROUP=\"TAU_DEFAULT\" \n\"foo() [{a.c} {3,1}-{9,1}]\" 2 0 20 20 0 GROUP=\"X\" \n\".TAU application => foo() [{a.c} {3,1}-{9,1}]\" 2 0 20 20 0 GROUP=\"TAU_CALLPATH\" \n0 aggregates\n1 userevents\n# eventname numevents max min mean sumsqr\n\"Message size\" 1 4 4 4 16\n";
+
+#[test]
+fn fuzz_tau() {
+    // TAU is read from its path (profile.N.C.T names a rank): one file per execution.
+    let mut seeds = vec![TAU_CALLPATH.as_bytes().to_vec()];
+    seeds.extend(corpus(
+        "hatchet/hatchet/tests/data/tau-cpi-mpi/profile.0.0.0",
+    ));
+    let path = scratch("profile.0.0.0");
+    assert_file_seeds_load("tau", &path, &seeds);
+    fuzz("tau", &seeds, iters(300), |d| {
+        std::fs::write(&path, d).unwrap();
+        let _ = grove::readers::load_all(&path);
+    });
+    unscratch(&path);
 }
 
 #[test]
@@ -419,6 +571,86 @@ fn fuzz_hpctoolkit() {
         );
         std::fs::write(&path, &orig).unwrap();
     }
+    unscratch(&dir);
+}
+
+/// A copy of a corpus database in a scratch folder (written, not copied: the corpus
+/// files are read-only); None without the corpus.
+fn scratch_database(corpus_dir: &str, files: &[&str], name: &str) -> Option<PathBuf> {
+    let src = common::corpus(corpus_dir)?;
+    let dir = scratch(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in files {
+        std::fs::write(dir.join(f), read(src.join(f)).unwrap()).unwrap();
+    }
+    Some(dir)
+}
+
+#[test]
+fn fuzz_hpctoolkit_trace_db() {
+    // trace.db is read when a timeline is built (load::load_inputs), not by load_all:
+    // the profiles come from the intact database, the mutated trace.db on top.
+    let Some(dir) = scratch_database(
+        "hpctoolkit/tests/data/dbase/loops-cputime-t.d",
+        &["meta.db", "profile.db", "cct.db", "trace.db"],
+        "trace.d",
+    ) else {
+        return;
+    };
+    let profiles = grove::readers::load_all(&dir).unwrap();
+    let timeline = |d: &Path| {
+        grove::readers::hpctoolkit::timeline::trace_events(d, &profiles, &profiles[0].cct)
+    };
+    assert!(
+        matches!(timeline(&dir), Ok(Some(_))),
+        "the seed has a timeline"
+    );
+    let path = dir.join("trace.db");
+    let orig = read(&path).unwrap();
+    fuzz("hpctoolkit-trace.db", &[orig], iters(150), |d| {
+        std::fs::write(&path, d).unwrap();
+        let _ = timeline(&dir);
+    });
+    unscratch(&dir);
+}
+
+#[test]
+fn fuzz_hpctoolkit_old_format() {
+    // The ≤ 2022 form: experiment.xml and one big-endian metric-db per rank.
+    let ranks = [
+        "1.cpi-000000-000-a8c00270-160443-0.metric-db",
+        "1.cpi-000001-000-a8c00270-160444-0.metric-db",
+    ];
+    let mut files = vec!["experiment.xml"];
+    files.extend(ranks);
+    let Some(dir) = scratch_database(
+        "hatchet/hatchet/tests/data/hpctoolkit-cpi-database",
+        &files,
+        "old.d",
+    ) else {
+        return;
+    };
+    assert!(grove::readers::load_all(&dir).is_ok(), "the seed loads");
+    for f in ["experiment.xml", ranks[1]] {
+        let path = dir.join(f);
+        let orig = read(&path).unwrap();
+        let name = if f == "experiment.xml" {
+            f
+        } else {
+            "metric-db"
+        };
+        fuzz(
+            &format!("hpctoolkit-{name}"),
+            std::slice::from_ref(&orig),
+            iters(150),
+            |d| {
+                std::fs::write(&path, d).unwrap();
+                let _ = grove::readers::load_all(&dir);
+            },
+        );
+        std::fs::write(&path, &orig).unwrap();
+    }
+    unscratch(&dir);
 }
 
 #[test]
@@ -503,7 +735,9 @@ fn fuzz_commands() {
         }
         let _ = app.run(&cmd);
         runs += 1;
-        if runs % 50 == 0 {
+        // A fresh app now and then, so that state does not drift for ever; not often:
+        // building one (the demo trace's GPU lanes) costs more than 100 commands.
+        if runs % 500 == 0 {
             app = demo_app();
         }
     });
