@@ -299,3 +299,31 @@ fn absurd_timestamps_do_not_overflow() {
     load_or_one_line(&dir).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An MPI trace without GPU activity still has a timeline: its locations (ranks) are
+/// the lanes, the view spans their events, idle gaps and stepping work on them; the
+/// kernels table says there is no GPU activity.
+#[test]
+fn locations_are_the_timeline_lanes() {
+    use grove::app::keymap::Keymap;
+    use grove::app::App;
+    let Some(dir) = corpus("ping-pong-otf2") else {
+        return;
+    };
+    let p = grove::load::load_path(&dir).unwrap();
+    let mut app = App::new(p, Keymap::default_map());
+    app.run("panel timeline").unwrap();
+    let lanes: Vec<String> = app.lanes().iter().map(|l| l.label.clone()).collect();
+    assert_eq!(lanes.len(), 2, "{lanes:?}");
+    assert!(app.lanes().iter().all(|l| !l.gpu));
+    let (a, b) = app.timeline.window;
+    assert!(b > a);
+    app.run("next-kernel").unwrap();
+    assert!(app.timeline.selected.is_some());
+    let err = app.run("panel kernels").unwrap_err().to_string();
+    assert!(err.contains("no GPU activity"), "{err}");
+    // Idle gaps are looked for on the rank lanes; a rank's outermost region (`main`)
+    // spans its whole run, so there are none.
+    let err = app.run("gaps 3").unwrap_err().to_string();
+    assert_eq!(err, "no idle gaps on the CPU threads");
+}

@@ -28,7 +28,7 @@ pub struct GapRow {
 
 impl App {
     pub(super) fn gap_command(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
-        let span = self.need_gpu()?.span;
+        let span = self.need_timeline()?.span;
         if self.timeline.window.1 <= self.timeline.window.0 {
             self.set_window(span.0, span.1);
         }
@@ -37,7 +37,7 @@ impl App {
                 let min = min.or(self.timeline.gap_min).unwrap_or(DEFAULT_MIN_NS);
                 let lane = self.timeline.lane;
                 let label = self.lanes().get(lane).ok_or("no lane")?.label.clone();
-                let g = self.need_gpu()?;
+                let g = self.need_timeline()?;
                 let list = g.gaps.get(lane).map(Vec::as_slice).unwrap_or(&[]);
                 let Some(gap) = gaps::step(list, self.timeline.cursor_t, forward, min).copied()
                 else {
@@ -52,7 +52,7 @@ impl App {
                 Ok(Some(Command::Gap(GapSpec::Step(forward, Some(min)))))
             }
             Command::Gap(GapSpec::At(label, t)) => {
-                let origin = self.need_gpu()?.origin;
+                let origin = self.need_timeline()?.origin;
                 let lane = self
                     .lanes()
                     .iter()
@@ -60,7 +60,7 @@ impl App {
                     .ok_or_else(|| {
                         CmdError::plain(format!("no lane {label:?} (lanes all shows CPU threads)"))
                     })?;
-                let g = self.need_gpu()?;
+                let g = self.need_timeline()?;
                 let gap = gaps::at(&g.gaps[lane], origin + t)
                     .copied()
                     .ok_or_else(|| {
@@ -72,7 +72,12 @@ impl App {
             Command::Gaps { n, min } => {
                 let rows = self.gap_rows(n, min.unwrap_or(0))?;
                 if rows.is_empty() {
-                    return Err("no idle gaps on the GPU streams".into());
+                    let on = match self.gpu.as_ref().is_some_and(|g| g.model.lanes.is_empty()) {
+                        // A rank's outermost region spans its whole run.
+                        true => "the CPU threads",
+                        false => "the GPU streams",
+                    };
+                    return Err(format!("no idle gaps on {on}").into());
                 }
                 self.mode = Mode::Gaps { rows, selected: 0 };
                 Ok(None)
@@ -102,12 +107,25 @@ impl App {
         self.info(text);
     }
 
-    /// The `n` longest gaps of at least `min` ns of each GPU stream, stream by stream.
+    /// The `n` longest gaps of at least `min` ns of each GPU stream, stream by stream;
+    /// of each CPU thread (an MPI rank of an OTF2 trace) when the trace has no GPU lanes.
     fn gap_rows(&self, n: usize, min: i64) -> Result<Vec<GapRow>, CmdError> {
-        let g = self.need_gpu()?;
+        let g = self.need_timeline()?;
         let mut rows = Vec::new();
-        for (li, lane) in g.model.lanes.iter().enumerate() {
-            let label = lane.label();
+        let lanes: Vec<(usize, String)> = if g.model.lanes.is_empty() {
+            // `gaps` holds the GPU lanes' gaps first, then the CPU lanes'.
+            (g.cpu_lanes.iter().enumerate())
+                .map(|(i, (label, _))| (g.lanes.len() + i, label.clone()))
+                .collect()
+        } else {
+            g.model
+                .lanes
+                .iter()
+                .map(|l| l.label())
+                .enumerate()
+                .collect()
+        };
+        for (li, label) in lanes {
             for gap in gaps::longest(&g.gaps[li], n, min) {
                 rows.push(GapRow {
                     lane: label.clone(),

@@ -48,17 +48,11 @@ pub struct GpuState {
 impl GpuState {
     pub fn new(ev: &crate::model::EventTable, categories: Categories) -> Option<GpuState> {
         let model = GpuModel::new(ev, categories);
-        if model.activities.is_empty() {
-            return None;
-        }
         let lanes: Vec<LaneIndex> = model
             .lanes
             .iter()
             .map(|l| LaneIndex::new(ev, &l.events))
             .collect();
-        let start = lanes.iter().filter_map(|l| l.span()).map(|s| s.0).min()?;
-        let end = lanes.iter().filter_map(|l| l.span()).map(|s| s.1).max()?;
-        let origin = ev.ts.iter().copied().min().unwrap_or(start).min(start);
         let mut threads: Vec<((u32, u32), Vec<u32>)> = Vec::new();
         let mut at: std::collections::HashMap<(u32, u32), usize> = std::collections::HashMap::new();
         for i in 0..ev.len() {
@@ -84,6 +78,17 @@ impl GpuState {
                 )
             })
             .collect();
+        // A trace without GPU activity (an OTF2 trace of an MPI code, a CPU-only Chrome
+        // trace) still has a timeline: its CPU threads are the lanes, and the span is
+        // theirs.
+        let spans: Vec<(i64, i64)> = if model.activities.is_empty() {
+            cpu_lanes.iter().filter_map(|(_, l)| l.span()).collect()
+        } else {
+            lanes.iter().filter_map(|l| l.span()).collect()
+        };
+        let start = spans.iter().map(|s| s.0).min()?;
+        let end = spans.iter().map(|s| s.1).max()?;
+        let origin = ev.ts.iter().copied().min().unwrap_or(start).min(start);
         let gaps = lanes
             .iter()
             .chain(cpu_lanes.iter().map(|(_, l)| l))
@@ -102,8 +107,28 @@ impl GpuState {
 }
 
 impl App {
-    pub(crate) fn need_gpu(&self) -> Result<&GpuState, CmdError> {
+    /// The GPU state of a trace with GPU activity (kernels, memcpy, memset): what the
+    /// kernels table and the breakdowns need. A trace with CPU lanes only has a
+    /// timeline (`need_timeline`) but no GPU activity.
+    pub fn gpu_activity(&self) -> Option<&GpuState> {
+        self.gpu.as_ref().filter(|g| !g.model.activities.is_empty())
+    }
+
+    /// The timeline's lanes and span: GPU streams and CPU threads, whatever the trace.
+    pub(crate) fn need_timeline(&self) -> Result<&GpuState, CmdError> {
         self.gpu.as_ref().ok_or_else(|| {
+            if self.loading() {
+                CmdError::plain(
+                    "the trace's events are still loading (the tree came from the cache)",
+                )
+            } else {
+                CmdError::plain("this profile has no events to draw on a timeline")
+            }
+        })
+    }
+
+    pub(crate) fn need_gpu(&self) -> Result<&GpuState, CmdError> {
+        self.gpu_activity().ok_or_else(|| {
             if self.loading() {
                 CmdError::plain(
                     "the trace's events are still loading (the tree came from the cache)",
@@ -130,10 +155,10 @@ impl App {
                 let usable: Vec<PanelChoice> = PANELS
                     .iter()
                     .copied()
-                    .filter(|p| {
-                        self.gpu.is_some()
-                            || self.loading()
-                            || !matches!(p, PanelChoice::Kernels | PanelChoice::Timeline)
+                    .filter(|p| match p {
+                        PanelChoice::Kernels => self.gpu_activity().is_some() || self.loading(),
+                        PanelChoice::Timeline => self.gpu.is_some() || self.loading(),
+                        _ => true,
                     })
                     .collect();
                 let i = usable.iter().position(|p| *p == self.panel).unwrap_or(0);
@@ -142,8 +167,12 @@ impl App {
                     PanelChoice::Prev => usable[(i + usable.len() - 1) % usable.len()],
                     p => p,
                 };
-                if matches!(next, PanelChoice::Kernels | PanelChoice::Timeline) && !self.loading() {
-                    self.need_gpu()?;
+                if !self.loading() {
+                    match next {
+                        PanelChoice::Kernels => drop(self.need_gpu()?),
+                        PanelChoice::Timeline => drop(self.need_timeline()?),
+                        _ => {}
+                    }
                 }
                 self.panel = next;
                 if next == PanelChoice::Timeline {

@@ -56,7 +56,7 @@ impl App {
     /// The summary panel's lines: the breakdowns of a trace with GPU activity, else
     /// the metadata.
     pub fn summary_lines(&self) -> Arc<Lines> {
-        match (self.gpu.as_ref(), self.profile.events.is_some()) {
+        match (self.gpu_activity(), self.profile.events.is_some()) {
             (Some(gpu), true) => self.summary.tables.get(&(), || {
                 let rank = report::rank_of(&self.profile, 0);
                 let opt = Options::default();

@@ -46,7 +46,8 @@ impl App {
                 gpu: true,
             })
             .collect();
-        if self.timeline.show_cpu {
+        // Without GPU lanes the CPU threads are the timeline.
+        if self.timeline.show_cpu || g.lanes.is_empty() {
             out.extend(g.cpu_lanes.iter().map(|(label, index)| LaneRef {
                 label: label.clone(),
                 index,
@@ -76,7 +77,7 @@ impl App {
     pub(super) fn timeline_command(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
         match cmd {
             Command::Zoom(spec) => {
-                let span = self.need_gpu()?.span;
+                let span = self.need_timeline()?.span;
                 if self.timeline.window.1 <= self.timeline.window.0 {
                     self.set_window(span.0, span.1);
                 }
@@ -104,7 +105,7 @@ impl App {
                 Ok(Some(logged))
             }
             Command::Pan(right) => {
-                let span = self.need_gpu()?.span;
+                let span = self.need_timeline()?.span;
                 if self.timeline.window.1 <= self.timeline.window.0 {
                     self.set_window(span.0, span.1);
                 }
@@ -114,14 +115,14 @@ impl App {
                 Ok(Some(self.set_window(a + step, b + step)))
             }
             Command::Lanes(all) => {
-                self.need_gpu()?;
+                self.need_timeline()?;
                 self.timeline.show_cpu = all;
                 let n = self.lanes().len();
                 self.timeline.lane = self.timeline.lane.min(n.saturating_sub(1));
                 Ok(Some(Command::Lanes(all)))
             }
             Command::NextKernel | Command::PrevKernel => {
-                self.need_gpu()?;
+                self.need_timeline()?;
                 let lanes = self.lanes();
                 let lane = lanes.get(self.timeline.lane).ok_or("no lane")?.index;
                 let forward = cmd == Command::NextKernel;
@@ -145,7 +146,7 @@ impl App {
                 Ok(None)
             }
             Command::GotoLaunch => {
-                self.need_gpu()?;
+                self.need_timeline()?;
                 let i = self.selected_instance().ok_or("select a kernel first")?;
                 let ev = self.profile.events.as_ref().unwrap();
                 let r = ev.launch.get(i as usize).copied().unwrap_or(NONE_U32);
