@@ -138,3 +138,23 @@ fn ranges_are_fresh(app: &App) {
         assert_eq!(*range, want, "{name}");
     }
 }
+
+/// The kernel table scrolls sideways (`}` / `{`, `scroll table N`): the full names
+/// come into view from the scrolled column, and scrolling back shows the short names.
+#[test]
+fn kernel_names_scroll_sideways() {
+    let mut app = open("testdata/rank0.trace.json.gz");
+    app.run("panel kernels").unwrap();
+    let mut term = Terminal::new(TestBackend::new(100, 24)).unwrap();
+    let before = draw(&mut term, &app);
+    app.run("scroll table 16").unwrap();
+    assert_eq!(app.kernels.hscroll, 16);
+    let after = draw(&mut term, &app);
+    assert_ne!(before, after);
+    let longest = app.kernels.rows.iter().map(|r| r.name.len()).max().unwrap();
+    app.run(&format!("scroll table {}", longest * 2)).unwrap();
+    assert!(app.kernels.hscroll <= longest);
+    app.run("scroll table -100000").unwrap();
+    assert_eq!(app.kernels.hscroll, 0);
+    assert_eq!(draw(&mut term, &app), before);
+}

@@ -1,6 +1,7 @@
 //! `scroll details N` and `scroll table N`: the details pane (a node of an ensemble
-//! has hundreds of columns) and the summary/metadata table (wider than the screen
-//! once members have long labels and many metadata keys) scroll without moving the
+//! has hundreds of columns), the summary/metadata table (wider than the screen once
+//! members have long labels and many metadata keys) and the kernel table's names (a
+//! templated kernel's full name is hundreds of characters) scroll without moving the
 //! tree's cursor.
 
 use std::fmt;
@@ -44,6 +45,16 @@ impl App {
             let (at, off) = self.details_scroll;
             let from = if at == node { off } else { 0 };
             self.details_scroll = (node, shift(from));
+        } else if self.panel == crate::app::command::PanelChoice::Kernels {
+            // The kernel table scrolls its names: the full names, from a column on.
+            let longest = self
+                .kernels
+                .rows
+                .iter()
+                .map(|r| r.name.chars().count())
+                .max()
+                .unwrap_or(0);
+            self.kernels.hscroll = shift(self.kernels.hscroll).min(longest.saturating_sub(8));
         } else {
             // No further than the widest line (its last columns stay in view).
             let widest = self

@@ -22,6 +22,9 @@ pub struct KernelsView {
     pub bar_max: f64,
     /// The kernel whose call paths and instances are marked.
     pub selected: Option<String>,
+    /// Characters of the full kernel names scrolled off to the left (`scroll table N`):
+    /// 0 shows the short names, more shows the full names from there.
+    pub hscroll: usize,
 }
 
 impl Default for KernelsView {
@@ -37,6 +40,7 @@ impl Default for KernelsView {
             short: Vec::new(),
             bar_max: 1.0,
             selected: None,
+            hscroll: 0,
         }
     }
 }

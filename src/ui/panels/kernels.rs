@@ -68,8 +68,14 @@ pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffe
         };
         buf.set_style(Rect::new(area.x, y, area.width, 1), base);
         let marked = k.selected.as_deref() == Some(r.name.as_str());
-        let name = k.short.get(i).map(String::as_str).unwrap_or(&r.name);
-        let name = crate::ui::text::fit_name(name, name_w, g);
+        let name = if k.hscroll > 0 {
+            // Scrolled sideways: the full name from the scrolled column on.
+            let rest: String = r.name.chars().skip(k.hscroll).collect();
+            crate::ui::text::fit_name(&format!("{}{rest}", g.ellipsis), name_w, g)
+        } else {
+            let short = k.short.get(i).map(String::as_str).unwrap_or(&r.name);
+            crate::ui::text::fit_name(short, name_w, g)
+        };
         let mut x = put(
             buf,
             area.x,
