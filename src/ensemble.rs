@@ -417,36 +417,52 @@ pub fn restat(table: &mut MetricTable, members: &[String], is_hpctoolkit: bool, 
 }
 
 fn stats_columns(per: &[Vec<f64>], rows: usize) -> [Vec<f64>; 6] {
+    // Column by column (each member's column is read straight through, which matters
+    // at 10,000 members), summing in member order as a row-wise loop would.
+    let mut n = vec![0usize; rows];
+    let mut sum = vec![0.0f64; rows];
+    let mut min = vec![f64::INFINITY; rows];
+    let mut max = vec![f64::NEG_INFINITY; rows];
+    let mut arg = vec![0usize; rows];
+    for (i, c) in per.iter().enumerate() {
+        for (r, &x) in c.iter().enumerate().take(rows) {
+            if x.is_nan() {
+                continue;
+            }
+            n[r] += 1;
+            sum[r] += x;
+            min[r] = min[r].min(x);
+            if x > max[r] {
+                max[r] = x;
+                arg[r] = i;
+            }
+        }
+    }
+    let mean: Vec<f64> = (0..rows).map(|r| sum[r] / n[r] as f64).collect();
+    let mut dev = vec![0.0f64; rows];
+    for c in per {
+        for (r, &x) in c.iter().enumerate().take(rows) {
+            if !x.is_nan() {
+                dev[r] += (x - mean[r]).powi(2);
+            }
+        }
+    }
     let mut out: [Vec<f64>; 6] = std::array::from_fn(|_| vec![f64::NAN; rows]);
     for r in 0..rows {
-        let vals: Vec<(usize, f64)> = per
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (i, c[r]))
-            .filter(|(_, x)| !x.is_nan())
-            .collect();
-        if vals.is_empty() {
+        if n[r] == 0 {
             continue;
         }
-        let n = vals.len() as f64;
-        let mean = vals.iter().map(|x| x.1).sum::<f64>() / n;
-        let min = vals.iter().map(|x| x.1).fold(f64::INFINITY, f64::min);
-        let (arg, max) =
-            vals.iter().fold(
-                (0, f64::NEG_INFINITY),
-                |acc, &(i, x)| if x > acc.1 { (i, x) } else { acc },
-            );
-        let std = if vals.len() > 1 {
-            (vals.iter().map(|x| (x.1 - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+        let std = if n[r] > 1 {
+            (dev[r] / (n[r] as f64 - 1.0)).sqrt()
         } else {
             0.0
         };
-        out[0][r] = mean;
-        out[1][r] = min;
-        out[2][r] = max;
+        out[0][r] = mean[r];
+        out[1][r] = min[r];
+        out[2][r] = max[r];
         out[3][r] = std;
-        out[4][r] = if mean != 0.0 { std / mean } else { f64::NAN };
-        out[5][r] = arg as f64;
+        out[4][r] = if mean[r] != 0.0 { std / mean[r] } else { f64::NAN };
+        out[5][r] = arg[r] as f64;
     }
     out
 }

@@ -75,6 +75,12 @@ fn strings(df: &DataFrame, col: &str, path: &Path) -> Result<Vec<String>, String
     Ok(c.iter().map(|v| v.unwrap_or("").to_string()).collect())
 }
 
+fn str_column<'a>(df: &'a DataFrame, col: &str, path: &Path) -> Result<&'a StringChunked, String> {
+    df.column(col)
+        .and_then(|c| c.str())
+        .map_err(|e| format!("{}: column {col:?}: {e}", path.display()))
+}
+
 /// Columns of the CCT table that are not metrics.
 const FIXED: [&str; 8] = [
     "input", "node", "parent", "depth", "name", "type", "path", "attrs",
@@ -115,9 +121,16 @@ pub fn read(cct_path: &Path) -> Result<Profile, String> {
         .map_err(|e| format!("{}: column \"parent\": {e}", cct_path.display()))?
         .iter()
         .collect();
-    let names = strings(&df, "name", cct_path)?;
-    let kinds = strings(&df, "type", cct_path)?;
-    let attrs = strings(&df, "attrs", cct_path)?;
+    // Borrowed from the table: a copy per string would be 30,000 allocations per
+    // summary, which shows at 10,000 summaries.
+    let names = str_column(&df, "name", cct_path)?;
+    let kinds = str_column(&df, "type", cct_path)?;
+    let attrs = str_column(&df, "attrs", cct_path)?;
+    let (names, kinds, attrs): (Vec<&str>, Vec<&str>, Vec<&str>) = (
+        names.iter().map(|v| v.unwrap_or("")).collect(),
+        kinds.iter().map(|v| v.unwrap_or("")).collect(),
+        attrs.iter().map(|v| v.unwrap_or("")).collect(),
+    );
     let mut cct = Cct::default();
     for i in 0..n {
         let parent = match parents[i] {
@@ -130,9 +143,9 @@ pub fn read(cct_path: &Path) -> Result<Profile, String> {
                 ))
             }
         };
-        let mut f = Frame::new(&names[i], &kinds[i]);
+        let mut f = Frame::new(names[i], kinds[i]);
         if !attrs[i].is_empty() {
-            let m: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&attrs[i])
+            let m: serde_json::Map<String, serde_json::Value> = serde_json::from_str(attrs[i])
                 .map_err(|e| format!("{}: row {i}: attrs: {e}", cct_path.display()))?;
             for (k, v) in m {
                 f.set_attr(&k, v.as_str().unwrap_or_default());
