@@ -118,6 +118,8 @@ pub struct JsonReader<R: Read> {
     eof: bool,
     io_error: Option<String>,
     capture: Option<Vec<u8>>,
+    /// The nesting stack of `skip_value`, kept to spare an allocation per skipped value.
+    skip_depth: Vec<u8>,
     pub repairs: Repairs,
 }
 
@@ -145,6 +147,7 @@ impl<R: Read> JsonReader<R> {
             eof: false,
             io_error: None,
             capture: None,
+            skip_depth: Vec::new(),
             repairs: Repairs::default(),
         }
     }
@@ -385,19 +388,28 @@ impl<R: Read> JsonReader<R> {
 
     /// Reads a string starting at its opening quote, appending the unescaped bytes.
     fn read_str_into(&mut self, out: &mut Vec<u8>) -> Result<()> {
+        self.scan_str(Some(out))
+    }
+
+    /// Walks a string starting at its opening quote; with `out`, appends the unescaped
+    /// bytes. Skipping (`None`) copies nothing but checks and repairs exactly as reading.
+    fn scan_str(&mut self, mut out: Option<&mut Vec<u8>>) -> Result<()> {
         self.bump(); // opening quote
         loop {
-            // Fast path: copy the run of plain bytes.
+            // Fast path: find the end of the run of plain bytes with a SIMD search for the
+            // quote and the backslash, then check the run for control bytes in one
+            // vectorised pass (they are rare: PyTorch's python_function names).
             let start = self.pos;
-            while self.pos < self.len {
-                let b = self.buf[self.pos];
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                self.pos += 1;
+            let rest = &self.buf[start..self.len];
+            let mut run = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+            if rest[..run].iter().fold(false, |any, &b| any | (b < 0x20)) {
+                run = rest[..run].iter().position(|&b| b < 0x20).unwrap_or(run);
             }
-            if self.pos > start {
-                out.extend_from_slice(&self.buf[start..self.pos]);
+            self.pos = start + run;
+            if run > 0 {
+                if let Some(out) = out.as_deref_mut() {
+                    out.extend_from_slice(&self.buf[start..self.pos]);
+                }
                 if let Some(cap) = self.capture.as_mut() {
                     cap.extend_from_slice(&self.buf[start..self.pos]);
                 }
@@ -413,7 +425,10 @@ impl<R: Read> JsonReader<R> {
                 }
                 b'\\' => {
                     self.bump();
-                    self.read_escape(out)?;
+                    match out.as_deref_mut() {
+                        Some(out) => self.read_escape(out)?,
+                        None => self.read_escape(&mut Vec::new())?,
+                    }
                 }
                 // The fast path stopped at the end of the buffer, not at a special byte:
                 // the refilled buffer starts with an ordinary byte (counting it as a
@@ -423,7 +438,9 @@ impl<R: Read> JsonReader<R> {
                     // Raw control character: invalid JSON, but PyTorch writes them in
                     // python_function names; keep it and let the caller warn.
                     self.repairs.control_chars += 1;
-                    out.push(b);
+                    if let Some(out) = out.as_deref_mut() {
+                        out.push(b);
+                    }
                     if let Some(cap) = self.capture.as_mut() {
                         // Keep captured text valid JSON.
                         cap.extend_from_slice(format!("\\u{:04x}", b).as_bytes());
@@ -560,15 +577,23 @@ impl<R: Read> JsonReader<R> {
     }
 
     /// Skips one value of any kind, iteratively so deep nesting cannot overflow the stack.
+    /// Nothing is copied: keys and strings are scanned in place, numbers walked over, and
+    /// the nesting stack is the reader's own, reused from value to value.
     pub fn skip_value(&mut self) -> Result<()> {
-        let mut depth: Vec<u8> = Vec::new();
-        let mut scratch = Vec::new();
+        let mut depth = std::mem::take(&mut self.skip_depth);
+        depth.clear();
+        let r = self.skip_nested(&mut depth);
+        self.skip_depth = depth;
+        r
+    }
+
+    fn skip_nested(&mut self, depth: &mut Vec<u8>) -> Result<()> {
         loop {
             match self.peek_kind()? {
                 Kind::Object => {
                     self.bump();
                     depth.push(b'}');
-                    if !self.next_key(true, &mut scratch)? {
+                    if !self.skip_key(true)? {
                         depth.pop();
                     } else {
                         continue;
@@ -583,11 +608,8 @@ impl<R: Read> JsonReader<R> {
                         continue;
                     }
                 }
-                Kind::Str => {
-                    scratch.clear();
-                    self.read_str_into(&mut scratch)?;
-                }
-                Kind::Num => self.read_num(&mut scratch)?,
+                Kind::Str => self.scan_str(None)?,
+                Kind::Num => self.skip_num()?,
                 Kind::True => self.expect_word(b"true")?,
                 Kind::False => self.expect_word(b"false")?,
                 Kind::Null => self.expect_word(b"null")?,
@@ -597,7 +619,7 @@ impl<R: Read> JsonReader<R> {
                 match depth.last() {
                     None => return Ok(()),
                     Some(&b'}') => {
-                        if self.next_key(false, &mut scratch)? {
+                        if self.skip_key(false)? {
                             break;
                         }
                         depth.pop();
@@ -611,6 +633,46 @@ impl<R: Read> JsonReader<R> {
                 }
             }
         }
+    }
+
+    /// `next_key` for a key nobody reads: the same checks, no copy.
+    fn skip_key(&mut self, first: bool) -> Result<bool> {
+        if !self.next_item(first, b'}')? {
+            return Ok(false);
+        }
+        match self.skip_ws() {
+            Some(b'"') => {}
+            Some(b) => {
+                return Err(self.error(format!("expected a key string, found {:?}", b as char)))
+            }
+            None => return Err(self.eof_error("inside an object")),
+        }
+        self.scan_str(None)?;
+        self.expect_byte(b':')?;
+        Ok(true)
+    }
+
+    /// `read_num` for a number nobody reads (only a captured copy, if capturing).
+    fn skip_num(&mut self) -> Result<()> {
+        let is_num = |b: u8| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E');
+        let mut any = false;
+        loop {
+            let start = self.pos;
+            while self.pos < self.len && is_num(self.buf[self.pos]) {
+                self.pos += 1;
+            }
+            any |= self.pos > start;
+            if let Some(cap) = self.capture.as_mut() {
+                cap.extend_from_slice(&self.buf[start..self.pos]);
+            }
+            if self.pos < self.len || !self.refill() {
+                break;
+            }
+        }
+        if !any {
+            return Err(self.error("expected a number"));
+        }
+        Ok(())
     }
 
     /// Skips one value and returns its raw JSON text (control characters escaped).
@@ -676,23 +738,28 @@ pub fn parse_decimal_scaled(text: &[u8], scale: u32) -> Option<i64> {
     if int_part.is_empty() && frac_part.is_empty() {
         return None;
     }
-    let mut digits: Vec<u8> = Vec::with_capacity(int_part.len() + frac_part.len());
-    for &b in int_part.iter().chain(frac_part) {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        digits.push(b - b'0');
+    // Called several times per event: the digits are walked in place, never collected.
+    if !int_part.iter().chain(frac_part).all(u8::is_ascii_digit) {
+        return None;
     }
+    let n_digits = int_part.len() + frac_part.len();
+    let digit = |k: usize| -> u8 {
+        if k < int_part.len() {
+            int_part[k] - b'0'
+        } else {
+            frac_part[k - int_part.len()] - b'0'
+        }
+    };
     // value = digits * 10^(exp - frac_len); we want value * 10^scale
     let shift = exp as i64 + scale as i64 - frac_part.len() as i64;
     let mut acc: i128 = 0;
     let keep = if shift >= 0 {
-        digits.len()
+        n_digits
     } else {
-        (digits.len() as i64 + shift).max(0) as usize
+        (n_digits as i64 + shift).max(0) as usize
     };
-    for &d in &digits[..keep] {
-        acc = acc.checked_mul(10)?.checked_add(d as i128)?;
+    for k in 0..keep {
+        acc = acc.checked_mul(10)?.checked_add(digit(k) as i128)?;
         if acc > i64::MAX as i128 * 10 {
             return None;
         }
@@ -704,7 +771,7 @@ pub fn parse_decimal_scaled(text: &[u8], scale: u32) -> Option<i64> {
                 return None;
             }
         }
-    } else if keep < digits.len() && digits[keep] >= 5 {
+    } else if keep < n_digits && digit(keep) >= 5 {
         acc += 1;
     }
     let v = if neg { -acc } else { acc };
