@@ -815,6 +815,46 @@ mod tests {
         assert_eq!(parse_decimal_scaled(b"7", 0), Some(7));
     }
 
+    /// Edges of the in-place digit walk: rounding at the first dropped digit, digits
+    /// far beyond i64, exponents that shift left and right.
+    #[test]
+    fn decimal_edges() {
+        assert_eq!(parse_decimal_scaled(b"0.0004999", 3), Some(0));
+        assert_eq!(parse_decimal_scaled(b"0.0005", 3), Some(1));
+        assert_eq!(
+            parse_decimal_scaled(b"1.23456789012345678901234", 3),
+            Some(1235)
+        );
+        assert_eq!(parse_decimal_scaled(b"-2.5e-1", 3), Some(-250));
+        assert_eq!(parse_decimal_scaled(b" 42 ", 3), Some(42_000));
+        assert_eq!(
+            parse_decimal_scaled(b"9223372036854775807", 0),
+            Some(i64::MAX)
+        );
+        assert_eq!(parse_decimal_scaled(b"9223372036854775807", 3), None);
+        assert_eq!(parse_decimal_scaled(b"12345678901234567890123", 0), None);
+        assert_eq!(parse_decimal_scaled(b"1.2.3", 3), None);
+        assert_eq!(parse_decimal_scaled(b".", 3), None);
+        assert_eq!(parse_decimal_scaled(b"1e", 3), None);
+        assert_eq!(parse_decimal_scaled(b".5", 0), Some(1));
+    }
+
+    /// Skipping scans strings and keys in place: the same repairs are counted, the same
+    /// errors raised, and captured text is unchanged, as when they were copied.
+    #[test]
+    fn skip_counts_and_captures_like_reading() {
+        let text = "{\"k\\u0041\": [\"a\u{1}b\", 1.5e3, {\"x\": \"\\n\"}], \"z\": true}";
+        let mut r = JsonReader::with_buffer_size(text.as_bytes(), 3);
+        let mut raw = Vec::new();
+        r.capture_value(&mut raw).unwrap();
+        assert_eq!(r.repairs.control_chars, 1);
+        let expected = text.replace('\u{1}', "\\u0001");
+        assert_eq!(String::from_utf8(raw).unwrap(), expected);
+        let mut r = JsonReader::new(&b"[\"a\\q\"]"[..]);
+        let e = r.skip_value().unwrap_err();
+        assert!(e.msg.contains("invalid escape"), "{e}");
+    }
+
     fn events(text: &str) -> (Vec<String>, Result<()>, Repairs) {
         let mut r = JsonReader::new(text.as_bytes());
         let mut names = Vec::new();
