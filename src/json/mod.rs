@@ -163,8 +163,8 @@ impl<R: Read> JsonReader<R> {
         }
         // Line bookkeeping per buffer, not per byte: a counting loop vectorises.
         let chunk = &self.buf[..self.len];
-        self.lines_before += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
-        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+        self.lines_before += memchr::memchr_iter(b'\n', chunk).count() as u64;
+        if let Some(i) = memchr::memrchr(b'\n', chunk) {
             self.last_nl_before = self.base + i as u64 + 1;
         }
         self.base += self.len as u64;
@@ -715,6 +715,9 @@ impl<R: Read> JsonReader<R> {
 /// half away from zero, exactly — without going through f64. Returns None for text that
 /// is not a complete number (Perfetto drops such events: `"100a"`).
 pub fn parse_decimal_scaled(text: &[u8], scale: u32) -> Option<i64> {
+    if let Some(v) = plain_decimal_scaled(text, scale) {
+        return Some(v);
+    }
     let text = trim_ascii(text);
     let (neg, rest) = match text.first()? {
         b'-' => (true, &text[1..]),
@@ -776,6 +779,46 @@ pub fn parse_decimal_scaled(text: &[u8], scale: u32) -> Option<i64> {
     }
     let v = if neg { -acc } else { acc };
     i64::try_from(v).ok()
+}
+
+/// The common case of `parse_decimal_scaled` in one pass: optional `-`, at most 18
+/// digits with at most one `.`, no exponent, no padding, and no digit dropped by the
+/// scale (so no rounding). Anything else returns None and takes the general path.
+fn plain_decimal_scaled(text: &[u8], scale: u32) -> Option<i64> {
+    let (neg, digits) = match text.split_first()? {
+        (b'-', rest) => (true, rest),
+        _ => (false, text),
+    };
+    if digits.is_empty() || digits.len() > 19 {
+        return None;
+    }
+    let mut acc: u64 = 0;
+    let mut n = 0u32;
+    let mut frac: Option<u32> = None;
+    for &b in digits {
+        match b {
+            b'0'..=b'9' => {
+                acc = acc * 10 + (b - b'0') as u64;
+                n += 1;
+                if let Some(f) = frac.as_mut() {
+                    *f += 1;
+                }
+            }
+            b'.' if frac.is_none() => frac = Some(0),
+            _ => return None,
+        }
+    }
+    let frac = frac.unwrap_or(0);
+    if n == 0 || n > 18 || frac > scale {
+        return None;
+    }
+    // n <= 18 digits and n + (scale - frac) <= 18 keeps the value below 10^18 < i64::MAX.
+    let up = scale - frac;
+    if n + up > 18 {
+        return None;
+    }
+    let v = (acc * 10u64.pow(up)) as i64;
+    Some(if neg { -v } else { v })
 }
 
 fn trim_ascii(mut t: &[u8]) -> &[u8] {
