@@ -118,6 +118,8 @@ pub struct JsonReader<R: Read> {
     eof: bool,
     io_error: Option<String>,
     capture: Option<Vec<u8>>,
+    /// The nesting stack of `skip_value`, kept to spare an allocation per skipped value.
+    skip_depth: Vec<u8>,
     pub repairs: Repairs,
 }
 
@@ -145,6 +147,7 @@ impl<R: Read> JsonReader<R> {
             eof: false,
             io_error: None,
             capture: None,
+            skip_depth: Vec::new(),
             repairs: Repairs::default(),
         }
     }
@@ -160,8 +163,8 @@ impl<R: Read> JsonReader<R> {
         }
         // Line bookkeeping per buffer, not per byte: a counting loop vectorises.
         let chunk = &self.buf[..self.len];
-        self.lines_before += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
-        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+        self.lines_before += memchr::memchr_iter(b'\n', chunk).count() as u64;
+        if let Some(i) = memchr::memrchr(b'\n', chunk) {
             self.last_nl_before = self.base + i as u64 + 1;
         }
         self.base += self.len as u64;
@@ -385,19 +388,28 @@ impl<R: Read> JsonReader<R> {
 
     /// Reads a string starting at its opening quote, appending the unescaped bytes.
     fn read_str_into(&mut self, out: &mut Vec<u8>) -> Result<()> {
+        self.scan_str(Some(out))
+    }
+
+    /// Walks a string starting at its opening quote; with `out`, appends the unescaped
+    /// bytes. Skipping (`None`) copies nothing but checks and repairs exactly as reading.
+    fn scan_str(&mut self, mut out: Option<&mut Vec<u8>>) -> Result<()> {
         self.bump(); // opening quote
         loop {
-            // Fast path: copy the run of plain bytes.
+            // Fast path: find the end of the run of plain bytes with a SIMD search for the
+            // quote and the backslash, then check the run for control bytes in one
+            // vectorised pass (they are rare: PyTorch's python_function names).
             let start = self.pos;
-            while self.pos < self.len {
-                let b = self.buf[self.pos];
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                self.pos += 1;
+            let rest = &self.buf[start..self.len];
+            let mut run = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+            if rest[..run].iter().fold(false, |any, &b| any | (b < 0x20)) {
+                run = rest[..run].iter().position(|&b| b < 0x20).unwrap_or(run);
             }
-            if self.pos > start {
-                out.extend_from_slice(&self.buf[start..self.pos]);
+            self.pos = start + run;
+            if run > 0 {
+                if let Some(out) = out.as_deref_mut() {
+                    out.extend_from_slice(&self.buf[start..self.pos]);
+                }
                 if let Some(cap) = self.capture.as_mut() {
                     cap.extend_from_slice(&self.buf[start..self.pos]);
                 }
@@ -413,7 +425,10 @@ impl<R: Read> JsonReader<R> {
                 }
                 b'\\' => {
                     self.bump();
-                    self.read_escape(out)?;
+                    match out.as_deref_mut() {
+                        Some(out) => self.read_escape(out)?,
+                        None => self.read_escape(&mut Vec::new())?,
+                    }
                 }
                 // The fast path stopped at the end of the buffer, not at a special byte:
                 // the refilled buffer starts with an ordinary byte (counting it as a
@@ -423,7 +438,9 @@ impl<R: Read> JsonReader<R> {
                     // Raw control character: invalid JSON, but PyTorch writes them in
                     // python_function names; keep it and let the caller warn.
                     self.repairs.control_chars += 1;
-                    out.push(b);
+                    if let Some(out) = out.as_deref_mut() {
+                        out.push(b);
+                    }
                     if let Some(cap) = self.capture.as_mut() {
                         // Keep captured text valid JSON.
                         cap.extend_from_slice(format!("\\u{:04x}", b).as_bytes());
@@ -560,15 +577,23 @@ impl<R: Read> JsonReader<R> {
     }
 
     /// Skips one value of any kind, iteratively so deep nesting cannot overflow the stack.
+    /// Nothing is copied: keys and strings are scanned in place, numbers walked over, and
+    /// the nesting stack is the reader's own, reused from value to value.
     pub fn skip_value(&mut self) -> Result<()> {
-        let mut depth: Vec<u8> = Vec::new();
-        let mut scratch = Vec::new();
+        let mut depth = std::mem::take(&mut self.skip_depth);
+        depth.clear();
+        let r = self.skip_nested(&mut depth);
+        self.skip_depth = depth;
+        r
+    }
+
+    fn skip_nested(&mut self, depth: &mut Vec<u8>) -> Result<()> {
         loop {
             match self.peek_kind()? {
                 Kind::Object => {
                     self.bump();
                     depth.push(b'}');
-                    if !self.next_key(true, &mut scratch)? {
+                    if !self.skip_key(true)? {
                         depth.pop();
                     } else {
                         continue;
@@ -583,11 +608,8 @@ impl<R: Read> JsonReader<R> {
                         continue;
                     }
                 }
-                Kind::Str => {
-                    scratch.clear();
-                    self.read_str_into(&mut scratch)?;
-                }
-                Kind::Num => self.read_num(&mut scratch)?,
+                Kind::Str => self.scan_str(None)?,
+                Kind::Num => self.skip_num()?,
                 Kind::True => self.expect_word(b"true")?,
                 Kind::False => self.expect_word(b"false")?,
                 Kind::Null => self.expect_word(b"null")?,
@@ -597,7 +619,7 @@ impl<R: Read> JsonReader<R> {
                 match depth.last() {
                     None => return Ok(()),
                     Some(&b'}') => {
-                        if self.next_key(false, &mut scratch)? {
+                        if self.skip_key(false)? {
                             break;
                         }
                         depth.pop();
@@ -611,6 +633,46 @@ impl<R: Read> JsonReader<R> {
                 }
             }
         }
+    }
+
+    /// `next_key` for a key nobody reads: the same checks, no copy.
+    fn skip_key(&mut self, first: bool) -> Result<bool> {
+        if !self.next_item(first, b'}')? {
+            return Ok(false);
+        }
+        match self.skip_ws() {
+            Some(b'"') => {}
+            Some(b) => {
+                return Err(self.error(format!("expected a key string, found {:?}", b as char)))
+            }
+            None => return Err(self.eof_error("inside an object")),
+        }
+        self.scan_str(None)?;
+        self.expect_byte(b':')?;
+        Ok(true)
+    }
+
+    /// `read_num` for a number nobody reads (only a captured copy, if capturing).
+    fn skip_num(&mut self) -> Result<()> {
+        let is_num = |b: u8| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E');
+        let mut any = false;
+        loop {
+            let start = self.pos;
+            while self.pos < self.len && is_num(self.buf[self.pos]) {
+                self.pos += 1;
+            }
+            any |= self.pos > start;
+            if let Some(cap) = self.capture.as_mut() {
+                cap.extend_from_slice(&self.buf[start..self.pos]);
+            }
+            if self.pos < self.len || !self.refill() {
+                break;
+            }
+        }
+        if !any {
+            return Err(self.error("expected a number"));
+        }
+        Ok(())
     }
 
     /// Skips one value and returns its raw JSON text (control characters escaped).
@@ -653,6 +715,9 @@ impl<R: Read> JsonReader<R> {
 /// half away from zero, exactly — without going through f64. Returns None for text that
 /// is not a complete number (Perfetto drops such events: `"100a"`).
 pub fn parse_decimal_scaled(text: &[u8], scale: u32) -> Option<i64> {
+    if let Some(v) = plain_decimal_scaled(text, scale) {
+        return Some(v);
+    }
     let text = trim_ascii(text);
     let (neg, rest) = match text.first()? {
         b'-' => (true, &text[1..]),
@@ -676,23 +741,28 @@ pub fn parse_decimal_scaled(text: &[u8], scale: u32) -> Option<i64> {
     if int_part.is_empty() && frac_part.is_empty() {
         return None;
     }
-    let mut digits: Vec<u8> = Vec::with_capacity(int_part.len() + frac_part.len());
-    for &b in int_part.iter().chain(frac_part) {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        digits.push(b - b'0');
+    // Called several times per event: the digits are walked in place, never collected.
+    if !int_part.iter().chain(frac_part).all(u8::is_ascii_digit) {
+        return None;
     }
+    let n_digits = int_part.len() + frac_part.len();
+    let digit = |k: usize| -> u8 {
+        if k < int_part.len() {
+            int_part[k] - b'0'
+        } else {
+            frac_part[k - int_part.len()] - b'0'
+        }
+    };
     // value = digits * 10^(exp - frac_len); we want value * 10^scale
     let shift = exp as i64 + scale as i64 - frac_part.len() as i64;
     let mut acc: i128 = 0;
     let keep = if shift >= 0 {
-        digits.len()
+        n_digits
     } else {
-        (digits.len() as i64 + shift).max(0) as usize
+        (n_digits as i64 + shift).max(0) as usize
     };
-    for &d in &digits[..keep] {
-        acc = acc.checked_mul(10)?.checked_add(d as i128)?;
+    for k in 0..keep {
+        acc = acc.checked_mul(10)?.checked_add(digit(k) as i128)?;
         if acc > i64::MAX as i128 * 10 {
             return None;
         }
@@ -704,11 +774,51 @@ pub fn parse_decimal_scaled(text: &[u8], scale: u32) -> Option<i64> {
                 return None;
             }
         }
-    } else if keep < digits.len() && digits[keep] >= 5 {
+    } else if keep < n_digits && digit(keep) >= 5 {
         acc += 1;
     }
     let v = if neg { -acc } else { acc };
     i64::try_from(v).ok()
+}
+
+/// The common case of `parse_decimal_scaled` in one pass: optional `-`, at most 18
+/// digits with at most one `.`, no exponent, no padding, and no digit dropped by the
+/// scale (so no rounding). Anything else returns None and takes the general path.
+fn plain_decimal_scaled(text: &[u8], scale: u32) -> Option<i64> {
+    let (neg, digits) = match text.split_first()? {
+        (b'-', rest) => (true, rest),
+        _ => (false, text),
+    };
+    if digits.is_empty() || digits.len() > 19 {
+        return None;
+    }
+    let mut acc: u64 = 0;
+    let mut n = 0u32;
+    let mut frac: Option<u32> = None;
+    for &b in digits {
+        match b {
+            b'0'..=b'9' => {
+                acc = acc * 10 + (b - b'0') as u64;
+                n += 1;
+                if let Some(f) = frac.as_mut() {
+                    *f += 1;
+                }
+            }
+            b'.' if frac.is_none() => frac = Some(0),
+            _ => return None,
+        }
+    }
+    let frac = frac.unwrap_or(0);
+    if n == 0 || n > 18 || frac > scale {
+        return None;
+    }
+    // n <= 18 digits and n + (scale - frac) <= 18 keeps the value below 10^18 < i64::MAX.
+    let up = scale - frac;
+    if n + up > 18 {
+        return None;
+    }
+    let v = (acc * 10u64.pow(up)) as i64;
+    Some(if neg { -v } else { v })
 }
 
 fn trim_ascii(mut t: &[u8]) -> &[u8] {
@@ -746,6 +856,46 @@ mod tests {
         assert_eq!(parse_decimal_scaled(b"100a", 3), None);
         assert_eq!(parse_decimal_scaled(b"", 3), None);
         assert_eq!(parse_decimal_scaled(b"7", 0), Some(7));
+    }
+
+    /// Edges of the in-place digit walk: rounding at the first dropped digit, digits
+    /// far beyond i64, exponents that shift left and right.
+    #[test]
+    fn decimal_edges() {
+        assert_eq!(parse_decimal_scaled(b"0.0004999", 3), Some(0));
+        assert_eq!(parse_decimal_scaled(b"0.0005", 3), Some(1));
+        assert_eq!(
+            parse_decimal_scaled(b"1.23456789012345678901234", 3),
+            Some(1235)
+        );
+        assert_eq!(parse_decimal_scaled(b"-2.5e-1", 3), Some(-250));
+        assert_eq!(parse_decimal_scaled(b" 42 ", 3), Some(42_000));
+        assert_eq!(
+            parse_decimal_scaled(b"9223372036854775807", 0),
+            Some(i64::MAX)
+        );
+        assert_eq!(parse_decimal_scaled(b"9223372036854775807", 3), None);
+        assert_eq!(parse_decimal_scaled(b"12345678901234567890123", 0), None);
+        assert_eq!(parse_decimal_scaled(b"1.2.3", 3), None);
+        assert_eq!(parse_decimal_scaled(b".", 3), None);
+        assert_eq!(parse_decimal_scaled(b"1e", 3), None);
+        assert_eq!(parse_decimal_scaled(b".5", 0), Some(1));
+    }
+
+    /// Skipping scans strings and keys in place: the same repairs are counted, the same
+    /// errors raised, and captured text is unchanged, as when they were copied.
+    #[test]
+    fn skip_counts_and_captures_like_reading() {
+        let text = "{\"k\\u0041\": [\"a\u{1}b\", 1.5e3, {\"x\": \"\\n\"}], \"z\": true}";
+        let mut r = JsonReader::with_buffer_size(text.as_bytes(), 3);
+        let mut raw = Vec::new();
+        r.capture_value(&mut raw).unwrap();
+        assert_eq!(r.repairs.control_chars, 1);
+        let expected = text.replace('\u{1}', "\\u0001");
+        assert_eq!(String::from_utf8(raw).unwrap(), expected);
+        let mut r = JsonReader::new(&b"[\"a\\q\"]"[..]);
+        let e = r.skip_value().unwrap_err();
+        assert!(e.msg.contains("invalid escape"), "{e}");
     }
 
     fn events(text: &str) -> (Vec<String>, Result<()>, Repairs) {

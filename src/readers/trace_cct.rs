@@ -258,7 +258,7 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         grow(&mut gpu, cct.len());
         grow(&mut count, cct.len());
         if count[node as usize] == 0.0 {
-            set_gpu_attrs(&mut cct, node, ev, i);
+            set_gpu_attrs(&mut cct, &mut nodes, node, ev, i);
         }
         count[node as usize] += 1.0;
         gpu[node as usize] += ev.dur[i] as f64;
@@ -323,6 +323,10 @@ fn order_slices(ev: &EventTable, idx: &mut [u32]) {
 struct NodeIndex {
     map: HashMap<(u32, u32, u32), u32, FxBuild>,
     text: Vec<Option<Arc<str>>>,
+    function: Arc<str>,
+    /// Kernel attribute keys and values repeat across nodes (`registers per thread`,
+    /// `[128, 1, 1]`): one shared string each instead of two allocations per attribute.
+    attr_text: HashMap<Box<str>, Arc<str>, FxBuild>,
 }
 
 impl NodeIndex {
@@ -330,7 +334,18 @@ impl NodeIndex {
         NodeIndex {
             map: HashMap::default(),
             text: vec![None; ev.strings.len()],
+            function: Arc::from("function"),
+            attr_text: HashMap::default(),
         }
+    }
+
+    fn shared(&mut self, s: &str) -> Arc<str> {
+        if let Some(a) = self.attr_text.get(s) {
+            return a.clone();
+        }
+        let a: Arc<str> = Arc::from(s);
+        self.attr_text.insert(s.into(), a.clone());
+        a
     }
 
     fn text(&mut self, ev: &EventTable, id: u32) -> Arc<str> {
@@ -346,7 +361,7 @@ impl NodeIndex {
         }
         let name = self.text(ev, ev.name[i]);
         let kind = if ev.strings.resolve(ev.cat[i]).is_empty() {
-            Arc::from("function")
+            self.function.clone()
         } else {
             self.text(ev, ev.cat[i])
         };
@@ -374,22 +389,41 @@ fn in_cpu_tree(ev: &EventTable, i: usize) -> bool {
 }
 
 /// Copies the launch configuration of a GPU activity onto its node (first instance).
-fn set_gpu_attrs(cct: &mut Cct, node: u32, ev: &EventTable, i: usize) {
-    let f = cct.frame_mut(node);
+/// The node is new, so its attrs are empty and every key is set once, in arg order.
+fn set_gpu_attrs(cct: &mut Cct, nodes: &mut NodeIndex, node: u32, ev: &EventTable, i: usize) {
+    let mut attrs: Vec<(Arc<str>, Arc<str>)> = Vec::new();
+    let mut set = |k: &str, v: &str| {
+        let k = nodes.shared(k);
+        let v = nodes.shared(v);
+        match attrs.iter_mut().find(|(key, _)| *key == k) {
+            Some((_, old)) => *old = v,
+            None => attrs.push((k, v)),
+        }
+    };
     if ev.device[i] != NONE_I64 {
-        f.set_attr("device", &ev.device[i].to_string());
+        set("device", &ev.device[i].to_string());
     }
     if ev.stream[i] != NONE_I64 {
-        f.set_attr("stream", &ev.stream[i].to_string());
+        set("stream", &ev.stream[i].to_string());
     }
-    let Some(args) = ev.args_of(i) else { return };
-    for (k, v) in args.iter() {
-        if matches!(
-            k,
-            "device" | "stream" | "correlation" | "External id" | "external id" | "context"
-        ) {
-            continue;
+    if let Some(args) = ev.args_of(i) {
+        for (k, v) in args.iter() {
+            if matches!(
+                k,
+                "device" | "stream" | "correlation" | "External id" | "external id" | "context"
+            ) {
+                continue;
+            }
+            set(k, &args.text(v));
         }
-        f.set_attr(k, &args.text(v));
+    }
+    attrs.shrink_to_fit();
+    let f = cct.frame_mut(node);
+    if f.attrs.is_empty() {
+        f.attrs = attrs;
+    } else {
+        for (k, v) in attrs {
+            f.set_attr(&k, &v);
+        }
     }
 }
