@@ -271,8 +271,10 @@ impl Parser {
     fn events<R: Read>(&mut self, r: &mut JsonReader<R>) -> Result<(), JsonError> {
         r.begin_array()?;
         let mut first = true;
+        let mut counted = super::progress::EventCounter::current();
         while r.next_element(first)? {
             first = false;
+            counted.one();
             if r.peek_kind()? != Kind::Object {
                 r.skip_value()?;
                 continue;

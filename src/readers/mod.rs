@@ -25,6 +25,7 @@ pub mod perf;
 pub mod perf_json;
 pub mod pprof;
 pub mod probe;
+pub mod progress;
 pub mod pyinstrument;
 pub mod speedscope;
 pub mod tau;
@@ -270,7 +271,14 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
             crate::memory::check_load(path, meta.len(), &raw).map_err(err)?;
         }
         let file = File::open(path).map_err(|e| err(e.to_string()))?;
-        (Box::new(file), meta.len(), !meta.is_file())
+        let src: Box<dyn Read> = match progress::current() {
+            Some(p) => {
+                p.set_total(meta.len());
+                Box::new(progress::Counting::new(file, p))
+            }
+            None => Box::new(file),
+        };
+        (src, meta.len(), !meta.is_file())
     };
     let mut content = Content::new(src).map_err(err)?;
     let name = if stdin {

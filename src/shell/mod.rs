@@ -8,6 +8,7 @@ mod input;
 mod kernels;
 mod look;
 mod output;
+mod progress;
 mod replay;
 mod summarize;
 mod summary;

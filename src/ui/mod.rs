@@ -2,6 +2,7 @@
 
 pub mod help;
 pub mod layout;
+pub mod loading;
 pub mod panels;
 pub mod text;
 pub mod theme;
