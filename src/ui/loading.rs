@@ -86,7 +86,7 @@ mod tests {
             .collect();
         assert!(text.contains("grove: loading big.json"), "{text}");
         assert!(
-            text.contains("[################----------------]"),
+            text.contains("[##################------------------]"),
             "{text}"
         );
         assert!(text.contains("50.0 MB of 100.0 MB"), "{text}");
