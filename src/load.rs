@@ -59,6 +59,9 @@ pub fn load_inputs_cached(
 ) -> Result<Cached, LoadError> {
     // An execution trace attaches through the trace's events, which a cached tree
     // lacks, and the cache's stamp does not cover it: such inputs always load cold.
+    // A part of a trace (`--steps`, `--window`) is neither what the cache holds nor
+    // what it should keep.
+    let use_cache = use_cache && readers::select::current().is_none();
     let single = match files {
         [f] if use_cache
             && et.is_none()

@@ -334,3 +334,29 @@ fn session_file_appears_with_the_first_command() {
     assert_eq!(s.commands.len(), 1, "{:?}", s.commands);
     assert!(s.commands[0].1.starts_with("sort "), "{:?}", s.commands);
 }
+
+/// A slow load (the `GROVE_TEST_LOAD_DELAY_MS` hook holds the reader back) shows the
+/// loading screen; `q` during the load exits with status 0 and Ctrl-C with 130, the
+/// terminal restored either way.
+#[test]
+fn the_loading_screen_shows_and_cancels() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/demo.trace.json.gz");
+    for (how, key, status) in [("q", &b"q"[..], 0), ("Ctrl-C", &b"\x03"[..], 130)] {
+        let p = start_args(
+            &["--no-session", "--no-cache", file],
+            &[("GROVE_TEST_LOAD_DELAY_MS", "20000")],
+        );
+        p.wait_for_screen(b"q cancels", 0);
+        assert!(
+            find(&p.output(), b"grove: loading").is_some(),
+            "{how}: no loading screen"
+        );
+        p.send(key);
+        let st = p.wait(false);
+        assert!(
+            libc::WIFEXITED(st) && libc::WEXITSTATUS(st) == status,
+            "{how}: status {st}"
+        );
+        p.assert_restored(how);
+    }
+}

@@ -794,6 +794,14 @@ impl super::Reader for Chrome {
     fn read(&self, input: super::Input) -> Result<Vec<crate::model::Profile>, String> {
         let (input, source) = input.into_stream()?;
         let mut tr = parse(input).map_err(|e| e.to_string())?;
+        // `--steps` / `--window`: the part selected, before anything is built from it.
+        let part = match super::select::current() {
+            Some(part) => Some((
+                part,
+                super::select::apply(&mut tr.events, &mut tr.counters, part)?,
+            )),
+            None => None,
+        };
         let tree = super::trace_cct::build(&tr);
         tr.events.node = tree.node_of_event;
         tr.events.launch = tree.launch_of_event;
@@ -836,6 +844,9 @@ impl super::Reader for Chrome {
             warnings,
             default_metric: "time".into(),
         };
+        if let Some((part, kept)) = part {
+            super::select::mark(&mut p, part, &kept);
+        }
         p.cct.finish();
         Ok(vec![p])
     }

@@ -27,6 +27,7 @@ pub mod pprof;
 pub mod probe;
 pub mod progress;
 pub mod pyinstrument;
+pub mod select;
 pub mod speedscope;
 pub mod tau;
 pub mod thicket;

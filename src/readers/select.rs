@@ -1,0 +1,385 @@
+//! Loading a part of a trace: `--steps A-B` (a range of PyTorch `ProfilerStep#N`) or
+//! `--window A-B` (a time range from the trace's first event). Set once from the
+//! command line ([`configure`]) and applied by the Chrome/Kineto reader to its event
+//! table before the tree is built ([`apply`]), so the tree, the event table, the GPU
+//! views and every metric describe the part only.
+//!
+//! What the part holds (docs/guide.md, "Loading a part of a trace"):
+//! - the window `[lo, hi)`: for a window, `lo` and `hi` are its bounds after the
+//!   earliest event's start; for steps, `lo` is the start of the first of the steps
+//!   the trace holds and `hi` the end of the last;
+//! - host slices (CPU ops, annotations, runtime calls, instants) that start in it,
+//!   and those open at `lo` (the ancestors of what starts there, kept whole so the tree
+//!   keeps its shape);
+//! - device activity (kernels, copies, sets) launched by a kept host slice (same
+//!   correlation id), wherever it runs; activity without a launch in the file is
+//!   kept when it starts in the window;
+//! - counter samples taken in it.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+use crate::model::events::{CounterTable, EventKind, EventTable, NONE_I64};
+
+/// The part of a trace to load.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Part {
+    /// `ProfilerStep#A` to `ProfilerStep#B`, both included.
+    Steps(u64, u64),
+    /// Nanoseconds after the trace's earliest event: `[from, to)`.
+    Window(i64, i64),
+}
+
+impl Part {
+    /// How the part is named in messages and the profile's label (`steps 5-7`).
+    pub fn describe(&self) -> String {
+        match *self {
+            Part::Steps(a, b) if a == b => format!("step {a}"),
+            Part::Steps(a, b) => format!("steps {a}-{b}"),
+            Part::Window(a, b) => format!("window {}-{}", secs(a), secs(b)),
+        }
+    }
+}
+
+fn secs(ns: i64) -> String {
+    let s = format!("{:.9}", ns as f64 / 1e9);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("{s}s")
+}
+
+/// The part every load of this run selects (None: the whole trace).
+static PART: Mutex<Option<Part>> = Mutex::new(None);
+
+/// Applies `--steps` and `--window` (at most one of them); errors are one line.
+pub fn configure(steps: Option<&str>, window: Option<&str>) -> Result<(), String> {
+    let part = match (steps, window) {
+        (Some(_), Some(_)) => {
+            return Err("--steps and --window select a part each; give one".into())
+        }
+        (Some(s), None) => Some(parse_steps(s)?),
+        (None, Some(w)) => Some(parse_window(w)?),
+        (None, None) => None,
+    };
+    *PART.lock().unwrap_or_else(|e| e.into_inner()) = part;
+    Ok(())
+}
+
+/// The part this run loads.
+pub fn current() -> Option<Part> {
+    *PART.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `5-7` or `5`.
+pub fn parse_steps(s: &str) -> Result<Part, String> {
+    let bad =
+        || format!("--steps {s:?}: expected A-B such as 5-7 (ProfilerStep numbers), or one step");
+    let (a, b) = s.split_once('-').unwrap_or((s, s));
+    let a: u64 = a.trim().parse().map_err(|_| bad())?;
+    let b: u64 = b.trim().parse().map_err(|_| bad())?;
+    if b < a {
+        return Err(format!("--steps {s:?}: the range ends before it starts"));
+    }
+    Ok(Part::Steps(a, b))
+}
+
+/// `2.1s-2.4s`, `100ms-250ms`, `0-1.5s` (a side without a unit takes the other's);
+/// units ns, us (µs), ms, s.
+pub fn parse_window(s: &str) -> Result<Part, String> {
+    let bad = || {
+        format!("--window {s:?}: expected START-END with units ns, us, ms or s, such as 2.1s-2.4s")
+    };
+    let (a, b) = s.split_once('-').ok_or_else(bad)?;
+    let (a, ua) = split_unit(a.trim()).ok_or_else(bad)?;
+    let (b, ub) = split_unit(b.trim()).ok_or_else(bad)?;
+    let (ua, ub) = match (ua, ub) {
+        (None, None) => return Err(bad()),
+        (Some(x), None) | (None, Some(x)) => (x, x),
+        (Some(x), Some(y)) => (x, y),
+    };
+    let (a, b) = ((a * ua).round(), (b * ub).round());
+    if !(a.is_finite() && b.is_finite()) || a > 1e18 || b > 1e18 {
+        return Err(bad());
+    }
+    if b <= a {
+        return Err(format!("--window {s:?}: the window ends before it starts"));
+    }
+    Ok(Part::Window(a as i64, b as i64))
+}
+
+/// `2.5ms` -> (2.5, Some(1e6)); `2.5` -> (2.5, None).
+fn split_unit(t: &str) -> Option<(f64, Option<f64>)> {
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let v: f64 = t[..split].parse().ok()?;
+    let unit = match t[split..].trim() {
+        "" => None,
+        "ns" => Some(1.0),
+        "us" | "µs" => Some(1e3),
+        "ms" => Some(1e6),
+        "s" => Some(1e9),
+        _ => return None,
+    };
+    Some((v, unit))
+}
+
+/// What [`apply`] kept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kept {
+    /// The window in the table's own time (ns).
+    pub lo: i64,
+    pub hi: i64,
+    /// The earliest event's start (what a window counts from).
+    pub origin: i64,
+    pub events: usize,
+    pub of: usize,
+}
+
+/// Restricts a trace's events and counters to `part` (module doc); an error (one line)
+/// when the part is not in the trace.
+pub fn apply(ev: &mut EventTable, counters: &mut CounterTable, part: Part) -> Result<Kept, String> {
+    let n = ev.len();
+    let (lo, hi) = bounds(ev, part)?;
+    let origin = ev.ts.iter().copied().min().unwrap_or(0);
+    let mut keep = vec![false; n];
+    let mut launched: HashSet<i64> = HashSet::new();
+    for i in 0..n {
+        if ev.kind[i].on_gpu_lane() {
+            continue;
+        }
+        let (ts, end) = (ev.ts[i], ev.ts[i].saturating_add(ev.dur[i]));
+        if (lo..hi).contains(&ts) || (ts < lo && end > lo) {
+            keep[i] = true;
+            if ev.correlation[i] != NONE_I64 {
+                launched.insert(ev.correlation[i]);
+            }
+        }
+    }
+    // Correlation ids of every host slice: device activity whose launch is in the file
+    // goes with its launch, the rest by its own start.
+    let host: HashSet<i64> = (0..n)
+        .filter(|&i| !ev.kind[i].on_gpu_lane() && ev.correlation[i] != NONE_I64)
+        .map(|i| ev.correlation[i])
+        .collect();
+    for i in 0..n {
+        if !ev.kind[i].on_gpu_lane() {
+            continue;
+        }
+        let c = ev.correlation[i];
+        keep[i] = if c != NONE_I64 && host.contains(&c) {
+            launched.contains(&c)
+        } else {
+            (lo..hi).contains(&ev.ts[i])
+        };
+    }
+    retain_events(ev, &keep);
+    let ckeep: Vec<bool> = counters.ts.iter().map(|t| (lo..hi).contains(t)).collect();
+    retain(&mut counters.name, &ckeep);
+    retain(&mut counters.series, &ckeep);
+    retain(&mut counters.pid, &ckeep);
+    retain(&mut counters.ts, &ckeep);
+    retain(&mut counters.value, &ckeep);
+    Ok(Kept {
+        lo,
+        hi,
+        origin,
+        events: ev.len(),
+        of: n,
+    })
+}
+
+/// The window `[lo, hi)` of `part` in the table's time.
+fn bounds(ev: &EventTable, part: Part) -> Result<(i64, i64), String> {
+    let origin = ev.ts.iter().copied().min().unwrap_or(0);
+    let last = (0..ev.len())
+        .map(|i| ev.ts[i].saturating_add(ev.dur[i]))
+        .max()
+        .unwrap_or(origin);
+    match part {
+        Part::Window(a, b) => {
+            if origin.saturating_add(a) >= last {
+                return Err(format!(
+                    "the {} starts after the trace ends (it lasts {})",
+                    part.describe(),
+                    secs(last - origin)
+                ));
+            }
+            Ok((origin.saturating_add(a), origin.saturating_add(b)))
+        }
+        Part::Steps(a, b) => {
+            let mut lo = i64::MAX;
+            let mut hi = i64::MIN;
+            let mut seen: Option<(u64, u64)> = None;
+            for i in 0..ev.len() {
+                if ev.kind[i] != EventKind::Cpu {
+                    continue;
+                }
+                let Some(k) = ev
+                    .name_of(i)
+                    .strip_prefix("ProfilerStep#")
+                    .and_then(|k| k.parse::<u64>().ok())
+                else {
+                    continue;
+                };
+                seen = Some(seen.map_or((k, k), |(x, y)| (x.min(k), y.max(k))));
+                if (a..=b).contains(&k) {
+                    lo = lo.min(ev.ts[i]);
+                    hi = hi.max(ev.ts[i].saturating_add(ev.dur[i]));
+                }
+            }
+            if lo > hi {
+                return Err(match seen {
+                    Some((x, y)) => format!(
+                        "no ProfilerStep in {} (the trace has steps {x}-{y})",
+                        part.describe()
+                    ),
+                    None => format!(
+                        "--steps: the trace has no ProfilerStep#N slices; select a --window instead"
+                    ),
+                });
+            }
+            // A step of no duration still holds what starts at its start.
+            Ok((lo, hi.max(lo + 1)))
+        }
+    }
+}
+
+/// Names the part on the profile: its label (`trace.json [steps 5-7]`) and a `part`
+/// metadata line that `grove info` lists.
+pub fn mark(p: &mut crate::model::Profile, part: Part, kept: &Kept) {
+    p.source.label = format!("{} [{}]", p.source.label, part.describe());
+    p.meta.push((
+        "part".into(),
+        format!(
+            "{}: {} of {} events, {} from the trace's start",
+            part.describe(),
+            kept.events,
+            kept.of,
+            secs(kept.lo - kept.origin)
+        ),
+    ));
+}
+
+fn retain<T: Copy>(v: &mut Vec<T>, keep: &[bool]) {
+    let mut k = keep.iter();
+    v.retain(|_| *k.next().unwrap_or(&false));
+    v.shrink_to_fit();
+}
+
+/// Keeps the rows of `ev` marked in `keep` (its per-row columns; the string and
+/// argument stores stay as they are, their ids still valid).
+fn retain_events(ev: &mut EventTable, keep: &[bool]) {
+    retain(&mut ev.name, keep);
+    retain(&mut ev.cat, keep);
+    retain(&mut ev.kind, keep);
+    retain(&mut ev.ts, keep);
+    retain(&mut ev.dur, keep);
+    retain(&mut ev.pid, keep);
+    retain(&mut ev.tid, keep);
+    retain(&mut ev.device, keep);
+    retain(&mut ev.stream, keep);
+    retain(&mut ev.correlation, keep);
+    retain(&mut ev.external_id, keep);
+    retain(&mut ev.record_function_id, keep);
+    retain(&mut ev.args, keep);
+    retain(&mut ev.seq, keep);
+    retain(&mut ev.begin_end, keep);
+    // Filled only once the tree is built, after the selection.
+    if ev.node.len() == keep.len() {
+        retain(&mut ev.node, keep);
+    }
+    if ev.launch.len() == keep.len() {
+        retain(&mut ev.launch, keep);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_parse_and_bad_ones_say_why() {
+        assert_eq!(parse_steps("5-7"), Ok(Part::Steps(5, 7)));
+        assert_eq!(parse_steps("3"), Ok(Part::Steps(3, 3)));
+        assert!(parse_steps("7-5")
+            .unwrap_err()
+            .contains("ends before it starts"));
+        assert!(parse_steps("a-b").unwrap_err().contains("expected A-B"));
+        assert_eq!(
+            parse_window("2.1s-2.4s"),
+            Ok(Part::Window(2_100_000_000, 2_400_000_000))
+        );
+        assert_eq!(parse_window("0-1.5ms"), Ok(Part::Window(0, 1_500_000)));
+        assert_eq!(
+            parse_window("100us-2ms"),
+            Ok(Part::Window(100_000, 2_000_000))
+        );
+        assert!(parse_window("1-2").unwrap_err().contains("units"));
+        assert!(parse_window("2s-1s").unwrap_err().contains("ends before"));
+        assert!(parse_window("2x-3s").is_err());
+        assert!(configure(Some("1"), Some("0-1s")).is_err());
+        assert_eq!(
+            Part::Window(2_100_000_000, 2_400_000_000).describe(),
+            "window 2.1s-2.4s"
+        );
+        for e in [parse_steps("x").unwrap_err(), parse_window("").unwrap_err()] {
+            assert!(!e.contains('\n'));
+        }
+    }
+
+    fn table() -> EventTable {
+        let mut t = EventTable::default();
+        let s = |t: &mut EventTable, x: &str| t.strings.intern(x);
+        // thread: outer [0,100) > step1 [10,40) > op [12,20) launching kernel (corr 1)
+        //         step2 [40,70) > op [45,50) launching kernel (corr 2) that runs at 75
+        let rows = [
+            ("outer", EventKind::Cpu, 0, 100, NONE_I64),
+            ("ProfilerStep#1", EventKind::Cpu, 10, 30, NONE_I64),
+            ("op1", EventKind::Cpu, 12, 8, 1),
+            ("ProfilerStep#2", EventKind::Cpu, 40, 30, NONE_I64),
+            ("op2", EventKind::Cpu, 45, 5, 2),
+            ("k1", EventKind::Kernel, 22, 5, 1),
+            ("k2", EventKind::Kernel, 75, 5, 2),
+            ("k0", EventKind::Kernel, 50, 5, NONE_I64),
+        ];
+        for (name, kind, ts, dur, corr) in rows {
+            let (n, c) = (s(&mut t, name), s(&mut t, "cat"));
+            let i = t.push(n, c, kind, ts, dur, 0, 0);
+            t.correlation[i] = corr;
+        }
+        t
+    }
+
+    fn names(t: &EventTable) -> Vec<&str> {
+        (0..t.len()).map(|i| t.name_of(i)).collect()
+    }
+
+    #[test]
+    fn steps_keep_their_slices_ancestors_and_launched_kernels() {
+        let mut t = table();
+        let mut c = CounterTable::default();
+        let k = apply(&mut t, &mut c, Part::Steps(2, 2)).unwrap();
+        assert_eq!((k.lo, k.hi, k.events, k.of), (40, 70, 5, 8));
+        // k2 runs after the step ends but goes with its launch; k0 has no launch and
+        // starts inside; k1 was launched in step 1.
+        assert_eq!(names(&t), ["outer", "ProfilerStep#2", "op2", "k2", "k0"]);
+        let e = apply(&mut table(), &mut c, Part::Steps(5, 6)).unwrap_err();
+        assert_eq!(e, "no ProfilerStep in steps 5-6 (the trace has steps 1-2)");
+    }
+
+    #[test]
+    fn a_window_counts_from_the_first_event() {
+        let mut t = table();
+        let mut c = CounterTable::default();
+        c.ts = vec![5, 15];
+        c.name = vec![0, 0];
+        c.series = vec![0, 0];
+        c.pid = vec![0, 0];
+        c.value = vec![1.0, 2.0];
+        apply(&mut t, &mut c, Part::Window(10, 21)).unwrap();
+        assert_eq!(names(&t), ["outer", "ProfilerStep#1", "op1", "k1"]);
+        assert_eq!(c.value, vec![2.0]);
+        let e = apply(&mut table(), &mut c, Part::Window(200, 300)).unwrap_err();
+        assert!(e.contains("starts after the trace ends"), "{e}");
+    }
+}
