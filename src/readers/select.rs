@@ -143,13 +143,13 @@ pub fn apply(ev: &mut EventTable, counters: &mut CounterTable, part: Part) -> Re
     let origin = ev.ts.iter().copied().min().unwrap_or(0);
     let mut keep = vec![false; n];
     let mut launched: HashSet<i64> = HashSet::new();
-    for i in 0..n {
+    for (i, k) in keep.iter_mut().enumerate() {
         if ev.kind[i].on_gpu_lane() {
             continue;
         }
         let (ts, end) = (ev.ts[i], ev.ts[i].saturating_add(ev.dur[i]));
         if (lo..hi).contains(&ts) || (ts < lo && end > lo) {
-            keep[i] = true;
+            *k = true;
             if ev.correlation[i] != NONE_I64 {
                 launched.insert(ev.correlation[i]);
             }
@@ -161,12 +161,12 @@ pub fn apply(ev: &mut EventTable, counters: &mut CounterTable, part: Part) -> Re
         .filter(|&i| !ev.kind[i].on_gpu_lane() && ev.correlation[i] != NONE_I64)
         .map(|i| ev.correlation[i])
         .collect();
-    for i in 0..n {
+    for (i, k) in keep.iter_mut().enumerate() {
         if !ev.kind[i].on_gpu_lane() {
             continue;
         }
         let c = ev.correlation[i];
-        keep[i] = if c != NONE_I64 && host.contains(&c) {
+        *k = if c != NONE_I64 && host.contains(&c) {
             launched.contains(&c)
         } else {
             (lo..hi).contains(&ev.ts[i])
@@ -233,9 +233,10 @@ fn bounds(ev: &EventTable, part: Part) -> Result<(i64, i64), String> {
                         "no ProfilerStep in {} (the trace has steps {x}-{y})",
                         part.describe()
                     ),
-                    None => format!(
+                    None => {
                         "--steps: the trace has no ProfilerStep#N slices; select a --window instead"
-                    ),
+                            .to_string()
+                    }
                 });
             }
             // A step of no duration still holds what starts at its start.
@@ -370,12 +371,14 @@ mod tests {
     #[test]
     fn a_window_counts_from_the_first_event() {
         let mut t = table();
-        let mut c = CounterTable::default();
-        c.ts = vec![5, 15];
-        c.name = vec![0, 0];
-        c.series = vec![0, 0];
-        c.pid = vec![0, 0];
-        c.value = vec![1.0, 2.0];
+        let mut c = CounterTable {
+            ts: vec![5, 15],
+            name: vec![0, 0],
+            series: vec![0, 0],
+            pid: vec![0, 0],
+            value: vec![1.0, 2.0],
+            ..Default::default()
+        };
         apply(&mut t, &mut c, Part::Window(10, 21)).unwrap();
         assert_eq!(names(&t), ["outer", "ProfilerStep#1", "op1", "k1"]);
         assert_eq!(c.value, vec![2.0]);
