@@ -377,7 +377,6 @@ mod tests {
             series: vec![0, 0],
             pid: vec![0, 0],
             value: vec![1.0, 2.0],
-            ..Default::default()
         };
         apply(&mut t, &mut c, Part::Window(10, 21)).unwrap();
         assert_eq!(names(&t), ["outer", "ProfilerStep#1", "op1", "k1"]);
