@@ -46,6 +46,25 @@ fn steps_equal_the_full_load_of_those_steps() {
     assert!(out.contains("part: steps 3-4: "), "{out}");
 }
 
+/// A file is read twice (find the part, then stream past the rest); standard input
+/// once, whole, then cut: the two give the same tree, above the steps too.
+#[test]
+fn the_streamed_part_equals_the_part_cut_from_a_whole_read() {
+    for sel in [&["--steps", "3-4"][..], &["--window", "20ms-45ms"][..]] {
+        let from_file = tree_csv(sel);
+        let mut args = vec!["tree", "--no-cache", "--format", "csv"];
+        args.extend_from_slice(sel);
+        args.push("-");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_grove"))
+            .args(&args)
+            .stdin(std::fs::File::open(TRACE).unwrap())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{sel:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), from_file, "{sel:?}");
+    }
+}
+
 #[test]
 fn a_window_around_a_step_equals_that_step() {
     // The step's bounds, relative to the trace's first event, from the full load.
@@ -104,4 +123,15 @@ fn no_progress_line_when_stderr_is_not_a_terminal() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains('\r') && !err.contains("loading"), "{err:?}");
+}
+
+/// A trace refused in advance for its size opens a part at a time: the check
+/// estimates the whole file, and a part is streamed.
+#[test]
+fn a_part_opens_under_a_limit_the_whole_trace_does_not_fit() {
+    let (code, _, err) = grove(&["tree", "--no-cache", "--max-memory", "100K", TRACE]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("load a part (--steps A-B"), "{err}");
+    let limited = tree_csv(&["--max-memory", "100K", "--steps", "3"]);
+    assert_eq!(step_rows(&limited, &[3]), step_rows(&tree_csv(&[]), &[3]));
 }

@@ -11,8 +11,8 @@
 //! - host slices (CPU ops, annotations, runtime calls, instants) that start in it,
 //!   and those open at `lo` (the ancestors of what starts there, kept whole so the tree
 //!   keeps its shape);
-//! - device activity (kernels, copies, sets) launched by a kept host slice (same
-//!   correlation id), wherever it runs; activity without a launch in the file is
+//! - device activity (kernels, copies, sets) launched by a host slice that starts in
+//!   the window (same correlation id), wherever it runs; activity without a launch in the file is
 //!   kept when it starts in the window;
 //! - counter samples taken in it.
 
@@ -138,9 +138,28 @@ pub struct Kept {
 /// Restricts a trace's events and counters to `part` (module doc); an error (one line)
 /// when the part is not in the trace.
 pub fn apply(ev: &mut EventTable, counters: &mut CounterTable, part: Part) -> Result<Kept, String> {
-    let n = ev.len();
-    let (lo, hi) = bounds(ev, part)?;
     let origin = ev.ts.iter().copied().min().unwrap_or(0);
+    let last = (0..ev.len())
+        .map(|i| ev.ts[i].saturating_add(ev.dur[i]))
+        .max()
+        .unwrap_or(origin);
+    let (lo, hi) = bounds(ev, part, origin, last)?;
+    let n = ev.len();
+    Ok(apply_bounds(ev, counters, (lo, hi), origin, n, None))
+}
+
+/// Restricts the events and counters to the window `[lo, hi)` (module doc); `of` is
+/// the number of events in the whole file, `host` the correlation ids of its host
+/// slices (None: those of `ev`, which holds the whole file).
+fn apply_bounds(
+    ev: &mut EventTable,
+    counters: &mut CounterTable,
+    (lo, hi): (i64, i64),
+    origin: i64,
+    of: usize,
+    host: Option<&HashSet<i64>>,
+) -> Kept {
+    let n = ev.len();
     let mut keep = vec![false; n];
     let mut launched: HashSet<i64> = HashSet::new();
     for (i, k) in keep.iter_mut().enumerate() {
@@ -150,17 +169,27 @@ pub fn apply(ev: &mut EventTable, counters: &mut CounterTable, part: Part) -> Re
         let (ts, end) = (ev.ts[i], ev.ts[i].saturating_add(ev.dur[i]));
         if (lo..hi).contains(&ts) || (ts < lo && end > lo) {
             *k = true;
-            if ev.correlation[i] != NONE_I64 {
+            // Only a launch that starts in the window brings its device work: that
+            // work then starts at or after `lo`, which lets the streaming pass drop
+            // every device row before `lo` unseen.
+            if ev.correlation[i] != NONE_I64 && ts >= lo {
                 launched.insert(ev.correlation[i]);
             }
         }
     }
     // Correlation ids of every host slice: device activity whose launch is in the file
     // goes with its launch, the rest by its own start.
-    let host: HashSet<i64> = (0..n)
-        .filter(|&i| !ev.kind[i].on_gpu_lane() && ev.correlation[i] != NONE_I64)
-        .map(|i| ev.correlation[i])
-        .collect();
+    let own: HashSet<i64>;
+    let host = match host {
+        Some(h) => h,
+        None => {
+            own = (0..n)
+                .filter(|&i| !ev.kind[i].on_gpu_lane() && ev.correlation[i] != NONE_I64)
+                .map(|i| ev.correlation[i])
+                .collect();
+            &own
+        }
+    };
     for (i, k) in keep.iter_mut().enumerate() {
         if !ev.kind[i].on_gpu_lane() {
             continue;
@@ -179,22 +208,18 @@ pub fn apply(ev: &mut EventTable, counters: &mut CounterTable, part: Part) -> Re
     retain(&mut counters.pid, &ckeep);
     retain(&mut counters.ts, &ckeep);
     retain(&mut counters.value, &ckeep);
-    Ok(Kept {
+    Kept {
         lo,
         hi,
         origin,
         events: ev.len(),
-        of: n,
-    })
+        of,
+    }
 }
 
-/// The window `[lo, hi)` of `part` in the table's time.
-fn bounds(ev: &EventTable, part: Part) -> Result<(i64, i64), String> {
-    let origin = ev.ts.iter().copied().min().unwrap_or(0);
-    let last = (0..ev.len())
-        .map(|i| ev.ts[i].saturating_add(ev.dur[i]))
-        .max()
-        .unwrap_or(origin);
+/// The window `[lo, hi)` of `part` in the table's time, for a trace whose events
+/// span `origin..last` (`ev` holds at least its ProfilerStep slices).
+fn bounds(ev: &EventTable, part: Part, origin: i64, last: i64) -> Result<(i64, i64), String> {
     match part {
         Part::Window(a, b) => {
             if origin.saturating_add(a) >= last {
@@ -243,6 +268,180 @@ fn bounds(ev: &EventTable, part: Part) -> Result<(i64, i64), String> {
             Ok((lo, hi.max(lo + 1)))
         }
     }
+}
+
+/// Which events the Chrome reader keeps while it streams (`chrome::parse_filtered`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stream {
+    /// The first pass: only ProfilerStep slices are kept; the span of every slice and
+    /// the number of slices are noted.
+    Scan {
+        origin: i64,
+        last: i64,
+        seen: usize,
+        kept: usize,
+    },
+    /// The second pass: a superset of the part of the window `[lo, hi)` (in the
+    /// file's own time), made exact by [`apply`]'s rules once the table is read: host
+    /// slices that start in it or are open at `lo`, device activity from `lo` on (its
+    /// launch, which comes before it, decides later).
+    Keep {
+        lo: i64,
+        hi: i64,
+        /// The correlation ids of every host slice in the file, kept or not: whether
+        /// a device activity's launch is in the file at all.
+        host: HashSet<i64>,
+    },
+}
+
+impl Stream {
+    fn scan() -> Stream {
+        Stream::Scan {
+            origin: i64::MAX,
+            last: i64::MIN,
+            seen: 0,
+            kept: 0,
+        }
+    }
+
+    /// Whether to keep a slice (`device`: on a GPU lane).
+    #[inline]
+    pub fn slice(
+        &mut self,
+        device: bool,
+        name: &[u8],
+        ts: i64,
+        dur: i64,
+        correlation: Option<i64>,
+    ) -> bool {
+        match self {
+            Stream::Scan {
+                origin,
+                last,
+                seen,
+                kept,
+            } => {
+                *origin = (*origin).min(ts);
+                *last = (*last).max(ts.saturating_add(dur));
+                *seen += 1;
+                let step = !device && name.starts_with(b"ProfilerStep#");
+                *kept += usize::from(step);
+                step
+            }
+            Stream::Keep { lo, hi, host } => {
+                if let Some(c) = correlation.filter(|_| !device) {
+                    host.insert(c);
+                }
+                if device {
+                    ts >= *lo
+                } else {
+                    (*lo..*hi).contains(&ts) || (ts < *lo && ts.saturating_add(dur) > *lo)
+                }
+            }
+        }
+    }
+
+    /// Whether to keep a counter sample.
+    pub fn counter(&self, ts: i64) -> bool {
+        match self {
+            Stream::Scan { .. } => false,
+            Stream::Keep { lo, hi, .. } => (*lo..*hi).contains(&ts),
+        }
+    }
+}
+
+/// The part's window found by the first pass: in the table's time (`lo`, `hi`,
+/// `origin`), the file's time lags it by `shift` (Kineto's `baseTimeNanoseconds`).
+struct Found {
+    lo: i64,
+    hi: i64,
+    origin: i64,
+    shift: i64,
+    of: usize,
+}
+
+/// The first pass over a file: where the part lies. None when the file cannot be
+/// read again as a Chrome trace (then the part is cut from a full read).
+fn scan(path: &std::path::Path, part: Part) -> Option<Result<Found, String>> {
+    let file = std::fs::File::open(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    let src: Box<dyn std::io::Read> = match super::progress::current() {
+        Some(p) => {
+            // The file is read twice: the bar covers both passes.
+            p.set_total(p.total() + size);
+            Box::new(super::progress::Counting::new(file, p))
+        }
+        None => Box::new(file),
+    };
+    let (input, _) = super::decompressed(src).ok()?;
+    let (tr, f) = super::chrome::parse_filtered(input, Some(Stream::scan())).ok()?;
+    let Some(Stream::Scan {
+        origin,
+        last,
+        seen,
+        kept,
+    }) = f
+    else {
+        return None;
+    };
+    let shift = tr
+        .meta
+        .iter()
+        .find(|(k, _)| k == "baseTimeNanoseconds")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0i64);
+    let ev = &tr.events;
+    // Slices closed at the end of the trace (a B without its E) skip the filter.
+    let origin = ev
+        .ts
+        .iter()
+        .copied()
+        .fold(origin.saturating_add(shift), i64::min);
+    let last = last.saturating_add(shift);
+    let of = seen + ev.len().saturating_sub(kept);
+    Some(bounds(ev, part, origin, last).map(|(lo, hi)| Found {
+        lo,
+        hi,
+        origin,
+        shift,
+        of,
+    }))
+}
+
+/// Reads the part of a Chrome trace: a first pass over the file finds the part's
+/// window, the second keeps (about) only what lies in it, and [`apply`]'s rules make
+/// it exact. Standard input and pipes, which cannot be read twice, are read whole
+/// and cut. An error (one line) when the part is not in the trace.
+pub fn read_part(
+    input: Box<dyn std::io::BufRead>,
+    source: &crate::model::Source,
+    part: Part,
+) -> Result<(super::chrome::ChromeTrace, Option<(Part, Kept)>), String> {
+    let found = source
+        .path
+        .as_deref()
+        .filter(|p| p.is_file())
+        .and_then(|p| scan(p, part));
+    let Some(found) = found else {
+        let mut tr = super::chrome::parse(input).map_err(|e| e.to_string())?;
+        let kept = apply(&mut tr.events, &mut tr.counters, part)?;
+        return Ok((tr, Some((part, kept))));
+    };
+    let w = found?;
+    let keep = Stream::Keep {
+        lo: w.lo - w.shift,
+        hi: w.hi - w.shift,
+        host: HashSet::new(),
+    };
+    let (mut tr, f) =
+        super::chrome::parse_filtered(input, Some(keep)).map_err(|e| e.to_string())?;
+    let host = match f {
+        Some(Stream::Keep { host, .. }) => host,
+        _ => HashSet::new(),
+    };
+    let (ev, counters) = (&mut tr.events, &mut tr.counters);
+    let kept = apply_bounds(ev, counters, (w.lo, w.hi), w.origin, w.of, Some(&host));
+    Ok((tr, Some((part, kept))))
 }
 
 /// Names the part on the profile: its label (`trace.json [steps 5-7]`) and a `part`
