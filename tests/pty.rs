@@ -28,6 +28,13 @@ fn start_with(env: &[(&str, &str)]) -> Pty {
 }
 
 fn start_args(args: &[&str], env: &[(&str, &str)]) -> Pty {
+    let p = spawn(args, env);
+    p.wait_for_screen(b"\x1b[?1049h", 0);
+    p
+}
+
+/// grove on a new pseudo-terminal (stdin, stdout and stderr), not waited for.
+fn spawn(args: &[&str], env: &[(&str, &str)]) -> Pty {
     let (mut master, mut slave) = (0, 0);
     let ws = libc::winsize {
         ws_row: 30,
@@ -87,7 +94,6 @@ fn start_args(args: &[&str], env: &[(&str, &str)]) -> Pty {
         pid: child.id() as libc::pid_t,
     };
     std::mem::forget(child); // reaped with waitpid below
-    p.wait_for_screen(b"\x1b[?1049h", 0);
     p
 }
 
@@ -358,5 +364,34 @@ fn the_loading_screen_shows_and_cancels() {
             "{how}: status {st}"
         );
         p.assert_restored(how);
+    }
+}
+
+/// A headless command whose load takes more than half a second shows the progress
+/// line on a terminal's stderr, rewritten with `\r`, and erases it when done.
+#[test]
+fn a_slow_headless_load_shows_its_progress_on_a_terminal() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/demo.trace.json.gz");
+    let p = spawn(
+        &["tree", "--no-cache", "--depth", "0", file],
+        &[("GROVE_TEST_LOAD_DELAY_MS", "1200")],
+    );
+    let st = p.wait(false);
+    assert!(
+        libc::WIFEXITED(st) && libc::WEXITSTATUS(st) == 0,
+        "status {st}"
+    );
+    let t = Instant::now();
+    loop {
+        let o = p.output();
+        if find(&o, b"python (main thread)").is_some() {
+            let line = find(&o, b"\rgrove: loading ").expect("no progress line");
+            let erased = find(&o, b"\r\x1b[K").expect("the line was not erased");
+            assert!(line < erased, "{:?}", tail(&o));
+            assert!(find(&o, b"MB of 0.1 MB").is_some(), "{:?}", tail(&o));
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", tail(&o));
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
