@@ -278,7 +278,7 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
         let file = File::open(path).map_err(|e| err(e.to_string()))?;
         let src: Box<dyn Read> = match progress::current() {
             Some(p) => {
-                p.set_total(meta.len());
+                p.add_total(meta.len());
                 Box::new(progress::Counting::new(file, p))
             }
             None => Box::new(file),

@@ -44,6 +44,11 @@ impl Progress {
         self.total.store(n, Ordering::Relaxed);
     }
 
+    /// Adds a file to read (each file of an ensemble; a file read twice).
+    pub fn add_total(&self, n: u64) {
+        self.total.fetch_add(n, Ordering::Relaxed);
+    }
+
     /// Events read so far (by readers that count them; the Chrome reader does).
     pub fn events(&self) -> u64 {
         self.events.load(Ordering::Relaxed)

@@ -368,7 +368,7 @@ fn scan(path: &std::path::Path, part: Part) -> Option<Result<Found, String>> {
     let src: Box<dyn std::io::Read> = match super::progress::current() {
         Some(p) => {
             // The file is read twice: the bar covers both passes.
-            p.set_total(p.total() + size);
+            p.add_total(size);
             Box::new(super::progress::Counting::new(file, p))
         }
         None => Box::new(file),
