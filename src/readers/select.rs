@@ -374,7 +374,10 @@ fn scan(path: &std::path::Path, part: Part) -> Option<Result<Found, String>> {
         None => Box::new(file),
     };
     let (input, _) = super::decompressed(src).ok()?;
+    // Its events are counted by the second pass (the bytes, above, by both).
+    let quiet = super::progress::attach(super::progress::Progress::new());
     let (tr, f) = super::chrome::parse_filtered(input, Some(Stream::scan())).ok()?;
+    drop(quiet);
     let Some(Stream::Scan {
         origin,
         last,
