@@ -135,3 +135,18 @@ fn a_part_opens_under_a_limit_the_whole_trace_does_not_fit() {
     let limited = tree_csv(&["--max-memory", "100K", "--steps", "3"]);
     assert_eq!(step_rows(&limited, &[3]), step_rows(&tree_csv(&[]), &[3]));
 }
+
+/// Readers other than Chrome/Kineto do not cut a part: the whole profile loads, with a
+/// warning (an error under --strict), never passed off as the part.
+#[test]
+fn a_part_of_another_format_is_a_warning() {
+    let f = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/callgrind/rec.callgrind.out"
+    );
+    let (code, _, err) = grove(&["tree", "--steps", "1", f]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("apply to Chrome/Kineto traces"), "{err}");
+    let (code, _, _) = grove(&["tree", "--strict", "--steps", "1", f]);
+    assert_eq!(code, 2);
+}

@@ -218,6 +218,7 @@ fn non_empty(reader: &dyn Reader, mut ps: Vec<Profile>) -> Result<Vec<Profile>, 
     if ps.iter().any(|p| !p.cct.is_empty()) {
         for p in &mut ps {
             crate::model::names::demangle_tree(&mut p.cct);
+            select::unapplied(p);
         }
         return Ok(ps);
     }

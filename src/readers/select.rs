@@ -463,6 +463,20 @@ pub fn mark(p: &mut crate::model::Profile, part: Part, kept: &Kept) {
     ));
 }
 
+/// A part asked for but not cut (only the Chrome reader cuts one): a warning, so the
+/// whole profile is never taken for the part.
+pub fn unapplied(p: &mut crate::model::Profile) {
+    if let Some(part) = current() {
+        if !p.meta.iter().any(|(k, _)| k == "part") {
+            p.warnings.push(format!(
+                "--steps and --window apply to Chrome/Kineto traces; the whole {} was loaded, not the {}",
+                p.source.format.label(),
+                part.describe()
+            ));
+        }
+    }
+}
+
 fn retain<T: Copy>(v: &mut Vec<T>, keep: &[bool]) {
     let mut k = keep.iter();
     v.retain(|_| *k.next().unwrap_or(&false));
