@@ -440,6 +440,11 @@ fn main() {
         .collect();
     match args.first().map(|s| s.as_str()) {
         Some("load") => {
+            // GROVE_BENCH_PROGRESS=1: count the load as the TUI and a terminal's
+            // stderr do (the counting reader and event counter), to measure their cost.
+            let _progress = std::env::var_os("GROVE_BENCH_PROGRESS").map(|_| {
+                grove::readers::progress::attach(grove::readers::progress::Progress::new())
+            });
             for f in &args[1..] {
                 let path = std::path::Path::new(f);
                 let bytes = uncompressed_size(path);

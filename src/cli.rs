@@ -81,6 +81,17 @@ pub struct Cli {
     #[arg(long, value_name = "SIZE", global = true)]
     pub max_memory: Option<String>,
 
+    /// Load only ProfilerStep#A to #B of a Chrome/Kineto trace (`5-7`, or one step `5`):
+    /// their slices, the slices enclosing them and the GPU work they launched.
+    #[arg(long, value_name = "A-B", global = true, conflicts_with = "window")]
+    pub steps: Option<String>,
+
+    /// Load only a time window of a Chrome/Kineto trace, counted from its first event
+    /// (`2.1s-2.4s`, `100ms-250ms`; units ns, us, ms, s): the slices starting in it, the
+    /// slices enclosing them and the GPU work they launched.
+    #[arg(long, value_name = "START-END", global = true)]
+    pub window: Option<String>,
+
     /// Do not write a session file.
     #[arg(long)]
     pub no_session: bool,

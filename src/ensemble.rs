@@ -461,7 +461,11 @@ fn stats_columns(per: &[Vec<f64>], rows: usize) -> [Vec<f64>; 6] {
         out[1][r] = min[r];
         out[2][r] = max[r];
         out[3][r] = std;
-        out[4][r] = if mean[r] != 0.0 { std / mean[r] } else { f64::NAN };
+        out[4][r] = if mean[r] != 0.0 {
+            std / mean[r]
+        } else {
+            f64::NAN
+        };
         out[5][r] = arg[r] as f64;
     }
     out

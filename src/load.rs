@@ -59,6 +59,9 @@ pub fn load_inputs_cached(
 ) -> Result<Cached, LoadError> {
     // An execution trace attaches through the trace's events, which a cached tree
     // lacks, and the cache's stamp does not cover it: such inputs always load cold.
+    // A part of a trace (`--steps`, `--window`) is neither what the cache holds nor
+    // what it should keep.
+    let use_cache = use_cache && readers::select::current().is_none();
     let single = match files {
         [f] if use_cache
             && et.is_none()
@@ -394,23 +397,30 @@ pub fn load_ensemble(
         .clamp(1, 8);
     let next = AtomicUsize::new(0);
     let slots: Vec<Slot> = files.iter().map(|_| Mutex::new(None)).collect();
+    // The workers count into the caller's progress (the loading screen's bar).
+    let progress = readers::progress::current();
     std::thread::scope(|s| {
         for _ in 0..workers.min(files.len()) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(f) = files.get(i) else { break };
-                let r = readers::load_all(f).map(|ps| {
-                    ps.into_iter()
-                        .map(|mut p| {
-                            // The ensemble shows trees and metrics; per-event tables would
-                            // hold every rank's trace in memory at once.
-                            p.events = None;
-                            p.counters = None;
-                            p
-                        })
-                        .collect()
-                });
-                *slots[i].lock().unwrap() = Some(r);
+            let progress = progress.clone();
+            let (next, slots) = (&next, &slots);
+            s.spawn(move || {
+                let _attached = progress.map(readers::progress::attach);
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(f) = files.get(i) else { break };
+                    let r = readers::load_all(f).map(|ps| {
+                        ps.into_iter()
+                            .map(|mut p| {
+                                // The ensemble shows trees and metrics; per-event tables
+                                // would hold every rank's trace in memory at once.
+                                p.events = None;
+                                p.counters = None;
+                                p
+                            })
+                            .collect()
+                    });
+                    *slots[i].lock().unwrap() = Some(r);
+                }
             });
         }
     });

@@ -180,7 +180,7 @@ fn refusal(need: u64, size: u64, what: &str, limit: u64, source: &str) -> Result
         return Ok(());
     }
     Err(format!(
-        "needs at least {} of memory to load (a {} {what}), but grove may use {} ({source}); load a smaller part (a time window or step range) or raise the limit (--max-memory SIZE)",
+        "needs at least {} of memory to load (a {} {what}), but grove may use {} ({source}); load a part (--steps A-B or --window START-END) or raise the limit (--max-memory SIZE)",
         human(need),
         human(size),
         human(limit)

@@ -146,3 +146,101 @@ pub fn emergency_restore() {
     let _ = terminal::disable_raw_mode();
     let _ = execute!(io::stdout(), terminal::LeaveAlternateScreen);
 }
+
+/// How a wait for a load ended.
+pub enum Waited<T> {
+    Done(T),
+    /// The user cancelled: `q` or Esc (`interrupt` false), or Ctrl-C (true).
+    Cancelled {
+        interrupt: bool,
+    },
+}
+
+/// Waits for a load running on another thread (its result arrives on `rx`), showing
+/// the loading screen (`ui::loading`) when it takes longer than a glance, with the
+/// terminal restored before returning. `q`, Esc and Ctrl-C cancel: the load is asked to
+/// stop (`progress.cancel()`) and not waited for.
+pub fn wait_for_load<T>(
+    rx: &std::sync::mpsc::Receiver<T>,
+    progress: &crate::readers::progress::Progress,
+    file: &str,
+    theme: &Theme,
+    opts: &Options,
+) -> io::Result<Waited<T>> {
+    use std::sync::mpsc::RecvTimeoutError;
+    let start = std::time::Instant::now();
+    // A load that ends at once never shows the screen (no flash of it before the tree).
+    match rx.recv_timeout(Duration::from_millis(150)) {
+        Ok(v) => return Ok(Waited::Done(v)),
+        Err(RecvTimeoutError::Timeout) => {}
+        Err(RecvTimeoutError::Disconnected) => {
+            return Err(io::Error::other("the loading thread stopped"))
+        }
+    }
+    crate::terminal_guard::enter();
+    let mut terminal = ratatui::try_init()?;
+    let result = loading_loop(&mut terminal, rx, progress, file, theme, opts, start);
+    crate::terminal_guard::leave();
+    ratatui::try_restore()?;
+    result
+}
+
+fn loading_loop<T>(
+    terminal: &mut DefaultTerminal,
+    rx: &std::sync::mpsc::Receiver<T>,
+    progress: &crate::readers::progress::Progress,
+    file: &str,
+    theme: &Theme,
+    opts: &Options,
+    start: std::time::Instant,
+) -> io::Result<Waited<T>> {
+    use crate::readers::progress::Snapshot;
+    use std::sync::mpsc::TryRecvError;
+    loop {
+        match rx.try_recv() {
+            Ok(v) => return Ok(Waited::Done(v)),
+            Err(TryRecvError::Empty) => {}
+            Err(TryRecvError::Disconnected) => {
+                return Err(io::Error::other("the loading thread stopped"))
+            }
+        }
+        let elapsed = start.elapsed();
+        let view = crate::ui::loading::Loading {
+            file,
+            snap: Snapshot::of(progress, elapsed),
+            elapsed: elapsed.as_secs_f64(),
+        };
+        {
+            let _sync = SyncGuard::begin(opts.sync_output);
+            terminal.draw(|f| {
+                let area = f.area();
+                crate::ui::loading::render(&view, theme, area, f.buffer_mut())
+            })?;
+        }
+        // Keys are read while the reader works: redraw every 100 ms or on a key.
+        if event::poll(Duration::from_millis(100))? {
+            if let Event::Key(k) = event::read()? {
+                if k.kind == KeyEventKind::Release {
+                    continue;
+                }
+                let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
+                let interrupt = ctrl && k.code == KeyCode::Char('c');
+                if interrupt || (!ctrl && matches!(k.code, KeyCode::Char('q') | KeyCode::Esc)) {
+                    progress.cancel();
+                    return Ok(Waited::Cancelled { interrupt });
+                }
+                if ctrl && k.code == KeyCode::Char('z') {
+                    crate::terminal_guard::suspend();
+                }
+            }
+        }
+        if crate::terminal_guard::take_resumed() {
+            let _ = terminal::disable_raw_mode();
+            terminal::enable_raw_mode()?;
+            execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide)?;
+            crate::terminal_guard::enter();
+            execute!(io::stdout(), terminal::Clear(terminal::ClearType::All))?;
+            terminal.swap_buffers();
+        }
+    }
+}

@@ -28,6 +28,13 @@ fn start_with(env: &[(&str, &str)]) -> Pty {
 }
 
 fn start_args(args: &[&str], env: &[(&str, &str)]) -> Pty {
+    let p = spawn(args, env);
+    p.wait_for_screen(b"\x1b[?1049h", 0);
+    p
+}
+
+/// grove on a new pseudo-terminal (stdin, stdout and stderr), not waited for.
+fn spawn(args: &[&str], env: &[(&str, &str)]) -> Pty {
     let (mut master, mut slave) = (0, 0);
     let ws = libc::winsize {
         ws_row: 30,
@@ -87,7 +94,6 @@ fn start_args(args: &[&str], env: &[(&str, &str)]) -> Pty {
         pid: child.id() as libc::pid_t,
     };
     std::mem::forget(child); // reaped with waitpid below
-    p.wait_for_screen(b"\x1b[?1049h", 0);
     p
 }
 
@@ -333,4 +339,59 @@ fn session_file_appears_with_the_first_command() {
     assert!(s.header.is_some());
     assert_eq!(s.commands.len(), 1, "{:?}", s.commands);
     assert!(s.commands[0].1.starts_with("sort "), "{:?}", s.commands);
+}
+
+/// A slow load (the `GROVE_TEST_LOAD_DELAY_MS` hook holds the reader back) shows the
+/// loading screen; `q` during the load exits with status 0 and Ctrl-C with 130, the
+/// terminal restored either way.
+#[test]
+fn the_loading_screen_shows_and_cancels() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/demo.trace.json.gz");
+    for (how, key, status) in [("q", &b"q"[..], 0), ("Ctrl-C", &b"\x03"[..], 130)] {
+        let p = start_args(
+            &["--no-session", "--no-cache", file],
+            &[("GROVE_TEST_LOAD_DELAY_MS", "20000")],
+        );
+        p.wait_for_screen(b"q cancels", 0);
+        assert!(
+            find(&p.output(), b"grove: loading").is_some(),
+            "{how}: no loading screen"
+        );
+        p.send(key);
+        let st = p.wait(false);
+        assert!(
+            libc::WIFEXITED(st) && libc::WEXITSTATUS(st) == status,
+            "{how}: status {st}"
+        );
+        p.assert_restored(how);
+    }
+}
+
+/// A headless command whose load takes more than half a second shows the progress
+/// line on a terminal's stderr, rewritten with `\r`, and erases it when done.
+#[test]
+fn a_slow_headless_load_shows_its_progress_on_a_terminal() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/demo.trace.json.gz");
+    let p = spawn(
+        &["tree", "--no-cache", "--depth", "0", file],
+        &[("GROVE_TEST_LOAD_DELAY_MS", "1200")],
+    );
+    let st = p.wait(false);
+    assert!(
+        libc::WIFEXITED(st) && libc::WEXITSTATUS(st) == 0,
+        "status {st}"
+    );
+    let t = Instant::now();
+    loop {
+        let o = p.output();
+        if find(&o, b"python (main thread)").is_some() {
+            let line = find(&o, b"\rgrove: loading ").expect("no progress line");
+            let erased = find(&o, b"\r\x1b[K").expect("the line was not erased");
+            assert!(line < erased, "{:?}", tail(&o));
+            assert!(find(&o, b"MB of 0.1 MB").is_some(), "{:?}", tail(&o));
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", tail(&o));
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

@@ -29,7 +29,11 @@ Exit status:
   0  success
   1  a finding: replay --strict refused a session whose input changed; grove diff
      found a regression past its threshold
-  2  a usage error or an input grove cannot read (one line on stderr)";
+  2  a usage error or an input grove cannot read (one line on stderr)
+  130  Ctrl-C on the TUI's loading screen (q there cancels with 0)
+
+Big traces: --steps 5-7 (ProfilerStep#5 to #7) or --window 2.1s-2.4s (after the
+first event) loads a part of a Chrome/Kineto trace; see docs/guide.md.";
 
 pub const TREE: &str = "\
 Examples:

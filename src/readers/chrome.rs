@@ -133,6 +133,8 @@ struct Parser {
     stats: Stats,
     seq: u32,
     max_ts: i64,
+    /// `--steps`/`--window` while streaming (`select::Stream`): which events to keep.
+    filter: Option<super::select::Stream>,
 }
 
 fn int_of(text: &[u8]) -> Option<i64> {
@@ -151,6 +153,14 @@ fn stream_number(tid: &str) -> Option<i64> {
 const STREAM_SYNC_OFFSET: i64 = 1_000_000;
 
 pub fn parse<R: Read>(src: R) -> Result<ChromeTrace, JsonError> {
+    parse_filtered(src, None).map(|(t, _)| t)
+}
+
+/// `parse`, keeping only the events `filter` accepts (and giving it back).
+pub fn parse_filtered<R: Read>(
+    src: R,
+    filter: Option<super::select::Stream>,
+) -> Result<(ChromeTrace, Option<super::select::Stream>), JsonError> {
     let mut r = JsonReader::new(src);
     r.skip_bom();
     let mut p = Parser {
@@ -162,6 +172,7 @@ pub fn parse<R: Read>(src: R) -> Result<ChromeTrace, JsonError> {
         stats: Stats::default(),
         seq: 0,
         max_ts: i64::MIN,
+        filter,
     };
     let mut base_ns: Option<i64> = None;
     match r.peek_kind()? {
@@ -260,7 +271,7 @@ pub fn parse<R: Read>(src: R) -> Result<ChromeTrace, JsonError> {
         _ => return Err(r.error("not a Chrome trace: expected '[' or '{'")),
     }
     p.finish(base_ns, r.repairs);
-    Ok(p.out)
+    Ok((p.out, p.filter))
 }
 
 fn scalar_text(v: &serde_json::Value) -> String {
@@ -274,8 +285,10 @@ impl Parser {
     fn events<R: Read>(&mut self, r: &mut JsonReader<R>) -> Result<(), JsonError> {
         r.begin_array()?;
         let mut first = true;
+        let mut counted = super::progress::EventCounter::current();
         while r.next_element(first)? {
             first = false;
+            counted.one();
             if r.peek_kind()? != Kind::Object {
                 r.skip_value()?;
                 continue;
@@ -439,12 +452,18 @@ impl Parser {
                     return;
                 };
                 let dur = (ts - b.ev.ts).max(0);
+                self.max_ts = self.max_ts.max(ts);
+                if let Some(f) = &mut self.filter {
+                    let name = t.strings.resolve(b.ev.name).as_bytes();
+                    if !f.slice(b.ev.kind.on_gpu_lane(), name, b.ev.ts, dur, None) {
+                        return;
+                    }
+                }
                 let i = t.push(
                     b.ev.name, b.ev.cat, b.ev.kind, b.ev.ts, dur, b.ev.pid, b.ev.tid,
                 );
                 t.seq[i] = b.seq;
                 t.begin_end[i] = true;
-                self.max_ts = self.max_ts.max(ts);
                 return;
             }
             _ => {}
@@ -472,6 +491,13 @@ impl Parser {
             0
         };
         let ev = &self.raw;
+        if let Some(f) = &mut self.filter {
+            let correlation = ev.correlation.get().and_then(int_of);
+            if !f.slice(kind.on_gpu_lane(), &ev.name, ts, dur, correlation) {
+                self.max_ts = self.max_ts.max(ts + dur);
+                return;
+            }
+        }
         let t = &mut self.out.events;
         let name = t.strings.intern_bytes(&ev.name);
         let i = t.push(name, cat, kind, ts, dur, pid, tid);
@@ -553,6 +579,9 @@ impl Parser {
             self.stats.dropped_bad_time += 1;
             return;
         };
+        if self.filter.as_ref().is_some_and(|f| !f.counter(ts)) {
+            return;
+        }
         let ev = &self.raw;
         let args: serde_json::Value = serde_json::from_slice(&ev.args).unwrap_or_default();
         let Some(obj) = args.as_object() else { return };
@@ -799,7 +828,12 @@ impl super::Reader for Chrome {
 
     fn read(&self, input: super::Input) -> Result<Vec<crate::model::Profile>, String> {
         let (input, source) = input.into_stream()?;
-        let mut tr = parse(input).map_err(|e| e.to_string())?;
+        // `--steps` / `--window`: the part selected, before anything is built from it
+        // (streaming past the rest when the file can be read twice).
+        let (mut tr, part) = match super::select::current() {
+            Some(part) => super::select::read_part(input, &source, part)?,
+            None => (parse(input).map_err(|e| e.to_string())?, None),
+        };
         if tr.rocprof {
             super::rocprof::chrome::place_lanes(&mut tr);
         }
@@ -847,6 +881,9 @@ impl super::Reader for Chrome {
             warnings,
             default_metric: "time".into(),
         };
+        if let Some((part, kept)) = part {
+            super::select::mark(&mut p, part, &kept);
+        }
         p.cct.finish();
         Ok(vec![p])
     }

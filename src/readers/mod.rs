@@ -27,8 +27,10 @@ pub mod perf_json;
 pub mod plaidml;
 pub mod pprof;
 pub mod probe;
+pub mod progress;
 pub mod pyinstrument;
 pub mod rocprof;
+pub mod select;
 pub mod speedscope;
 pub mod tau;
 pub mod thicket;
@@ -256,6 +258,7 @@ fn non_empty(reader: &dyn Reader, mut ps: Vec<Profile>) -> Result<Vec<Profile>, 
     if ps.iter().any(|p| !p.cct.is_empty()) {
         for p in &mut ps {
             crate::model::names::demangle_tree(&mut p.cct);
+            select::unapplied(p);
         }
         return Ok(ps);
     }
@@ -307,10 +310,21 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
                 .and_then(|mut f| f.read(&mut raw))
                 .map_err(|e| err(e.to_string()))?;
             raw.truncate(n);
-            crate::memory::check_load(path, meta.len(), &raw).map_err(err)?;
+            // A part (`--steps`, `--window`) needs what the part holds, unknown before
+            // it is read; the estimate is for the whole file.
+            if select::current().is_none() {
+                crate::memory::check_load(path, meta.len(), &raw).map_err(err)?;
+            }
         }
         let file = File::open(path).map_err(|e| err(e.to_string()))?;
-        (Box::new(file), meta.len(), !meta.is_file())
+        let src: Box<dyn Read> = match progress::current() {
+            Some(p) => {
+                p.add_total(meta.len());
+                Box::new(progress::Counting::new(file, p))
+            }
+            None => Box::new(file),
+        };
+        (src, meta.len(), !meta.is_file())
     };
     let mut content = Content::new(src).map_err(err)?;
     let name = if stdin {

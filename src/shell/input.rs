@@ -65,7 +65,10 @@ fn warning_lines(label: &str, warnings: &[String]) -> Vec<String> {
 /// One file, or the embedded demo without one.
 pub fn load(path: Option<&Path>) -> Result<Profile, String> {
     match path {
-        Some(p) => checked(grove::load::load_path(p).map_err(|e| e.to_string())?),
+        Some(p) => checked(
+            headless_progress(&p.display().to_string(), || grove::load::load_path(p))
+                .map_err(|e| e.to_string())?,
+        ),
         None => Ok(readers::load_demo()),
     }
 }
@@ -80,6 +83,16 @@ pub fn load_warning(path: &Path) -> Result<Profile, String> {
         eprintln!("grove: warning: {}: {w}", path.display());
     }
     Ok(prof)
+}
+
+/// A headless command's load shows its progress on stderr (`shell::progress`); the
+/// TUI draws its own loading screen.
+fn headless_progress<T>(label: &str, f: impl FnOnce() -> T) -> T {
+    if HEADLESS.load(Ordering::Relaxed) {
+        super::progress::headless(label, f)
+    } else {
+        f()
+    }
 }
 
 /// `a=gcc,b=llvm` -> {a: gcc, b: llvm}.
@@ -116,8 +129,14 @@ pub fn load_inputs_cached(
     use_cache: bool,
 ) -> Result<grove::load::Cached, String> {
     let given = parse_labels(labels)?;
-    let mut c =
-        grove::load::load_inputs_cached(files, &given, et, use_cache).map_err(|e| e.to_string())?;
+    let label = match files {
+        [f] => f.display().to_string(),
+        _ => format!("{} inputs", files.len()),
+    };
+    let mut c = headless_progress(&label, || {
+        grove::load::load_inputs_cached(files, &given, et, use_cache)
+    })
+    .map_err(|e| e.to_string())?;
     c.profile = checked(c.profile)?;
     if let Some(w) = &c.cache_warning {
         if HEADLESS.load(Ordering::Relaxed) {

@@ -9,6 +9,7 @@ mod input;
 mod kernels;
 mod look;
 mod output;
+mod progress;
 mod replay;
 mod summarize;
 mod summary;
@@ -64,6 +65,7 @@ impl From<String> for Failure {
 pub fn run(mut cli: Cli) -> Result<(), Failure> {
     // The memory grove may use (cgroup, ulimit, --max-memory), before anything loads.
     grove::memory::configure(cli.max_memory.as_deref())?;
+    grove::readers::select::configure(cli.steps.as_deref(), cli.window.as_deref())?;
     input::set_warnings(cli.strict, cli.command.is_some());
     cli.replay_opts.strict = cli.strict;
     // An execution trace is attached by the TUI and `tree`; elsewhere only the one

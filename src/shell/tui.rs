@@ -6,7 +6,10 @@ use std::io::{self, IsTerminal};
 use grove::app::keymap::Keymap;
 use grove::app::App;
 use grove::cli::Cli;
+use grove::load::Cached;
+use grove::readers::progress::Progress;
 use grove::session;
+use grove::tui::Waited;
 
 use super::{input, look, replay, Failure};
 
@@ -33,12 +36,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             keymap,
         )?,
         None => {
-            let c = input::load_inputs_cached(
-                &cli.files,
-                cli.label.as_deref(),
-                cli.et.as_deref(),
-                !cli.no_cache,
-            )?;
+            let c = load_with_screen(&cli, &theme)?;
             let mut app = App::with_categories(c.profile, keymap, super::user_categories());
             if let Some(path) = c.warm {
                 app.background = Some(load_events_behind(path));
@@ -91,6 +89,52 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         grove::tui::emergency_restore();
         Failure::from(e.to_string())
     })
+}
+
+/// The inputs, loaded on a thread while the terminal shows the loading screen
+/// (`grove::tui::wait_for_load`); without a terminal, loaded here (the TUI then
+/// refuses to start). `q` or Esc cancels with exit status 0, Ctrl-C with 130.
+fn load_with_screen(cli: &Cli, theme: &grove::ui::theme::Theme) -> Result<Cached, Failure> {
+    let load = {
+        let (files, label, et) = (cli.files.clone(), cli.label.clone(), cli.et.clone());
+        let use_cache = !cli.no_cache;
+        move || input::load_inputs_cached(&files, label.as_deref(), et.as_deref(), use_cache)
+    };
+    if !io::stdout().is_terminal() {
+        return Ok(load()?);
+    }
+    let progress = Progress::new();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let attached = progress.clone();
+    std::thread::Builder::new()
+        .name("load".into())
+        // As much stack as the main thread has, which loads did not outgrow.
+        .stack_size(8 << 20)
+        .spawn(move || {
+            let _a = grove::readers::progress::attach(attached);
+            // After a cancel nobody listens any more.
+            let _ = tx.send(load());
+        })
+        .map_err(|e| Failure::from(format!("cannot start loading: {e}")))?;
+    let file = match &cli.files[..] {
+        [] => "the demo".to_string(),
+        [f] => f.display().to_string(),
+        fs => format!("{} inputs", fs.len()),
+    };
+    let opts = grove::tui::Options {
+        sync_output: !cli.no_sync,
+    };
+    match grove::tui::wait_for_load(&rx, &progress, &file, theme, &opts) {
+        Ok(Waited::Done(r)) => Ok(r?),
+        Ok(Waited::Cancelled { interrupt }) => Err(Failure {
+            message: format!("loading {file} cancelled"),
+            status: if interrupt { 130 } else { 0 },
+        }),
+        Err(e) => {
+            grove::tui::emergency_restore();
+            Err(Failure::from(e.to_string()))
+        }
+    }
 }
 
 /// The full load of a trace whose tree came from the cache, on a thread: the TUI shows

@@ -3,6 +3,7 @@
 pub mod gaps;
 pub mod help;
 pub mod layout;
+pub mod loading;
 pub mod panels;
 pub mod text;
 pub mod theme;

@@ -1,0 +1,603 @@
+//! Loading a part of a trace: `--steps A-B` (a range of PyTorch `ProfilerStep#N`) or
+//! `--window A-B` (a time range from the trace's first event). Set once from the
+//! command line ([`configure`]) and applied by the Chrome/Kineto reader to its event
+//! table before the tree is built ([`apply`]), so the tree, the event table, the GPU
+//! views and every metric describe the part only.
+//!
+//! What the part holds (docs/guide.md, "Loading a part of a trace"):
+//! - the window `[lo, hi)`: for a window, `lo` and `hi` are its bounds after the
+//!   earliest event's start; for steps, `lo` is the start of the first of the steps
+//!   the trace holds and `hi` the end of the last;
+//! - host slices (CPU ops, annotations, runtime calls, instants) that start in it,
+//!   and those open at `lo` (the ancestors of what starts there, kept whole so the tree
+//!   keeps its shape);
+//! - device activity (kernels, copies, sets) launched by a host slice that starts in
+//!   the window (same correlation id), wherever it runs; activity without a launch in the file is
+//!   kept when it starts in the window;
+//! - counter samples taken in it.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+use crate::model::events::{CounterTable, EventKind, EventTable, NONE_I64};
+
+/// The part of a trace to load.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Part {
+    /// `ProfilerStep#A` to `ProfilerStep#B`, both included.
+    Steps(u64, u64),
+    /// Nanoseconds after the trace's earliest event: `[from, to)`.
+    Window(i64, i64),
+}
+
+impl Part {
+    /// How the part is named in messages and the profile's label (`steps 5-7`).
+    pub fn describe(&self) -> String {
+        match *self {
+            Part::Steps(a, b) if a == b => format!("step {a}"),
+            Part::Steps(a, b) => format!("steps {a}-{b}"),
+            Part::Window(a, b) => format!("window {}-{}", secs(a), secs(b)),
+        }
+    }
+}
+
+fn secs(ns: i64) -> String {
+    let s = format!("{:.9}", ns as f64 / 1e9);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("{s}s")
+}
+
+/// The part every load of this run selects (None: the whole trace).
+static PART: Mutex<Option<Part>> = Mutex::new(None);
+
+/// Applies `--steps` and `--window` (at most one of them); errors are one line.
+pub fn configure(steps: Option<&str>, window: Option<&str>) -> Result<(), String> {
+    let part = match (steps, window) {
+        (Some(_), Some(_)) => {
+            return Err("--steps and --window select a part each; give one".into())
+        }
+        (Some(s), None) => Some(parse_steps(s)?),
+        (None, Some(w)) => Some(parse_window(w)?),
+        (None, None) => None,
+    };
+    *PART.lock().unwrap_or_else(|e| e.into_inner()) = part;
+    Ok(())
+}
+
+/// The part this run loads.
+pub fn current() -> Option<Part> {
+    *PART.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `5-7` or `5`.
+pub fn parse_steps(s: &str) -> Result<Part, String> {
+    let bad =
+        || format!("--steps {s:?}: expected A-B such as 5-7 (ProfilerStep numbers), or one step");
+    let (a, b) = s.split_once('-').unwrap_or((s, s));
+    let a: u64 = a.trim().parse().map_err(|_| bad())?;
+    let b: u64 = b.trim().parse().map_err(|_| bad())?;
+    if b < a {
+        return Err(format!("--steps {s:?}: the range ends before it starts"));
+    }
+    Ok(Part::Steps(a, b))
+}
+
+/// `2.1s-2.4s`, `100ms-250ms`, `0-1.5s` (a side without a unit takes the other's);
+/// units ns, us (µs), ms, s.
+pub fn parse_window(s: &str) -> Result<Part, String> {
+    let bad = || {
+        format!("--window {s:?}: expected START-END with units ns, us, ms or s, such as 2.1s-2.4s")
+    };
+    let (a, b) = s.split_once('-').ok_or_else(bad)?;
+    let (a, ua) = split_unit(a.trim()).ok_or_else(bad)?;
+    let (b, ub) = split_unit(b.trim()).ok_or_else(bad)?;
+    let (ua, ub) = match (ua, ub) {
+        (None, None) => return Err(bad()),
+        (Some(x), None) | (None, Some(x)) => (x, x),
+        (Some(x), Some(y)) => (x, y),
+    };
+    let (a, b) = ((a * ua).round(), (b * ub).round());
+    if !(a.is_finite() && b.is_finite()) || a > 1e18 || b > 1e18 {
+        return Err(bad());
+    }
+    if b <= a {
+        return Err(format!("--window {s:?}: the window ends before it starts"));
+    }
+    Ok(Part::Window(a as i64, b as i64))
+}
+
+/// `2.5ms` -> (2.5, Some(1e6)); `2.5` -> (2.5, None).
+fn split_unit(t: &str) -> Option<(f64, Option<f64>)> {
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let v: f64 = t[..split].parse().ok()?;
+    let unit = match t[split..].trim() {
+        "" => None,
+        "ns" => Some(1.0),
+        "us" | "µs" => Some(1e3),
+        "ms" => Some(1e6),
+        "s" => Some(1e9),
+        _ => return None,
+    };
+    Some((v, unit))
+}
+
+/// What [`apply`] kept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kept {
+    /// The window in the table's own time (ns).
+    pub lo: i64,
+    pub hi: i64,
+    /// The earliest event's start (what a window counts from).
+    pub origin: i64,
+    pub events: usize,
+    pub of: usize,
+}
+
+/// Restricts a trace's events and counters to `part` (module doc); an error (one line)
+/// when the part is not in the trace.
+pub fn apply(ev: &mut EventTable, counters: &mut CounterTable, part: Part) -> Result<Kept, String> {
+    let origin = ev.ts.iter().copied().min().unwrap_or(0);
+    let last = (0..ev.len())
+        .map(|i| ev.ts[i].saturating_add(ev.dur[i]))
+        .max()
+        .unwrap_or(origin);
+    let (lo, hi) = bounds(ev, part, origin, last)?;
+    let n = ev.len();
+    Ok(apply_bounds(ev, counters, (lo, hi), origin, n, None))
+}
+
+/// Restricts the events and counters to the window `[lo, hi)` (module doc); `of` is
+/// the number of events in the whole file, `host` the correlation ids of its host
+/// slices (None: those of `ev`, which holds the whole file).
+fn apply_bounds(
+    ev: &mut EventTable,
+    counters: &mut CounterTable,
+    (lo, hi): (i64, i64),
+    origin: i64,
+    of: usize,
+    host: Option<&HashSet<i64>>,
+) -> Kept {
+    let n = ev.len();
+    let mut keep = vec![false; n];
+    let mut launched: HashSet<i64> = HashSet::new();
+    for (i, k) in keep.iter_mut().enumerate() {
+        if ev.kind[i].on_gpu_lane() {
+            continue;
+        }
+        let (ts, end) = (ev.ts[i], ev.ts[i].saturating_add(ev.dur[i]));
+        if (lo..hi).contains(&ts) || (ts < lo && end > lo) {
+            *k = true;
+            // Only a launch that starts in the window brings its device work: that
+            // work then starts at or after `lo`, which lets the streaming pass drop
+            // every device row before `lo` unseen.
+            if ev.correlation[i] != NONE_I64 && ts >= lo {
+                launched.insert(ev.correlation[i]);
+            }
+        }
+    }
+    // Correlation ids of every host slice: device activity whose launch is in the file
+    // goes with its launch, the rest by its own start.
+    let own: HashSet<i64>;
+    let host = match host {
+        Some(h) => h,
+        None => {
+            own = (0..n)
+                .filter(|&i| !ev.kind[i].on_gpu_lane() && ev.correlation[i] != NONE_I64)
+                .map(|i| ev.correlation[i])
+                .collect();
+            &own
+        }
+    };
+    for (i, k) in keep.iter_mut().enumerate() {
+        if !ev.kind[i].on_gpu_lane() {
+            continue;
+        }
+        let c = ev.correlation[i];
+        *k = if c != NONE_I64 && host.contains(&c) {
+            launched.contains(&c)
+        } else {
+            (lo..hi).contains(&ev.ts[i])
+        };
+    }
+    retain_events(ev, &keep);
+    let ckeep: Vec<bool> = counters.ts.iter().map(|t| (lo..hi).contains(t)).collect();
+    retain(&mut counters.name, &ckeep);
+    retain(&mut counters.series, &ckeep);
+    retain(&mut counters.pid, &ckeep);
+    retain(&mut counters.ts, &ckeep);
+    retain(&mut counters.value, &ckeep);
+    Kept {
+        lo,
+        hi,
+        origin,
+        events: ev.len(),
+        of,
+    }
+}
+
+/// The window `[lo, hi)` of `part` in the table's time, for a trace whose events
+/// span `origin..last` (`ev` holds at least its ProfilerStep slices).
+fn bounds(ev: &EventTable, part: Part, origin: i64, last: i64) -> Result<(i64, i64), String> {
+    match part {
+        Part::Window(a, b) => {
+            if origin.saturating_add(a) >= last {
+                return Err(format!(
+                    "the {} starts after the trace ends (it lasts {})",
+                    part.describe(),
+                    secs(last - origin)
+                ));
+            }
+            Ok((origin.saturating_add(a), origin.saturating_add(b)))
+        }
+        Part::Steps(a, b) => {
+            let mut lo = i64::MAX;
+            let mut hi = i64::MIN;
+            let mut seen: Option<(u64, u64)> = None;
+            for i in 0..ev.len() {
+                if ev.kind[i] != EventKind::Cpu {
+                    continue;
+                }
+                let Some(k) = ev
+                    .name_of(i)
+                    .strip_prefix("ProfilerStep#")
+                    .and_then(|k| k.parse::<u64>().ok())
+                else {
+                    continue;
+                };
+                seen = Some(seen.map_or((k, k), |(x, y)| (x.min(k), y.max(k))));
+                if (a..=b).contains(&k) {
+                    lo = lo.min(ev.ts[i]);
+                    hi = hi.max(ev.ts[i].saturating_add(ev.dur[i]));
+                }
+            }
+            if lo > hi {
+                return Err(match seen {
+                    Some((x, y)) => format!(
+                        "no ProfilerStep in {} (the trace has steps {x}-{y})",
+                        part.describe()
+                    ),
+                    None => {
+                        "--steps: the trace has no ProfilerStep#N slices; select a --window instead"
+                            .to_string()
+                    }
+                });
+            }
+            // A step of no duration still holds what starts at its start.
+            Ok((lo, hi.max(lo + 1)))
+        }
+    }
+}
+
+/// Which events the Chrome reader keeps while it streams (`chrome::parse_filtered`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stream {
+    /// The first pass: only ProfilerStep slices are kept; the span of every slice and
+    /// the number of slices are noted.
+    Scan {
+        origin: i64,
+        last: i64,
+        seen: usize,
+        kept: usize,
+    },
+    /// The second pass: a superset of the part of the window `[lo, hi)` (in the
+    /// file's own time), made exact by [`apply`]'s rules once the table is read: host
+    /// slices that start in it or are open at `lo`, device activity from `lo` on (its
+    /// launch, which comes before it, decides later).
+    Keep {
+        lo: i64,
+        hi: i64,
+        /// The correlation ids of every host slice in the file, kept or not: whether
+        /// a device activity's launch is in the file at all.
+        host: HashSet<i64>,
+    },
+}
+
+impl Stream {
+    fn scan() -> Stream {
+        Stream::Scan {
+            origin: i64::MAX,
+            last: i64::MIN,
+            seen: 0,
+            kept: 0,
+        }
+    }
+
+    /// Whether to keep a slice (`device`: on a GPU lane).
+    #[inline]
+    pub fn slice(
+        &mut self,
+        device: bool,
+        name: &[u8],
+        ts: i64,
+        dur: i64,
+        correlation: Option<i64>,
+    ) -> bool {
+        match self {
+            Stream::Scan {
+                origin,
+                last,
+                seen,
+                kept,
+            } => {
+                *origin = (*origin).min(ts);
+                *last = (*last).max(ts.saturating_add(dur));
+                *seen += 1;
+                let step = !device && name.starts_with(b"ProfilerStep#");
+                *kept += usize::from(step);
+                step
+            }
+            Stream::Keep { lo, hi, host } => {
+                if let Some(c) = correlation.filter(|_| !device) {
+                    host.insert(c);
+                }
+                if device {
+                    ts >= *lo
+                } else {
+                    (*lo..*hi).contains(&ts) || (ts < *lo && ts.saturating_add(dur) > *lo)
+                }
+            }
+        }
+    }
+
+    /// Whether to keep a counter sample.
+    pub fn counter(&self, ts: i64) -> bool {
+        match self {
+            Stream::Scan { .. } => false,
+            Stream::Keep { lo, hi, .. } => (*lo..*hi).contains(&ts),
+        }
+    }
+}
+
+/// The part's window found by the first pass: in the table's time (`lo`, `hi`,
+/// `origin`), the file's time lags it by `shift` (Kineto's `baseTimeNanoseconds`).
+struct Found {
+    lo: i64,
+    hi: i64,
+    origin: i64,
+    shift: i64,
+    of: usize,
+}
+
+/// The first pass over a file: where the part lies. None when the file cannot be
+/// read again as a Chrome trace (then the part is cut from a full read).
+fn scan(path: &std::path::Path, part: Part) -> Option<Result<Found, String>> {
+    let file = std::fs::File::open(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    let src: Box<dyn std::io::Read> = match super::progress::current() {
+        Some(p) => {
+            // The file is read twice: the bar covers both passes.
+            p.add_total(size);
+            Box::new(super::progress::Counting::new(file, p))
+        }
+        None => Box::new(file),
+    };
+    let (input, _) = super::decompressed(src).ok()?;
+    // Its events are counted by the second pass (the bytes, above, by both).
+    let quiet = super::progress::attach(super::progress::Progress::new());
+    let (tr, f) = super::chrome::parse_filtered(input, Some(Stream::scan())).ok()?;
+    drop(quiet);
+    let Some(Stream::Scan {
+        origin,
+        last,
+        seen,
+        kept,
+    }) = f
+    else {
+        return None;
+    };
+    let shift = tr
+        .meta
+        .iter()
+        .find(|(k, _)| k == "baseTimeNanoseconds")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0i64);
+    let ev = &tr.events;
+    // Slices closed at the end of the trace (a B without its E) skip the filter.
+    let origin = ev
+        .ts
+        .iter()
+        .copied()
+        .fold(origin.saturating_add(shift), i64::min);
+    let last = last.saturating_add(shift);
+    let of = seen + ev.len().saturating_sub(kept);
+    Some(bounds(ev, part, origin, last).map(|(lo, hi)| Found {
+        lo,
+        hi,
+        origin,
+        shift,
+        of,
+    }))
+}
+
+/// Reads the part of a Chrome trace: a first pass over the file finds the part's
+/// window, the second keeps (about) only what lies in it, and [`apply`]'s rules make
+/// it exact. Standard input and pipes, which cannot be read twice, are read whole
+/// and cut. An error (one line) when the part is not in the trace.
+pub fn read_part(
+    input: Box<dyn std::io::BufRead>,
+    source: &crate::model::Source,
+    part: Part,
+) -> Result<(super::chrome::ChromeTrace, Option<(Part, Kept)>), String> {
+    let found = source
+        .path
+        .as_deref()
+        .filter(|p| p.is_file())
+        .and_then(|p| scan(p, part));
+    let Some(found) = found else {
+        let mut tr = super::chrome::parse(input).map_err(|e| e.to_string())?;
+        let kept = apply(&mut tr.events, &mut tr.counters, part)?;
+        return Ok((tr, Some((part, kept))));
+    };
+    let w = found?;
+    let keep = Stream::Keep {
+        lo: w.lo - w.shift,
+        hi: w.hi - w.shift,
+        host: HashSet::new(),
+    };
+    let (mut tr, f) =
+        super::chrome::parse_filtered(input, Some(keep)).map_err(|e| e.to_string())?;
+    let host = match f {
+        Some(Stream::Keep { host, .. }) => host,
+        _ => HashSet::new(),
+    };
+    let (ev, counters) = (&mut tr.events, &mut tr.counters);
+    let kept = apply_bounds(ev, counters, (w.lo, w.hi), w.origin, w.of, Some(&host));
+    Ok((tr, Some((part, kept))))
+}
+
+/// Names the part on the profile: its label (`trace.json [steps 5-7]`) and a `part`
+/// metadata line that `grove info` lists.
+pub fn mark(p: &mut crate::model::Profile, part: Part, kept: &Kept) {
+    p.source.label = format!("{} [{}]", p.source.label, part.describe());
+    p.meta.push((
+        "part".into(),
+        format!(
+            "{}: {} of {} events, {} from the trace's start",
+            part.describe(),
+            kept.events,
+            kept.of,
+            secs(kept.lo - kept.origin)
+        ),
+    ));
+}
+
+/// A part asked for but not cut (only the Chrome reader cuts one): a warning, so the
+/// whole profile is never taken for the part.
+pub fn unapplied(p: &mut crate::model::Profile) {
+    if let Some(part) = current() {
+        if !p.meta.iter().any(|(k, _)| k == "part") {
+            p.warnings.push(format!(
+                "--steps and --window apply to Chrome/Kineto traces; the whole {} was loaded, not the {}",
+                p.source.format.label(),
+                part.describe()
+            ));
+        }
+    }
+}
+
+fn retain<T: Copy>(v: &mut Vec<T>, keep: &[bool]) {
+    let mut k = keep.iter();
+    v.retain(|_| *k.next().unwrap_or(&false));
+    v.shrink_to_fit();
+}
+
+/// Keeps the rows of `ev` marked in `keep` (its per-row columns; the string and
+/// argument stores stay as they are, their ids still valid).
+fn retain_events(ev: &mut EventTable, keep: &[bool]) {
+    retain(&mut ev.name, keep);
+    retain(&mut ev.cat, keep);
+    retain(&mut ev.kind, keep);
+    retain(&mut ev.ts, keep);
+    retain(&mut ev.dur, keep);
+    retain(&mut ev.pid, keep);
+    retain(&mut ev.tid, keep);
+    retain(&mut ev.device, keep);
+    retain(&mut ev.stream, keep);
+    retain(&mut ev.correlation, keep);
+    retain(&mut ev.external_id, keep);
+    retain(&mut ev.record_function_id, keep);
+    retain(&mut ev.args, keep);
+    retain(&mut ev.seq, keep);
+    retain(&mut ev.begin_end, keep);
+    // Filled only once the tree is built, after the selection.
+    if ev.node.len() == keep.len() {
+        retain(&mut ev.node, keep);
+    }
+    if ev.launch.len() == keep.len() {
+        retain(&mut ev.launch, keep);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_parse_and_bad_ones_say_why() {
+        assert_eq!(parse_steps("5-7"), Ok(Part::Steps(5, 7)));
+        assert_eq!(parse_steps("3"), Ok(Part::Steps(3, 3)));
+        assert!(parse_steps("7-5")
+            .unwrap_err()
+            .contains("ends before it starts"));
+        assert!(parse_steps("a-b").unwrap_err().contains("expected A-B"));
+        assert_eq!(
+            parse_window("2.1s-2.4s"),
+            Ok(Part::Window(2_100_000_000, 2_400_000_000))
+        );
+        assert_eq!(parse_window("0-1.5ms"), Ok(Part::Window(0, 1_500_000)));
+        assert_eq!(
+            parse_window("100us-2ms"),
+            Ok(Part::Window(100_000, 2_000_000))
+        );
+        assert!(parse_window("1-2").unwrap_err().contains("units"));
+        assert!(parse_window("2s-1s").unwrap_err().contains("ends before"));
+        assert!(parse_window("2x-3s").is_err());
+        assert!(configure(Some("1"), Some("0-1s")).is_err());
+        assert_eq!(
+            Part::Window(2_100_000_000, 2_400_000_000).describe(),
+            "window 2.1s-2.4s"
+        );
+        for e in [parse_steps("x").unwrap_err(), parse_window("").unwrap_err()] {
+            assert!(!e.contains('\n'));
+        }
+    }
+
+    fn table() -> EventTable {
+        let mut t = EventTable::default();
+        let s = |t: &mut EventTable, x: &str| t.strings.intern(x);
+        // thread: outer [0,100) > step1 [10,40) > op [12,20) launching kernel (corr 1)
+        //         step2 [40,70) > op [45,50) launching kernel (corr 2) that runs at 75
+        let rows = [
+            ("outer", EventKind::Cpu, 0, 100, NONE_I64),
+            ("ProfilerStep#1", EventKind::Cpu, 10, 30, NONE_I64),
+            ("op1", EventKind::Cpu, 12, 8, 1),
+            ("ProfilerStep#2", EventKind::Cpu, 40, 30, NONE_I64),
+            ("op2", EventKind::Cpu, 45, 5, 2),
+            ("k1", EventKind::Kernel, 22, 5, 1),
+            ("k2", EventKind::Kernel, 75, 5, 2),
+            ("k0", EventKind::Kernel, 50, 5, NONE_I64),
+        ];
+        for (name, kind, ts, dur, corr) in rows {
+            let (n, c) = (s(&mut t, name), s(&mut t, "cat"));
+            let i = t.push(n, c, kind, ts, dur, 0, 0);
+            t.correlation[i] = corr;
+        }
+        t
+    }
+
+    fn names(t: &EventTable) -> Vec<&str> {
+        (0..t.len()).map(|i| t.name_of(i)).collect()
+    }
+
+    #[test]
+    fn steps_keep_their_slices_ancestors_and_launched_kernels() {
+        let mut t = table();
+        let mut c = CounterTable::default();
+        let k = apply(&mut t, &mut c, Part::Steps(2, 2)).unwrap();
+        assert_eq!((k.lo, k.hi, k.events, k.of), (40, 70, 5, 8));
+        // k2 runs after the step ends but goes with its launch; k0 has no launch and
+        // starts inside; k1 was launched in step 1.
+        assert_eq!(names(&t), ["outer", "ProfilerStep#2", "op2", "k2", "k0"]);
+        let e = apply(&mut table(), &mut c, Part::Steps(5, 6)).unwrap_err();
+        assert_eq!(e, "no ProfilerStep in steps 5-6 (the trace has steps 1-2)");
+    }
+
+    #[test]
+    fn a_window_counts_from_the_first_event() {
+        let mut t = table();
+        let mut c = CounterTable {
+            ts: vec![5, 15],
+            name: vec![0, 0],
+            series: vec![0, 0],
+            pid: vec![0, 0],
+            value: vec![1.0, 2.0],
+        };
+        apply(&mut t, &mut c, Part::Window(10, 21)).unwrap();
+        assert_eq!(names(&t), ["outer", "ProfilerStep#1", "op1", "k1"]);
+        assert_eq!(c.value, vec![2.0]);
+        let e = apply(&mut table(), &mut c, Part::Window(200, 300)).unwrap_err();
+        assert!(e.contains("starts after the trace ends"), "{e}");
+    }
+}
