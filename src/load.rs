@@ -489,7 +489,12 @@ pub fn load_summaries(
         let handles: Vec<_> = found
             .chunks(chunk)
             .map(|part| {
-                s.spawn(move || part.iter().map(|f| crate::summary::read::read(f)).collect())
+                s.spawn(move || {
+                    let mut strings = crate::summary::read::Strings::default();
+                    part.iter()
+                        .map(|f| crate::summary::read::read_with(f, &mut strings))
+                        .collect()
+                })
             })
             .collect();
         handles

@@ -1,8 +1,10 @@
 //! Reading summaries back as profiles: the tree, its metrics and the metadata, without
 //! the trace (no event table: the timeline and the GPU panels need the trace itself).
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use polars::prelude::*;
 
@@ -86,8 +88,30 @@ const FIXED: [&str; 8] = [
     "input", "node", "parent", "depth", "name", "type", "path", "attrs",
 ];
 
+/// The strings of the summaries one thread reads, kept once: 10,000 summaries of the
+/// same program name the same frames 10,000 times, and a text per frame (name, type,
+/// every attribute) was most of the memory an ensemble of them took.
+#[derive(Default)]
+pub struct Strings(HashMap<Box<str>, Arc<str>>);
+
+impl Strings {
+    fn get(&mut self, s: &str) -> Arc<str> {
+        if let Some(a) = self.0.get(s) {
+            return a.clone();
+        }
+        let a: Arc<str> = s.into();
+        self.0.insert(s.into(), a.clone());
+        a
+    }
+}
+
 /// One summary (its `NAME.cct.parquet`; `NAME.meta.parquet` beside it) as a profile.
 pub fn read(cct_path: &Path) -> Result<Profile, String> {
+    read_with(cct_path, &mut Strings::default())
+}
+
+/// `read`, sharing the strings of the summaries read before (`shared`).
+pub fn read_with(cct_path: &Path, shared: &mut Strings) -> Result<Profile, String> {
     let file = cct_path
         .file_name()
         .and_then(|n| n.to_str())
@@ -143,12 +167,18 @@ pub fn read(cct_path: &Path) -> Result<Profile, String> {
                 ))
             }
         };
-        let mut f = Frame::new(names[i], kinds[i]);
+        let mut f = Frame {
+            name: shared.get(names[i]),
+            kind: shared.get(kinds[i]),
+            attrs: Vec::new(),
+        };
         if !attrs[i].is_empty() {
             let m: serde_json::Map<String, serde_json::Value> = serde_json::from_str(attrs[i])
                 .map_err(|e| format!("{}: row {i}: attrs: {e}", cct_path.display()))?;
+            // A JSON object's keys are distinct: each attribute is pushed once.
             for (k, v) in m {
-                f.set_attr(&k, v.as_str().unwrap_or_default());
+                let v = shared.get(v.as_str().unwrap_or_default());
+                f.attrs.push((shared.get(&k), v));
             }
         }
         cct.add_node(parent, f);
