@@ -177,3 +177,25 @@ fn hatchet_queries_take_hatchet_names() {
         run(&object("Avg time/rank (inc)"))
     );
 }
+
+/// `derive` takes Hatchet's names too.
+#[test]
+fn derive_takes_hatchet_names() {
+    let Some(f) = corpus(CALI) else { return };
+    let f = f.to_str().unwrap();
+    let run = |m: &str| {
+        let (code, out, err) = grove(&[
+            "tree",
+            f,
+            "--cmd",
+            &format!("derive twice = 2 * \"{m}\""),
+            "--metric",
+            "twice",
+            "--format",
+            "csv",
+        ]);
+        assert_eq!(code, 0, "{m}: {err}");
+        out
+    };
+    assert_eq!(run("Avg time/rank"), run("Avg time/rank (inc)"));
+}

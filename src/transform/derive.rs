@@ -227,6 +227,28 @@ fn materialise(v: Val, rows: usize) -> Vec<f64> {
     }
 }
 
+/// The expression with every column that is not one of the table's, but that a
+/// Hatchet/Thicket name stands for, renamed to grove's column.
+fn with_aliases(e: &Arith, table: &MetricTable) -> Arith {
+    match e {
+        Arith::Col(n, span) if !table.has(n) => match table.resolve(n) {
+            Some(real) => Arith::Col(real, *span),
+            None => e.clone(),
+        },
+        Arith::Num(_) | Arith::Col(..) => e.clone(),
+        Arith::Neg(a) => Arith::Neg(Box::new(with_aliases(a, table))),
+        Arith::Bin(op, a, b) => Arith::Bin(
+            *op,
+            Box::new(with_aliases(a, table)),
+            Box::new(with_aliases(b, table)),
+        ),
+        Arith::Call(f, args) => Arith::Call(
+            f.clone(),
+            args.iter().map(|a| with_aliases(a, table)).collect(),
+        ),
+    }
+}
+
 /// Adds the derived column(s) to the table; errors point at unknown metrics.
 pub fn derive(table: &mut MetricTable, name: &str, e: &Arith) -> Result<Vec<String>, QueryError> {
     if name == "name" || name == "type" || name == "depth" {
@@ -236,6 +258,9 @@ pub fn derive(table: &mut MetricTable, name: &str, e: &Arith) -> Result<Vec<Stri
             format!("{name} is reserved"),
         ));
     }
+    // Hatchet's and Thicket's names of metric columns work here too (`Avg time/rank`
+    // is `Avg time/rank (inc)`), as in every command (`model::metric_aliases`).
+    let e = &with_aliases(e, table);
     let mut cols = Vec::new();
     columns(e, &mut cols);
     for (c, (pos, len)) in &cols {
