@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use crate::model::paths::path_of;
+use crate::model::paths::paths_for;
 use crate::model::{PreOrder, Profile};
 
 fn field(s: &str) -> String {
@@ -58,11 +58,13 @@ pub fn write<W: Write>(
         .iter()
         .map(|n| p.metrics.values(n).unwrap_or(&[]))
         .collect();
+    let nodes: Vec<u32> = positions.iter().map(|&q| po.node[q as usize]).collect();
+    let mut paths = paths_for(&p.cct, &nodes).into_iter();
     for &pos in positions {
         let n = po.node[pos as usize];
         let f = p.cct.frame(n);
         let mut row = vec![
-            field(&path_of(&p.cct, n)),
+            field(&paths.next().unwrap_or_default()),
             field(&f.name),
             field(&f.kind),
             po.depth[pos as usize].to_string(),

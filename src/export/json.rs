@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use crate::model::paths::path_of;
+use crate::model::paths::paths_for;
 use crate::model::{PreOrder, Profile, NO_NODE};
 
 pub fn write<W: Write>(
@@ -36,6 +36,8 @@ pub fn write<W: Write>(
         .iter()
         .filter_map(|n| m.values(n).map(|v| (n, v)))
         .collect();
+    let nodes: Vec<u32> = positions.iter().map(|&q| po.node[q as usize]).collect();
+    let mut paths = paths_for(&p.cct, &nodes).into_iter();
     for (i, &pos) in positions.iter().enumerate() {
         let n = po.node[pos as usize];
         let parent = po.parent[pos as usize];
@@ -63,7 +65,7 @@ pub fn write<W: Write>(
             "depth": po.depth[pos as usize],
             "name": &*f.name,
             "type": &*f.kind,
-            "path": path_of(&p.cct, n),
+            "path": paths.next().unwrap_or_default(),
             "attrs": attrs,
             "metrics": vals,
         });

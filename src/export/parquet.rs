@@ -7,7 +7,7 @@ use std::io::Write;
 use polars::io::parquet::write::KeyValueMetadata;
 use polars::prelude::*;
 
-use crate::model::paths::path_of;
+use crate::model::paths::paths_for;
 use crate::model::{PreOrder, Profile};
 
 pub fn write<W: Write>(
@@ -19,7 +19,7 @@ pub fn write<W: Write>(
     let nodes: Vec<u32> = positions.iter().map(|&q| po.node[q as usize]).collect();
     let text = |f: &dyn Fn(u32) -> String| -> Vec<String> { nodes.iter().map(|&n| f(n)).collect() };
     let mut cols = vec![
-        Column::new("path".into(), text(&|n| path_of(&p.cct, n))),
+        Column::new("path".into(), paths_for(&p.cct, &nodes)),
         Column::new("name".into(), text(&|n| p.cct.frame(n).name.to_string())),
         Column::new("type".into(), text(&|n| p.cct.frame(n).kind.to_string())),
         Column::new(

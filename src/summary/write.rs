@@ -9,7 +9,7 @@ use polars::prelude::*;
 
 use super::{CCT_SUFFIX, SCHEMA_VERSION};
 use crate::gpu::{self, kernels, report};
-use crate::model::paths::path_of;
+use crate::model::paths::all_paths;
 use crate::model::Profile;
 
 pub struct Options {
@@ -155,7 +155,7 @@ fn cct_table(p: &Profile, name: &str) -> Result<DataFrame, String> {
         Column::new("depth".into(), p.cct.depths()),
         Column::new("name".into(), text(&|i| p.cct.frame(i).name.to_string())),
         Column::new("type".into(), text(&|i| p.cct.frame(i).kind.to_string())),
-        Column::new("path".into(), text(&|i| path_of(&p.cct, i))),
+        Column::new("path".into(), all_paths(&p.cct)),
         Column::new("attrs".into(), text(&|i| attrs_json(&p.cct.frame(i).attrs))),
     ];
     for m in p.metrics.names() {
