@@ -31,8 +31,37 @@ pub fn claims(head: &[u8]) -> bool {
 
 #[derive(Deserialize)]
 struct File {
-    #[serde(rename = "rocprofiler-sdk-tool")]
+    #[serde(rename = "rocprofiler-sdk-tool", deserialize_with = "one_or_many")]
     tool: Vec<Process>,
+}
+
+/// The writer opens a list with one object per process (rocprofiler-sdk's own tests
+/// index `[0]`), yet some of those tests read the key as the object itself: both are
+/// taken, through a visitor rather than an untagged enum so a parse error keeps its
+/// line and column.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Process>, D::Error> {
+    struct V;
+    impl<'de> serde::de::Visitor<'de> for V {
+        type Value = Vec<Process>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a list of processes or one process object")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some(p) = seq.next_element()? {
+                out.push(p);
+            }
+            Ok(out)
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            let p = Process::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+            Ok(vec![p])
+        }
+    }
+    d.deserialize_any(V)
 }
 
 #[derive(Deserialize, Default)]
@@ -253,6 +282,17 @@ pub fn read(input: &mut dyn BufRead, source: Source) -> Result<Profile, String> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Format;
+
+    fn src() -> Source {
+        Source {
+            path: None,
+            format: Format::Rocprof,
+            size: 0,
+            gzip: false,
+            label: "t".into(),
+        }
+    }
 
     #[test]
     fn claims_only_the_sdk_key_first() {
@@ -260,5 +300,23 @@ mod tests {
         assert!(!claims(b"{ \"traceEvents\":[{}"));
         assert!(!claims(b"{\"a\": {\"rocprofiler-sdk-tool\": []}}"));
         assert!(!claims(b""));
+    }
+
+    #[test]
+    fn one_process_object_or_a_list() {
+        let one = br#"{"rocprofiler-sdk-tool": {"agents": [{"id": {"handle": 9}, "node_id": 1}],
+            "kernel_symbols": [{"kernel_id": 3, "kernel_name": "k.kd"}],
+            "buffer_records": {"kernel_dispatch": [{"start_timestamp": 10, "end_timestamp": 30,
+            "dispatch_info": {"agent_id": {"handle": 9}, "queue_id": {"handle": 2}, "kernel_id": 3}}]}}}"#;
+        let p = read(&mut &one[..], src()).unwrap();
+        let ev = p.events.unwrap();
+        assert_eq!(
+            (ev.len(), ev.device[0], ev.stream[0], ev.dur[0]),
+            (1, 1, 2, 20)
+        );
+        let err = read(&mut &br#"{"rocprofiler-sdk-tool": 5}"#[..], src())
+            .err()
+            .unwrap();
+        assert!(err.contains("line 1"), "{err}");
     }
 }
