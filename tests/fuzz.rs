@@ -519,6 +519,7 @@ fn fuzz_rocprof_and_plaidml() {
     let mut seeds = vec![
         testdata("rocm/kernel_trace.csv"),
         testdata("rocm/results.json"),
+        testdata("rocm/41230_results.json"),
     ];
     seeds.extend(corpus("gunrock/results.csv"));
     seeds.extend(corpus("gunrock/results.stats.csv"));

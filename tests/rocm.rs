@@ -130,6 +130,78 @@ fn rocprofv3_kernel_trace_csv() {
     );
 }
 
+/// rocprofv3's JSON output (scripts/make_rocprofv3_json.py): the same four dispatches as
+/// `kernel_trace.csv`, named by kernel id and agent handle, give the CSV's lanes and
+/// totals; its memory copies land on each GPU's `copies` lane.
+#[test]
+fn rocprofv3_json_matches_its_csv() {
+    let f = testdata("rocm/41230_results.json");
+    let csv = testdata("rocm/kernel_trace.csv");
+    let p = load_path(&f).unwrap();
+    assert!(p.dialect.contains("rocprofv3 JSON"), "{}", p.dialect);
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    let ev = p.events.as_ref().unwrap();
+    let kernels: Vec<usize> = (0..ev.len())
+        .filter(|&i| ev.kind[i] == EventKind::Kernel)
+        .collect();
+    assert_eq!(kernels.len(), 4);
+    let lanes: std::collections::BTreeSet<(i64, i64)> = kernels
+        .iter()
+        .map(|&i| (ev.device[i], ev.stream[i]))
+        .collect();
+    assert_eq!(lanes, [(1, 1), (2, 3)].into_iter().collect());
+    let mut got = kernel_totals(&f);
+    let copies: Vec<usize> = (0..ev.len())
+        .filter(|&i| ev.kind[i] == EventKind::Memcpy)
+        .collect();
+    assert_eq!(copies.len(), 2);
+    assert_eq!(got.remove("CopyHostToDevice"), Some((1, 50000)));
+    assert_eq!(got.remove("CopyDeviceToHost"), Some((1, 30000)));
+    assert_eq!(got, kernel_totals(&csv));
+    let (code, out, _) = grove(&["tree", f.to_str().unwrap(), "--depth", "3"]);
+    assert_eq!(code, 0);
+    for want in [
+        "GPU 1",
+        "queue 1",
+        "GPU 2",
+        "queue 3",
+        "copies",
+        "matrixTranspose",
+    ] {
+        assert!(out.contains(want), "{want}: {out}");
+    }
+}
+
+#[test]
+fn bad_rocprofv3_json_is_a_one_line_error() {
+    let bytes = std::fs::read(testdata("rocm/41230_results.json")).unwrap();
+    // Cut inside buffer_records, after the claim.
+    refused(&scratch("cut_results.json", &bytes[..bytes.len() * 3 / 4]));
+    // A dispatch whose start is a string.
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    let bad = text.replacen(
+        "\"start_timestamp\": 1000000",
+        "\"start_timestamp\": \"x\"",
+        1,
+    );
+    assert_ne!(bad, text);
+    refused(&scratch("corrupt_results.json", bad.as_bytes()));
+    // Just the key and nothing after it.
+    refused(&scratch(
+        "empty_results.json",
+        b"{\"rocprofiler-sdk-tool\": ",
+    ));
+    // Binary garbage after the key.
+    let mut junk = b"{\"rocprofiler-sdk-tool\": [".to_vec();
+    junk.extend((0..=255u8).cycle().take(4096));
+    refused(&scratch("junk_results.json", &junk));
+    // A process with nothing traced is refused, saying what to trace.
+    let p = scratch("none_results.json", b"{\"rocprofiler-sdk-tool\": [{}]}");
+    refused(&p);
+    let (_, _, err) = grove(&["info", p.to_str().unwrap()]);
+    assert!(err.contains("--kernel-trace"), "{err}");
+}
+
 #[test]
 fn rocprofv3_rocpd_database() {
     let f = testdata("rocm/rocpd.db");

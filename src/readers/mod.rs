@@ -92,6 +92,12 @@ pub static READERS: &[&dyn Reader] = &[
         read: rocprof::read_csv,
     },
     &StreamReader {
+        name: "rocprofv3 JSON",
+        format: Format::Rocprof,
+        claims: rocprof::claims_v3json,
+        read: rocprof::read_v3json,
+    },
+    &StreamReader {
         name: "PlaidML event log",
         format: Format::PlaidML,
         claims: plaidml::claims,

@@ -235,6 +235,7 @@ pub fn dispatches(rows: &[Vec<String>]) -> Result<(Vec<Dispatch>, String, Vec<St
                 .iter()
                 .filter_map(|&(k, i)| int(row, i).map(|v| (k, v)))
                 .collect(),
+            memcpy: false,
         });
     }
     if bad > 0 {

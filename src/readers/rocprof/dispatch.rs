@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::model::args::ArgValue;
 use crate::model::demangle::{demangle, RAW_NAME};
-use crate::model::events::{CounterTable, EventKind, EventTable};
+use crate::model::events::{CounterTable, EventKind, EventTable, NONE_I64};
 use crate::model::{Cct, MetricTable, Profile, Source};
 
 #[derive(Debug, Default, Clone)]
@@ -18,6 +18,9 @@ pub struct Dispatch {
     pub correlation: Option<i64>,
     /// Launch facts as the file names them (grid, workgroup, registers, ...).
     pub args: Vec<(&'static str, i64)>,
+    /// A memory copy (rocprofv3 JSON `memory_copy`), not a kernel: it goes on the GPU's
+    /// `copies` lane, `queue` unused.
+    pub memcpy: bool,
 }
 
 /// rocprof names are demangled already (legacy rocprof, rocprofv3 by default) but may
@@ -36,19 +39,20 @@ pub fn profile(
     ds.sort_by_key(|d| (d.start, d.device, d.queue));
     let mut ev = EventTable::default();
     let cat = ev.strings.intern("kernel");
+    let copy_cat = ev.strings.intern("memcpy");
     let mut cct = Cct::default();
     let mut gpu: Vec<f64> = Vec::new();
     let mut count: Vec<f64> = Vec::new();
     let mut devices: HashMap<i64, u32> = HashMap::new();
-    let mut queues: HashMap<(i64, i64), u32> = HashMap::new();
+    let mut queues: HashMap<(i64, i64, bool), u32> = HashMap::new();
     let mut kernels: HashMap<(u32, String), u32> = HashMap::new();
     let mut names: HashMap<String, (String, Option<String>)> = HashMap::new();
     let mut node_of_event = Vec::with_capacity(ds.len());
     let mut bad = 0u64;
     for d in &ds {
         // Times beyond ±2^61 ns (73 years) are damage, and would overflow later sums.
-        const LIMIT: i64 = 1 << 61;
-        if d.end < d.start || d.start.abs() > LIMIT || d.end.abs() > LIMIT {
+        const LIMIT: u64 = 1 << 61;
+        if d.end < d.start || d.start.unsigned_abs() > LIMIT || d.end.unsigned_abs() > LIMIT {
             bad += 1;
             continue;
         }
@@ -64,13 +68,26 @@ pub fn profile(
             cct.frame_mut(n).set_attr("device", &d.device.to_string());
             n
         });
-        let q = *queues.entry((d.device, d.queue)).or_insert_with(|| {
-            let n = cct.child(Some(dev), &format!("queue {}", d.queue), "queue");
-            cct.frame_mut(n).set_attr("stream", &d.queue.to_string());
-            n
-        });
+        // Copies share one `copies` node and lane per GPU, apart from its queues.
+        let lane = if d.memcpy {
+            "copies".to_string()
+        } else {
+            d.queue.to_string()
+        };
+        let q = *queues
+            .entry((d.device, d.queue, d.memcpy))
+            .or_insert_with(|| {
+                let (label, kind) = if d.memcpy {
+                    ("copies".to_string(), "copies")
+                } else {
+                    (format!("queue {}", d.queue), "queue")
+                };
+                let n = cct.child(Some(dev), &label, kind);
+                cct.frame_mut(n).set_attr("stream", &lane);
+                n
+            });
         let k = *kernels.entry((q, name.clone())).or_insert_with(|| {
-            let n = cct.child(Some(q), &name, "kernel");
+            let n = cct.child(Some(q), &name, if d.memcpy { "memcpy" } else { "kernel" });
             if let Some(r) = &raw {
                 cct.frame_mut(n).set_attr(RAW_NAME, r);
             }
@@ -81,20 +98,17 @@ pub fn profile(
         });
         let (pid, tid) = (
             ev.strings.intern(&d.device.to_string()),
-            ev.strings.intern(&d.queue.to_string()),
+            ev.strings.intern(&lane),
         );
         let nm = ev.strings.intern(&name);
-        let i = ev.push(
-            nm,
-            cat,
-            EventKind::Kernel,
-            d.start,
-            d.end - d.start,
-            pid,
-            tid,
-        );
+        let (kind, c) = if d.memcpy {
+            (EventKind::Memcpy, copy_cat)
+        } else {
+            (EventKind::Kernel, cat)
+        };
+        let i = ev.push(nm, c, kind, d.start, d.end - d.start, pid, tid);
         ev.device[i] = d.device;
-        ev.stream[i] = d.queue;
+        ev.stream[i] = if d.memcpy { NONE_I64 } else { d.queue };
         if let Some(c) = d.correlation {
             ev.correlation[i] = c;
         }
@@ -102,7 +116,9 @@ pub fn profile(
             ev.arg_store.push(key, ArgValue::Int(*v));
         }
         ev.arg_store.push("device", ArgValue::Int(d.device));
-        ev.arg_store.push("stream", ArgValue::Int(d.queue));
+        if !d.memcpy {
+            ev.arg_store.push("stream", ArgValue::Int(d.queue));
+        }
         ev.args[i] = ev.arg_store.finish();
         if gpu.len() < cct.len() {
             gpu.resize(cct.len(), 0.0);
@@ -130,11 +146,18 @@ pub fn profile(
     ev.node = node_of_event;
     ev.launch = vec![crate::model::events::NONE_U32; ev.len()];
     cct.finish();
-    let meta = vec![
-        ("dispatches".to_string(), ev.len().to_string()),
+    let copies = ev.kind.iter().filter(|&&k| k == EventKind::Memcpy).count();
+    let mut meta = vec![
+        ("dispatches".to_string(), (ev.len() - copies).to_string()),
         ("devices".to_string(), devices.len().to_string()),
-        ("queues".to_string(), queues.len().to_string()),
+        (
+            "queues".to_string(),
+            queues.keys().filter(|k| !k.2).count().to_string(),
+        ),
     ];
+    if copies > 0 {
+        meta.push(("copies".to_string(), copies.to_string()));
+    }
     Profile {
         source,
         dialect,

@@ -1,6 +1,6 @@
 //! AMD rocprof outputs that carry no CPU call path: the legacy `rocprof` per-dispatch
 //! CSV (`results.csv`), its SQLite copy (`results.db`, table `KERN`), its per-kernel
-//! `results.stats.csv`, and rocprofv3's `kernel_trace.csv`.
+//! `results.stats.csv`, and rocprofv3's `kernel_trace.csv` and `results.json`.
 //!
 //! Dispatches become GPU kernel events on lanes pid = GPU id, tid = queue id (device
 //! and stream set), so the kernel chart and the timeline read them as they read a
@@ -12,6 +12,7 @@ mod csv;
 mod db;
 mod dispatch;
 mod stats;
+mod v3json;
 
 use std::io::BufRead;
 
@@ -19,6 +20,7 @@ use crate::model::{Profile, Source};
 
 pub use csv::claims as claims_csv;
 pub use db::{claims_db, RocprofDb};
+pub use v3json::{claims as claims_v3json, read as read_v3json};
 
 /// Reads a rocprof CSV: a per-dispatch trace (legacy or rocprofv3) or a stats table.
 pub fn read_csv(input: &mut dyn BufRead, source: Source) -> Result<Profile, String> {
