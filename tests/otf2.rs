@@ -327,3 +327,22 @@ fn locations_are_the_timeline_lanes() {
     let err = app.run("gaps 3").unwrap_err().to_string();
     assert_eq!(err, "no idle gaps on the CPU threads");
 }
+
+#[test]
+fn damaged_clock_offsets_do_not_overflow() {
+    // The stable fuzzer's find of 2026-11-25 (target otf2-traces-1.def, seed
+    // 13666865790629421574, iteration 457875): a local definitions file whose clock
+    // offsets made the corrected time overflow (offset + slope * t). Its bytes as found.
+    let Some(src) = corpus("ping-pong-otf2-papi") else {
+        return;
+    };
+    let dir = copy(&src, "clock");
+    let hex = "034201000000000000000000000000000000053400010801020101020901020901021101020a01020b01020b01020c01020c01020d01020d01020e01020e01020f01020f010210010506020101000101050906010300010101020006121e8c8c1570471a000867000000000000040006134c6c5e1670471a00021e0100000000000000000201";
+    let bytes: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    std::fs::write(dir.join("traces/1.def"), bytes).unwrap();
+    let _ = load_or_one_line(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -403,7 +403,9 @@ impl ClockCorrection {
             if t1 <= t0 {
                 continue;
             }
-            let slope = (o1 - o0) as f64 / (t1 - t0) as f64;
+            // In f64: offsets of a damaged file may be any i64, and their difference
+            // must not overflow.
+            let slope = (o1 as f64 - o0 as f64) / (t1 - t0) as f64;
             intervals.push((t0, t1, o0, slope));
         }
         ClockCorrection { intervals, at: 0 }
@@ -424,7 +426,9 @@ impl ClockCorrection {
         } else {
             -((begin - t) as f64)
         };
-        let off = offset + (slope * diff).round_ties_even() as i64;
+        // Saturating: a damaged offset or slope gives a wrong time, never an overflow
+        // (the `as i64` of a huge or NaN product saturates too).
+        let off = offset.saturating_add((slope * diff).round_ties_even() as i64);
         t.wrapping_add(off as u64)
     }
 }
