@@ -343,41 +343,9 @@ impl Comparison {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Cct, Format, MetricTable, Source};
 
     fn prof(paths: &[(&str, f64)]) -> Profile {
-        let mut cct = Cct::default();
-        let mut time = Vec::new();
-        for (path, t) in paths {
-            let mut parent = None;
-            for seg in path.split('/') {
-                parent = Some(cct.child(parent, seg, "function"));
-            }
-            time.resize(cct.len(), 0.0);
-            time[parent.unwrap() as usize] += t;
-        }
-        time.resize(cct.len(), 0.0);
-        let mut m = MetricTable::new(cct.len());
-        m.set("time", "ms", time);
-        m.derive_inclusive(&cct, &["time"]);
-        cct.finish();
-        Profile {
-            source: Source {
-                path: None,
-                format: Format::Folded,
-                size: 0,
-                gzip: false,
-                label: "p".into(),
-            },
-            dialect: String::new(),
-            cct,
-            metrics: m,
-            events: None,
-            counters: None,
-            meta: Vec::new(),
-            warnings: Vec::new(),
-            default_metric: "time".into(),
-        }
+        crate::model::profile_of_paths(paths, "ms")
     }
 
     #[test]

@@ -149,6 +149,44 @@ impl Profile {
     }
 }
 
+/// A profile made of call paths with an exclusive time each (`main/solve`, 3.0), for
+/// the unit tests of the layers above (ensembles, diff).
+#[cfg(test)]
+pub(crate) fn profile_of_paths(paths: &[(&str, f64)], unit: &str) -> Profile {
+    let mut cct = Cct::default();
+    let mut time = Vec::new();
+    for (path, t) in paths {
+        let mut parent = None;
+        for seg in path.split('/') {
+            parent = Some(cct.child(parent, seg, "function"));
+        }
+        time.resize(cct.len(), 0.0);
+        time[parent.unwrap() as usize] += t;
+    }
+    time.resize(cct.len(), 0.0);
+    let mut m = MetricTable::new(cct.len());
+    m.set("time", unit, time);
+    m.derive_inclusive(&cct, &["time"]);
+    cct.finish();
+    Profile {
+        source: Source {
+            path: None,
+            format: Format::Folded,
+            size: 0,
+            gzip: false,
+            label: "p".into(),
+        },
+        dialect: String::new(),
+        cct,
+        metrics: m,
+        events: None,
+        counters: None,
+        meta: Vec::new(),
+        warnings: Vec::new(),
+        default_metric: "time".into(),
+    }
+}
+
 #[cfg(test)]
 mod format_tests {
     use super::Format;
