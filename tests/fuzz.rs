@@ -185,7 +185,11 @@ fn fuzz(target: &str, seeds: &[Vec<u8>], n: u64, mut f: impl FnMut(&[u8])) -> u6
         if r.is_err() || slow {
             let path = crash_file(target, seed, iter);
             std::fs::write(&path, &data).unwrap();
-            let what = if slow { "hang (over 10 s)" } else { "panic" };
+            let what = if slow {
+                "hang (over 10 s)".to_string()
+            } else {
+                format!("panic{}", LAST_PANIC.with(|p| p.borrow().clone()))
+            };
             panic!(
                 "fuzz {target}: {what} at seed {seed} iteration {iter}; input saved to {}",
                 path.display()
@@ -203,6 +207,8 @@ const PROGRESS_EVERY: Duration = Duration::from_secs(60);
 
 thread_local! {
     static FUZZING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Where and why the last silenced panic happened, for the report.
+    static LAST_PANIC: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
 }
 
 /// Panics inside a fuzzed call are reported by `fuzz` with the reproducer; silence
@@ -212,7 +218,19 @@ fn quiet_panics() {
     ONCE.call_once(|| {
         let prev = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if !FUZZING.with(|c| c.get()) {
+            if FUZZING.with(|c| c.get()) {
+                let at = info
+                    .location()
+                    .map(|l| format!("{}:{}", l.file(), l.line()))
+                    .unwrap_or_default();
+                let why = info
+                    .payload()
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                LAST_PANIC.with(|p| *p.borrow_mut() = format!(" ({at}: {why})"));
+            } else {
                 prev(info);
             }
         }));
