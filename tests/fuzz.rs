@@ -577,18 +577,7 @@ fn fuzz_hpctoolkit() {
     }
     // One file mutated at a time, the others intact.
     for f in ["meta.db", "profile.db"] {
-        let orig = read(src.join(f)).unwrap();
-        let path = dir.join(f);
-        fuzz(
-            &format!("hpctoolkit-{f}"),
-            std::slice::from_ref(&orig),
-            iters(150),
-            |d| {
-                std::fs::write(&path, d).unwrap();
-                let _ = grove::readers::load_all(&dir);
-            },
-        );
-        std::fs::write(&path, &orig).unwrap();
+        fuzz_file_of(&format!("hpctoolkit-{f}"), &dir, &dir.join(f), iters(150));
     }
     unscratch(&dir);
 }
@@ -651,23 +640,17 @@ fn fuzz_hpctoolkit_old_format() {
     };
     assert!(grove::readers::load_all(&dir).is_ok(), "the seed loads");
     for f in ["experiment.xml", ranks[1]] {
-        let path = dir.join(f);
-        let orig = read(&path).unwrap();
         let name = if f == "experiment.xml" {
             f
         } else {
             "metric-db"
         };
-        fuzz(
+        fuzz_file_of(
             &format!("hpctoolkit-{name}"),
-            std::slice::from_ref(&orig),
+            &dir,
+            &dir.join(f),
             iters(150),
-            |d| {
-                std::fs::write(&path, d).unwrap();
-                let _ = grove::readers::load_all(&dir);
-            },
         );
-        std::fs::write(&path, &orig).unwrap();
     }
     unscratch(&dir);
 }
@@ -698,19 +681,21 @@ fn fuzz_otf2() {
         ("traces/1.def", 200),
         ("traces.otf2", 200),
     ] {
-        let orig = read(src.join(f)).unwrap();
-        let path = dir.join(f);
-        fuzz(
-            &format!("otf2-{}", f.replace('/', "-")),
-            std::slice::from_ref(&orig),
-            iters(n),
-            |d| {
-                std::fs::write(&path, d).unwrap();
-                let _ = grove::readers::load_all(&dir);
-            },
-        );
-        std::fs::write(&path, &orig).unwrap();
+        let target = format!("otf2-{}", f.replace('/', "-"));
+        fuzz_file_of(&target, &dir, &dir.join(f), iters(n));
     }
+    unscratch(&dir);
+}
+
+/// Mutates one file of a multi-file input (a database, an archive) in place, the others
+/// intact, loading the whole input each time; the file is put back afterwards.
+fn fuzz_file_of(target: &str, dir: &Path, file: &Path, n: u64) {
+    let orig = read(file).unwrap();
+    fuzz(target, std::slice::from_ref(&orig), n, |d| {
+        std::fs::write(file, d).unwrap();
+        let _ = grove::readers::load_all(dir);
+    });
+    std::fs::write(file, &orig).unwrap();
 }
 
 fn demo_app() -> grove::app::App {

@@ -124,6 +124,23 @@ pub struct Source {
     pub label: String,
 }
 
+impl Source {
+    /// A file read whole from disk (not compressed): its size, and its file name as
+    /// the label.
+    pub fn of_file(path: &std::path::Path, format: Format) -> Source {
+        Source {
+            path: Some(path.to_path_buf()),
+            format,
+            size: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+            gzip: false,
+            label: path
+                .file_name()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| path.display().to_string()),
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct Profile {
     pub source: Source,

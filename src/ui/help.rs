@@ -168,17 +168,7 @@ pub fn render_help(
         }
     }
     let inner_h = r.height.saturating_sub(2) as usize;
-    let scroll = scroll.min(rows.len().saturating_sub(inner_h));
-    let more = if rows.len() > inner_h {
-        format!(
-            " {}-{}/{}",
-            scroll + 1,
-            (scroll + inner_h).min(rows.len()),
-            rows.len()
-        )
-    } else {
-        String::new()
-    };
+    let (scroll, more) = scrolled(scroll, rows.len(), inner_h);
     let title = if g.ascii {
         format!(" keys -> commands (j/k scroll, any other key closes){more} ")
     } else {
@@ -241,17 +231,7 @@ pub fn render_messages(
     let r = popup(area, width, h);
     Clear.render(r, buf);
     let inner_h = h.saturating_sub(2) as usize;
-    let scroll = scroll.min(rows.len().saturating_sub(inner_h));
-    let more = if rows.len() > inner_h {
-        format!(
-            " {}-{}/{}",
-            scroll + 1,
-            (scroll + inner_h).min(rows.len()),
-            rows.len()
-        )
-    } else {
-        String::new()
-    };
+    let (scroll, more) = scrolled(scroll, rows.len(), inner_h);
     let title = format!(
         " {} load warning(s), {} message(s) since (j/k scroll, any other key closes){more} ",
         app.profile.warnings.len(),
@@ -307,6 +287,18 @@ pub fn render_picker(
     let mut state = TreeState::default();
     state.select(vec![selected]);
     StatefulWidget::render(tree, r, buf, &mut state);
+}
+
+/// An overlay's scroll kept within its rows, and the ` a-b/n` its title shows when the
+/// rows do not fit (empty when they do).
+fn scrolled(scroll: usize, rows: usize, inner_h: usize) -> (usize, String) {
+    let scroll = scroll.min(rows.saturating_sub(inner_h));
+    let more = if rows > inner_h {
+        format!(" {}-{}/{}", scroll + 1, (scroll + inner_h).min(rows), rows)
+    } else {
+        String::new()
+    };
+    (scroll, more)
 }
 
 #[cfg(test)]

@@ -122,18 +122,7 @@ pub fn read(path: &Path) -> Result<Vec<Profile>, String> {
     }
     let mut r = TableReader::new(db);
     r.load()?;
-    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    let label = path
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string());
-    let source = Source {
-        path: Some(path.to_path_buf()),
-        format: Format::NsightSqlite,
-        size,
-        gzip: false,
-        label,
-    };
+    let source = Source::of_file(path, Format::NsightSqlite);
     Ok(vec![r.finish(source)])
 }
 

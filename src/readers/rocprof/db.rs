@@ -104,18 +104,7 @@ fn read(path: &Path) -> Result<Profile, String> {
         rows.push(out);
     }
     let (ds, _, warnings) = csv::dispatches(&rows)?;
-    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    let label = path
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string());
-    let source = Source {
-        path: Some(path.to_path_buf()),
-        format: Format::Rocprof,
-        size,
-        gzip: false,
-        label,
-    };
+    let source = Source::of_file(path, Format::Rocprof);
     Ok(dispatch::profile(ds, source, dialect.into(), warnings))
 }
 
