@@ -98,9 +98,10 @@ fn boundary_after(b: &[u8], from: usize) -> Option<usize> {
     None
 }
 
-/// Scans `win` in up to `parts.len()` parts at once; returns how many parts (from the
-/// first) hold proven events, and where the last of them stopped.
-fn scan_parts(parts: &mut [Part], win: &[u8]) -> (usize, Stop) {
+/// Scans `win` in up to `parts.len()` parts at once, running `meanwhile` on this thread
+/// (the handling of the block before); returns how many parts (from the first) hold
+/// proven events, and where the last of them stopped. One part: no thread at all.
+fn scan_parts(parts: &mut [Part], win: &[u8], meanwhile: impl FnOnce()) -> (usize, Stop) {
     let n = win.len();
     let mut starts = vec![0usize];
     for k in 1..parts.len() {
@@ -119,22 +120,21 @@ fn scan_parts(parts: &mut [Part], win: &[u8]) -> (usize, Stop) {
         };
         count
     ];
-    if count == 1 {
+    if parts.len() == 1 {
+        meanwhile();
         stops[0] = parts[0].scan(win, 0, n);
     } else {
         std::thread::scope(|s| {
-            let (first, rest) = parts[..count].split_first_mut().unwrap();
-            let (stop0, stops_rest) = stops.split_first_mut().unwrap();
-            let handles: Vec<_> = rest
+            let handles: Vec<_> = parts[..count]
                 .iter_mut()
-                .zip(stops_rest.iter_mut())
+                .zip(stops.iter_mut())
                 .enumerate()
                 .map(|(k, (part, stop))| {
-                    let (start, end) = (starts[k + 1], limit(k + 1));
+                    let (start, end) = (starts[k], limit(k));
                     s.spawn(move || *stop = part.scan(win, start, end))
                 })
                 .collect();
-            *stop0 = first.scan(win, 0, limit(0));
+            meanwhile();
             for h in handles {
                 // A panic in a part is a bug; surface it as the serial read would.
                 if let Err(p) = h.join() {
@@ -177,15 +177,29 @@ impl Parser {
         };
         let threads = threads();
         let block = part_bytes.saturating_mul(threads);
-        let mut parts: Vec<Part> = (0..threads).map(|_| Part::default()).collect();
+        // Two sets of parts: one is scanned (on `threads` threads) while the events of
+        // the other, the block before, are handled here in file order.
+        let mut sets: [Vec<Part>; 2] =
+            std::array::from_fn(|_| (0..threads).map(|_| Part::default()).collect());
+        let mut cur = 0;
+        // A scanned set not handled yet: (set, proven parts).
+        let mut pending: Option<(usize, usize)> = None;
         let mut want = block;
         loop {
             let (win, eof) = r.window(want);
             let win_len = win.len();
-            let (proven, stop) = scan_parts(&mut parts, win);
-            for part in &mut parts[..proven] {
-                self.replay(part, &mut counted);
-            }
+            let [a, b] = &mut sets;
+            let (scanning, done) = if cur == 0 { (a, b) } else { (b, a) };
+            let before = pending.take();
+            let (proven, stop) = scan_parts(scanning, win, || {
+                if let Some((_, proven)) = before {
+                    for part in &mut done[..proven] {
+                        self.replay(part, &mut counted);
+                    }
+                }
+            });
+            pending = Some((cur, proven));
+            cur ^= 1;
             r.advance(stop.pos);
             let short = matches!(stop.why, Why::Short | Why::Limit);
             if short && stop.pos > 0 {
@@ -198,7 +212,12 @@ impl Parser {
                 continue;
             }
             // The end of the array, a repair, an error, or the input's end: the
-            // streaming reader takes the next element.
+            // streaming reader takes the next element, after what came before it.
+            if let Some((set, proven)) = pending.take() {
+                for part in &mut sets[set][..proven] {
+                    self.replay(part, &mut counted);
+                }
+            }
             if !r.next_element(false)? {
                 return Ok(());
             }

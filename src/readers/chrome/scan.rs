@@ -56,6 +56,36 @@ pub(super) struct Part {
     pub(super) categories: Vec<Option<super::Category>>,
     /// Unescaped text of the string being read, when it had escapes.
     scratch: Vec<u8>,
+    /// A direct-mapped cache in front of `strings`: (sampled hash, id). Names repeat
+    /// on almost every event; a hit costs a few loads and one compare instead of
+    /// hashing the whole name, looking it up and checking its UTF-8 again.
+    cache: Vec<(u64, u32)>,
+}
+
+const CACHE_SLOTS: usize = 1 << 12;
+
+/// A hash of a string from a few of its words (length, start, middle, end): enough
+/// to tell apart the names of one trace, and cheap for long kernel names. Only a
+/// cache key: a hit is confirmed by comparing the bytes.
+#[inline]
+fn sampled_hash(b: &[u8]) -> u64 {
+    let n = b.len();
+    let word = |i: usize| -> u64 {
+        let mut w = [0u8; 8];
+        let e = (i + 8).min(n);
+        w[..e - i].copy_from_slice(&b[i..e]);
+        u64::from_le_bytes(w)
+    };
+    let (a, m, z) = if n <= 8 {
+        (word(0), 0, 0)
+    } else {
+        (word(0), word(n / 2 - 4), word(n - 8))
+    };
+    let k = 0x9E37_79B9_7F4A_7C15u64;
+    let mut h = (n as u64).wrapping_mul(k) ^ a;
+    h = h.rotate_left(23).wrapping_mul(k) ^ m;
+    h = h.rotate_left(23).wrapping_mul(k) ^ z;
+    h.rotate_left(29).wrapping_mul(k)
 }
 
 /// Where and why a scan stopped, at a separator position (just after an element, or
@@ -114,6 +144,21 @@ fn is_num(c: u8) -> bool {
 #[inline]
 fn string_span(b: &[u8], i: usize) -> R<(usize, usize, bool)> {
     let start = i + 1;
+    // Most strings of a trace are short (`"X"`, `"cpu_op"`, keys): a plain loop over
+    // their first bytes beats setting up a SIMD search.
+    for (k, &c) in b.get(start..).unwrap_or(&[]).iter().take(24).enumerate() {
+        match c {
+            b'"' => return Ok((start, start + k, false)),
+            b'\\' => return string_span_long(b, start),
+            c if c < 0x20 => return Err(Fail::Odd),
+            _ => {}
+        }
+    }
+    string_span_long(b, start)
+}
+
+/// `string_span` from `start` (the first content byte) with SIMD searches.
+fn string_span_long(b: &[u8], start: usize) -> R<(usize, usize, bool)> {
     let mut j = start;
     let mut escaped = false;
     loop {
@@ -427,14 +472,30 @@ impl Part {
 
     fn intern(&mut self, b: &[u8], t: &Text) -> u32 {
         match *t {
-            Text::Raw(s, e) => self.strings.intern_bytes(&b[s..e]),
+            Text::Raw(s, e) => self.intern_cached(&b[s..e]),
             Text::Scratch => {
                 let s = std::mem::take(&mut self.scratch);
-                let id = self.strings.intern_bytes(&s);
+                let id = self.intern_cached(&s);
                 self.scratch = s;
                 id
             }
         }
+    }
+
+    #[inline]
+    fn intern_cached(&mut self, text: &[u8]) -> u32 {
+        if self.cache.is_empty() {
+            self.cache = vec![(0, u32::MAX); CACHE_SLOTS];
+        }
+        let h = sampled_hash(text);
+        let slot = (h >> 52) as usize & (CACHE_SLOTS - 1);
+        let (key, id) = self.cache[slot];
+        if key == h && id != u32::MAX && self.strings.resolve(id).as_bytes() == text {
+            return id;
+        }
+        let id = self.strings.intern_bytes(text);
+        self.cache[slot] = (h, id);
+        id
     }
 
     /// Whether events of category `cat` (a local id) may need their args text later:
