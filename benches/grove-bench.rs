@@ -42,6 +42,23 @@ fn peak_rss_mib() -> f64 {
         .unwrap_or(f64::NAN)
 }
 
+/// CPU seconds (user + system) from a `/proc/.../stat` file: the whole process
+/// (`self`) or the calling thread (`thread-self`).
+fn cpu_secs(which: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{which}/stat")).unwrap_or_default();
+    // Fields after the command name (which may hold spaces) start after the last ')'.
+    let rest = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<f64> = rest
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0.0))
+        .collect();
+    // utime and stime are fields 14 and 15 of the stat line, in clock ticks (100 Hz).
+    f.get(11)
+        .zip(f.get(12))
+        .map(|(u, s)| (u + s) / 100.0)
+        .unwrap_or(f64::NAN)
+}
+
 fn uncompressed_size(path: &std::path::Path) -> u64 {
     use std::io::Read;
     // A database directory: all its files.
@@ -460,6 +477,7 @@ fn main() {
             for f in &args[1..] {
                 let path = std::path::Path::new(f);
                 let bytes = uncompressed_size(path);
+                let (cpu0, main0) = (cpu_secs("self"), cpu_secs("thread-self"));
                 let t = Instant::now();
                 // Plain JSON only: a compressed file would time its decoder too.
                 let file = std::fs::File::open(path).unwrap();
@@ -470,6 +488,13 @@ fn main() {
                 println!("events {}", tr.events.len());
                 println!("parse_time {secs:.3} s");
                 println!("parse_throughput {:.1} MB/s", bytes as f64 / 1e6 / secs);
+                // On a loaded machine the wall time says little about threads: the CPU
+                // of the whole process and of the loading thread (which handles the
+                // events in order) bound what N free cores would take:
+                // max(loading thread, all / N).
+                let (cpu, main) = (cpu_secs("self") - cpu0, cpu_secs("thread-self") - main0);
+                println!("parse_cpu {cpu:.2} s");
+                println!("parse_cpu_loading_thread {main:.2} s");
                 println!("peak_rss {:.1} MiB", peak_rss_mib());
             }
         }

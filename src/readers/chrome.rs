@@ -327,12 +327,7 @@ impl Parser {
     fn raw_to_ev(&self, part: &mut Part) -> Ev {
         let raw = &self.raw;
         let s = &mut part.strings;
-        let args = (raw.has_args || !raw.args.is_empty()).then(|| {
-            let start = part.args.len() as u32;
-            part.args.extend_from_slice(&raw.args);
-            (start, part.args.len() as u32)
-        });
-        Ev {
+        let mut ev = Ev {
             ph: raw.ph,
             has_args: raw.has_args,
             name: s.intern_bytes(&raw.name),
@@ -347,8 +342,13 @@ impl Parser {
             record_function_id: raw.record_function_id.get().and_then(int_of),
             device: raw.device.get().and_then(int_of),
             stream: raw.stream.get().and_then(int_of),
-            args,
+            args: None,
+            arg_list: u32::MAX,
+        };
+        if raw.has_args || !raw.args.is_empty() {
+            part.keep_args_of(&mut ev, &raw.args);
         }
+        ev
     }
 
     /// Events of one part, in file order (the fast path's output).
@@ -614,7 +614,7 @@ impl Parser {
             }
             t.stream[i] = stream;
             if ev.has_args && kind != EventKind::Sync {
-                t.args[i] = t.arg_store.push_json(part.args_of(ev));
+                t.args[i] = part.copy_args(ev, &mut t.arg_store);
             }
         }
     }

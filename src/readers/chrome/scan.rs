@@ -15,6 +15,7 @@
 //! `--steps` filter, the global string table) happens afterwards, in file order.
 
 use crate::json::parse_decimal_scaled;
+use crate::model::args::{ArgStore, ArgValue};
 use crate::model::events::EventKind;
 use crate::model::intern::Interner;
 
@@ -38,6 +39,9 @@ pub(super) struct Ev {
     /// The raw text of `args` in [`Part::args`] (start, end) when a later step needs it
     /// (GPU rows, metadata, counters); None otherwise.
     pub args: Option<(u32, u32)>,
+    /// The typed args of a slice that may need them (GPU and sync rows), parsed here
+    /// into [`Part::arg_lists`] so the parse runs on the part's thread; `u32::MAX`: none.
+    pub arg_list: u32,
 }
 
 /// What one part of the event array gives: its events in file order and the strings
@@ -48,6 +52,8 @@ pub(super) struct Part {
     pub strings: Interner,
     pub events: Vec<Ev>,
     pub args: Vec<u8>,
+    /// Typed args of this block's events (see [`Ev::arg_list`]).
+    pub arg_lists: ArgStore,
     /// Local id -> whether an event of that category may need its args text.
     keep_args: Vec<u8>,
     /// Local id -> global id of the string (`u32::MAX`: not yet interned there).
@@ -534,6 +540,7 @@ impl Part {
             device: None,
             stream: None,
             args: None,
+            arg_list: u32::MAX,
         };
         let mut args_span: Option<(usize, usize)> = None;
         let mut j = ws(b, i + 1)?;
@@ -610,11 +617,7 @@ impl Part {
             }
         }
         if let Some((s, e)) = args_span {
-            if matches!(ev.ph, b'M' | b'C') || self.keeps_args(ev.cat) {
-                let start = self.args.len() as u32;
-                self.args.extend_from_slice(&b[s..e]);
-                ev.args = Some((start, self.args.len() as u32));
-            }
+            self.keep_args_of(&mut ev, &b[s..e]);
         }
         self.events.push(ev);
         Ok(j + 1)
@@ -724,10 +727,41 @@ impl Part {
         }
     }
 
+    /// Keeps what later steps need of an event's `args` text: the text of metadata
+    /// and counters (read as JSON values), the typed list of slices that may be GPU
+    /// or sync rows.
+    pub fn keep_args_of(&mut self, ev: &mut Ev, text: &[u8]) {
+        if matches!(ev.ph, b'M' | b'C') {
+            let start = self.args.len() as u32;
+            self.args.extend_from_slice(text);
+            ev.args = Some((start, self.args.len() as u32));
+        } else if self.keeps_args(ev.cat) {
+            ev.arg_list = self.arg_lists.push_json(text);
+        }
+    }
+
+    /// Copies an event's typed args into the table's store: the same list (sorted,
+    /// last duplicate kept) that parsing its text there would give.
+    pub fn copy_args(&self, ev: &Ev, store: &mut ArgStore) -> u32 {
+        if ev.arg_list == u32::MAX {
+            return store.push_json(b"");
+        }
+        for (k, v) in self.arg_lists.list(ev.arg_list).iter() {
+            let v = match v {
+                ArgValue::Str(s) => store.str_value(self.arg_lists.resolve(s)),
+                ArgValue::Json(s) => store.json_value(self.arg_lists.resolve(s)),
+                other => other,
+            };
+            store.push(k, v);
+        }
+        store.finish()
+    }
+
     /// Clears the events of the last block (the strings and id maps stay).
     pub fn clear_block(&mut self) {
         self.events.clear();
         self.args.clear();
+        self.arg_lists = ArgStore::default();
     }
 
     /// The global id of local string `id`, interning it into `global` on first use.
