@@ -1,7 +1,13 @@
 //! Benchmarks that need real sizes, run in release with
 //! `cargo bench --bench grove-bench -- MODE ARGS` (a bench target, so `cargo install`
 //! leaves it out):
-//!   grove-bench load FILE...      load time, throughput, peak RSS, tree size
+//!   grove-bench load [--threads N] FILE...
+//!                                 load time, throughput, peak RSS, tree size
+//!   grove-bench parse [--threads N] FILE...
+//!                                 the Chrome reader's parse alone (no tree) of plain
+//!                                 JSON files: time and
+//!                                 throughput; N threads (default: GROVE_THREADS, else
+//!                                 the cores, at most 8)
 //!   grove-bench frame FILE        TUI frame time at 200x50, collapsed and expanded
 //!   grove-bench panels [KERNELS] [RANKS] [NODES]
 //!                                 summary and heatmap panel frames with the cursor
@@ -33,6 +39,23 @@ fn peak_rss_mib() -> f64 {
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|kb| kb.parse::<f64>().ok())
         .map(|kb| kb / 1024.0)
+        .unwrap_or(f64::NAN)
+}
+
+/// CPU seconds (user + system) from a `/proc/.../stat` file: the whole process
+/// (`self`) or the calling thread (`thread-self`).
+fn cpu_secs(which: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{which}/stat")).unwrap_or_default();
+    // Fields after the command name (which may hold spaces) start after the last ')'.
+    let rest = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<f64> = rest
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0.0))
+        .collect();
+    // utime and stime are fields 14 and 15 of the stat line, in clock ticks (100 Hz).
+    f.get(11)
+        .zip(f.get(12))
+        .map(|(u, s)| (u + s) / 100.0)
         .unwrap_or(f64::NAN)
 }
 
@@ -438,8 +461,45 @@ fn main() {
         .skip(1)
         .filter(|a| a != "--bench")
         .collect();
+    // `--threads N` anywhere after the mode: the Chrome reader's threads.
+    let mut args = args;
+    if let Some(i) = args.iter().position(|a| a == "--threads") {
+        let n: usize = args
+            .get(i + 1)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("--threads needs a number"));
+        args.drain(i..i + 2);
+        grove::readers::chrome::set_thread_override(None, Some(n));
+    }
     match args.first().map(|s| s.as_str()) {
+        Some("parse") => {
+            println!("threads {}", grove::readers::chrome::threads());
+            for f in &args[1..] {
+                let path = std::path::Path::new(f);
+                let bytes = uncompressed_size(path);
+                let (cpu0, main0) = (cpu_secs("self"), cpu_secs("thread-self"));
+                let t = Instant::now();
+                // Plain JSON only: a compressed file would time its decoder too.
+                let file = std::fs::File::open(path).unwrap();
+                let tr = grove::readers::chrome::parse(file).unwrap_or_else(|e| panic!("{e}"));
+                let secs = t.elapsed().as_secs_f64();
+                println!("file {f}");
+                println!("input_bytes {bytes} B");
+                println!("events {}", tr.events.len());
+                println!("parse_time {secs:.3} s");
+                println!("parse_throughput {:.1} MB/s", bytes as f64 / 1e6 / secs);
+                // On a loaded machine the wall time says little about threads: the CPU
+                // of the whole process and of the loading thread (which handles the
+                // events in order) bound what N free cores would take:
+                // max(loading thread, all / N).
+                let (cpu, main) = (cpu_secs("self") - cpu0, cpu_secs("thread-self") - main0);
+                println!("parse_cpu {cpu:.2} s");
+                println!("parse_cpu_loading_thread {main:.2} s");
+                println!("peak_rss {:.1} MiB", peak_rss_mib());
+            }
+        }
         Some("load") => {
+            println!("threads {}", grove::readers::chrome::threads());
             // GROVE_BENCH_PROGRESS=1: count the load as the TUI and a terminal's
             // stderr do (the counting reader and event counter), to measure their cost.
             let _progress = std::env::var_os("GROVE_BENCH_PROGRESS").map(|_| {
@@ -559,7 +619,7 @@ fn main() {
             commands(n);
         }
         _ => {
-            eprintln!("usage: grove-bench load FILE... | grove-bench frame FILE | grove-bench panels [KERNELS] [RANKS] [NODES] | grove-bench panels-dir DIR | grove-bench otf2 ARCHIVE | grove-bench commands [NODES]");
+            eprintln!("usage: grove-bench load [--threads N] FILE... | grove-bench parse [--threads N] FILE... | grove-bench frame FILE | grove-bench panels [KERNELS] [RANKS] [NODES] | grove-bench panels-dir DIR | grove-bench otf2 ARCHIVE | grove-bench commands [NODES]");
             std::process::exit(2);
         }
     }

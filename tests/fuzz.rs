@@ -333,6 +333,65 @@ fn fuzz_chrome_trace() {
     fuzz("chrome", &seeds, iters(400), load_bytes);
 }
 
+/// The Chrome reader's block-wise fast path against its streaming reader, on mutated
+/// traces: parts of a random small size on 1 to 3 threads must give the same events,
+/// warnings and errors (a difference panics, so it is reported as a failure).
+#[test]
+fn fuzz_chrome_parts() {
+    let mut seeds = vec![testdata("small.trace.json")];
+    seeds.extend(corpus("kineto/tb_plugin/test/gpu_metrics_input.json"));
+    seeds.extend(corpus(
+        "perfetto/inline_json/parser/json/test_json_flow.json",
+    ));
+    let mut round = 0u64;
+    fuzz("chrome_parts", &seeds, iters(200), |data| {
+        round += 1;
+        let parse = |part: Option<usize>, threads: Option<usize>| {
+            grove::readers::chrome::set_thread_override(part, threads);
+            let r = grove::readers::chrome::parse(data);
+            grove::readers::chrome::set_thread_override(None, None);
+            match r {
+                Ok(t) => {
+                    let e = &t.events;
+                    let rows: Vec<String> = (0..e.len())
+                        .map(|i| {
+                            format!(
+                                "{} {} {} {} {} {} {} {}",
+                                e.name_of(i),
+                                e.ts[i],
+                                e.dur[i],
+                                e.strings.resolve(e.pid[i]),
+                                e.strings.resolve(e.tid[i]),
+                                e.seq[i],
+                                e.correlation[i],
+                                e.args_of(i)
+                                    .map(|a| a.to_json().to_string())
+                                    .unwrap_or_default()
+                            )
+                        })
+                        .collect();
+                    format!(
+                        "{rows:?} {:?} {:?} {:?} {}",
+                        t.warnings,
+                        t.meta,
+                        t.counters.value,
+                        t.flow_starts.len() + t.flow_ends.len()
+                    )
+                }
+                Err(e) => format!("error {e}"),
+            }
+        };
+        let want = parse(Some(0), None);
+        let size = 1 + (round * 7919) as usize % 300;
+        let threads = 1 + (round % 3) as usize;
+        let got = parse(Some(size), Some(threads));
+        assert!(
+            got == want,
+            "parts of {size} bytes on {threads} threads differ"
+        );
+    });
+}
+
 #[test]
 fn fuzz_hatchet_literal() {
     let mut seeds = vec![b"[{\"frame\": {\"name\": \"main\", \"type\": \"function\"}, \"metrics\": {\"time\": 1.0}, \"children\": [{\"frame\": {\"name\": \"f\"}, \"metrics\": {\"time\": 0.5}}]}]".to_vec()];

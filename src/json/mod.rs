@@ -190,6 +190,54 @@ impl<R: Read> JsonReader<R> {
         }
     }
 
+    /// The unread bytes, at least `min` of them unless the input ends first (then all
+    /// that is left): the buffer grows to `min` when smaller, keeps the unread tail and
+    /// reads until full. For callers that parse a whole block as a slice (the Chrome
+    /// reader's fast path) and then [`advance`](Self::advance) past what they took;
+    /// memory follows `min`, not the input. The bool is true when the input has ended
+    /// (or failed: the next read through the streaming methods reports it).
+    pub fn window(&mut self, min: usize) -> (&[u8], bool) {
+        if self.len - self.pos < min && !self.eof {
+            // Drop the consumed prefix, keeping line bookkeeping for error positions.
+            let done = &self.buf[..self.pos];
+            self.lines_before += memchr::memchr_iter(b'\n', done).count() as u64;
+            if let Some(i) = memchr::memrchr(b'\n', done) {
+                self.last_nl_before = self.base + i as u64 + 1;
+            }
+            self.base += self.pos as u64;
+            self.buf.copy_within(self.pos..self.len, 0);
+            self.len -= self.pos;
+            self.pos = 0;
+            if self.buf.len() < min {
+                let mut bigger = vec![0u8; min].into_boxed_slice();
+                bigger[..self.len].copy_from_slice(&self.buf[..self.len]);
+                self.buf = bigger;
+            }
+            while self.len < self.buf.len() {
+                match self.src.read(&mut self.buf[self.len..]) {
+                    Ok(0) => {
+                        self.eof = true;
+                        break;
+                    }
+                    Ok(n) => self.len += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        self.io_error = Some(e.to_string());
+                        self.eof = true;
+                        break;
+                    }
+                }
+            }
+        }
+        (&self.buf[self.pos..self.len], self.eof)
+    }
+
+    /// Consumes `n` bytes of the [`window`](Self::window) (not captured).
+    pub fn advance(&mut self, n: usize) {
+        debug_assert!(self.pos + n <= self.len);
+        self.pos += n;
+    }
+
     #[inline]
     fn peek(&mut self) -> Option<u8> {
         if self.pos < self.len {

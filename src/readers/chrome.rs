@@ -9,7 +9,14 @@ use std::collections::HashMap;
 use std::io::Read;
 
 use crate::json::{parse_decimal_scaled, JsonError, JsonReader, Kind};
+
+mod blocks;
+mod scan;
+
 use crate::model::events::{CounterTable, EventKind, EventTable, NONE_I64};
+use crate::model::intern::FxBuild;
+pub use blocks::{set_thread_override, threads};
+use scan::{Ev, Part};
 
 /// The result of the streaming pass.
 #[derive(Debug, Default)]
@@ -23,8 +30,9 @@ pub struct ChromeTrace {
     pub process_names: HashMap<u32, String>,
     pub process_labels: HashMap<u32, String>,
     /// ac2g flows: id -> (pid, tid, ts) of the start; (pid, tid, ts) of an end -> id.
-    pub flow_starts: HashMap<i64, (u32, u32, i64)>,
-    pub flow_ends: HashMap<(u32, u32, i64), i64>,
+    /// (Fx-hashed: one insert per flow event, a third of a Kineto trace's events.)
+    pub flow_starts: HashMap<i64, (u32, u32, i64), FxBuild>,
+    pub flow_ends: HashMap<(u32, u32, i64), i64, FxBuild>,
     pub kineto: bool,
     pub old_dialect: bool,
     pub array_form: bool,
@@ -96,6 +104,19 @@ impl RawEvent {
     }
 }
 
+/// What a category means to the reader, worked out once per category and part.
+#[derive(Debug, Clone, Copy)]
+struct Category {
+    kind: Option<EventKind>,
+    /// One of the 2021 dialect's names (`Operator`, `Kernel`, ...).
+    old_dialect: bool,
+    host: bool,
+    empty: bool,
+    cuda_sync: bool,
+    /// The global id of its normalised name.
+    global: u32,
+}
+
 struct OpenB {
     ev: RawEventSummary,
     seq: u32,
@@ -129,7 +150,7 @@ struct Parser {
     key: Vec<u8>,
     val: Vec<u8>,
     raw: RawEvent,
-    open: HashMap<(u32, u32), Vec<OpenB>>,
+    open: HashMap<(u32, u32), Vec<OpenB>, FxBuild>,
     stats: Stats,
     seq: u32,
     max_ts: i64,
@@ -168,7 +189,7 @@ pub fn parse_filtered<R: Read>(
         key: Vec::new(),
         val: Vec::new(),
         raw: RawEvent::default(),
-        open: HashMap::new(),
+        open: HashMap::default(),
         stats: Stats::default(),
         seq: 0,
         max_ts: i64::MIN,
@@ -282,22 +303,64 @@ fn scalar_text(v: &serde_json::Value) -> String {
 }
 
 impl Parser {
-    fn events<R: Read>(&mut self, r: &mut JsonReader<R>) -> Result<(), JsonError> {
-        r.begin_array()?;
-        let mut first = true;
-        let mut counted = super::progress::EventCounter::current();
-        while r.next_element(first)? {
-            first = false;
+    /// One element through the streaming reader (after `next_element` said there is
+    /// one): what the fast path leaves, and the elements around it.
+    fn slow_element<R: Read>(
+        &mut self,
+        r: &mut JsonReader<R>,
+        part: &mut Part,
+        counted: &mut super::progress::EventCounter,
+    ) -> Result<(), JsonError> {
+        counted.one();
+        if r.peek_kind()? != Kind::Object {
+            return r.skip_value();
+        }
+        self.read_event(r)?;
+        let ev = self.raw_to_ev(part);
+        self.handle_event(part, &ev);
+        self.seq += 1;
+        part.clear_block();
+        Ok(())
+    }
+
+    /// The streaming reader's event in the fast path's form.
+    fn raw_to_ev(&self, part: &mut Part) -> Ev {
+        let raw = &self.raw;
+        let s = &mut part.strings;
+        let mut ev = Ev {
+            ph: raw.ph,
+            has_args: raw.has_args,
+            name: s.intern_bytes(&raw.name),
+            cat: s.intern_bytes(&raw.cat),
+            pid: s.intern_bytes(&raw.pid),
+            tid: s.intern_bytes(&raw.tid),
+            ts: Self::time_of(&raw.ts),
+            dur: Self::time_of(&raw.dur),
+            id: raw.id.get().and_then(int_of),
+            correlation: raw.correlation.get().and_then(int_of),
+            external_id: raw.external_id.get().and_then(int_of),
+            record_function_id: raw.record_function_id.get().and_then(int_of),
+            device: raw.device.get().and_then(int_of),
+            stream: raw.stream.get().and_then(int_of),
+            args: None,
+            arg_list: u32::MAX,
+        };
+        if raw.has_args || !raw.args.is_empty() {
+            part.keep_args_of(&mut ev, &raw.args);
+        }
+        ev
+    }
+
+    /// Events of one part, in file order (the fast path's output).
+    fn replay(&mut self, part: &mut Part, counted: &mut super::progress::EventCounter) {
+        let events = std::mem::take(&mut part.events);
+        for ev in &events {
             counted.one();
-            if r.peek_kind()? != Kind::Object {
-                r.skip_value()?;
-                continue;
-            }
-            self.read_event(r)?;
-            self.handle_event(r);
+            self.handle_event(part, ev);
             self.seq += 1;
         }
-        Ok(())
+        part.events = events;
+        part.clear_block();
     }
 
     fn read_event<R: Read>(&mut self, r: &mut JsonReader<R>) -> Result<(), JsonError> {
@@ -370,14 +433,12 @@ impl Parser {
         Ok(())
     }
 
-    fn handle_event<R: Read>(&mut self, r: &JsonReader<R>) {
-        let _ = r;
-        let ph = self.raw.ph;
-        match ph {
-            b'X' | b'B' | b'E' | b'i' | b'I' => self.slice_event(ph),
-            b'M' => self.metadata_event(),
-            b'C' => self.counter_event(),
-            b's' | b't' | b'f' => self.flow_event(),
+    fn handle_event(&mut self, part: &mut Part, ev: &Ev) {
+        match ev.ph {
+            b'X' | b'B' | b'E' | b'i' | b'I' => self.slice_event(part, ev),
+            b'M' => self.metadata_event(part, ev),
+            b'C' => self.counter_event(part, ev),
+            b's' | b't' | b'f' => self.flow_event(part, ev),
             0 => {} // `{}` elements and events without ph are skipped, as Perfetto does
             _ => self.stats.unknown_phase += 1,
         }
@@ -387,39 +448,67 @@ impl Parser {
         text.get().and_then(|t| parse_decimal_scaled(t, 3))
     }
 
-    fn slice_event(&mut self, ph: u8) {
-        let Some(ts) = Self::time_of(&self.raw.ts) else {
+    /// What a category means, once per category and part.
+    fn category(&mut self, part: &mut Part, cat: u32) -> Category {
+        let i = cat as usize;
+        if let Some(Some(c)) = part.categories.get(i) {
+            return *c;
+        }
+        let text = part.strings.resolve(cat);
+        let kind = EventKind::from_category(text);
+        let c = Category {
+            kind,
+            old_dialect: kind.is_some()
+                && matches!(
+                    text,
+                    "Operator" | "Runtime" | "Kernel" | "Memcpy" | "Memset"
+                ),
+            host: is_host_category(text),
+            empty: text.is_empty(),
+            cuda_sync: text == "cuda_sync",
+            global: {
+                let g = &mut self.out.events.strings;
+                g.intern(normalized_category(text))
+            },
+        };
+        if part.categories.len() <= i {
+            part.categories.resize(i + 1, None);
+        }
+        part.categories[i] = Some(c);
+        c
+    }
+
+    fn slice_event(&mut self, part: &mut Part, ev: &Ev) {
+        let ph = ev.ph;
+        let Some(ts) = ev.ts else {
             self.stats.dropped_bad_time += 1;
             return;
         };
-        let t = &mut self.out.events;
-        let pid = t.strings.intern_bytes(&self.raw.pid);
-        let tid = t.strings.intern_bytes(&self.raw.tid);
-        let ev = &self.raw;
-        let cat_text = String::from_utf8_lossy(&ev.cat);
+        let pid = part.global_id(ev.pid, &mut self.out.events.strings);
+        let tid = part.global_id(ev.tid, &mut self.out.events.strings);
+        // The category's global id is interned here, after pid and tid, as before.
+        let cat_info = self.category(part, ev.cat);
         let kind = match ph {
             b'i' | b'I' => EventKind::Instant,
-            _ => match EventKind::from_category(&cat_text) {
+            _ => match cat_info.kind {
                 Some(k) => {
-                    if matches!(
-                        &*cat_text,
-                        "Operator" | "Runtime" | "Kernel" | "Memcpy" | "Memset"
-                    ) {
+                    if cat_info.old_dialect {
                         self.out.old_dialect = true;
                     }
                     self.stats.known_cats = true;
                     k
                 }
-                None if ev.cat.is_empty() && self.out.rocprof => {
+                None if cat_info.empty && self.out.rocprof => {
                     let lane = self.out.process_names.get(&pid).map(String::as_str);
                     super::rocprof::chrome::lane_kind(lane)
                 }
                 None => {
-                    if !ev.cat.is_empty() && !is_host_category(&cat_text) {
-                        match self.stats.unknown_cats.get_mut(&ev.cat[..]) {
+                    if !cat_info.empty && !cat_info.host {
+                        let cat = part.strings.resolve(ev.cat).as_bytes();
+                        match self.stats.unknown_cats.get_mut(cat) {
                             Some(n) => *n += 1,
                             None => {
-                                self.stats.unknown_cats.insert(ev.cat.clone(), 1);
+                                self.stats.unknown_cats.insert(cat.to_vec(), 1);
                             }
                         }
                     }
@@ -427,10 +516,10 @@ impl Parser {
                 }
             },
         };
-        let cat = t.strings.intern(normalized_category(&cat_text));
+        let cat = cat_info.global;
         match ph {
             b'B' => {
-                let name = t.strings.intern_bytes(&ev.name);
+                let name = part.global_id(ev.name, &mut self.out.events.strings);
                 self.open.entry((pid, tid)).or_default().push(OpenB {
                     ev: RawEventSummary {
                         name,
@@ -446,6 +535,7 @@ impl Parser {
                 return;
             }
             b'E' => {
+                let t = &mut self.out.events;
                 // E closes the innermost open B of its thread, whatever its name (Perfetto).
                 let Some(b) = self.open.get_mut(&(pid, tid)).and_then(|s| s.pop()) else {
                     self.stats.unmatched_end += 1;
@@ -469,18 +559,12 @@ impl Parser {
             _ => {}
         }
         let dur = if ph == b'X' {
-            match self.raw.dur.get() {
-                Some(d) => match parse_decimal_scaled(d, 3) {
-                    Some(d) if d >= 0 => d,
-                    Some(_) => {
-                        self.stats.negative_dur += 1;
-                        return;
-                    }
-                    None => {
-                        self.stats.dropped_bad_time += 1;
-                        return;
-                    }
-                },
+            match ev.dur {
+                Some(d) if d >= 0 => d,
+                Some(_) => {
+                    self.stats.negative_dur += 1;
+                    return;
+                }
                 // Perfetto drops complete events without a duration.
                 None => {
                     self.stats.dropped_bad_time += 1;
@@ -490,82 +574,71 @@ impl Parser {
         } else {
             0
         };
-        let ev = &self.raw;
         if let Some(f) = &mut self.filter {
-            let correlation = ev.correlation.get().and_then(int_of);
-            if !f.slice(kind.on_gpu_lane(), &ev.name, ts, dur, correlation) {
+            let name = part.strings.resolve(ev.name).as_bytes();
+            if !f.slice(kind.on_gpu_lane(), name, ts, dur, ev.correlation) {
                 self.max_ts = self.max_ts.max(ts + dur);
                 return;
             }
         }
+        let name = part.global_id(ev.name, &mut self.out.events.strings);
         let t = &mut self.out.events;
-        let name = t.strings.intern_bytes(&ev.name);
         let i = t.push(name, cat, kind, ts, dur, pid, tid);
         t.seq[i] = self.seq;
         self.max_ts = self.max_ts.max(ts + dur);
-        if let Some(c) = ev.correlation.get().and_then(int_of) {
+        if let Some(c) = ev.correlation {
             t.correlation[i] = c;
         }
-        if let Some(x) = ev.external_id.get().and_then(int_of) {
+        if let Some(x) = ev.external_id {
             t.external_id[i] = x;
         }
-        if let Some(x) = ev.record_function_id.get().and_then(int_of) {
+        if let Some(x) = ev.record_function_id {
             t.record_function_id[i] = x;
         }
         if kind.on_gpu_lane() || kind == EventKind::Sync {
-            let pid_text = String::from_utf8_lossy(&ev.pid);
-            let tid_text = String::from_utf8_lossy(&ev.tid);
+            let pid_text = part.strings.resolve(ev.pid);
+            let tid_text = part.strings.resolve(ev.tid);
             // Kineto puts GPU rows on pid = device; sync rows may sit on CPU threads.
             let pid_device = || {
                 kind.on_gpu_lane()
                     .then(|| pid_text.trim().parse().ok())
                     .flatten()
             };
-            t.device[i] = ev
-                .device
-                .get()
-                .and_then(int_of)
-                .or_else(pid_device)
-                .unwrap_or(NONE_I64);
+            t.device[i] = ev.device.or_else(pid_device).unwrap_or(NONE_I64);
             let mut stream = ev
                 .stream
-                .get()
-                .and_then(int_of)
-                .or_else(|| stream_number(&tid_text))
+                .or_else(|| stream_number(tid_text))
                 .unwrap_or(NONE_I64);
-            if kind == EventKind::Sync && &*cat_text == "cuda_sync" && stream >= STREAM_SYNC_OFFSET
-            {
+            if kind == EventKind::Sync && cat_info.cuda_sync && stream >= STREAM_SYNC_OFFSET {
                 stream -= STREAM_SYNC_OFFSET;
             }
             t.stream[i] = stream;
             if ev.has_args && kind != EventKind::Sync {
-                t.args[i] = t.arg_store.push_json(&ev.args);
+                t.args[i] = part.copy_args(ev, &mut t.arg_store);
             }
         }
     }
 
-    fn metadata_event(&mut self) {
-        let ev = &self.raw;
-        let t = &mut self.out.events;
-        let pid = t.strings.intern_bytes(&ev.pid);
-        let tid = t.strings.intern_bytes(&ev.tid);
-        let args: serde_json::Value = serde_json::from_slice(&ev.args).unwrap_or_default();
+    fn metadata_event(&mut self, part: &mut Part, ev: &Ev) {
+        let pid = part.global_id(ev.pid, &mut self.out.events.strings);
+        let tid = part.global_id(ev.tid, &mut self.out.events.strings);
+        let args: serde_json::Value = serde_json::from_slice(part.args_of(ev)).unwrap_or_default();
         let text = |k: &str| args.get(k).map(scalar_text);
-        match &ev.name[..] {
-            b"thread_name" => {
+        match part.strings.resolve(ev.name) {
+            "thread_name" => {
                 if let Some(n) = text("name") {
                     self.out
                         .thread_names
                         .insert((pid, tid), n.trim().to_string());
                 }
             }
-            b"process_name" => {
+            "process_name" => {
                 if let Some(n) = text("name") {
                     self.out.rocprof |= super::rocprof::chrome::is_rocprof_label(n.trim());
                     self.out.process_names.insert(pid, n.trim().to_string());
                 }
             }
-            b"process_labels" => {
+            "process_labels" => {
                 if let Some(n) = text("labels") {
                     self.out.process_labels.insert(pid, n.trim().to_string());
                 }
@@ -574,20 +647,19 @@ impl Parser {
         }
     }
 
-    fn counter_event(&mut self) {
-        let Some(ts) = Self::time_of(&self.raw.ts) else {
+    fn counter_event(&mut self, part: &mut Part, ev: &Ev) {
+        let Some(ts) = ev.ts else {
             self.stats.dropped_bad_time += 1;
             return;
         };
         if self.filter.as_ref().is_some_and(|f| !f.counter(ts)) {
             return;
         }
-        let ev = &self.raw;
-        let args: serde_json::Value = serde_json::from_slice(&ev.args).unwrap_or_default();
+        let args: serde_json::Value = serde_json::from_slice(part.args_of(ev)).unwrap_or_default();
         let Some(obj) = args.as_object() else { return };
+        let name = part.global_id(ev.name, &mut self.out.events.strings);
+        let pid = part.global_id(ev.pid, &mut self.out.events.strings);
         let t = &mut self.out.events;
-        let name = t.strings.intern_bytes(&ev.name);
-        let pid = t.strings.intern_bytes(&ev.pid);
         for (k, v) in obj {
             let value = match v {
                 serde_json::Value::Number(n) => n.as_f64(),
@@ -605,25 +677,20 @@ impl Parser {
         }
     }
 
-    fn flow_event(&mut self) {
-        let ev = &self.raw;
-        let cat = &ev.cat[..];
-        let is_launch_flow = cat == b"ac2g"
-            || cat == b"async_cpu_to_gpu"
-            || cat == b"async_gpu"
-            || (cat == b"async" && ev.name == b"launch");
+    fn flow_event(&mut self, part: &mut Part, ev: &Ev) {
+        let cat = part.strings.resolve(ev.cat);
+        let is_launch_flow = cat == "ac2g"
+            || cat == "async_cpu_to_gpu"
+            || cat == "async_gpu"
+            || (cat == "async" && part.strings.resolve(ev.name) == "launch");
         if !is_launch_flow {
             return;
         }
-        let (Some(id), Some(ts)) = (
-            ev.id.get().and_then(int_of),
-            ev.ts.get().and_then(|t| parse_decimal_scaled(t, 3)),
-        ) else {
+        let (Some(id), Some(ts)) = (ev.id, ev.ts) else {
             return;
         };
-        let t = &mut self.out.events;
-        let pid = t.strings.intern_bytes(&ev.pid);
-        let tid = t.strings.intern_bytes(&ev.tid);
+        let pid = part.global_id(ev.pid, &mut self.out.events.strings);
+        let tid = part.global_id(ev.tid, &mut self.out.events.strings);
         if ev.ph == b's' {
             self.out.flow_starts.insert(id, (pid, tid, ts));
         } else if ev.ph == b'f' {

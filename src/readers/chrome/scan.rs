@@ -1,0 +1,833 @@
+//! The fast path of the Chrome reader: trace events parsed straight from a byte slice
+//! (a block of the file), fields borrowed where they lie, strings interned into a
+//! part-local table, numbers converted once.
+//!
+//! It only takes the common, well-formed case. Anything else — an escape it cannot
+//! decode, a raw control character, invalid UTF-8, an object where a scalar belongs, a
+//! trailing comma, a non-object element, the end of the array, the end of the slice —
+//! stops it *before* that element, and the caller hands the element to the streaming
+//! reader (`chrome::Parser::read_event`), which repairs, warns or fails exactly as
+//! before. So the fast path never raises an error or a warning of its own, and its
+//! results are those of the streaming reader by construction.
+//!
+//! Parts of one block are scanned on several threads (`chrome_blocks`); everything
+//! here is per part, and the order-dependent work (B/E matching, flows, the
+//! `--steps` filter, the global string table) happens afterwards, in file order.
+
+use crate::json::parse_decimal_scaled;
+use crate::model::args::{ArgStore, ArgValue};
+use crate::model::events::EventKind;
+use crate::model::intern::Interner;
+
+/// One event object, its strings as ids into its part's [`Part::strings`].
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Ev {
+    pub ph: u8,
+    pub has_args: bool,
+    pub name: u32,
+    pub cat: u32,
+    pub pid: u32,
+    pub tid: u32,
+    pub ts: Option<i64>,
+    pub dur: Option<i64>,
+    pub id: Option<i64>,
+    pub correlation: Option<i64>,
+    pub external_id: Option<i64>,
+    pub record_function_id: Option<i64>,
+    pub device: Option<i64>,
+    pub stream: Option<i64>,
+    /// The raw text of `args` in [`Part::args`] (start, end) when a later step needs it
+    /// (GPU rows, metadata, counters); None otherwise.
+    pub args: Option<(u32, u32)>,
+    /// The typed args of a slice that may need them (GPU and sync rows), parsed here
+    /// into [`Part::arg_lists`] so the parse runs on the part's thread; `u32::MAX`: none.
+    pub arg_list: u32,
+}
+
+/// What one part of the event array gives: its events in file order and the strings
+/// they name. The interner and the id maps persist from block to block, so a name is
+/// hashed into the global table once per part slot, not once per block.
+#[derive(Default)]
+pub(super) struct Part {
+    pub strings: Interner,
+    pub events: Vec<Ev>,
+    pub args: Vec<u8>,
+    /// Typed args of this block's events (see [`Ev::arg_list`]).
+    pub arg_lists: ArgStore,
+    /// Local id -> whether an event of that category may need its args text.
+    keep_args: Vec<u8>,
+    /// Local id -> global id of the string (`u32::MAX`: not yet interned there).
+    pub global: Vec<u32>,
+    /// Local category id -> what it means (filled when first used, in file order).
+    pub(super) categories: Vec<Option<super::Category>>,
+    /// Unescaped text of the string being read, when it had escapes.
+    scratch: Vec<u8>,
+    /// A direct-mapped cache in front of `strings`: (sampled hash, id). Names repeat
+    /// on almost every event; a hit costs a few loads and one compare instead of
+    /// hashing the whole name, looking it up and checking its UTF-8 again.
+    cache: Vec<(u64, u32)>,
+}
+
+const CACHE_SLOTS: usize = 1 << 12;
+
+/// A hash of a string from a few of its words (length, start, middle, end): enough
+/// to tell apart the names of one trace, and cheap for long kernel names. Only a
+/// cache key: a hit is confirmed by comparing the bytes.
+#[inline]
+fn sampled_hash(b: &[u8]) -> u64 {
+    let n = b.len();
+    let word = |i: usize| -> u64 {
+        let mut w = [0u8; 8];
+        let e = (i + 8).min(n);
+        w[..e - i].copy_from_slice(&b[i..e]);
+        u64::from_le_bytes(w)
+    };
+    let (a, m, z) = if n <= 8 {
+        (word(0), 0, 0)
+    } else {
+        (word(0), word(n / 2 - 4), word(n - 8))
+    };
+    let k = 0x9E37_79B9_7F4A_7C15u64;
+    let mut h = (n as u64).wrapping_mul(k) ^ a;
+    h = h.rotate_left(23).wrapping_mul(k) ^ m;
+    h = h.rotate_left(23).wrapping_mul(k) ^ z;
+    h.rotate_left(29).wrapping_mul(k)
+}
+
+/// Where and why a scan stopped, at a separator position (just after an element, or
+/// where the scan started).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Stop {
+    pub pos: usize,
+    pub why: Why,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Why {
+    /// Reached the limit it was given (at an element boundary).
+    Limit,
+    /// The next element does not end inside the slice.
+    Short,
+    /// The next element (or what follows the last one) is for the streaming reader.
+    Odd,
+}
+
+/// A failed element: it ran past the slice, or it is not the fast path's business.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fail {
+    Short,
+    Odd,
+}
+
+type R<T> = Result<T, Fail>;
+
+#[inline]
+fn byte(b: &[u8], i: usize) -> R<u8> {
+    b.get(i).copied().ok_or(Fail::Short)
+}
+
+#[inline]
+fn is_ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+#[inline]
+fn ws(b: &[u8], mut i: usize) -> R<usize> {
+    while is_ws(byte(b, i)?) {
+        i += 1;
+    }
+    Ok(i)
+}
+
+#[inline]
+fn is_num(c: u8) -> bool {
+    matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+}
+
+/// A string's raw content, `i` at its opening quote: (content start, closing quote,
+/// whether it has escapes). Raw control characters are for the streaming reader (it
+/// counts them for a warning).
+#[inline]
+fn string_span(b: &[u8], i: usize) -> R<(usize, usize, bool)> {
+    let start = i + 1;
+    // Most strings of a trace are short (`"X"`, `"cpu_op"`, keys): a plain loop over
+    // their first bytes beats setting up a SIMD search.
+    for (k, &c) in b.get(start..).unwrap_or(&[]).iter().take(24).enumerate() {
+        match c {
+            b'"' => return Ok((start, start + k, false)),
+            b'\\' => return string_span_long(b, start),
+            c if c < 0x20 => return Err(Fail::Odd),
+            _ => {}
+        }
+    }
+    string_span_long(b, start)
+}
+
+/// `string_span` from `start` (the first content byte) with SIMD searches.
+fn string_span_long(b: &[u8], start: usize) -> R<(usize, usize, bool)> {
+    let mut j = start;
+    let mut escaped = false;
+    loop {
+        let rest = &b[j.min(b.len())..];
+        let Some(k) = memchr::memchr2(b'"', b'\\', rest) else {
+            return Err(Fail::Short);
+        };
+        if rest[..k].iter().fold(false, |any, &c| any | (c < 0x20)) {
+            return Err(Fail::Odd);
+        }
+        j += k;
+        if b[j] == b'"' {
+            return Ok((start, j, escaped));
+        }
+        escaped = true;
+        // Check the escape as the streaming reader would; decoding is `unescape`'s.
+        match byte(b, j + 1)? {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 2,
+            b'u' => {
+                for d in 0..4 {
+                    if !byte(b, j + 2 + d)?.is_ascii_hexdigit() {
+                        return Err(Fail::Odd);
+                    }
+                }
+                j += 6;
+            }
+            _ => return Err(Fail::Odd),
+        }
+    }
+}
+
+/// Decodes a string's escapes into `out` (the span was checked by `string_span`).
+/// Surrogates follow the streaming reader: a pair joins, anything else is U+FFFD.
+fn unescape(raw: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    let hex = |s: &[u8]| -> u32 {
+        s.iter()
+            .fold(0, |v, &c| v * 16 + (c as char).to_digit(16).unwrap_or(0))
+    };
+    let mut i = 0;
+    while i < raw.len() {
+        let c = raw[i];
+        if c != b'\\' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let e = raw[i + 1];
+        i += 2;
+        let plain = match e {
+            b'b' => 8,
+            b'f' => 12,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => {
+                let mut cp = hex(&raw[i..i + 4]);
+                i += 4;
+                if (0xD800..0xDC00).contains(&cp) {
+                    if raw.get(i) == Some(&b'\\') && raw.get(i + 1) == Some(&b'u') {
+                        let lo = hex(&raw[i + 2..i + 6]);
+                        i += 6;
+                        cp = if (0xDC00..0xE000).contains(&lo) {
+                            0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00)
+                        } else {
+                            0xFFFD
+                        };
+                    } else {
+                        // A lone high surrogate before another escape: the streaming
+                        // reader consumed that backslash; leave such text to it.
+                        cp = 0xFFFD;
+                    }
+                } else if (0xDC00..0xE000).contains(&cp) {
+                    cp = 0xFFFD;
+                }
+                let ch = char::from_u32(cp).unwrap_or('\u{FFFD}');
+                out.extend_from_slice(ch.encode_utf8(&mut [0u8; 4]).as_bytes());
+                continue;
+            }
+            other => other,
+        };
+        out.push(plain);
+    }
+}
+
+/// Whether a string has an escape the fast path leaves to the streaming reader: a high
+/// surrogate followed by a backslash that does not start a `\u` (the streaming reader
+/// swallows that backslash).
+fn odd_surrogate(raw: &[u8]) -> bool {
+    let mut i = 0;
+    while let Some(k) = memchr::memchr(b'\\', &raw[i..]) {
+        i += k;
+        if raw[i + 1] == b'u' {
+            let hi = raw[i + 2..i + 6]
+                .iter()
+                .fold(0u32, |v, &c| v * 16 + (c as char).to_digit(16).unwrap_or(0));
+            if (0xD800..0xDC00).contains(&hi)
+                && raw.get(i + 6) == Some(&b'\\')
+                && raw.get(i + 7) != Some(&b'u')
+            {
+                return true;
+            }
+            i += 6;
+        } else {
+            i += 2;
+        }
+    }
+    false
+}
+
+/// A skipped number: the run of number bytes (at least one), as the streaming reader
+/// walks it. It must end inside the slice (a number cut by the slice end is Short).
+#[inline]
+fn number_end(b: &[u8], i: usize) -> R<usize> {
+    let mut j = i;
+    while is_num(byte(b, j)?) {
+        j += 1;
+    }
+    if j == i {
+        return Err(Fail::Odd);
+    }
+    Ok(j)
+}
+
+fn literal_end(b: &[u8], i: usize) -> R<usize> {
+    let word: &[u8] = match b[i] {
+        b't' => b"true",
+        b'f' => b"false",
+        _ => b"null",
+    };
+    for (k, &w) in word.iter().enumerate() {
+        if byte(b, i + k)? != w {
+            return Err(Fail::Odd);
+        }
+    }
+    Ok(i + word.len())
+}
+
+/// Skips one value of any kind at `i` (no whitespace before it); returns its end.
+/// Nesting is tracked in a bit stack (64 levels; deeper goes to the streaming reader).
+fn skip_value(b: &[u8], i: usize) -> R<usize> {
+    match byte(b, i)? {
+        b'"' => return string_span(b, i).map(|(_, q, _)| q + 1),
+        b'-' | b'0'..=b'9' => return number_end(b, i),
+        b't' | b'f' | b'n' => return literal_end(b, i),
+        b'{' | b'[' => {}
+        _ => return Err(Fail::Odd),
+    }
+    // Bit set: an object at that depth (it expects keys).
+    let mut objects: u64 = 0;
+    let mut depth = 0u32;
+    let mut j = i;
+    // At an opening bracket: push it, then an element/member or the close.
+    'open: loop {
+        let obj = b[j] == b'{';
+        if depth == 64 {
+            return Err(Fail::Odd);
+        }
+        objects = (objects & !(1 << depth)) | ((obj as u64) << depth);
+        depth += 1;
+        j = ws(b, j + 1)?;
+        let close = if obj { b'}' } else { b']' };
+        if b[j] == close {
+            j += 1;
+        } else {
+            // First member or element.
+            loop {
+                if objects >> (depth - 1) & 1 == 1 {
+                    if b[j] != b'"' {
+                        return Err(Fail::Odd);
+                    }
+                    j = string_span(b, j)?.1 + 1;
+                    j = ws(b, j)?;
+                    if b[j] != b':' {
+                        return Err(Fail::Odd);
+                    }
+                    j = ws(b, j + 1)?;
+                }
+                match b[j] {
+                    b'{' | b'[' => continue 'open,
+                    b'"' => j = string_span(b, j)?.1 + 1,
+                    b'-' | b'0'..=b'9' => j = number_end(b, j)?,
+                    b't' | b'f' | b'n' => j = literal_end(b, j)?,
+                    _ => return Err(Fail::Odd),
+                }
+                // A value ended: a separator, or closes (possibly several levels).
+                loop {
+                    j = ws(b, j)?;
+                    let obj = objects >> (depth - 1) & 1 == 1;
+                    let close = if obj { b'}' } else { b']' };
+                    match b[j] {
+                        b',' => {
+                            j = ws(b, j + 1)?;
+                            // A trailing comma is a repair: the streaming reader's.
+                            if b[j] == close {
+                                return Err(Fail::Odd);
+                            }
+                            break;
+                        }
+                        c if c == close => {
+                            j += 1;
+                            depth -= 1;
+                            if depth == 0 {
+                                return Ok(j);
+                            }
+                        }
+                        _ => return Err(Fail::Odd),
+                    }
+                }
+                continue;
+            }
+        }
+        // An empty container closed at j.
+        depth -= 1;
+        if depth == 0 {
+            return Ok(j);
+        }
+        loop {
+            j = ws(b, j)?;
+            let obj = objects >> (depth - 1) & 1 == 1;
+            let close = if obj { b'}' } else { b']' };
+            match b[j] {
+                b',' => {
+                    j = ws(b, j + 1)?;
+                    if b[j] == close {
+                        return Err(Fail::Odd);
+                    }
+                    if obj {
+                        if b[j] != b'"' {
+                            return Err(Fail::Odd);
+                        }
+                        j = string_span(b, j)?.1 + 1;
+                        j = ws(b, j)?;
+                        if b[j] != b':' {
+                            return Err(Fail::Odd);
+                        }
+                        j = ws(b, j + 1)?;
+                    }
+                    match b[j] {
+                        b'{' | b'[' => continue 'open,
+                        b'"' => j = string_span(b, j)?.1 + 1,
+                        b'-' | b'0'..=b'9' => j = number_end(b, j)?,
+                        b't' | b'f' | b'n' => j = literal_end(b, j)?,
+                        _ => return Err(Fail::Odd),
+                    }
+                }
+                c if c == close => {
+                    j += 1;
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(j);
+                    }
+                }
+                _ => return Err(Fail::Odd),
+            }
+        }
+    }
+}
+
+/// A scalar field's text as the streaming reader's `read_scalar` gives it: a string's
+/// unescaped content, a number's text, nothing for true/false/null. Objects and arrays
+/// (a repair) are Odd. Returns the text and the end of the value.
+enum Text {
+    /// A range of the slice.
+    Raw(usize, usize),
+    /// In the part's scratch buffer.
+    Scratch,
+}
+
+impl Part {
+    fn scalar(&mut self, b: &[u8], i: usize) -> R<(Text, usize)> {
+        match byte(b, i)? {
+            b'"' => {
+                let (s, q, escaped) = string_span(b, i)?;
+                let raw = &b[s..q];
+                let text = if escaped {
+                    if odd_surrogate(raw) {
+                        return Err(Fail::Odd);
+                    }
+                    let mut out = std::mem::take(&mut self.scratch);
+                    unescape(raw, &mut out);
+                    self.scratch = out;
+                    Text::Scratch
+                } else {
+                    Text::Raw(s, q)
+                };
+                // Invalid UTF-8 in a value read is counted for a warning: not ours.
+                if !self.text(b, &text).is_ascii()
+                    && std::str::from_utf8(self.text(b, &text)).is_err()
+                {
+                    return Err(Fail::Odd);
+                }
+                Ok((text, q + 1))
+            }
+            b'-' | b'0'..=b'9' => {
+                let e = number_end(b, i)?;
+                Ok((Text::Raw(i, e), e))
+            }
+            b't' | b'f' | b'n' => Ok((Text::Raw(i, i), literal_end(b, i)?)),
+            _ => Err(Fail::Odd),
+        }
+    }
+
+    #[inline]
+    fn text<'a>(&'a self, b: &'a [u8], t: &Text) -> &'a [u8] {
+        match *t {
+            Text::Raw(s, e) => &b[s..e],
+            Text::Scratch => &self.scratch,
+        }
+    }
+
+    fn intern(&mut self, b: &[u8], t: &Text) -> u32 {
+        match *t {
+            Text::Raw(s, e) => self.intern_cached(&b[s..e]),
+            Text::Scratch => {
+                let s = std::mem::take(&mut self.scratch);
+                let id = self.intern_cached(&s);
+                self.scratch = s;
+                id
+            }
+        }
+    }
+
+    #[inline]
+    fn intern_cached(&mut self, text: &[u8]) -> u32 {
+        if self.cache.is_empty() {
+            self.cache = vec![(0, u32::MAX); CACHE_SLOTS];
+        }
+        let h = sampled_hash(text);
+        let slot = (h >> 52) as usize & (CACHE_SLOTS - 1);
+        let (key, id) = self.cache[slot];
+        if key == h && id != u32::MAX && self.strings.resolve(id).as_bytes() == text {
+            return id;
+        }
+        let id = self.strings.intern_bytes(text);
+        self.cache[slot] = (h, id);
+        id
+    }
+
+    /// Whether events of category `cat` (a local id) may need their args text later:
+    /// GPU rows and sync rows keep typed args; unknown or empty categories may be
+    /// placed on a GPU lane (rocprof). Cached per category.
+    fn keeps_args(&mut self, cat: u32) -> bool {
+        let i = cat as usize;
+        if i >= self.keep_args.len() {
+            self.keep_args.resize(i + 1, 2);
+        }
+        if self.keep_args[i] == 2 {
+            let text = self.strings.resolve(cat);
+            let keep = text.is_empty()
+                || EventKind::from_category(text)
+                    .is_none_or(|k| k.on_gpu_lane() || k == EventKind::Sync);
+            self.keep_args[i] = keep as u8;
+        }
+        self.keep_args[i] == 1
+    }
+
+    /// Parses the event object at `i` (its `{`) and appends it; returns its end.
+    fn event(&mut self, b: &[u8], i: usize, empty: u32) -> R<usize> {
+        let mut ev = Ev {
+            ph: 0,
+            has_args: false,
+            name: empty,
+            cat: empty,
+            pid: empty,
+            tid: empty,
+            ts: None,
+            dur: None,
+            id: None,
+            correlation: None,
+            external_id: None,
+            record_function_id: None,
+            device: None,
+            stream: None,
+            args: None,
+            arg_list: u32::MAX,
+        };
+        let mut args_span: Option<(usize, usize)> = None;
+        let mut j = ws(b, i + 1)?;
+        if b[j] == b'}' {
+            self.events.push(ev);
+            return Ok(j + 1);
+        }
+        loop {
+            if b[j] != b'"' {
+                return Err(Fail::Odd);
+            }
+            let (ks, kq, escaped) = string_span(b, j)?;
+            if escaped {
+                return Err(Fail::Odd);
+            }
+            j = ws(b, kq + 1)?;
+            if b[j] != b':' {
+                return Err(Fail::Odd);
+            }
+            j = ws(b, j + 1)?;
+            let key = &b[ks..kq];
+            match key {
+                b"name" | b"cat" | b"pid" | b"tid" => {
+                    let (t, e) = self.scalar(b, j)?;
+                    let id = self.intern(b, &t);
+                    match key {
+                        b"name" => ev.name = id,
+                        b"cat" => ev.cat = id,
+                        b"pid" => ev.pid = id,
+                        _ => ev.tid = id,
+                    }
+                    j = e;
+                }
+                b"ph" => {
+                    let (t, e) = self.scalar(b, j)?;
+                    ev.ph = self.text(b, &t).first().copied().unwrap_or(0);
+                    j = e;
+                }
+                // Unused, but read as scalars (and so checked) by the streaming reader.
+                b"s" | b"bp" => j = self.scalar(b, j)?.1,
+                b"ts" | b"dur" => {
+                    let (t, e) = self.scalar(b, j)?;
+                    let v = parse_decimal_scaled(self.text(b, &t), 3);
+                    if key == b"ts" {
+                        ev.ts = v;
+                    } else {
+                        ev.dur = v;
+                    }
+                    j = e;
+                }
+                b"id" => {
+                    let (t, e) = self.scalar(b, j)?;
+                    ev.id = parse_decimal_scaled(self.text(b, &t), 0);
+                    j = e;
+                }
+                b"args" if b[j] == b'{' => {
+                    ev.has_args = true;
+                    let e = self.args(b, j, &mut ev)?;
+                    args_span = Some((j, e));
+                    j = e;
+                }
+                _ => j = skip_value(b, j)?,
+            }
+            j = ws(b, j)?;
+            match b[j] {
+                b',' => {
+                    j = ws(b, j + 1)?;
+                    if b[j] == b'}' {
+                        return Err(Fail::Odd);
+                    }
+                }
+                b'}' => break,
+                _ => return Err(Fail::Odd),
+            }
+        }
+        if let Some((s, e)) = args_span {
+            self.keep_args_of(&mut ev, &b[s..e]);
+        }
+        self.events.push(ev);
+        Ok(j + 1)
+    }
+
+    /// The `args` object at `i`: the ids grove keeps typed on every event.
+    fn args(&mut self, b: &[u8], i: usize, ev: &mut Ev) -> R<usize> {
+        let mut j = ws(b, i + 1)?;
+        if b[j] == b'}' {
+            return Ok(j + 1);
+        }
+        loop {
+            if b[j] != b'"' {
+                return Err(Fail::Odd);
+            }
+            let (ks, kq, escaped) = string_span(b, j)?;
+            if escaped {
+                return Err(Fail::Odd);
+            }
+            j = ws(b, kq + 1)?;
+            if b[j] != b':' {
+                return Err(Fail::Odd);
+            }
+            j = ws(b, j + 1)?;
+            let slot = match &b[ks..kq] {
+                b"correlation" => Some(&mut ev.correlation),
+                b"External id" | b"external id" => Some(&mut ev.external_id),
+                b"Record function id" => Some(&mut ev.record_function_id),
+                b"device" => Some(&mut ev.device),
+                b"stream" => Some(&mut ev.stream),
+                _ => None,
+            };
+            match slot {
+                Some(slot) => {
+                    let c = byte(b, j)?;
+                    let (t, e) = self.scalar(b, j)?;
+                    // true/false/null leave the slot unset, as the streaming reader does.
+                    *slot = if matches!(c, b'"' | b'-' | b'0'..=b'9') {
+                        parse_decimal_scaled(self.text(b, &t), 0)
+                    } else {
+                        None
+                    };
+                    j = e;
+                }
+                None => j = skip_value(b, j)?,
+            }
+            j = ws(b, j)?;
+            match b[j] {
+                b',' => {
+                    j = ws(b, j + 1)?;
+                    if b[j] == b'}' {
+                        return Err(Fail::Odd);
+                    }
+                }
+                b'}' => return Ok(j + 1),
+                _ => return Err(Fail::Odd),
+            }
+        }
+    }
+
+    /// Scans the elements after separator position `start` (just after an element),
+    /// each `, {...}`, until a separator position at or past `limit`, or the first
+    /// element the fast path does not take.
+    pub fn scan(&mut self, b: &[u8], start: usize, limit: usize) -> Stop {
+        let empty = self.strings.intern("");
+        let mut pos = start;
+        loop {
+            if pos >= limit {
+                return Stop {
+                    pos,
+                    why: Why::Limit,
+                };
+            }
+            let (n_events, n_args) = (self.events.len(), self.args.len());
+            let r = (|| {
+                let j = ws(b, pos)?;
+                if b[j] != b',' {
+                    return Err(Fail::Odd);
+                }
+                let j = ws(b, j + 1)?;
+                if b[j] != b'{' {
+                    return Err(Fail::Odd);
+                }
+                self.event(b, j, empty)
+            })();
+            match r {
+                Ok(end) => pos = end,
+                Err(f) => {
+                    self.events.truncate(n_events);
+                    self.args.truncate(n_args);
+                    let why = if f == Fail::Short {
+                        Why::Short
+                    } else {
+                        Why::Odd
+                    };
+                    return Stop { pos, why };
+                }
+            }
+        }
+    }
+
+    /// The kept `args` text of an event (empty when none was kept).
+    pub fn args_of(&self, ev: &Ev) -> &[u8] {
+        match ev.args {
+            Some((s, e)) => &self.args[s as usize..e as usize],
+            None => &[],
+        }
+    }
+
+    /// Keeps what later steps need of an event's `args` text: the text of metadata
+    /// and counters (read as JSON values), the typed list of slices that may be GPU
+    /// or sync rows.
+    pub fn keep_args_of(&mut self, ev: &mut Ev, text: &[u8]) {
+        if matches!(ev.ph, b'M' | b'C') {
+            let start = self.args.len() as u32;
+            self.args.extend_from_slice(text);
+            ev.args = Some((start, self.args.len() as u32));
+        } else if self.keeps_args(ev.cat) {
+            ev.arg_list = self.arg_lists.push_json(text);
+        }
+    }
+
+    /// Copies an event's typed args into the table's store: the same list (sorted,
+    /// last duplicate kept) that parsing its text there would give.
+    pub fn copy_args(&self, ev: &Ev, store: &mut ArgStore) -> u32 {
+        if ev.arg_list == u32::MAX {
+            return store.push_json(b"");
+        }
+        for (k, v) in self.arg_lists.list(ev.arg_list).iter() {
+            let v = match v {
+                ArgValue::Str(s) => store.str_value(self.arg_lists.resolve(s)),
+                ArgValue::Json(s) => store.json_value(self.arg_lists.resolve(s)),
+                other => other,
+            };
+            store.push(k, v);
+        }
+        store.finish()
+    }
+
+    /// Clears the events of the last block (the strings and id maps stay).
+    pub fn clear_block(&mut self) {
+        self.events.clear();
+        self.args.clear();
+        self.arg_lists = ArgStore::default();
+    }
+
+    /// The global id of local string `id`, interning it into `global` on first use.
+    #[inline]
+    pub fn global_id(&mut self, id: u32, global: &mut Interner) -> u32 {
+        let i = id as usize;
+        if i >= self.global.len() {
+            self.global.resize(self.strings.len().max(i + 1), u32::MAX);
+        }
+        let g = self.global[i];
+        if g != u32::MAX {
+            return g;
+        }
+        let g = global.intern(self.strings.resolve(id));
+        self.global[i] = g;
+        g
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(text: &str) -> (Part, Stop) {
+        let mut p = Part::default();
+        let s = p.scan(text.as_bytes(), 0, usize::MAX);
+        (p, s)
+    }
+
+    #[test]
+    fn reads_the_common_case_and_stops_before_the_rest() {
+        let t = r#", {"ph":"X","name":"a\"b","pid":1,"tid":"7","ts":1.5,"dur":"2","args":{"correlation":9,"x":[1,{"y":null}],"stream":null}} ,{"ph":"C","#;
+        let (p, s) = scan(t);
+        assert_eq!(s.why, Why::Short);
+        assert_eq!(&t[s.pos..s.pos + 3], " ,{");
+        let e = p.events[0];
+        assert_eq!(p.strings.resolve(e.name), "a\"b");
+        assert_eq!(
+            (e.ts, e.dur, e.correlation, e.stream),
+            (Some(1500), Some(2000), Some(9), None)
+        );
+        assert!(e.has_args);
+    }
+
+    #[test]
+    fn leaves_repairs_to_the_streaming_reader() {
+        for odd in [
+            ", {\"name\":\"a\u{1}\"}, {}",
+            ", {\"name\":[1]}, {}",
+            ", {\"args\":{\"a\":[1,]}}, {}",
+            ", {\"a\":1,}, {}",
+            ", 3, {}",
+            "]",
+            ", {\"name\":\"\\q\"}",
+        ] {
+            let (p, s) = scan(odd);
+            assert_eq!((s.pos, s.why, p.events.len()), (0, Why::Odd, 0), "{odd}");
+        }
+    }
+
+    #[test]
+    fn unescapes_like_the_streaming_reader() {
+        let mut out = Vec::new();
+        unescape(br#"\u00e9\ud83d\ude00\n\/"#, &mut out);
+        assert_eq!(String::from_utf8(out.clone()).unwrap(), "é😀\n/");
+        unescape(br#"\ud83dx"#, &mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), "\u{FFFD}x");
+    }
+}
