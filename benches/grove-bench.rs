@@ -11,6 +11,11 @@
 //!   grove-bench otf2 ARCHIVE      an OTF2 archive: load time, events per second, peak
 //!                                 RSS against the archive's size, and otf2-print's time
 //!                                 to print the same archive (when it is installed)
+//!   grove-bench first-frame-cold FILE
+//!                                 a cold open (no cache) of an uncompressed Chrome trace: where
+//!                                 the time from "events parsed" to the first TUI frame
+//!                                 goes, before (everything derived first) and after (the
+//!                                 GPU index built behind the tree, `Pending::index`)
 //! Numbers go to stdout as `name value unit` lines; docs/performance.md records them.
 
 use std::time::Instant;
@@ -432,6 +437,74 @@ fn otf2(path: &std::path::Path) {
     }
 }
 
+/// `first-frame-cold FILE`: the phases of a cold open (no cache) of a Chrome/Kineto
+/// trace. The parse and the tree build are timed apart on one read; then the TUI's path
+/// on a second read: the cache write of a miss, the app with everything derived before
+/// the first frame (as it was), and the app with the GPU index built behind the tree.
+fn first_frame_cold(path: &std::path::Path) {
+    use grove::app::background::Pending;
+    use grove::gpu::classify::Categories;
+    let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
+    let input = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    let t = Instant::now();
+    let tr = grove::readers::chrome::parse(input).unwrap_or_else(|e| panic!("{e}"));
+    println!("events {}", tr.events.len());
+    println!("parse_events {:.0} ms", ms(t));
+    let t = Instant::now();
+    let tree = grove::readers::trace_cct::build(&tr);
+    println!("cct_and_metrics {:.0} ms ({} nodes)", ms(t), tree.cct.len());
+    drop((tr, tree));
+    let t = Instant::now();
+    let p = load_path(path).unwrap_or_else(|e| panic!("{e}"));
+    println!("load_path {:.0} ms (parse, tree, names)", ms(t));
+    // A miss writes the tree to the cache before the first frame.
+    let cache = std::env::temp_dir().join(format!("grove-bench-cache-{}", std::process::id()));
+    std::env::set_var("XDG_CACHE_HOME", &cache);
+    let t = Instant::now();
+    let stored = grove::summary::cache::store(path, &p);
+    println!("cache_store {:.0} ms ({stored:?})", ms(t));
+    let _ = std::fs::remove_dir_all(&cache);
+    let t = Instant::now();
+    let g = p
+        .events
+        .as_ref()
+        .and_then(|ev| grove::app::panels::GpuState::new(ev, Categories::builtin()));
+    println!("gpu_index {:.0} ms", ms(t));
+    drop(g);
+    let (w, h) = (200u16, 50u16);
+    let theme = Theme::builtin("default", ColorDepth::Ansi256).unwrap();
+    let glyphs = Glyphs::pick(false);
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    let mut frame = |app: &App| {
+        term.draw(|f| grove::ui::draw(f, app, &theme, &glyphs))
+            .unwrap();
+    };
+    let t = Instant::now();
+    let mut app = App::new(p, Keymap::default_map());
+    app.page = tree_rows(w, h);
+    frame(&app);
+    println!(
+        "first_frame_everything_first {:.0} ms (app, GPU index, kernel table, frame)",
+        ms(t)
+    );
+    drop(app);
+    let mut p = load_path(path).unwrap_or_else(|e| panic!("{e}"));
+    let t = Instant::now();
+    let behind = Pending::index(&mut p, Categories::builtin());
+    let mut app = App::new(p, Keymap::default_map());
+    app.background = behind;
+    app.page = tree_rows(w, h);
+    frame(&app);
+    println!("first_frame_tree_first {:.0} ms (app, frame)", ms(t));
+    while app.loading() {
+        if !app.poll_background() {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+    println!("events_ready_behind {:.0} ms", ms(t));
+    println!("peak_rss {:.1} MiB", peak_rss_mib());
+}
+
 fn main() {
     // `cargo bench` appends `--bench` to a harness-less bench's arguments.
     let args: Vec<String> = std::env::args()
@@ -551,6 +624,7 @@ fn main() {
             panels_on(p, "ensemble_dir");
         }
         Some("otf2") => otf2(std::path::Path::new(&args[1])),
+        Some("first-frame-cold") => first_frame_cold(std::path::Path::new(&args[1])),
         Some("commands") => {
             let n: usize = args
                 .get(1)
@@ -559,7 +633,7 @@ fn main() {
             commands(n);
         }
         _ => {
-            eprintln!("usage: grove-bench load FILE... | grove-bench frame FILE | grove-bench panels [KERNELS] [RANKS] [NODES] | grove-bench panels-dir DIR | grove-bench otf2 ARCHIVE | grove-bench commands [NODES]");
+            eprintln!("usage: grove-bench load FILE... | grove-bench frame FILE | grove-bench panels [KERNELS] [RANKS] [NODES] | grove-bench panels-dir DIR | grove-bench otf2 ARCHIVE | grove-bench commands [NODES] | grove-bench first-frame-cold FILE");
             std::process::exit(2);
         }
     }

@@ -1,25 +1,121 @@
-//! A tree opened from grove's cache (`summary::cache`) comes without its event table;
-//! the full load runs on a thread and its events join the app when they arrive. The
-//! tree does not change: a cache entry is the same tree, node for node, as the cold
-//! load (both come from the same reader, and the summary keeps node order), so the
-//! events' node ids hold and every command already applied stays valid.
+//! The event table arriving behind a tree that is already on screen, with the GPU
+//! index built from it (the timeline's lanes, the kernel model, the gaps): the
+//! breakdowns and tables that need single events fill in when it arrives.
+//!
+//! Two loads take this path:
+//! - a tree opened from grove's cache (`summary::cache`) comes without its event
+//!   table; the full load runs on a thread ([`Pending::full_load`]);
+//! - a cold open shows the tree as soon as the CCT and its metrics are built: the
+//!   event table it already holds is moved to a thread that builds the GPU index
+//!   ([`Pending::index`]), which on a large trace takes seconds.
+//!
+//! The tree does not change: a cache entry is the same tree, node for node, as the
+//! cold load (both come from the same reader, and the summary keeps node order), so
+//! the events' node ids hold and every command already applied stays valid.
 
 use std::sync::mpsc::{Receiver, TryRecvError};
 
+use super::panels::GpuState;
 use super::{App, Level, Message};
+use crate::gpu::classify::Categories;
+use crate::model::events::{CounterTable, EventTable};
 use crate::model::Profile;
+
+/// What a background load hands over: the events, and the GPU index built from them
+/// on the loading thread (so the event loop never stalls building it).
+pub struct Events {
+    pub events: Option<EventTable>,
+    pub counters: Option<CounterTable>,
+    /// The number of nodes of the tree the events point into (`EventTable::node`).
+    pub nodes: usize,
+    /// The GPU index of `events` with the categories it was built for.
+    pub gpu: Option<GpuState>,
+}
+
+impl Events {
+    /// The events of `p` with their GPU index, built here (on the loading thread).
+    pub fn indexed(p: Profile, categories: Categories) -> Events {
+        let gpu = p
+            .events
+            .as_ref()
+            .and_then(|ev| GpuState::new(ev, categories));
+        Events {
+            nodes: p.cct.len(),
+            events: p.events,
+            counters: p.counters,
+            gpu,
+        }
+    }
+}
 
 /// A load in flight: where its result arrives, and what it reads (for the status).
 pub struct Pending {
-    pub rx: Receiver<Result<Profile, String>>,
+    pub rx: Receiver<Result<Events, String>>,
     pub what: String,
-    pub categories: crate::gpu::classify::Categories,
+    /// Why the events are not there yet, for the panels that wait for them
+    /// ("the tree came from the cache").
+    pub why: &'static str,
+}
+
+impl Pending {
+    /// The full load of a trace whose tree came from the cache, on a thread.
+    pub fn full_load(path: std::path::PathBuf, categories: Categories) -> Pending {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let what = path.display().to_string();
+        std::thread::spawn(move || {
+            let r = crate::load::load_path(&path)
+                .map(|p| Events::indexed(p, categories))
+                .map_err(|e| e.to_string());
+            // The app may have quit (and dropped the receiver) meanwhile: nothing to do.
+            let _ = tx.send(r);
+        });
+        Pending {
+            rx,
+            what,
+            why: "the tree came from the cache",
+        }
+    }
+
+    /// A cold load's events taken out of `p` and indexed on a thread, so the tree
+    /// shows before the GPU index is built; None when `p` has no events (nothing to
+    /// wait for).
+    pub fn index(p: &mut Profile, categories: Categories) -> Option<Pending> {
+        let events = p.events.take()?;
+        let counters = p.counters.take();
+        let nodes = p.cct.len();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("index".into())
+            .spawn(move || {
+                let gpu = GpuState::new(&events, categories);
+                let _ = tx.send(Ok(Events {
+                    events: Some(events),
+                    counters,
+                    nodes,
+                    gpu,
+                }));
+            })
+            .ok()
+            .map(|_| Pending {
+                rx,
+                what: p.source.label.clone(),
+                why: "indexing the events",
+            })
+    }
 }
 
 impl App {
     /// Whether the event table is still loading.
     pub fn loading(&self) -> bool {
         self.background.is_some()
+    }
+
+    /// What the panels waiting for the events say meanwhile.
+    pub fn loading_note(&self) -> String {
+        match &self.background {
+            Some(p) => format!("loading the events ({})…", p.why),
+            None => String::new(),
+        }
     }
 
     /// Takes the background load's result if it has arrived; true when the view changed.
@@ -36,10 +132,12 @@ impl App {
             return false;
         };
         match got {
-            Ok(full) if full.cct.len() == self.original.0.len() => {
+            Ok(full) if full.nodes == self.original.0.len() => {
                 self.profile.events = full.events;
                 self.profile.counters = full.counters;
-                self.set_categories(p.categories);
+                self.gpu = full.gpu;
+                self.summary.clear();
+                self.refresh_kernels();
                 if self.panel == super::command::PanelChoice::Timeline {
                     self.initial_window();
                 }

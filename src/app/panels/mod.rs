@@ -118,9 +118,7 @@ impl App {
     pub(crate) fn need_timeline(&self) -> Result<&GpuState, CmdError> {
         self.gpu.as_ref().ok_or_else(|| {
             if self.loading() {
-                CmdError::plain(
-                    "the trace's events are still loading (the tree came from the cache)",
-                )
+                CmdError::plain(format!("the trace's {}", self.loading_note()))
             } else {
                 CmdError::plain("this profile has no events to draw on a timeline")
             }
@@ -130,9 +128,7 @@ impl App {
     pub(crate) fn need_gpu(&self) -> Result<&GpuState, CmdError> {
         self.gpu_activity().ok_or_else(|| {
             if self.loading() {
-                CmdError::plain(
-                    "the trace's events are still loading (the tree came from the cache)",
-                )
+                CmdError::plain(format!("the trace's {}", self.loading_note()))
             } else {
                 CmdError::plain("this profile has no GPU activity (kernels, memcpy, memset)")
             }

@@ -81,10 +81,19 @@ impl App {
                 }
                 lines
             }),
-            _ => self
-                .summary
-                .metadata
-                .get(&self.meta_filter, || self.metadata_lines()),
+            _ => self.summary.metadata.get(&self.meta_filter, || {
+                // The breakdowns come with the events: say so above the metadata.
+                let mut lines = Lines::new();
+                if self.loading() {
+                    lines.push((
+                        format!("breakdowns: {}", self.loading_note()),
+                        LineStyle::Title,
+                    ));
+                    lines.push((String::new(), LineStyle::Text));
+                }
+                lines.extend(self.metadata_lines());
+                lines
+            }),
         }
     }
 

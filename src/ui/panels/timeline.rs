@@ -44,10 +44,10 @@ pub fn timeline(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buff
             buf,
             area.x,
             area.y,
-            if app.loading() {
-                "loading the events (the tree came from the cache)…"
+            &if app.loading() {
+                app.loading_note()
             } else {
-                "no GPU activity in this profile"
+                "no GPU activity in this profile".to_string()
             },
             area.right(),
             theme.style("ui.dim"),
