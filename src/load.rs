@@ -61,7 +61,10 @@ pub fn load_inputs_cached(
     // lacks, and the cache's stamp does not cover it: such inputs always load cold.
     // A part of a trace (`--steps`, `--window`) is neither what the cache holds nor
     // what it should keep.
-    let use_cache = use_cache && readers::select::current().is_none();
+    // Neither is a trace too big for memory: it loads a part of itself (`readers::fit`).
+    let use_cache = use_cache
+        && readers::select::current().is_none()
+        && files.iter().all(|f| crate::memory::fits(f));
     let single = match files {
         [f] if use_cache
             && et.is_none()

@@ -168,11 +168,70 @@ fn gzip_size(path: &Path) -> Option<u64> {
 
 /// Refuses a load that cannot fit, before it starts.
 pub fn check_load(path: &Path, size: u64, head: &[u8]) -> Result<(), String> {
-    let Some((need, what)) = estimate(path, size, head) else {
-        return Ok(());
-    };
+    match shortfall(path, size, head) {
+        Some(s) => Err(s.refusal()),
+        None => Ok(()),
+    }
+}
+
+/// A load that will not fit: what it needs and what grove may use.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shortfall {
+    pub need: u64,
+    /// The input's size (uncompressed estimate for gzip).
+    pub size: u64,
+    /// What the input is taken for (`JSON trace`).
+    pub what: &'static str,
+    pub limit: u64,
+    /// Where the limit comes from (`--max-memory`, `the cgroup memory limit`).
+    pub source: &'static str,
+}
+
+impl Shortfall {
+    /// The one-line refusal when nothing smaller can be loaded instead.
+    pub fn refusal(&self) -> String {
+        refusal(self.need, self.size, self.what, self.limit, self.source)
+            .err()
+            .unwrap_or_default()
+    }
+
+    /// "the whole trace needs ~9.1 GiB, grove may use 8.0 GiB (--max-memory)".
+    pub fn explain(&self) -> String {
+        format!(
+            "the whole trace needs ~{}, grove may use {} ({})",
+            human(self.need),
+            human(self.limit),
+            self.source
+        )
+    }
+}
+
+/// Whether a load of this input will not fit in the memory grove may use (None: it
+/// fits, or grove has no estimate for the format).
+pub fn shortfall(path: &Path, size: u64, head: &[u8]) -> Option<Shortfall> {
+    let (need, what) = estimate(path, size, head)?;
     let (limit, source) = limit();
-    refusal(need, size, what, limit, source)
+    (need > limit).then_some(Shortfall {
+        need,
+        size,
+        what,
+        limit,
+        source,
+    })
+}
+
+/// Whether the whole of the regular file `path` fits (true when it cannot be told).
+pub fn fits(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return true;
+    };
+    let mut head = vec![0u8; 4096];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    head.truncate(n);
+    shortfall(path, meta.len(), &head).is_none()
 }
 
 fn refusal(need: u64, size: u64, what: &str, limit: u64, source: &str) -> Result<(), String> {

@@ -106,3 +106,68 @@ fn a_profile_without_events_has_nothing_to_wait_for() {
     p.events = None;
     assert!(Pending::index(&mut p, Categories::builtin()).is_none());
 }
+
+/// `grove tree --format csv` of `file` with `extra`: (stdout, stderr).
+fn tree_csv(file: &Path, extra: &[&str]) -> (String, String) {
+    let mut args = vec!["tree", "--no-cache", "--format", "csv"];
+    args.extend_from_slice(extra);
+    args.push(file.to_str().unwrap());
+    let (code, out, err) = common::grove(&args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    (out, err)
+}
+
+/// A trace that does not fit loads its longest leading range of steps that does, with
+/// the numbers of `--steps` of that range (which tests/load.rs checks against the
+/// full load), and says so: on stderr, and as the `--strict` error.
+#[test]
+fn a_trace_too_big_loads_the_leading_steps_that_fit() {
+    let file = data("steps4.trace.json.gz");
+    let (fitted, err) = tree_csv(&file, &["--max-memory", "400K"]);
+    assert!(
+        err.contains("loaded steps 2-3 of 4 (ProfilerStep#2 to #5): the whole trace needs ~556 KiB, grove may use 400 KiB (--max-memory); --steps, --window or --low-memory choose another part"),
+        "{err}"
+    );
+    let (steps, _) = tree_csv(&file, &["--steps", "2-3"]);
+    assert_eq!(fitted, steps);
+    // More memory, more steps.
+    let (_, err) = tree_csv(&file, &["--max-memory", "500K"]);
+    assert!(err.contains("loaded steps 2-4 of 4"), "{err}");
+    let f = file.to_str().unwrap();
+    let (code, _, err) = common::grove(&["tree", "--strict", "--max-memory", "400K", f]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("loaded steps 2-3 of 4") && err.contains("(--strict)"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // Not even one step fits: refused, in one line.
+    let (code, _, err) = common::grove(&["tree", "--max-memory", "100K", f]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not even ProfilerStep#2 fits"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+/// Without steps, the leading window that fits; its numbers are `--window`'s.
+#[test]
+fn a_trace_without_steps_loads_a_leading_window() {
+    let mut text = String::new();
+    let gz = std::fs::File::open(data("steps4.trace.json.gz")).unwrap();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(gz), &mut text).unwrap();
+    // The same trace with its steps renamed (same length: the estimate holds).
+    let dir = std::env::temp_dir().join(format!("grove-low-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("nosteps.trace.json");
+    std::fs::write(&file, text.replace("ProfilerStep#", "ProfilerStap#")).unwrap();
+    let (fitted, err) = tree_csv(&file, &["--max-memory", "300K"]);
+    let window = err
+        .split("loaded the window ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .unwrap_or_else(|| panic!("{err}"));
+    let (cut, _) = tree_csv(&file, &["--window", window]);
+    assert_eq!(fitted, cut);
+    let (whole, _) = tree_csv(&file, &[]);
+    assert_ne!(fitted, whole, "a part, not the whole: {err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

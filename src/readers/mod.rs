@@ -14,6 +14,7 @@ pub mod cprofile;
 pub mod cpuprofile;
 pub mod describe;
 pub mod et;
+pub mod fit;
 pub mod folded;
 pub mod gprof2dot;
 pub mod hatchet;
@@ -318,8 +319,16 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
             raw.truncate(n);
             // A part (`--steps`, `--window`) needs what the part holds, unknown before
             // it is read; the estimate is for the whole file.
+            // A Chrome trace loads the part that fits instead (`fit`).
             if select::current().is_none() {
-                crate::memory::check_load(path, meta.len(), &raw).map_err(err)?;
+                if let Some(short) = crate::memory::shortfall(path, meta.len(), &raw) {
+                    let fitted = fit::choose(path, &short).map_err(err)?;
+                    let mut ps = fit::with_part(fitted.part, || load_all(path))?;
+                    for p in &mut ps {
+                        p.warnings.insert(0, fitted.note.clone());
+                    }
+                    return Ok(ps);
+                }
             }
         }
         let file = File::open(path).map_err(|e| err(e.to_string()))?;
