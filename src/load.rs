@@ -112,7 +112,36 @@ pub fn load_path(path: &Path) -> Result<Profile, LoadError> {
                 .push(format!("execution trace not attached: {e}"));
         }
     }
+    reduce(&mut p);
     Ok(p)
+}
+
+/// Low-memory mode (`memory::low_memory`): once the tree, its metrics and anything
+/// attached through the events are done, the event rows give way to their
+/// level-of-detail summary (`gpu::lod`); `grove info` says so under metadata.
+pub fn reduce(p: &mut Profile) {
+    if crate::memory::low_memory() {
+        to_low_memory(p);
+    }
+}
+
+/// Reduces a trace's events to their level-of-detail summary, whatever the mode.
+pub fn to_low_memory(p: &mut Profile) {
+    let Some(ev) = p.events.as_mut().filter(|ev| ev.lod.is_none()) else {
+        return;
+    };
+    let rows = ev.len();
+    crate::gpu::lod::reduce(ev, &crate::gpu::classify::Categories::builtin());
+    // Counter samples are rows too; the timeline's counter tracks go with them.
+    p.counters = None;
+    let lanes = ev.lod.as_ref().map(|l| l.lanes.len()).unwrap_or(0);
+    p.meta.push((
+        "low-memory".into(),
+        format!(
+            "level of detail: {rows} event rows reduced to {lanes} GPU lane(s) of {} buckets and every GPU activity's duration",
+            crate::model::lod::BUCKETS
+        ),
+    ));
 }
 
 /// `grove FILES --et ET`: the inputs as `load_inputs` opens them, with the execution
@@ -134,6 +163,7 @@ pub fn load_inputs_et(
     }
     let mut p = load_path_alone(&expanded[0])?;
     attach_et(&mut p, et)?;
+    reduce(&mut p);
     Ok(p)
 }
 

@@ -20,6 +20,21 @@ static KNOWN_LIMIT: AtomicU64 = AtomicU64::new(0);
 /// Values at or above this mean "no limit" (cgroup v1 writes 2^63 rounded to a page).
 const UNLIMITED: u64 = 1 << 60;
 
+/// `--low-memory` (or `GROVE_LOW_MEMORY=1`): traces keep a level-of-detail summary of
+/// their events instead of the rows (`gpu::lod`).
+static LOW_MEMORY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Applies `--low-memory`.
+pub fn set_low_memory(on: bool) {
+    LOW_MEMORY.store(on, Ordering::SeqCst);
+}
+
+/// Whether loads run in low-memory mode: `--low-memory`, or `GROVE_LOW_MEMORY=1`.
+pub fn low_memory() -> bool {
+    LOW_MEMORY.load(Ordering::SeqCst)
+        || std::env::var("GROVE_LOW_MEMORY").is_ok_and(|v| v.trim() == "1")
+}
+
 /// Applies `--max-memory SIZE` (`512M`, `2G`, `1.5GiB`, plain bytes).
 pub fn configure(max_memory: Option<&str>) -> Result<(), String> {
     if let Some(s) = max_memory {

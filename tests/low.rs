@@ -171,3 +171,104 @@ fn a_trace_without_steps_loads_a_leading_window() {
     assert_ne!(fitted, whole, "a part, not the whole: {err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--low-memory` (and `GROVE_LOW_MEMORY=1`) keeps the tree and the kernel table's
+/// numbers of a full load, whatever the table's options.
+#[test]
+fn low_memory_keeps_the_tree_and_the_kernel_numbers() {
+    let f = data("steps4.trace.json.gz");
+    let f = f.to_str().unwrap();
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut all = args.to_vec();
+        all.extend_from_slice(&["--no-cache", "--format", "csv", f]);
+        let (code, out, err) = common::grove_env(&all, env);
+        assert_eq!(code, 0, "{all:?}: {err}");
+        out
+    };
+    for cmd in [
+        &["tree"][..],
+        &["kernels"],
+        &["kernels", "--all"],
+        &["kernels", "--by-category"],
+        &["kernels", "--by", "mean"],
+    ] {
+        let full = run(cmd, &[]);
+        let mut low = cmd.to_vec();
+        low.push("--low-memory");
+        assert_eq!(run(&low, &[]), full, "{cmd:?}");
+        assert_eq!(run(cmd, &[("GROVE_LOW_MEMORY", "1")]), full, "{cmd:?}");
+    }
+    let (code, out, _) = common::grove(&["info", "--low-memory", "--no-cache", f]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("low-memory: level of detail: 1978 event rows reduced to 2 GPU lane(s)"),
+        "{out}"
+    );
+}
+
+/// A trace that does not fit loads whole in low-memory mode, not its leading steps.
+#[test]
+fn low_memory_loads_the_whole_trace_instead_of_a_part() {
+    let f = data("steps4.trace.json.gz");
+    let f = f.to_str().unwrap();
+    let (code, limited, err) = common::grove(&[
+        "tree",
+        "--no-cache",
+        "--format",
+        "csv",
+        "--max-memory",
+        "400K",
+        "--low-memory",
+        f,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("loaded steps"), "{err}");
+    let (_, full, _) = common::grove(&["tree", "--no-cache", "--format", "csv", f]);
+    assert_eq!(limited, full);
+}
+
+/// In the explorer: the kernel table of the summary is the full one, the timeline
+/// draws the level of detail and says so, and what needs single events says they are
+/// not loaded.
+#[test]
+fn low_memory_timeline_draws_the_level_of_detail() {
+    let file = data("steps4.trace.json.gz");
+    let full = App::new(
+        grove::load::load_path(&file).unwrap(),
+        Keymap::default_map(),
+    );
+    let mut p = grove::load::load_path(&file).unwrap();
+    grove::load::to_low_memory(&mut p);
+    assert_eq!(p.events.as_ref().map(|e| e.len()), Some(0));
+    let mut app = App::new(p, Keymap::default_map());
+    let rows = |a: &App| -> Vec<String> {
+        a.kernels
+            .rows
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {} {} {} {} {} {}",
+                    r.name, r.category, r.count, r.total_ns, r.mean_ns, r.min_ns, r.max_ns
+                )
+            })
+            .collect()
+    };
+    assert!(!full.kernels.rows.is_empty());
+    assert_eq!(rows(&app), rows(&full));
+    app.run("kernels by count").unwrap();
+    let mut full = full;
+    full.run("kernels by count").unwrap();
+    assert_eq!(rows(&app), rows(&full));
+    app.run("panel timeline").unwrap();
+    let screen = render(&app);
+    assert!(screen.contains("low-memory: level of detail"), "{screen}");
+    insta::with_settings!({
+        snapshot_path => "../snapshots",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!("low_memory_timeline", screen);
+    });
+    let e = app.run("zoom 1ms 2ms").unwrap_err().to_string();
+    assert!(e.contains("single events are not loaded"), "{e}");
+}

@@ -136,6 +136,9 @@ impl App {
                 self.profile.events = full.events;
                 self.profile.counters = full.counters;
                 self.gpu = full.gpu;
+                if let Some(g) = &self.gpu {
+                    self.kernels.categories = Some(g.model.categories.clone());
+                }
                 self.summary.clear();
                 self.refresh_kernels();
                 if self.panel == super::command::PanelChoice::Timeline {

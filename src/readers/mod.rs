@@ -319,8 +319,10 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
             raw.truncate(n);
             // A part (`--steps`, `--window`) needs what the part holds, unknown before
             // it is read; the estimate is for the whole file.
-            // A Chrome trace loads the part that fits instead (`fit`).
-            if select::current().is_none() {
+            // A Chrome trace loads the part that fits instead (`fit`); in low-memory
+            // mode, the whole trace, whose rows give way to a summary once its tree is
+            // built (`load::reduce`).
+            if select::current().is_none() && !crate::memory::low_memory() {
                 if let Some(short) = crate::memory::shortfall(path, meta.len(), &raw) {
                     let fitted = fit::choose(path, &short).map_err(err)?;
                     let mut ps = fit::with_part(fitted.part, || load_all(path))?;
