@@ -45,6 +45,35 @@ pub struct Cached {
     pub warm: Option<PathBuf>,
     /// Writing the cache failed (a warning for the user, never an error).
     pub cache_warning: Option<String>,
+    /// A cold load whose cache entry is still to be written (`defer_cache_store`):
+    /// the caller writes it once the tree is on screen (`store_later`).
+    pub store: Option<PathBuf>,
+}
+
+/// The TUI writes a cold load's cache entry after its first frame (it costs seconds
+/// on a large trace); headless commands write it before they print.
+static DEFER_STORE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether `load_inputs_cached` leaves a miss's cache write to its caller (`Cached::store`).
+pub fn defer_cache_store(on: bool) {
+    DEFER_STORE.store(on, Ordering::SeqCst);
+}
+
+/// The cache write of a cold load left for later: a copy of the tree (not the
+/// events) to write on another thread; the job gives the warning when it fails.
+pub fn store_later(path: PathBuf, p: &Profile) -> impl FnOnce() -> Option<String> + Send {
+    let tree = Profile {
+        source: p.source.clone(),
+        dialect: p.dialect.clone(),
+        cct: p.cct.clone(),
+        metrics: p.metrics.clone(),
+        events: None,
+        counters: None,
+        meta: p.meta.clone(),
+        warnings: p.warnings.clone(),
+        default_metric: p.default_metric.clone(),
+    };
+    move || crate::summary::cache::store(&path, &tree).err()
 }
 
 /// `load_inputs` through the cache: one large regular trace file, unlabelled, opens
@@ -82,6 +111,7 @@ pub fn load_inputs_cached(
             profile: load_inputs_et(files, given, et)?,
             warm: None,
             cache_warning: None,
+            store: None,
         });
     };
     if let Some(profile) = crate::summary::cache::lookup(f) {
@@ -89,14 +119,24 @@ pub fn load_inputs_cached(
             profile,
             warm: Some(f.clone()),
             cache_warning: None,
+            store: None,
         });
     }
     let profile = load_path(f)?;
+    if DEFER_STORE.load(Ordering::SeqCst) {
+        return Ok(Cached {
+            profile,
+            warm: None,
+            cache_warning: None,
+            store: Some(f.clone()),
+        });
+    }
     let cache_warning = crate::summary::cache::store(f, &profile).err();
     Ok(Cached {
         profile,
         warm: None,
         cache_warning,
+        store: None,
     })
 }
 

@@ -272,3 +272,19 @@ fn low_memory_timeline_draws_the_level_of_detail() {
     let e = app.run("zoom 1ms 2ms").unwrap_err().to_string();
     assert!(e.contains("single events are not loaded"), "{e}");
 }
+
+/// The cache write of a cold open runs behind the first frame too; its failure is a
+/// warning on the status line when the events arrive.
+#[test]
+fn the_cache_write_behind_the_tree_is_never_silent() {
+    let mut p = grove::load::load_path(&data("rank0.trace.json.gz")).unwrap();
+    let behind = Pending::index_then(&mut p, Categories::builtin(), || {
+        Some("cache /x: read-only file system".to_string())
+    });
+    let mut app = App::new(p, Keymap::default_map());
+    app.background = behind;
+    wait(&mut app);
+    assert!(app.gpu.is_some());
+    let m = app.message.as_ref().map(|m| m.text.as_str());
+    assert_eq!(m, Some("cache /x: read-only file system"));
+}

@@ -30,6 +30,8 @@ pub struct Events {
     pub nodes: usize,
     /// The GPU index of `events` with the categories it was built for.
     pub gpu: Option<GpuState>,
+    /// A warning from work done on the same thread (writing the cache entry).
+    pub warning: Option<String>,
 }
 
 impl Events {
@@ -44,6 +46,7 @@ impl Events {
             events: p.events,
             counters: p.counters,
             gpu,
+            warning: None,
         }
     }
 }
@@ -80,19 +83,54 @@ impl Pending {
     /// shows before the GPU index is built; None when `p` has no events (nothing to
     /// wait for).
     pub fn index(p: &mut Profile, categories: Categories) -> Option<Pending> {
-        let events = p.events.take()?;
-        let counters = p.counters.take();
+        if p.events.is_none() {
+            return None;
+        }
+        Pending::index_then(p, categories, || None)
+    }
+
+    /// `index`, with `after` (the cold load's cache write, `load::store_later`)
+    /// running beside it; the events arrive when both are done, with its warning.
+    pub fn index_then(
+        p: &mut Profile,
+        categories: Categories,
+        after: impl FnOnce() -> Option<String> + Send + 'static,
+    ) -> Option<Pending> {
         let nodes = p.cct.len();
         let (tx, rx) = std::sync::mpsc::channel();
+        let counters = p.counters.take();
+        let Some(events) = p.events.take() else {
+            // No events: only the cache write, whose warning must still be shown.
+            std::thread::spawn(move || {
+                let warning = after();
+                let _ = tx.send(Ok(Events {
+                    events: None,
+                    counters,
+                    nodes,
+                    gpu: None,
+                    warning,
+                }));
+            });
+            return Some(Pending {
+                rx,
+                what: p.source.label.clone(),
+                why: "writing grove's cache",
+            });
+        };
         std::thread::Builder::new()
             .name("index".into())
             .spawn(move || {
+                // Both at once; the events arrive when both are done, with the
+                // cache write's warning.
+                let writer = std::thread::spawn(after);
                 let gpu = GpuState::new(&events, categories);
+                let warning = writer.join().unwrap_or_default();
                 let _ = tx.send(Ok(Events {
                     events: Some(events),
                     counters,
                     nodes,
                     gpu,
+                    warning,
                 }));
             })
             .ok()
@@ -108,6 +146,11 @@ impl App {
     /// Whether the event table is still loading.
     pub fn loading(&self) -> bool {
         self.background.is_some()
+    }
+
+    /// Why the events are not there yet ("" when they are).
+    pub fn loading_why(&self) -> &'static str {
+        self.background.as_ref().map(|p| p.why).unwrap_or_default()
     }
 
     /// What the panels waiting for the events say meanwhile.
@@ -143,6 +186,13 @@ impl App {
                 self.refresh_kernels();
                 if self.panel == super::command::PanelChoice::Timeline {
                     self.initial_window();
+                }
+                if let Some(text) = full.warning {
+                    self.message = Some(Message {
+                        level: Level::Warning,
+                        text,
+                        caret: None,
+                    });
                 }
             }
             Ok(_) => {

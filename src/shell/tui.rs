@@ -40,9 +40,13 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             let mut c = load_with_screen(&cli, &theme)?;
             // The tree shows as soon as it is built: the GPU index of a cold load's
             // events is built behind it, and a warm one's events load behind it.
-            let behind = match c.warm {
-                Some(path) => Some(Pending::full_load(path, super::user_categories())),
-                None => Pending::index(&mut c.profile, super::user_categories()),
+            let behind = match (c.warm, c.store.take()) {
+                (Some(path), _) => Some(Pending::full_load(path, super::user_categories())),
+                (None, Some(f)) => {
+                    let store = grove::load::store_later(f, &c.profile);
+                    Pending::index_then(&mut c.profile, super::user_categories(), store)
+                }
+                (None, None) => Pending::index(&mut c.profile, super::user_categories()),
             };
             let mut app = App::with_categories(c.profile, keymap, super::user_categories());
             app.background = behind;
@@ -108,6 +112,8 @@ fn load_with_screen(cli: &Cli, theme: &grove::ui::theme::Theme) -> Result<Cached
     if !io::stdout().is_terminal() {
         return Ok(load()?);
     }
+    // The cache entry of a cold load is written behind the first frame.
+    grove::load::defer_cache_store(true);
     let progress = Progress::new();
     let (tx, rx) = std::sync::mpsc::channel();
     let attached = progress.clone();

@@ -120,7 +120,10 @@ impl App {
             if let Some(e) = self.not_loaded() {
                 e
             } else if self.loading() {
-                CmdError::plain(format!("the trace's {}", self.loading_note()))
+                CmdError::plain(format!(
+                    "the trace's events are still loading ({})",
+                    self.loading_why()
+                ))
             } else {
                 CmdError::plain("this profile has no events to draw on a timeline")
             }
@@ -149,7 +152,10 @@ impl App {
             if let Some(e) = self.not_loaded() {
                 e
             } else if self.loading() {
-                CmdError::plain(format!("the trace's {}", self.loading_note()))
+                CmdError::plain(format!(
+                    "the trace's events are still loading ({})",
+                    self.loading_why()
+                ))
             } else {
                 CmdError::plain("this profile has no GPU activity (kernels, memcpy, memset)")
             }
