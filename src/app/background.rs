@@ -83,9 +83,7 @@ impl Pending {
     /// shows before the GPU index is built; None when `p` has no events (nothing to
     /// wait for).
     pub fn index(p: &mut Profile, categories: Categories) -> Option<Pending> {
-        if p.events.is_none() {
-            return None;
-        }
+        p.events.as_ref()?;
         Pending::index_then(p, categories, || None)
     }
 
