@@ -494,7 +494,9 @@ fn first_frame_cold(path: &std::path::Path) {
     drop(app);
     let mut p = load_path(path).unwrap_or_else(|e| panic!("{e}"));
     let t = Instant::now();
+    let t_copy = Instant::now();
     let store = grove::load::store_later(path.to_path_buf(), &p);
+    println!("tree_copy_for_the_cache {:.0} ms", ms(t_copy));
     let behind = Pending::index_then(&mut p, Categories::builtin(), store);
     let mut app = App::new(p, Keymap::default_map());
     app.background = behind;

@@ -171,6 +171,7 @@ fn the_tui_takes_the_events_when_they_arrive() {
         rx,
         what: "rank0".into(),
         why: "the tree came from the cache",
+        start: None,
     });
     // While loading, the GPU panels open and say so.
     app.run("panel kernels").unwrap();

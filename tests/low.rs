@@ -65,10 +65,13 @@ fn a_cold_open_shows_the_tree_while_the_gpu_index_is_built() {
     // Hold the result back to see the screen while the index is being built.
     let pending = app.background.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
+    let mut pending = pending;
+    (pending.start.take().unwrap())();
     app.background = Some(Pending {
         rx,
         what: pending.what.clone(),
         why: pending.why,
+        start: None,
     });
     let tree = render(&app);
     assert!(tree.contains("ProfilerStep#"), "{tree}");

@@ -58,6 +58,9 @@ pub struct Pending {
     /// Why the events are not there yet, for the panels that wait for them
     /// ("the tree came from the cache").
     pub why: &'static str,
+    /// Work not started yet: it starts at the first poll, after the first frame, so
+    /// that it does not compete with that frame for the processor.
+    pub start: Option<Box<dyn FnOnce() + Send>>,
 }
 
 impl Pending {
@@ -76,6 +79,7 @@ impl Pending {
             rx,
             what,
             why: "the tree came from the cache",
+            start: None,
         }
     }
 
@@ -97,46 +101,53 @@ impl Pending {
         let nodes = p.cct.len();
         let (tx, rx) = std::sync::mpsc::channel();
         let counters = p.counters.take();
+        let what = p.source.label.clone();
         let Some(events) = p.events.take() else {
             // No events: only the cache write, whose warning must still be shown.
-            std::thread::spawn(move || {
-                let warning = after();
-                let _ = tx.send(Ok(Events {
-                    events: None,
-                    counters,
-                    nodes,
-                    gpu: None,
-                    warning,
-                }));
-            });
+            let start = move || {
+                std::thread::spawn(move || {
+                    let warning = after();
+                    let _ = tx.send(Ok(Events {
+                        events: None,
+                        counters,
+                        nodes,
+                        gpu: None,
+                        warning,
+                    }));
+                });
+            };
             return Some(Pending {
                 rx,
-                what: p.source.label.clone(),
+                what,
                 why: "writing grove's cache",
+                start: Some(Box::new(start)),
             });
         };
-        std::thread::Builder::new()
-            .name("index".into())
-            .spawn(move || {
-                // Both at once; the events arrive when both are done, with the
-                // cache write's warning.
-                let writer = std::thread::spawn(after);
-                let gpu = GpuState::new(&events, categories);
-                let warning = writer.join().unwrap_or_default();
-                let _ = tx.send(Ok(Events {
-                    events: Some(events),
-                    counters,
-                    nodes,
-                    gpu,
-                    warning,
-                }));
-            })
-            .ok()
-            .map(|_| Pending {
-                rx,
-                what: p.source.label.clone(),
-                why: "indexing the events",
-            })
+        let start = move || {
+            // A thread that cannot start drops the sender: the poll reports it.
+            let _ = std::thread::Builder::new()
+                .name("index".into())
+                .spawn(move || {
+                    // Both at once; the events arrive when both are done, with the
+                    // cache write's warning.
+                    let writer = std::thread::spawn(after);
+                    let gpu = GpuState::new(&events, categories);
+                    let warning = writer.join().unwrap_or_default();
+                    let _ = tx.send(Ok(Events {
+                        events: Some(events),
+                        counters,
+                        nodes,
+                        gpu,
+                        warning,
+                    }));
+                });
+        };
+        Some(Pending {
+            rx,
+            what,
+            why: "indexing the events",
+            start: Some(Box::new(start)),
+        })
     }
 }
 
@@ -161,9 +172,12 @@ impl App {
 
     /// Takes the background load's result if it has arrived; true when the view changed.
     pub fn poll_background(&mut self) -> bool {
-        let Some(p) = &self.background else {
+        let Some(p) = &mut self.background else {
             return false;
         };
+        if let Some(start) = p.start.take() {
+            start();
+        }
         let got = match p.rx.try_recv() {
             Ok(r) => r,
             Err(TryRecvError::Empty) => return false,
