@@ -16,6 +16,8 @@
 //!                                 the time from "events parsed" to the first TUI frame
 //!                                 goes, before (everything derived first) and after (the
 //!                                 GPU index built behind the tree, `Pending::index`)
+//!   grove-bench resident FILE     resident memory after a load and the explorer's start
+//!                                 (and the peak): run with and without GROVE_LOW_MEMORY=1
 //! Numbers go to stdout as `name value unit` lines; docs/performance.md records them.
 
 use std::time::Instant;
@@ -521,6 +523,34 @@ fn first_frame_cold(path: &std::path::Path) {
     println!("peak_rss {:.1} MiB", peak_rss_mib());
 }
 
+/// `resident FILE`: the memory the explorer holds once a trace is open (`VmRSS`), and
+/// the peak of the load (`VmHWM`); `GROVE_LOW_MEMORY=1` selects low-memory mode.
+fn resident(path: &std::path::Path) {
+    let rss = || {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        status
+            .lines()
+            .find(|l| l.starts_with("VmRSS:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<f64>().ok())
+            .map(|kb| kb / 1024.0)
+            .unwrap_or(f64::NAN)
+    };
+    let t = Instant::now();
+    let p = load_path(path).unwrap_or_else(|e| panic!("{e}"));
+    println!("low_memory {}", grove::memory::low_memory());
+    println!("load {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
+    println!(
+        "event_rows {}",
+        p.events.as_ref().map(|e| e.len()).unwrap_or(0)
+    );
+    let mut app = App::new(p, Keymap::default_map());
+    app.run("panel kernels").unwrap();
+    println!("kernel_rows {}", app.kernels.rows.len());
+    println!("resident_open {:.1} MiB", rss());
+    println!("peak_rss {:.1} MiB", peak_rss_mib());
+}
+
 fn main() {
     // `cargo bench` appends `--bench` to a harness-less bench's arguments.
     let args: Vec<String> = std::env::args()
@@ -641,6 +671,7 @@ fn main() {
         }
         Some("otf2") => otf2(std::path::Path::new(&args[1])),
         Some("first-frame-cold") => first_frame_cold(std::path::Path::new(&args[1])),
+        Some("resident") => resident(std::path::Path::new(&args[1])),
         Some("commands") => {
             let n: usize = args
                 .get(1)

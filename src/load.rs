@@ -174,6 +174,13 @@ pub fn to_low_memory(p: &mut Profile) {
     crate::gpu::lod::reduce(ev, &crate::gpu::classify::Categories::builtin());
     // Counter samples are rows too; the timeline's counter tracks go with them.
     p.counters = None;
+    // glibc keeps freed memory in its arenas; hand the rows' pages back to the system,
+    // or the process stays as large as the full load.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory of the allocator's arenas.
+    unsafe {
+        libc::malloc_trim(0);
+    }
     let lanes = ev.lod.as_ref().map(|l| l.lanes.len()).unwrap_or(0);
     p.meta.push((
         "low-memory".into(),
