@@ -7,7 +7,8 @@
 //! The part is chosen from a first pass over the file that keeps only the
 //! `ProfilerStep` slices and the trace's span (`select::Stream::Scan`), and costs
 //! nothing like a full load. What a part needs is estimated in proportion to the time
-//! it covers: the whole estimate times the part's share of the trace's span. Training
+//! it covers: the whole estimate times the part's share of the trace's span, and it
+//! must stay within [`HEADROOM`] of the limit. Training
 //! steps are alike, so the time a step covers is a fair measure of the events (and
 //! bytes) it holds. The part is then loaded exactly as `--steps A-B` / `--window`
 //! load it (`select`), so its numbers are those of that flag.
@@ -17,6 +18,9 @@ use std::path::Path;
 use super::select::{self, Part, Stream};
 use crate::memory::Shortfall;
 use crate::model::events::EventKind;
+
+/// The share of the memory limit a chosen part may be estimated to need.
+pub const HEADROOM: f64 = 0.6;
 
 /// What a load that does not fit does instead.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,7 +54,11 @@ pub fn choose(path: &Path, short: &Shortfall) -> Result<Fitted, String> {
     let span = (s.last - s.origin).max(1) as f64;
     // What a part covering `[lo, hi)` needs, as a share of the whole.
     let need = |lo: i64, hi: i64| short.need as f64 * ((hi - lo).max(0) as f64 / span);
-    let limit = short.limit as f64;
+    // The estimate is a lower bound (it must never refuse what loads), and a limit on
+    // the address space (`ulimit -v`) counts what the allocator reserves too: a part
+    // is chosen to need at most this share of the limit. A 1 GB trace under a 400 MiB
+    // address-space limit ran out of memory with a part estimated at the full limit.
+    let limit = short.limit as f64 * HEADROOM;
     let why = short.explain();
     if let Some(&(first, lo, _)) = s.steps.first() {
         let mut fit: Option<(u64, i64)> = None;
