@@ -93,7 +93,7 @@ pub fn load_inputs_cached(
     // Neither is a trace too big for memory: it loads a part of itself (`readers::fit`).
     let use_cache = use_cache
         && readers::select::current().is_none()
-        && files.iter().all(|f| crate::memory::fits(f));
+        && files.iter().all(|f| readers::fit::fits(f));
     let single = match files {
         [f] if use_cache
             && et.is_none()

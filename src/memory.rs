@@ -212,8 +212,13 @@ impl Shortfall {
 
     /// "the whole trace needs ~9.1 GiB, grove may use 8.0 GiB (--max-memory)".
     pub fn explain(&self) -> String {
+        let close = if self.need <= self.limit {
+            ", too close to the limit"
+        } else {
+            ""
+        };
         format!(
-            "the whole trace needs ~{}, grove may use {} ({})",
+            "the whole trace needs ~{}, grove may use {} ({}){close}",
             human(self.need),
             human(self.limit),
             self.source
@@ -233,20 +238,6 @@ pub fn shortfall(path: &Path, size: u64, head: &[u8]) -> Option<Shortfall> {
         limit,
         source,
     })
-}
-
-/// Whether the whole of the regular file `path` fits (true when it cannot be told).
-pub fn fits(path: &Path) -> bool {
-    use std::io::Read;
-    let Ok(meta) = std::fs::metadata(path) else {
-        return true;
-    };
-    let mut head = vec![0u8; 4096];
-    let n = std::fs::File::open(path)
-        .and_then(|mut f| f.read(&mut head))
-        .unwrap_or(0);
-    head.truncate(n);
-    shortfall(path, meta.len(), &head).is_none()
 }
 
 fn refusal(need: u64, size: u64, what: &str, limit: u64, source: &str) -> Result<(), String> {

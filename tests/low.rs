@@ -130,7 +130,7 @@ fn a_trace_too_big_loads_the_leading_steps_that_fit() {
     // within 90% of the limit (`readers::fit`).
     let (fitted, err) = tree_csv(&file, &["--max-memory", "540K"]);
     assert!(
-        err.contains("loaded steps 2-3 of 4 (ProfilerStep#2 to #5): the whole trace needs ~556 KiB, grove may use 540 KiB (--max-memory); --steps, --window or --low-memory choose another part"),
+        err.contains("loaded steps 2-3 of 4 (ProfilerStep#2 to #5): the whole trace needs ~834 KiB, grove may use 540 KiB (--max-memory); --steps, --window or --low-memory choose another part"),
         "{err}"
     );
     let (steps, _) = tree_csv(&file, &["--steps", "2-3"]);
@@ -139,6 +139,12 @@ fn a_trace_too_big_loads_the_leading_steps_that_fit() {
     let (fitted, err) = tree_csv(&file, &["--max-memory", "400K"]);
     assert!(err.contains("loaded step 2 of 4"), "{err}");
     assert_eq!(fitted, tree_csv(&file, &["--steps", "2"]).0);
+    // Under the limit, but too close to it for the whole load.
+    let (_, err) = tree_csv(&file, &["--max-memory", "900K"]);
+    assert!(
+        err.contains("loaded steps 2-4 of 4") && err.contains("too close to the limit"),
+        "{err}"
+    );
     let f = file.to_str().unwrap();
     let (code, _, err) = common::grove(&["tree", "--strict", "--max-memory", "540K", f]);
     assert_eq!(code, 2);

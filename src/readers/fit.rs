@@ -40,6 +40,43 @@ pub struct Fitted {
     pub note: String,
 }
 
+/// Whether a load of this input must be cut (a Chrome trace: `choose` a part) or
+/// refused (another format, `memory::shortfall`); None when it fits. For a JSON trace
+/// the whole load is taken at what it really needs (`FIXED + PER_SHARE` times the
+/// lower-bound estimate) within [`HEADROOM`] of the limit, as a part is: a trace the
+/// lower bound lets through can still run out of memory (the 1 GB trace under
+/// `prlimit --as=800M`), and cutting it costs nothing that loads today.
+pub fn shortfall(path: &Path, size: u64, head: &[u8]) -> Option<Shortfall> {
+    let (need, what) = crate::memory::estimate(path, size, head)?;
+    if what != "JSON trace" {
+        return crate::memory::shortfall(path, size, head);
+    }
+    let (limit, source) = crate::memory::limit();
+    let need = (need as f64 * (FIXED + PER_SHARE)) as u64;
+    (need as f64 > limit as f64 * HEADROOM).then_some(Shortfall {
+        need,
+        size,
+        what,
+        limit,
+        source,
+    })
+}
+
+/// Whether the whole of the regular file `path` loads as it is (true when it cannot
+/// be told): not cut to a part, not refused.
+pub fn fits(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return true;
+    };
+    let mut head = vec![0u8; 4096];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    head.truncate(n);
+    shortfall(path, meta.len(), &head).is_none()
+}
+
 /// The trace's span and steps from the first pass, in the event table's time (ns).
 struct Steps {
     origin: i64,
@@ -61,7 +98,8 @@ pub fn choose(path: &Path, short: &Shortfall) -> Result<Fitted, String> {
         return Err(short.refusal());
     };
     let span = (s.last - s.origin).max(1) as f64;
-    let whole = short.need as f64;
+    // `short.need` is the whole load's real need (`shortfall`); back to the estimate.
+    let whole = short.need as f64 / (FIXED + PER_SHARE);
     // What a part covering `[lo, hi)` needs ([`FIXED`], [`PER_SHARE`]).
     let need = |lo: i64, hi: i64| whole * (FIXED + PER_SHARE * ((hi - lo).max(0) as f64 / span));
     // The whole-load estimate is a lower bound (it must never refuse what loads); a

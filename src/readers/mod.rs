@@ -323,7 +323,7 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
             // mode, the whole trace, whose rows give way to a summary once its tree is
             // built (`load::reduce`).
             if select::current().is_none() && !crate::memory::low_memory() {
-                if let Some(short) = crate::memory::shortfall(path, meta.len(), &raw) {
+                if let Some(short) = fit::shortfall(path, meta.len(), &raw) {
                     let fitted = fit::choose(path, &short).map_err(err)?;
                     let mut ps = fit::with_part(fitted.part, || load_all(path))?;
                     for p in &mut ps {
