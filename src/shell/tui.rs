@@ -88,6 +88,15 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
     if let Some((path, script)) = &replay {
         replay::replay_into(&mut app, path, script, &cli.replay_opts)?;
     }
+    // Start-up commands run as they would on a full load (`--cmd "kernels by mean"`
+    // needs the GPU index): they wait for what loads behind the tree.
+    if !cli.cmds.is_empty() {
+        while app.loading() {
+            if !app.poll_background() {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        }
+    }
     for c in &cli.cmds {
         app.run(c)?;
     }
