@@ -300,3 +300,28 @@ fn the_cache_write_behind_the_tree_is_never_silent() {
     let m = app.message.as_ref().map(|m| m.text.as_str());
     assert_eq!(m, Some("cache /x: read-only file system"));
 }
+
+/// Low-memory mode is for traces: another format that does not fit is still refused
+/// in one line, not loaded whole.
+#[test]
+fn low_memory_does_not_let_other_formats_past_the_check() {
+    let dir = std::env::temp_dir().join(format!("grove-low-lit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("tree.json");
+    std::fs::write(
+        &file,
+        r#"[{"frame": {"name": "main", "type": "function"}, "metrics": {"time": 1.0}, "children": []}]"#,
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    for extra in [&[][..], &["--low-memory"]] {
+        let mut args = vec!["tree", "--no-cache", "--max-memory", "10"];
+        args.extend_from_slice(extra);
+        args.push(f);
+        let (code, _, err) = common::grove(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("Hatchet literal"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

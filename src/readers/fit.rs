@@ -118,7 +118,12 @@ pub fn choose(path: &Path, short: &Shortfall) -> Result<Fitted, String> {
         }
         let Some((last_step, _)) = fit else {
             return Err(format!(
-                "{why}, and not even ProfilerStep#{first} fits; raise the limit (--max-memory SIZE) or use --low-memory"
+                "needs at least {} of memory to load (a {} {}), but grove may use {} ({}), and not even ProfilerStep#{first} fits; load a smaller part (--window START-END) or raise the limit (--max-memory SIZE)",
+                crate::memory::human(short.need),
+                crate::memory::human(short.size),
+                short.what,
+                crate::memory::human(short.limit),
+                short.source
             ));
         };
         let part = Part::Steps(first, last_step);
