@@ -281,6 +281,13 @@ fn low_memory_timeline_draws_the_level_of_detail() {
     }, {
         insta::assert_snapshot!("low_memory_timeline", screen);
     });
+    app.run("panel summary").unwrap();
+    let screen = render(&app);
+    assert!(
+        screen.contains("breakdowns: low-memory mode, single events are not loaded"),
+        "{screen}"
+    );
+    app.run("panel timeline").unwrap();
     let e = app.run("zoom 1ms 2ms").unwrap_err().to_string();
     assert!(e.contains("single events are not loaded"), "{e}");
 }

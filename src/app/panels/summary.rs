@@ -90,6 +90,12 @@ impl App {
                         LineStyle::Title,
                     ));
                     lines.push((String::new(), LineStyle::Text));
+                } else if self.lod().is_some() {
+                    lines.push((
+                        "breakdowns: low-memory mode, single events are not loaded".into(),
+                        LineStyle::Title,
+                    ));
+                    lines.push((String::new(), LineStyle::Text));
                 }
                 lines.extend(self.metadata_lines());
                 lines
