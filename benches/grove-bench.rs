@@ -17,6 +17,13 @@
 //!   grove-bench otf2 ARCHIVE      an OTF2 archive: load time, events per second, peak
 //!                                 RSS against the archive's size, and otf2-print's time
 //!                                 to print the same archive (when it is installed)
+//!   grove-bench first-frame-cold FILE
+//!                                 a cold open (no cache) of an uncompressed Chrome trace: where
+//!                                 the time from "events parsed" to the first TUI frame
+//!                                 goes, before (everything derived first) and after (the
+//!                                 GPU index built behind the tree, `Pending::index`)
+//!   grove-bench resident FILE     resident memory after a load and the explorer's start
+//!                                 (and the peak): run with and without GROVE_LOW_MEMORY=1
 //! Numbers go to stdout as `name value unit` lines; docs/performance.md records them.
 
 use std::time::Instant;
@@ -455,6 +462,118 @@ fn otf2(path: &std::path::Path) {
     }
 }
 
+/// `first-frame-cold FILE`: the phases of a cold open (no cache) of a Chrome/Kineto
+/// trace. The parse and the tree build are timed apart on one read; then the TUI's path
+/// on a second read: the cache write of a miss, the app with everything derived before
+/// the first frame (as it was), and the app with the GPU index built behind the tree.
+fn first_frame_cold(path: &std::path::Path) {
+    use grove::app::background::Pending;
+    use grove::gpu::classify::Categories;
+    let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
+    let input = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    let t = Instant::now();
+    let tr = grove::readers::chrome::parse(input).unwrap_or_else(|e| panic!("{e}"));
+    println!("events {}", tr.events.len());
+    println!("parse_events {:.0} ms", ms(t));
+    let t = Instant::now();
+    let tree = grove::readers::trace_cct::build(&tr);
+    let cct_ms = ms(t);
+    println!("cct_and_metrics {cct_ms:.0} ms ({} nodes)", tree.cct.len());
+    drop((tr, tree));
+    let t = Instant::now();
+    let p = load_path(path).unwrap_or_else(|e| panic!("{e}"));
+    println!("load_path {:.0} ms (parse, tree, names)", ms(t));
+    // A miss writes the tree to the cache (before the first frame, as it was).
+    let cache = std::env::temp_dir().join(format!("grove-bench-cache-{}", std::process::id()));
+    std::env::set_var("XDG_CACHE_HOME", &cache);
+    let t = Instant::now();
+    let stored = grove::summary::cache::store(path, &p);
+    let store_ms = ms(t);
+    println!("cache_store {store_ms:.0} ms ({stored:?})");
+    let _ = std::fs::remove_dir_all(&cache);
+    let t = Instant::now();
+    let g = p
+        .events
+        .as_ref()
+        .and_then(|ev| grove::app::panels::GpuState::new(ev, Categories::builtin()));
+    println!("gpu_index {:.0} ms", ms(t));
+    drop(g);
+    let (w, h) = (200u16, 50u16);
+    let theme = Theme::builtin("default", ColorDepth::Ansi256).unwrap();
+    let glyphs = Glyphs::pick(false);
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    let mut frame = |app: &App| {
+        term.draw(|f| grove::ui::draw(f, app, &theme, &glyphs))
+            .unwrap();
+    };
+    let t = Instant::now();
+    let mut app = App::new(p, Keymap::default_map());
+    app.page = tree_rows(w, h);
+    frame(&app);
+    let before = ms(t);
+    println!("app_and_frame_everything_first {before:.0} ms (app, GPU index, kernel table, frame)");
+    println!(
+        "parsed_to_first_frame_before {:.0} ms (tree, cache write, app, frame)",
+        cct_ms + store_ms + before
+    );
+    drop(app);
+    let mut p = load_path(path).unwrap_or_else(|e| panic!("{e}"));
+    let t = Instant::now();
+    let t_copy = Instant::now();
+    let store = grove::load::store_later(path.to_path_buf(), &p);
+    println!("tree_copy_for_the_cache {:.0} ms", ms(t_copy));
+    let behind = Pending::index_then(&mut p, Categories::builtin(), store);
+    let mut app = App::new(p, Keymap::default_map());
+    app.background = behind;
+    app.page = tree_rows(w, h);
+    frame(&app);
+    let after = ms(t);
+    println!("app_and_frame_tree_first {after:.0} ms (tree copy for the cache, app, frame)");
+    println!(
+        "parsed_to_first_frame_after {:.0} ms (tree, app, frame)",
+        cct_ms + after
+    );
+    while app.loading() {
+        if !app.poll_background() {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+    println!(
+        "events_ready_behind {:.0} ms (GPU index and cache write)",
+        ms(t)
+    );
+    let _ = std::fs::remove_dir_all(&cache);
+    println!("peak_rss {:.1} MiB", peak_rss_mib());
+}
+
+/// `resident FILE`: the memory the explorer holds once a trace is open (`VmRSS`), and
+/// the peak of the load (`VmHWM`); `GROVE_LOW_MEMORY=1` selects low-memory mode.
+fn resident(path: &std::path::Path) {
+    let rss = || {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        status
+            .lines()
+            .find(|l| l.starts_with("VmRSS:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<f64>().ok())
+            .map(|kb| kb / 1024.0)
+            .unwrap_or(f64::NAN)
+    };
+    let t = Instant::now();
+    let p = load_path(path).unwrap_or_else(|e| panic!("{e}"));
+    println!("low_memory {}", grove::memory::low_memory());
+    println!("load {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
+    println!(
+        "event_rows {}",
+        p.events.as_ref().map(|e| e.len()).unwrap_or(0)
+    );
+    let mut app = App::new(p, Keymap::default_map());
+    app.run("panel kernels").unwrap();
+    println!("kernel_rows {}", app.kernels.rows.len());
+    println!("resident_open {:.1} MiB", rss());
+    println!("peak_rss {:.1} MiB", peak_rss_mib());
+}
+
 fn main() {
     // `cargo bench` appends `--bench` to a harness-less bench's arguments.
     let args: Vec<String> = std::env::args()
@@ -611,6 +730,8 @@ fn main() {
             panels_on(p, "ensemble_dir");
         }
         Some("otf2") => otf2(std::path::Path::new(&args[1])),
+        Some("first-frame-cold") => first_frame_cold(std::path::Path::new(&args[1])),
+        Some("resident") => resident(std::path::Path::new(&args[1])),
         Some("commands") => {
             let n: usize = args
                 .get(1)
@@ -619,7 +740,7 @@ fn main() {
             commands(n);
         }
         _ => {
-            eprintln!("usage: grove-bench load [--threads N] FILE... | grove-bench parse [--threads N] FILE... | grove-bench frame FILE | grove-bench panels [KERNELS] [RANKS] [NODES] | grove-bench panels-dir DIR | grove-bench otf2 ARCHIVE | grove-bench commands [NODES]");
+            eprintln!("usage: grove-bench load [--threads N] FILE... | grove-bench parse [--threads N] FILE... | grove-bench frame FILE | grove-bench panels [KERNELS] [RANKS] [NODES] | grove-bench panels-dir DIR | grove-bench otf2 ARCHIVE | grove-bench commands [NODES] | grove-bench first-frame-cold FILE");
             std::process::exit(2);
         }
     }

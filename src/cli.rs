@@ -81,6 +81,12 @@ pub struct Cli {
     #[arg(long, value_name = "SIZE", global = true)]
     pub max_memory: Option<String>,
 
+    /// Keep the full tree with all its metrics and the kernel table's numbers, but only
+    /// a level-of-detail summary of a trace's events (also GROVE_LOW_MEMORY=1); a trace
+    /// that does not fit then loads whole instead of its leading steps.
+    #[arg(long, global = true)]
+    pub low_memory: bool,
+
     /// Load only ProfilerStep#A to #B of a Chrome/Kineto trace (`5-7`, or one step `5`):
     /// their slices, the slices enclosing them and the GPU work they launched.
     #[arg(long, value_name = "A-B", global = true, conflicts_with = "window")]

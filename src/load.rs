@@ -45,6 +45,35 @@ pub struct Cached {
     pub warm: Option<PathBuf>,
     /// Writing the cache failed (a warning for the user, never an error).
     pub cache_warning: Option<String>,
+    /// A cold load whose cache entry is still to be written (`defer_cache_store`):
+    /// the caller writes it once the tree is on screen (`store_later`).
+    pub store: Option<PathBuf>,
+}
+
+/// The TUI writes a cold load's cache entry after its first frame (it costs seconds
+/// on a large trace); headless commands write it before they print.
+static DEFER_STORE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether `load_inputs_cached` leaves a miss's cache write to its caller (`Cached::store`).
+pub fn defer_cache_store(on: bool) {
+    DEFER_STORE.store(on, Ordering::SeqCst);
+}
+
+/// The cache write of a cold load left for later: a copy of the tree (not the
+/// events) to write on another thread; the job gives the warning when it fails.
+pub fn store_later(path: PathBuf, p: &Profile) -> impl FnOnce() -> Option<String> + Send {
+    let tree = Profile {
+        source: p.source.clone(),
+        dialect: p.dialect.clone(),
+        cct: p.cct.clone(),
+        metrics: p.metrics.clone(),
+        events: None,
+        counters: None,
+        meta: p.meta.clone(),
+        warnings: p.warnings.clone(),
+        default_metric: p.default_metric.clone(),
+    };
+    move || crate::summary::cache::store(&path, &tree).err()
 }
 
 /// `load_inputs` through the cache: one large regular trace file, unlabelled, opens
@@ -61,7 +90,10 @@ pub fn load_inputs_cached(
     // lacks, and the cache's stamp does not cover it: such inputs always load cold.
     // A part of a trace (`--steps`, `--window`) is neither what the cache holds nor
     // what it should keep.
-    let use_cache = use_cache && readers::select::current().is_none();
+    // Neither is a trace too big for memory: it loads a part of itself (`readers::fit`).
+    let use_cache = use_cache
+        && readers::select::current().is_none()
+        && files.iter().all(|f| readers::fit::fits(f));
     let single = match files {
         [f] if use_cache
             && et.is_none()
@@ -79,6 +111,7 @@ pub fn load_inputs_cached(
             profile: load_inputs_et(files, given, et)?,
             warm: None,
             cache_warning: None,
+            store: None,
         });
     };
     if let Some(profile) = crate::summary::cache::lookup(f) {
@@ -86,14 +119,24 @@ pub fn load_inputs_cached(
             profile,
             warm: Some(f.clone()),
             cache_warning: None,
+            store: None,
         });
     }
     let profile = load_path(f)?;
+    if DEFER_STORE.load(Ordering::SeqCst) {
+        return Ok(Cached {
+            profile,
+            warm: None,
+            cache_warning: None,
+            store: Some(f.clone()),
+        });
+    }
     let cache_warning = crate::summary::cache::store(f, &profile).err();
     Ok(Cached {
         profile,
         warm: None,
         cache_warning,
+        store: None,
     })
 }
 
@@ -109,7 +152,43 @@ pub fn load_path(path: &Path) -> Result<Profile, LoadError> {
                 .push(format!("execution trace not attached: {e}"));
         }
     }
+    reduce(&mut p);
     Ok(p)
+}
+
+/// Low-memory mode (`memory::low_memory`): once the tree, its metrics and anything
+/// attached through the events are done, the event rows give way to their
+/// level-of-detail summary (`gpu::lod`); `grove info` says so under metadata.
+pub fn reduce(p: &mut Profile) {
+    if crate::memory::low_memory() {
+        to_low_memory(p);
+    }
+}
+
+/// Reduces a trace's events to their level-of-detail summary, whatever the mode.
+pub fn to_low_memory(p: &mut Profile) {
+    let Some(ev) = p.events.as_mut().filter(|ev| ev.lod.is_none()) else {
+        return;
+    };
+    let rows = ev.len();
+    crate::gpu::lod::reduce(ev, &crate::gpu::classify::Categories::builtin());
+    // Counter samples are rows too; the timeline's counter tracks go with them.
+    p.counters = None;
+    // glibc keeps freed memory in its arenas; hand the rows' pages back to the system,
+    // or the process stays as large as the full load.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory of the allocator's arenas.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+    let lanes = ev.lod.as_ref().map(|l| l.lanes.len()).unwrap_or(0);
+    p.meta.push((
+        "low-memory".into(),
+        format!(
+            "level of detail: {rows} event rows reduced to {lanes} GPU lane(s) of {} buckets and every GPU activity's duration",
+            crate::model::lod::BUCKETS
+        ),
+    ));
 }
 
 /// `grove FILES --et ET`: the inputs as `load_inputs` opens them, with the execution
@@ -131,6 +210,7 @@ pub fn load_inputs_et(
     }
     let mut p = load_path_alone(&expanded[0])?;
     attach_et(&mut p, et)?;
+    reduce(&mut p);
     Ok(p)
 }
 

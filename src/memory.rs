@@ -20,6 +20,21 @@ static KNOWN_LIMIT: AtomicU64 = AtomicU64::new(0);
 /// Values at or above this mean "no limit" (cgroup v1 writes 2^63 rounded to a page).
 const UNLIMITED: u64 = 1 << 60;
 
+/// `--low-memory` (or `GROVE_LOW_MEMORY=1`): traces keep a level-of-detail summary of
+/// their events instead of the rows (`gpu::lod`).
+static LOW_MEMORY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Applies `--low-memory`.
+pub fn set_low_memory(on: bool) {
+    LOW_MEMORY.store(on, Ordering::SeqCst);
+}
+
+/// Whether loads run in low-memory mode: `--low-memory`, or `GROVE_LOW_MEMORY=1`.
+pub fn low_memory() -> bool {
+    LOW_MEMORY.load(Ordering::SeqCst)
+        || std::env::var("GROVE_LOW_MEMORY").is_ok_and(|v| v.trim() == "1")
+}
+
 /// Applies `--max-memory SIZE` (`512M`, `2G`, `1.5GiB`, plain bytes).
 pub fn configure(max_memory: Option<&str>) -> Result<(), String> {
     if let Some(s) = max_memory {
@@ -168,11 +183,61 @@ fn gzip_size(path: &Path) -> Option<u64> {
 
 /// Refuses a load that cannot fit, before it starts.
 pub fn check_load(path: &Path, size: u64, head: &[u8]) -> Result<(), String> {
-    let Some((need, what)) = estimate(path, size, head) else {
-        return Ok(());
-    };
+    match shortfall(path, size, head) {
+        Some(s) => Err(s.refusal()),
+        None => Ok(()),
+    }
+}
+
+/// A load that will not fit: what it needs and what grove may use.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shortfall {
+    pub need: u64,
+    /// The input's size (uncompressed estimate for gzip).
+    pub size: u64,
+    /// What the input is taken for (`JSON trace`).
+    pub what: &'static str,
+    pub limit: u64,
+    /// Where the limit comes from (`--max-memory`, `the cgroup memory limit`).
+    pub source: &'static str,
+}
+
+impl Shortfall {
+    /// The one-line refusal when nothing smaller can be loaded instead.
+    pub fn refusal(&self) -> String {
+        refusal(self.need, self.size, self.what, self.limit, self.source)
+            .err()
+            .unwrap_or_default()
+    }
+
+    /// "the whole trace needs ~9.1 GiB, grove may use 8.0 GiB (--max-memory)".
+    pub fn explain(&self) -> String {
+        let close = if self.need <= self.limit {
+            ", too close to the limit"
+        } else {
+            ""
+        };
+        format!(
+            "the whole trace needs ~{}, grove may use {} ({}){close}",
+            human(self.need),
+            human(self.limit),
+            self.source
+        )
+    }
+}
+
+/// Whether a load of this input will not fit in the memory grove may use (None: it
+/// fits, or grove has no estimate for the format).
+pub fn shortfall(path: &Path, size: u64, head: &[u8]) -> Option<Shortfall> {
+    let (need, what) = estimate(path, size, head)?;
     let (limit, source) = limit();
-    refusal(need, size, what, limit, source)
+    (need > limit).then_some(Shortfall {
+        need,
+        size,
+        what,
+        limit,
+        source,
+    })
 }
 
 fn refusal(need: u64, size: u64, what: &str, limit: u64, source: &str) -> Result<(), String> {

@@ -170,12 +170,15 @@ fn the_tui_takes_the_events_when_they_arrive() {
     app.background = Some(grove::app::background::Pending {
         rx,
         what: "rank0".into(),
-        categories: grove::gpu::classify::Categories::builtin(),
+        why: "the tree came from the cache",
+        start: None,
     });
     // While loading, the GPU panels open and say so.
     app.run("panel kernels").unwrap();
     assert!(!app.poll_background());
-    tx.send(Ok(full)).unwrap();
+    let cats = grove::gpu::classify::Categories::builtin();
+    tx.send(Ok(grove::app::background::Events::indexed(full, cats)))
+        .unwrap();
     assert!(app.poll_background());
     assert!(!app.loading());
     assert!(app.gpu.is_some());

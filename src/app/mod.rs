@@ -311,6 +311,7 @@ impl App {
 
     /// Uses these kernel categories (rebuilds the GPU state).
     pub fn set_categories(&mut self, cats: crate::gpu::classify::Categories) {
+        self.kernels.categories = Some(cats.clone());
         self.gpu = self
             .profile
             .events

@@ -162,7 +162,7 @@ pub fn merge(per_file: Vec<(Vec<KernelRow>, Vec<Vec<i64>>)>, sort: KernelSort) -
     rows
 }
 
-fn fill_stats(r: &mut KernelRow, durs: &mut [i64]) {
+pub(crate) fn fill_stats(r: &mut KernelRow, durs: &mut [i64]) {
     durs.sort_unstable();
     let n = durs.len();
     let total: i64 = durs.iter().sum();
@@ -185,7 +185,7 @@ fn fill_stats(r: &mut KernelRow, durs: &mut [i64]) {
     r.std_ns = var.sqrt();
 }
 
-fn sort_rows(rows: &mut [KernelRow], sort: KernelSort) {
+pub(crate) fn sort_rows(rows: &mut [KernelRow], sort: KernelSort) {
     let key = |r: &KernelRow| -> f64 {
         match sort {
             KernelSort::Total => r.total_ns as f64,

@@ -7,6 +7,7 @@ pub mod classify;
 pub mod gaps;
 pub mod intervals;
 pub mod kernels;
+pub mod lod;
 pub mod report;
 pub mod short_names;
 pub mod timeline;

@@ -117,6 +117,9 @@ pub struct EventTable {
     /// activities the runtime event that launched them (NONE_U32 when not in the file).
     pub node: Vec<u32>,
     pub launch: Vec<u32>,
+    /// Low-memory mode (`gpu::lod`): the rows above are gone (only `strings` is kept)
+    /// and this summary stands in for them.
+    pub lod: Option<Box<super::lod::Lod>>,
 }
 
 impl EventTable {

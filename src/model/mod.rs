@@ -5,6 +5,7 @@ pub mod cct;
 pub mod demangle;
 pub mod events;
 pub mod intern;
+pub mod lod;
 pub mod metric_aliases;
 pub mod metrics;
 pub mod names;

@@ -14,6 +14,7 @@ pub mod cprofile;
 pub mod cpuprofile;
 pub mod describe;
 pub mod et;
+pub mod fit;
 pub mod folded;
 pub mod gprof2dot;
 pub mod hatchet;
@@ -317,9 +318,22 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
                 .map_err(|e| err(e.to_string()))?;
             raw.truncate(n);
             // A part (`--steps`, `--window`) needs what the part holds, unknown before
-            // it is read; the estimate is for the whole file.
-            if select::current().is_none() {
-                crate::memory::check_load(path, meta.len(), &raw).map_err(err)?;
+            // it is read; the estimate is for the whole file. A Chrome trace that does
+            // not fit loads the part that does (`fit`; other formats are refused), or
+            // in low-memory mode the whole trace, whose rows give way to a summary
+            // once its tree is built (`load::reduce`).
+            let short = select::current()
+                .is_none()
+                .then(|| fit::shortfall(path, meta.len(), &raw))
+                .flatten()
+                .filter(|s| !(crate::memory::low_memory() && s.what == "JSON trace"));
+            if let Some(short) = short {
+                let fitted = fit::choose(path, &short).map_err(err)?;
+                let mut ps = fit::with_part(fitted.part, || load_all(path))?;
+                for p in &mut ps {
+                    p.warnings.insert(0, fitted.note.clone());
+                }
+                return Ok(ps);
             }
         }
         let file = File::open(path).map_err(|e| err(e.to_string()))?;

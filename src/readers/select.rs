@@ -64,6 +64,11 @@ pub fn configure(steps: Option<&str>, window: Option<&str>) -> Result<(), String
     Ok(())
 }
 
+/// Selects `part` from here on (`fit`: a load that does not fit loads a part).
+pub fn set(part: Option<Part>) {
+    *PART.lock().unwrap_or_else(|e| e.into_inner()) = part;
+}
+
 /// The part this run loads.
 pub fn current() -> Option<Part> {
     *PART.lock().unwrap_or_else(|e| e.into_inner())

@@ -30,8 +30,15 @@ pub fn run(args: KernelsArgs, lk: &Look) -> Result<(), String> {
             ));
         };
         let model = gpu::GpuModel::new(ev, cats.clone());
-        let rows = gpu::kernels::table(ev, &model, &opt);
-        let durs = gpu::kernels::durations(ev, &rows);
+        // Low-memory mode: the same rows from the summary's durations.
+        let (rows, durs) = match ev.lod.as_deref() {
+            Some(lod) => gpu::lod::table(ev, lod, &cats, &opt),
+            None => {
+                let rows = gpu::kernels::table(ev, &model, &opt);
+                let durs = gpu::kernels::durations(ev, &rows);
+                (rows, durs)
+            }
+        };
         per_file.push((rows, durs));
         if i + 1 == files.len() {
             super::leave((p, model));

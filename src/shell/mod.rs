@@ -65,6 +65,7 @@ impl From<String> for Failure {
 pub fn run(mut cli: Cli) -> Result<(), Failure> {
     // The memory grove may use (cgroup, ulimit, --max-memory), before anything loads.
     grove::memory::configure(cli.max_memory.as_deref())?;
+    grove::memory::set_low_memory(cli.low_memory);
     grove::readers::select::configure(cli.steps.as_deref(), cli.window.as_deref())?;
     input::set_warnings(cli.strict, cli.command.is_some());
     cli.replay_opts.strict = cli.strict;

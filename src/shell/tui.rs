@@ -3,6 +3,7 @@
 
 use std::io::{self, IsTerminal};
 
+use grove::app::background::Pending;
 use grove::app::keymap::Keymap;
 use grove::app::App;
 use grove::cli::Cli;
@@ -36,11 +37,19 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             keymap,
         )?,
         None => {
-            let c = load_with_screen(&cli, &theme)?;
+            let mut c = load_with_screen(&cli, &theme)?;
+            // The tree shows as soon as it is built: the GPU index of a cold load's
+            // events is built behind it, and a warm one's events load behind it.
+            let behind = match (c.warm, c.store.take()) {
+                (Some(path), _) => Some(Pending::full_load(path, super::user_categories())),
+                (None, Some(f)) => {
+                    let store = grove::load::store_later(f, &c.profile);
+                    Pending::index_then(&mut c.profile, super::user_categories(), store)
+                }
+                (None, None) => Pending::index(&mut c.profile, super::user_categories()),
+            };
             let mut app = App::with_categories(c.profile, keymap, super::user_categories());
-            if let Some(path) = c.warm {
-                app.background = Some(load_events_behind(path));
-            }
+            app.background = behind;
             if let Some(w) = c.cache_warning {
                 if app.message.is_none() {
                     app.message = Some(grove::app::Message {
@@ -79,6 +88,15 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
     if let Some((path, script)) = &replay {
         replay::replay_into(&mut app, path, script, &cli.replay_opts)?;
     }
+    // Start-up commands run as they would on a full load (`--cmd "kernels by mean"`
+    // needs the GPU index): they wait for what loads behind the tree.
+    if !cli.cmds.is_empty() {
+        while app.loading() {
+            if !app.poll_background() {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        }
+    }
     for c in &cli.cmds {
         app.run(c)?;
     }
@@ -103,6 +121,8 @@ fn load_with_screen(cli: &Cli, theme: &grove::ui::theme::Theme) -> Result<Cached
     if !io::stdout().is_terminal() {
         return Ok(load()?);
     }
+    // The cache entry of a cold load is written behind the first frame.
+    grove::load::defer_cache_store(true);
     let progress = Progress::new();
     let (tx, rx) = std::sync::mpsc::channel();
     let attached = progress.clone();
@@ -134,22 +154,5 @@ fn load_with_screen(cli: &Cli, theme: &grove::ui::theme::Theme) -> Result<Cached
             grove::tui::emergency_restore();
             Err(Failure::from(e.to_string()))
         }
-    }
-}
-
-/// The full load of a trace whose tree came from the cache, on a thread: the TUI shows
-/// the tree at once and takes the events when they arrive (`App::poll_background`).
-fn load_events_behind(path: std::path::PathBuf) -> grove::app::background::Pending {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let what = path.display().to_string();
-    std::thread::spawn(move || {
-        let r = grove::load::load_path(&path).map_err(|e| e.to_string());
-        // The app may have quit (and dropped the receiver) meanwhile: nothing to do.
-        let _ = tx.send(r);
-    });
-    grove::app::background::Pending {
-        rx,
-        what,
-        categories: super::user_categories(),
     }
 }

@@ -25,6 +25,9 @@ pub struct KernelsView {
     /// Characters of the full kernel names scrolled off to the left (`scroll table N`):
     /// 0 shows the short names, more shows the full names from there.
     pub hscroll: usize,
+    /// The kernel categories of the app, for a table read from a low-memory summary
+    /// (`gpu::lod`), which has no GPU model to carry them.
+    pub categories: Option<crate::gpu::classify::Categories>,
 }
 
 impl Default for KernelsView {
@@ -41,6 +44,7 @@ impl Default for KernelsView {
             bar_max: 1.0,
             selected: None,
             hscroll: 0,
+            categories: None,
         }
     }
 }
@@ -48,19 +52,20 @@ impl Default for KernelsView {
 impl App {
     /// Recomputes the kernel rows for the current options.
     pub(crate) fn refresh_kernels(&mut self) {
-        let (Some(g), Some(ev)) = (self.gpu.as_ref(), self.profile.events.as_ref()) else {
+        let Some(ev) = self.profile.events.as_ref() else {
             return;
         };
         let k = &mut self.kernels;
-        k.rows = kernels::table(
-            ev,
-            &g.model,
-            &TableOptions {
-                all: k.memory,
-                by_category: k.by_category,
-                sort: k.sort,
-            },
-        );
+        let opt = TableOptions {
+            all: k.memory,
+            by_category: k.by_category,
+            sort: k.sort,
+        };
+        k.rows = match (ev.lod.as_deref(), self.gpu.as_ref(), &k.categories) {
+            (Some(lod), _, Some(cats)) => crate::gpu::lod::table(ev, lod, cats, &opt).0,
+            (None, Some(g), _) => kernels::table(ev, &g.model, &opt),
+            _ => return,
+        };
         if let Some(top) = k.top {
             k.rows.truncate(top);
         }
@@ -115,7 +120,9 @@ impl App {
     pub(super) fn kernels_command(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
         match cmd {
             Command::Kernels(spec) => {
-                self.need_gpu()?;
+                if self.lod().is_none() {
+                    self.need_gpu()?;
+                }
                 let k = &mut self.kernels;
                 if let Some(t) = spec.top {
                     k.top = t;

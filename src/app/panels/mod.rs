@@ -117,22 +117,45 @@ impl App {
     /// The timeline's lanes and span: GPU streams and CPU threads, whatever the trace.
     pub(crate) fn need_timeline(&self) -> Result<&GpuState, CmdError> {
         self.gpu.as_ref().ok_or_else(|| {
-            if self.loading() {
-                CmdError::plain(
-                    "the trace's events are still loading (the tree came from the cache)",
-                )
+            if let Some(e) = self.not_loaded() {
+                e
+            } else if self.loading() {
+                CmdError::plain(format!(
+                    "the trace's events are still loading ({})",
+                    self.loading_why()
+                ))
             } else {
                 CmdError::plain("this profile has no events to draw on a timeline")
             }
         })
     }
 
+    /// The level-of-detail summary that stands in for the events in low-memory mode.
+    pub fn lod(&self) -> Option<&crate::model::lod::Lod> {
+        self.profile
+            .events
+            .as_ref()
+            .and_then(|ev| ev.lod.as_deref())
+    }
+
+    /// What a command that needs single events says in low-memory mode.
+    fn not_loaded(&self) -> Option<CmdError> {
+        self.lod().map(|_| {
+            CmdError::plain(
+                "low-memory mode: single events are not loaded (the timeline shows a level of detail; reopen without --low-memory for them)",
+            )
+        })
+    }
+
     pub(crate) fn need_gpu(&self) -> Result<&GpuState, CmdError> {
         self.gpu_activity().ok_or_else(|| {
-            if self.loading() {
-                CmdError::plain(
-                    "the trace's events are still loading (the tree came from the cache)",
-                )
+            if let Some(e) = self.not_loaded() {
+                e
+            } else if self.loading() {
+                CmdError::plain(format!(
+                    "the trace's events are still loading ({})",
+                    self.loading_why()
+                ))
             } else {
                 CmdError::plain("this profile has no GPU activity (kernels, memcpy, memset)")
             }
@@ -156,8 +179,12 @@ impl App {
                     .iter()
                     .copied()
                     .filter(|p| match p {
-                        PanelChoice::Kernels => self.gpu_activity().is_some() || self.loading(),
-                        PanelChoice::Timeline => self.gpu.is_some() || self.loading(),
+                        PanelChoice::Kernels => {
+                            self.gpu_activity().is_some() || self.loading() || self.lod().is_some()
+                        }
+                        PanelChoice::Timeline => {
+                            self.gpu.is_some() || self.loading() || self.lod().is_some()
+                        }
                         _ => true,
                     })
                     .collect();
@@ -167,7 +194,8 @@ impl App {
                     PanelChoice::Prev => usable[(i + usable.len() - 1) % usable.len()],
                     p => p,
                 };
-                if !self.loading() {
+                // Low-memory mode: both panels draw from the summary.
+                if !self.loading() && self.lod().is_none() {
                     match next {
                         PanelChoice::Kernels => drop(self.need_gpu()?),
                         PanelChoice::Timeline => drop(self.need_timeline()?),

@@ -81,10 +81,25 @@ impl App {
                 }
                 lines
             }),
-            _ => self
-                .summary
-                .metadata
-                .get(&self.meta_filter, || self.metadata_lines()),
+            _ => self.summary.metadata.get(&self.meta_filter, || {
+                // The breakdowns come with the events: say so above the metadata.
+                let mut lines = Lines::new();
+                if self.loading() {
+                    lines.push((
+                        format!("breakdowns: {}", self.loading_note()),
+                        LineStyle::Title,
+                    ));
+                    lines.push((String::new(), LineStyle::Text));
+                } else if self.lod().is_some() {
+                    lines.push((
+                        "breakdowns: low-memory mode, single events are not loaded".into(),
+                        LineStyle::Title,
+                    ));
+                    lines.push((String::new(), LineStyle::Text));
+                }
+                lines.extend(self.metadata_lines());
+                lines
+            }),
         }
     }
 

@@ -37,10 +37,10 @@ pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffe
             buf,
             area.x,
             area.y + 1,
-            if app.loading() {
-                "loading the events (the tree came from the cache)…"
+            &if app.loading() {
+                app.loading_note()
             } else {
-                "no GPU kernels"
+                "no GPU kernels".to_string()
             },
             area.right(),
             theme.style("ui.dim"),

@@ -4,6 +4,7 @@
 
 pub mod heatmap;
 pub mod kernels;
+pub mod lod;
 pub mod summary;
 pub mod timeline;
 pub mod tree;

@@ -39,15 +39,18 @@ fn ruler(app: &App, theme: &Theme, x0: u16, y: u16, width: u16, buf: &mut Buffer
 /// The per-stream timeline: one lane per (device, stream), busy share per cell in
 /// eighth blocks, coloured by the dominant kernel's category.
 pub fn timeline(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer) {
+    if let Some(lod) = app.lod() {
+        return super::lod::timeline(app, lod, theme, g, area, buf);
+    }
     let Some(gpu) = &app.gpu else {
         put(
             buf,
             area.x,
             area.y,
-            if app.loading() {
-                "loading the events (the tree came from the cache)…"
+            &if app.loading() {
+                app.loading_note()
             } else {
-                "no GPU activity in this profile"
+                "no GPU activity in this profile".to_string()
             },
             area.right(),
             theme.style("ui.dim"),

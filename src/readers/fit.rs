@@ -1,0 +1,237 @@
+//! Loading what fits: a Chrome/Kineto trace whose whole load would not fit in the
+//! memory grove may use (`memory::shortfall`) loads its longest leading range of
+//! ProfilerSteps that fits (a leading time window when it has no steps), instead of
+//! being refused, and says so: a warning on every profile it gives (stderr, the status
+//! line, `--strict`).
+//!
+//! The part is chosen from a first pass over the file that keeps only the
+//! `ProfilerStep` slices and the trace's span (`select::Stream::Scan`), and costs
+//! nothing like a full load. What a part needs is estimated from the time it covers:
+//! a fixed share of the whole estimate plus its share of the trace's span (measured:
+//! [`FIXED`], [`PER_SHARE`]), within [`HEADROOM`] of the limit. Training
+//! steps are alike, so the time a step covers is a fair measure of the events (and
+//! bytes) it holds. The part is then loaded exactly as `--steps A-B` / `--window`
+//! load it (`select`), so its numbers are those of that flag.
+
+use std::path::Path;
+
+use super::select::{self, Part, Stream};
+use crate::memory::Shortfall;
+use crate::model::events::EventKind;
+
+/// What a part needs, in units of the whole load's estimate: `FIXED` whatever the
+/// part (the passes over the whole file, the correlation ids of every host slice, the
+/// names), plus `PER_SHARE` times its share of the span. Measured with `grove tree`
+/// on a 1 GB generated trace (estimate 716 MiB; VmHWM of the whole 982 MB, of
+/// `--steps 2-100` (5% of the span) 188 MB, of `--steps 2-611` (34%) 408 MB), with
+/// some margin.
+pub const FIXED: f64 = 0.25;
+pub const PER_SHARE: f64 = 1.25;
+/// The share of the limit a part may need: an address-space limit (`ulimit -v`)
+/// counts what the allocator reserves too (VmPeak ran 10-20% above VmHWM).
+pub const HEADROOM: f64 = 0.9;
+
+/// What a load that does not fit does instead.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fitted {
+    /// The part to load in place of the whole trace.
+    pub part: Part,
+    /// The warning every profile of the load carries.
+    pub note: String,
+}
+
+/// Whether a load of this input must be cut (a Chrome trace: `choose` a part) or
+/// refused (another format, `memory::shortfall`); None when it fits. For a JSON trace
+/// the whole load is taken at what it really needs (`FIXED + PER_SHARE` times the
+/// lower-bound estimate) within [`HEADROOM`] of the limit, as a part is: a trace the
+/// lower bound lets through can still run out of memory (the 1 GB trace under
+/// `prlimit --as=800M`), and cutting it costs nothing that loads today.
+pub fn shortfall(path: &Path, size: u64, head: &[u8]) -> Option<Shortfall> {
+    let (need, what) = crate::memory::estimate(path, size, head)?;
+    if what != "JSON trace" {
+        return crate::memory::shortfall(path, size, head);
+    }
+    let (limit, source) = crate::memory::limit();
+    let need = (need as f64 * (FIXED + PER_SHARE)) as u64;
+    (need as f64 > limit as f64 * HEADROOM).then_some(Shortfall {
+        need,
+        size,
+        what,
+        limit,
+        source,
+    })
+}
+
+/// Whether the whole of the regular file `path` loads as it is (true when it cannot
+/// be told): not cut to a part, not refused.
+pub fn fits(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return true;
+    };
+    let mut head = vec![0u8; 4096];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    head.truncate(n);
+    shortfall(path, meta.len(), &head).is_none()
+}
+
+/// The trace's span and steps from the first pass, in the event table's time (ns).
+struct Steps {
+    origin: i64,
+    last: i64,
+    /// `(N, start, end)` of every `ProfilerStep#N` slice on a host thread, by start.
+    steps: Vec<(u64, i64, i64)>,
+}
+
+/// The part of `path` to load in place of a whole that needs more than `short.limit`;
+/// the refusal (one line) when no part can be chosen: not a Chrome trace that can be
+/// read twice, or not even one step fits.
+pub fn choose(path: &Path, short: &Shortfall) -> Result<Fitted, String> {
+    let found = if short.what == "JSON trace" {
+        scan(path)
+    } else {
+        None
+    };
+    let Some(s) = found else {
+        return Err(short.refusal());
+    };
+    let span = (s.last - s.origin).max(1) as f64;
+    // `short.need` is the whole load's real need (`shortfall`); back to the estimate.
+    let whole = short.need as f64 / (FIXED + PER_SHARE);
+    // What a part covering `[lo, hi)` needs ([`FIXED`], [`PER_SHARE`]).
+    let need = |lo: i64, hi: i64| whole * (FIXED + PER_SHARE * ((hi - lo).max(0) as f64 / span));
+    // The whole-load estimate is a lower bound (it must never refuse what loads); a
+    // part must fit with room to spare. A 1 GB trace under a 400 MiB address-space
+    // limit ran out of memory with a part estimated in plain proportion to its span.
+    let limit = short.limit as f64 * HEADROOM;
+    let why = short.explain();
+    if let Some(&(first, lo, _)) = s.steps.first() {
+        let mut fit: Option<(u64, i64)> = None;
+        for &(n, _, end) in &s.steps {
+            // A leading range: steps are numbered in time order.
+            if need(lo, end) > limit {
+                break;
+            }
+            fit = Some((n, end));
+        }
+        let Some((last_step, _)) = fit else {
+            return Err(format!(
+                "needs at least {} of memory to load (a {} {}), but grove may use {} ({}), and not even ProfilerStep#{first} fits; load a smaller part (--window START-END) or raise the limit (--max-memory SIZE)",
+                crate::memory::human(short.need),
+                crate::memory::human(short.size),
+                short.what,
+                crate::memory::human(short.limit),
+                short.source
+            ));
+        };
+        let part = Part::Steps(first, last_step);
+        let (a, b) = (first, s.steps.last().map(|x| x.0).unwrap_or(first));
+        let note = format!(
+            "loaded {} of {} (ProfilerStep#{a} to #{b}): {why}; --steps, --window or --low-memory choose another part",
+            part.describe(),
+            s.steps.len()
+        );
+        return Ok(Fitted { part, note });
+    }
+    // No steps: the leading window that fits, in whole microseconds (the unit of
+    // the trace's own times).
+    let share = ((limit / whole - FIXED) / PER_SHARE).clamp(0.0, 1.0);
+    let w = ((span * share) as i64 / 1_000) * 1_000;
+    if w <= 0 {
+        return Err(short.refusal());
+    }
+    let part = Part::Window(0, w);
+    let note = format!(
+        "loaded the {} of a trace lasting {}: {why}; --steps, --window or --low-memory choose another part",
+        part.describe(),
+        secs(s.last - s.origin)
+    );
+    Ok(Fitted { part, note })
+}
+
+fn secs(ns: i64) -> String {
+    format!("{:.3}s", ns as f64 / 1e9)
+}
+
+/// The first pass: the span and the steps; None when the file cannot be read as a
+/// Chrome trace or has no events.
+fn scan(path: &Path) -> Option<Steps> {
+    let file = std::fs::File::open(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let src: Box<dyn std::io::Read> = match super::progress::current() {
+        Some(p) => {
+            // One more pass over the file: the bar covers it.
+            p.add_total(size);
+            Box::new(super::progress::Counting::new(file, p))
+        }
+        None => Box::new(file),
+    };
+    let (input, _) = super::probe::decompressed(src).ok()?;
+    // Its events are counted by the load itself.
+    let quiet = super::progress::attach(super::progress::Progress::new());
+    let scan = Stream::Scan {
+        origin: i64::MAX,
+        last: i64::MIN,
+        seen: 0,
+        kept: 0,
+    };
+    let (tr, f) = super::chrome::parse_filtered(input, Some(scan)).ok()?;
+    drop(quiet);
+    let Some(Stream::Scan { origin, last, .. }) = f else {
+        return None;
+    };
+    // Kineto's times count from `baseTimeNanoseconds`, which the table adds.
+    let shift = tr
+        .meta
+        .iter()
+        .find(|(k, _)| k == "baseTimeNanoseconds")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0i64);
+    let ev = &tr.events;
+    let origin = ev
+        .ts
+        .iter()
+        .copied()
+        .fold(origin.saturating_add(shift), i64::min);
+    let last = last.saturating_add(shift);
+    if last <= origin {
+        return None;
+    }
+    let mut steps: Vec<(u64, i64, i64)> = (0..ev.len())
+        .filter(|&i| ev.kind[i] == EventKind::Cpu)
+        .filter_map(|i| {
+            let n = ev.name_of(i).strip_prefix("ProfilerStep#")?.parse().ok()?;
+            Some((n, ev.ts[i], ev.ts[i].saturating_add(ev.dur[i])))
+        })
+        .collect();
+    // The same step on several threads (or a B/E pair and an X): its widest span.
+    steps.sort_unstable();
+    steps.dedup_by(|b, a| {
+        if a.0 == b.0 {
+            a.1 = a.1.min(b.1);
+            a.2 = a.2.max(b.2);
+            true
+        } else {
+            false
+        }
+    });
+    Some(Steps {
+        origin,
+        last,
+        steps,
+    })
+}
+
+/// Loads with `part` selected for this one load (the run's `--steps`/`--window` are
+/// none, or no part would be chosen), then selects nothing again.
+pub fn with_part<T>(part: Part, f: impl FnOnce() -> T) -> T {
+    select::set(Some(part));
+    let out = f();
+    select::set(None);
+    out
+}
