@@ -23,7 +23,6 @@ pub const VERSION: &str = concat!(
     about = "A terminal explorer for performance profiles and traces",
     after_help = help::MAIN,
     after_long_help = help::MAIN_LONG,
-    args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
     /// Profiles or traces to open (format detected from content; .gz by magic bytes).

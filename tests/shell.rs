@@ -242,3 +242,28 @@ fn colour_follows_flag_then_environment() {
     assert!(!run(&[], &[("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")]));
     assert!(run(&["--color", "always"], &[("NO_COLOR", "1")]));
 }
+
+/// A global option before the subcommand leaves the subcommand a subcommand (it was
+/// taken for an input file), and a headless load's warnings are printed once.
+#[test]
+fn global_options_before_the_subcommand() {
+    let trace = data("demo.trace.json.gz");
+    for args in [
+        vec!["--no-cache", "kernels", &trace],
+        vec!["--low-memory", "kernels", &trace],
+        vec!["--strict", "--no-cache", "tree", &trace, "--depth", "1"],
+        vec!["kernels", "--no-cache", &trace],
+    ] {
+        let (code, out, err) = grove(&args);
+        if args.contains(&"--strict") {
+            // The demo's unattributed activities are a warning: --strict finds it.
+            assert_eq!(code, 2, "{args:?}: {err}");
+            assert!(err.contains("(--strict)"), "{args:?}: {err}");
+            continue;
+        }
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(out.contains("name"), "{args:?}: {out}");
+        let warnings = err.lines().filter(|l| l.contains("no launch")).count();
+        assert_eq!(warnings, 1, "{args:?}: {err}");
+    }
+}

@@ -79,8 +79,11 @@ pub fn load(path: Option<&Path>) -> Result<Profile, String> {
 /// replay's stderr is kept for the replay's own warnings.)
 pub fn load_warning(path: &Path) -> Result<Profile, String> {
     let prof = load(Some(path))?;
-    for w in &prof.warnings {
-        eprintln!("grove: warning: {}: {w}", path.display());
+    // A headless load has printed them already (`checked`): once is enough.
+    if !HEADLESS.load(Ordering::Relaxed) {
+        for line in warning_lines(&prof.source.label, &prof.warnings) {
+            eprintln!("{line}");
+        }
     }
     Ok(prof)
 }
