@@ -116,6 +116,26 @@ pub struct Cli {
     pub command: Option<Sub>,
 }
 
+impl Cli {
+    /// The explorer's own options (not global) given on the command line: with a
+    /// subcommand they would do nothing, so the shell refuses them instead of ignoring
+    /// them.
+    pub fn explorer_options(&self) -> Vec<&'static str> {
+        let given = [
+            (!self.files.is_empty(), "a FILE before the subcommand"),
+            (self.keymap.is_some(), "--keymap"),
+            (!self.cmds.is_empty(), "--cmd"),
+            (self.no_sync, "--no-sync"),
+            (self.session.is_some(), "--session"),
+            (self.no_session, "--no-session"),
+            (self.log_nav, "--log-nav"),
+            (self.replay.is_some(), "--replay"),
+            (self.replay_opts.until.is_some(), "--until"),
+        ];
+        given.iter().filter(|(g, _)| *g).map(|(_, n)| *n).collect()
+    }
+}
+
 #[derive(clap::Args, Debug, Clone)]
 pub struct Look {
     /// Theme name (default, light, mono) or a theme TOML file.
@@ -292,6 +312,23 @@ pub enum Sub {
     /// Print grove's man page (roff).
     #[command(after_help = help::MAN)]
     Man,
+}
+
+impl Sub {
+    /// The subcommand's name on the command line.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Sub::Tree(_) => "tree",
+            Sub::Diff(_) => "diff",
+            Sub::Info(_) => "info",
+            Sub::Kernels(_) => "kernels",
+            Sub::Summary(_) => "summary",
+            Sub::Replay(_) => "replay",
+            Sub::Summarize(_) => "summarize",
+            Sub::Completions(_) => "completions",
+            Sub::Man => "man",
+        }
+    }
 }
 
 #[derive(clap::Args, Debug)]

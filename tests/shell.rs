@@ -267,3 +267,26 @@ fn global_options_before_the_subcommand() {
         assert_eq!(warnings, 1, "{args:?}: {err}");
     }
 }
+
+/// The explorer's own options with a subcommand are refused (exit 2), not ignored.
+#[test]
+fn explorer_options_with_a_subcommand_are_refused() {
+    let trace = data("demo.trace.json.gz");
+    for (args, named) in [
+        (vec!["--cmd", "hot-path", "tree", &trace], "--cmd"),
+        (vec!["--no-session", "kernels", &trace], "--no-session"),
+        (vec![&trace, "tree"], "FILE"),
+    ] {
+        let (code, _, err) = grove(&args);
+        if named == "FILE" {
+            // A file first: the rest are files too, and `tree` is not one.
+            assert_eq!(code, 2, "{args:?}: {err}");
+            continue;
+        }
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains(named) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -74,6 +74,16 @@ pub fn run(mut cli: Cli) -> Result<(), Failure> {
     if cli.et.is_some() && !matches!(cli.command, None | Some(Sub::Tree(_))) {
         return Err("--et is read by the TUI and `grove tree` (other subcommands attach an ET found beside the trace by name)".to_string().into());
     }
+    if let Some(sub) = &cli.command {
+        if let Some(opt) = cli.explorer_options().first() {
+            return Err(format!(
+                "{opt} belongs to the explorer (`grove [OPTIONS] FILE...`), not to `grove {}`; see `grove {} --help`",
+                sub.name(),
+                sub.name()
+            )
+            .into());
+        }
+    }
     match cli.command.take() {
         None => tui::run(cli),
         Some(Sub::Tree(args)) => Ok(tree::run(
