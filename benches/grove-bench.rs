@@ -11,6 +11,11 @@
 //!   grove-bench otf2 ARCHIVE      an OTF2 archive: load time, events per second, peak
 //!                                 RSS against the archive's size, and otf2-print's time
 //!                                 to print the same archive (when it is installed)
+//!   grove-bench first-frame --warm|--cold FILE...
+//!                                 time to the TUI's first frame at 200x50: the inputs
+//!                                 loaded as `grove FILE...` loads them (`--warm`: through
+//!                                 grove's cache, the events then loading behind;
+//!                                 `--cold`: without it), the app built, one frame drawn
 //! Numbers go to stdout as `name value unit` lines; docs/performance.md records them.
 
 use std::time::Instant;
@@ -432,6 +437,70 @@ fn otf2(path: &std::path::Path) {
     }
 }
 
+/// `first-frame`: what `grove FILE...` does before its first frame, timed: the load
+/// (`load_inputs_cached`, as the TUI calls it), the app, the background load of the
+/// events when the tree came from the cache, and one frame on a 200x50 test terminal.
+fn first_frame(args: &[String]) {
+    let t0 = Instant::now();
+    let warm = match args.first().map(String::as_str) {
+        Some("--warm") => true,
+        Some("--cold") => false,
+        _ => {
+            eprintln!("usage: grove-bench first-frame --warm|--cold FILE...");
+            std::process::exit(2);
+        }
+    };
+    let files: Vec<std::path::PathBuf> = args[1..].iter().map(Into::into).collect();
+    let c = grove::load::load_inputs_cached(&files, &Default::default(), None, warm)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let loaded = t0.elapsed().as_secs_f64();
+    let from_cache = c.warm.is_some();
+    let t = Instant::now();
+    let mut app = App::new(c.profile, Keymap::default_map());
+    if let Some(path) = c.warm {
+        // As the TUI does: the events load on a thread while the tree is on screen.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(load_path(&path).map_err(|e| e.to_string()));
+        });
+        app.background = Some(grove::app::background::Pending {
+            rx,
+            what: "bench".into(),
+            categories: grove::gpu::classify::Categories::builtin(),
+        });
+    }
+    let built = t.elapsed().as_secs_f64();
+    let (w, h) = (200u16, 50u16);
+    let t = Instant::now();
+    app.page = tree_rows(w, h);
+    let theme = Theme::builtin("default", ColorDepth::Ansi256).unwrap();
+    let glyphs = Glyphs::pick(false);
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| grove::ui::draw(f, &app, &theme, &glyphs))
+        .unwrap();
+    let drawn = t.elapsed().as_secs_f64();
+    let total = t0.elapsed().as_secs_f64();
+    let mode = if warm { "warm" } else { "cold" };
+    println!("files {}", files.len());
+    println!("nodes {}", app.profile.cct.len());
+    println!(
+        "cache {}",
+        match (warm, from_cache) {
+            (false, _) => "off",
+            (true, true) => "hit",
+            (true, false) => "miss (entry written)",
+        }
+    );
+    println!("load {:.3} s", loaded);
+    println!("app {:.3} s", built);
+    println!("frame {:.3} s", drawn);
+    println!("first_frame_{mode} {total:.3} s");
+    println!("peak_rss {:.1} MiB", peak_rss_mib());
+    // The events still loading behind are not waited for (the TUI shows the tree
+    // meanwhile); nor is the app's memory handed back.
+    std::process::exit(0);
+}
+
 fn main() {
     // `cargo bench` appends `--bench` to a harness-less bench's arguments.
     let args: Vec<String> = std::env::args()
@@ -551,6 +620,7 @@ fn main() {
             panels_on(p, "ensemble_dir");
         }
         Some("otf2") => otf2(std::path::Path::new(&args[1])),
+        Some("first-frame") => first_frame(&args[1..]),
         Some("commands") => {
             let n: usize = args
                 .get(1)
@@ -559,7 +629,7 @@ fn main() {
             commands(n);
         }
         _ => {
-            eprintln!("usage: grove-bench load FILE... | grove-bench frame FILE | grove-bench panels [KERNELS] [RANKS] [NODES] | grove-bench panels-dir DIR | grove-bench otf2 ARCHIVE | grove-bench commands [NODES]");
+            eprintln!("usage: grove-bench load FILE... | grove-bench frame FILE | grove-bench panels [KERNELS] [RANKS] [NODES] | grove-bench panels-dir DIR | grove-bench otf2 ARCHIVE | grove-bench commands [NODES] | grove-bench first-frame --warm|--cold FILE...");
             std::process::exit(2);
         }
     }

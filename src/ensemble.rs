@@ -186,8 +186,17 @@ pub fn unify(profiles: &[Profile], labels: &[String]) -> Profile {
 #[derive(Default)]
 pub struct Union {
     cct: Cct,
-    /// (union parent or NO_NODE, name, kind) -> union node.
-    index: HashMap<(u32, Arc<str>, Arc<str>), u32, FxBuild>,
+    /// (union parent or NO_NODE, name, kind) -> union node, the texts by their ids
+    /// (packed in one integer: the Fx hasher then takes two words, not twelve bytes).
+    index: HashMap<u128, u32, FxBuild>,
+    /// An id per distinct text of names and kinds, found by the string's address
+    /// first: the summaries one thread reads share their strings, so most lookups are
+    /// a pointer's rather than a hash and a comparison of a long kernel name.
+    texts: HashMap<Arc<str>, u32, FxBuild>,
+    by_address: HashMap<usize, u32, FxBuild>,
+    /// The strings whose addresses are keys, held so that no address is reused for
+    /// another text while the union is built.
+    held: Vec<Arc<str>>,
     /// Metric names in first-seen order, and their positions there.
     metrics: Vec<String>,
     position: HashMap<String, usize>,
@@ -209,7 +218,9 @@ impl Union {
         for n in 0..p.cct.len() as u32 {
             let f = p.cct.frame(n);
             let parent = p.cct.parent(n).map(|x| map[x as usize]);
-            let key = (parent.unwrap_or(NO_NODE), f.name.clone(), f.kind.clone());
+            let key = (parent.unwrap_or(NO_NODE) as u128) << 64
+                | (self.text_id(&f.name) as u128) << 32
+                | self.text_id(&f.kind) as u128;
             map[n as usize] = match self.index.get(&key) {
                 Some(&u) => u,
                 None => {
@@ -263,6 +274,18 @@ impl Union {
             warnings: p.warnings.clone(),
             default_metric: p.default_metric.clone(),
         });
+    }
+
+    fn text_id(&mut self, s: &Arc<str>) -> u32 {
+        let address = Arc::as_ptr(s) as *const u8 as usize;
+        if let Some(&id) = self.by_address.get(&address) {
+            return id;
+        }
+        let next = self.texts.len() as u32;
+        let id = *self.texts.entry(s.clone()).or_insert(next);
+        self.by_address.insert(address, id);
+        self.held.push(s.clone());
+        id
     }
 
     /// The members merged so far, without their trees and tables (for `labels`).

@@ -36,7 +36,7 @@ impl App {
             return false;
         };
         match got {
-            Ok(full) if full.cct.len() == self.original.0.len() => {
+            Ok(full) if full.cct.len() == self.original().0.len() => {
                 self.profile.events = full.events;
                 self.profile.counters = full.counters;
                 self.set_categories(p.categories);

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use polars::prelude::*;
 
 use super::{CCT_SUFFIX, SCHEMA_VERSION};
+use crate::model::intern::FxBuild;
 use crate::model::{Cct, Format, Frame, MetricTable, Profile, Source};
 
 /// The summaries named by `paths` when they are all summaries: `NAME.cct.parquet`
@@ -45,10 +46,6 @@ fn is_summary(p: &Path) -> bool {
         .and_then(|n| n.to_str())
         .is_some_and(|n| n.ends_with(CCT_SUFFIX) && !n.starts_with('.'))
         && p.is_file()
-}
-
-fn frame(path: &Path) -> Result<DataFrame, String> {
-    frame_without(path, &[])
 }
 
 /// The file's table without the `skip` columns (not even decompressed: the CCT's
@@ -90,18 +87,40 @@ const FIXED: [&str; 8] = [
 
 /// The strings of the summaries one thread reads, kept once: 10,000 summaries of the
 /// same program name the same frames 10,000 times, and a text per frame (name, type,
-/// every attribute) was most of the memory an ensemble of them took.
+/// every attribute) was most of the memory an ensemble of them took. A node's
+/// attributes are kept by their JSON text too: parsing the same object again for every
+/// summary was a tenth of the time.
 #[derive(Default)]
-pub struct Strings(HashMap<Box<str>, Arc<str>>);
+pub struct Strings {
+    text: HashMap<Box<str>, Arc<str>, FxBuild>,
+    attrs: HashMap<Box<str>, Attrs, FxBuild>,
+}
+
+type Attrs = Vec<(Arc<str>, Arc<str>)>;
 
 impl Strings {
     fn get(&mut self, s: &str) -> Arc<str> {
-        if let Some(a) = self.0.get(s) {
+        if let Some(a) = self.text.get(s) {
             return a.clone();
         }
         let a: Arc<str> = s.into();
-        self.0.insert(s.into(), a.clone());
+        self.text.insert(s.into(), a.clone());
         a
+    }
+
+    /// The attributes written as the JSON object `json` (`Err`: why it is not one).
+    fn attrs(&mut self, json: &str) -> Result<Attrs, serde_json::Error> {
+        if let Some(a) = self.attrs.get(json) {
+            return Ok(a.clone());
+        }
+        let m: serde_json::Map<String, serde_json::Value> = serde_json::from_str(json)?;
+        // A JSON object's keys are distinct: each attribute is pushed once.
+        let a: Attrs = m
+            .into_iter()
+            .map(|(k, v)| (self.get(&k), self.get(v.as_str().unwrap_or_default())))
+            .collect();
+        self.attrs.insert(json.into(), a.clone());
+        Ok(a)
     }
 }
 
@@ -118,7 +137,7 @@ pub fn read_with(cct_path: &Path, shared: &mut Strings) -> Result<Profile, Strin
         .unwrap_or_default();
     let name = file.strip_suffix(CCT_SUFFIX).unwrap_or(file).to_string();
     let meta_path = cct_path.with_file_name(format!("{name}.meta.parquet"));
-    let meta = frame(&meta_path)?;
+    let meta = frame_without(&meta_path, &["input"])?;
     let (sec, key, val) = (
         strings(&meta, "section", &meta_path)?,
         strings(&meta, "key", &meta_path)?,
@@ -137,7 +156,9 @@ pub fn read_with(cct_path: &Path, shared: &mut Strings) -> Result<Profile, Strin
             meta_path.display()
         ));
     }
-    let df = frame_without(cct_path, &["path", "input"])?;
+    // Columns the tree is rebuilt without: its id order is the node order, and depths
+    // and paths follow from the parents.
+    let df = frame_without(cct_path, &["path", "input", "node", "depth"])?;
     let n = df.height();
     let parents: Vec<Option<i64>> = df
         .column("parent")
@@ -173,13 +194,9 @@ pub fn read_with(cct_path: &Path, shared: &mut Strings) -> Result<Profile, Strin
             attrs: Vec::new(),
         };
         if !attrs[i].is_empty() {
-            let m: serde_json::Map<String, serde_json::Value> = serde_json::from_str(attrs[i])
+            f.attrs = shared
+                .attrs(attrs[i])
                 .map_err(|e| format!("{}: row {i}: attrs: {e}", cct_path.display()))?;
-            // A JSON object's keys are distinct: each attribute is pushed once.
-            for (k, v) in m {
-                let v = shared.get(v.as_str().unwrap_or_default());
-                f.attrs.push((shared.get(&k), v));
-            }
         }
         cct.add_node(parent, f);
     }
