@@ -436,7 +436,7 @@ fn member_stats(
     let members: Vec<(usize, &[f64], bool)> = per
         .iter()
         .enumerate()
-        .filter(|&(i, _)| !(masked[i] && !all_masked))
+        .filter(|&(i, _)| !masked[i] || all_masked)
         .map(|(i, c)| (i, &c[..], zero && has[i]))
         .collect();
     stats_columns(&members, rows)
@@ -767,13 +767,14 @@ mod tests {
             .collect();
         let l = labels(&read, &HashMap::new());
         let all_at_once = reference::unify(&read, &l);
-        let streamed = crate::load::load_summaries(&[dir.clone()], &HashMap::new())
+        let streamed = crate::load::load_summaries(std::slice::from_ref(&dir), &HashMap::new())
             .unwrap()
             .unwrap();
         assert_same(&streamed, &all_at_once);
         // A bad member is the error, named.
         std::fs::write(dir.join("m05.cct.parquet"), b"not parquet").unwrap();
-        let err = crate::load::load_summaries(&[dir.clone()], &HashMap::new()).unwrap_err();
+        let err =
+            crate::load::load_summaries(std::slice::from_ref(&dir), &HashMap::new()).unwrap_err();
         assert!(err.contains("m05.cct.parquet"), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
     }

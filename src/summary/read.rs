@@ -86,7 +86,7 @@ fn str_iter(c: &StringChunked) -> impl Iterator<Item = &str> {
 /// string without hashing and comparing its text (only while the table lives).
 fn place(s: &str) -> Option<u128> {
     // Short strings sit inline in each row's view: their places never repeat.
-    (s.len() > 12).then(|| (s.as_ptr() as usize as u128) << 64 | s.len() as u128)
+    (s.len() > 12).then_some((s.as_ptr() as usize as u128) << 64 | s.len() as u128)
 }
 
 /// The values of a metric column, NaN for null (no value), array by array.
