@@ -197,6 +197,9 @@ pub struct Union {
     /// The strings whose addresses are keys, held so that no address is reused for
     /// another text while the union is built.
     held: Vec<Arc<str>>,
+    /// Set once addresses turned out not to repeat (readers that give every node its
+    /// own string): remembering each one would cost more memory than it saves time.
+    by_text_only: bool,
     /// Metric names in first-seen order, and their positions there.
     metrics: Vec<String>,
     position: HashMap<String, usize>,
@@ -283,8 +286,16 @@ impl Union {
         }
         let next = self.texts.len() as u32;
         let id = *self.texts.entry(s.clone()).or_insert(next);
-        self.by_address.insert(address, id);
-        self.held.push(s.clone());
+        if !self.by_text_only {
+            if self.held.len() > 8 * self.texts.len() + 4096 {
+                self.by_text_only = true;
+                self.by_address = HashMap::default();
+                self.held = Vec::new();
+            } else {
+                self.by_address.insert(address, id);
+                self.held.push(s.clone());
+            }
+        }
         id
     }
 
@@ -748,6 +759,32 @@ mod tests {
         masked[1].source.format = Format::HpcToolkit;
         masked[1].source.label = "summary".into();
         assert_same(&unify(&masked, &l), &reference::unify(&masked, &l));
+    }
+
+    #[test]
+    fn a_union_of_members_with_a_string_per_node_is_the_same() {
+        // Every node has its own strings here (as most readers give them): past a
+        // bound the union stops remembering addresses and goes by text alone.
+        let paths: Vec<String> = (0..2000)
+            .map(|i| format!("a{}/b{}", i % 50, (i / 50) % 40))
+            .collect();
+        let ps: Vec<Profile> = (0..4)
+            .map(|k| {
+                let ps: Vec<(&str, f64)> = paths
+                    .iter()
+                    .skip(k * 100)
+                    .map(|x| (x.as_str(), k as f64 + 1.0))
+                    .collect();
+                prof(&ps)
+            })
+            .collect();
+        let l: Vec<String> = (0..4).map(|k| format!("m{k}")).collect();
+        let mut u = Union::default();
+        for p in &ps {
+            u.add(p);
+        }
+        assert!(u.by_text_only);
+        assert_same(&u.finish(&l), &reference::unify(&ps, &l));
     }
 
     #[test]
