@@ -500,7 +500,7 @@ pub fn load_summaries(
             let tx = tx.clone();
             let (next, failed, found) = (&next, &failed, &found);
             s.spawn(move || {
-                let mut strings = crate::summary::read::Strings::default();
+                let mut strings = crate::summary::read::Strings::serial();
                 while !failed.load(Ordering::Relaxed) {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(f) = found.get(i) else { break };

@@ -50,10 +50,13 @@ fn is_summary(p: &Path) -> bool {
 
 /// The file's table without the `skip` columns (not even decompressed: the CCT's
 /// `path` column is its largest, and reopening rebuilds paths from the tree).
-fn frame_without(path: &Path, skip: &[&str]) -> Result<DataFrame, String> {
+fn frame_without(path: &Path, skip: &[&str], serial: bool) -> Result<DataFrame, String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let f = File::open(path).map_err(|e| err(&e))?;
     let mut r = ParquetReader::new(f);
+    if serial {
+        r = r.read_parallel(ParallelStrategy::None);
+    }
     if !skip.is_empty() {
         let schema = r.schema().map_err(|e| err(&e))?;
         let keep: Vec<String> = schema
@@ -128,11 +131,24 @@ const FIXED: [&str; 8] = [
 pub struct Strings {
     text: HashMap<Box<str>, Arc<str>, FxBuild>,
     attrs: HashMap<Box<str>, Attrs, FxBuild>,
+    /// Decode on the reading thread: for callers that read many summaries on threads
+    /// of their own, where handing each small file's columns to polars' pool and back
+    /// cost more than it shared.
+    serial: bool,
 }
 
 type Attrs = Vec<(Arc<str>, Arc<str>)>;
 
 impl Strings {
+    /// Strings for a thread that reads summaries one after another, decoding them on
+    /// that thread (see `serial`).
+    pub fn serial() -> Strings {
+        Strings {
+            serial: true,
+            ..Default::default()
+        }
+    }
+
     fn get(&mut self, s: &str) -> Arc<str> {
         if let Some(a) = self.text.get(s) {
             return a.clone();
@@ -171,7 +187,7 @@ pub fn read_with(cct_path: &Path, shared: &mut Strings) -> Result<Profile, Strin
         .unwrap_or_default();
     let name = file.strip_suffix(CCT_SUFFIX).unwrap_or(file).to_string();
     let meta_path = cct_path.with_file_name(format!("{name}.meta.parquet"));
-    let meta = frame_without(&meta_path, &["input"])?;
+    let meta = frame_without(&meta_path, &["input"], shared.serial)?;
     let (sec, key, val) = (
         strings(&meta, "section", &meta_path)?,
         strings(&meta, "key", &meta_path)?,
@@ -192,7 +208,7 @@ pub fn read_with(cct_path: &Path, shared: &mut Strings) -> Result<Profile, Strin
     }
     // Columns the tree is rebuilt without: its id order is the node order, and depths
     // and paths follow from the parents.
-    let df = frame_without(cct_path, &["path", "input", "node", "depth"])?;
+    let df = frame_without(cct_path, &["path", "input", "node", "depth"], shared.serial)?;
     let n = df.height();
     let col_err = |col: &str, e: &dyn std::fmt::Display| {
         format!("{}: column {col:?}: {e}", cct_path.display())
