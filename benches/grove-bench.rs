@@ -24,6 +24,11 @@
 //!                                 GPU index built behind the tree, `Pending::index`)
 //!   grove-bench resident FILE     resident memory after a load and the explorer's start
 //!                                 (and the peak): run with and without GROVE_LOW_MEMORY=1
+//!   grove-bench first-frame --warm|--cold FILE...
+//!                                 time to the TUI's first frame at 200x50: the inputs
+//!                                 loaded as `grove FILE...` loads them (`--warm`: through
+//!                                 grove's cache, the events then loading behind;
+//!                                 `--cold`: without it), the app built, one frame drawn
 //! Numbers go to stdout as `name value unit` lines; docs/performance.md records them.
 
 use std::time::Instant;
@@ -574,6 +579,94 @@ fn resident(path: &std::path::Path) {
     println!("peak_rss {:.1} MiB", peak_rss_mib());
 }
 
+/// CPU time (s) of this process's threads so far, from the scheduler's statistics
+/// (ns, unlike `getrusage`'s ticks): on a loaded machine the honest figure beside the
+/// wall time. `thread`: the calling thread alone.
+fn cpu_s(thread: bool) -> f64 {
+    let run_ns = |p: &std::path::Path| -> f64 {
+        std::fs::read_to_string(p)
+            .ok()
+            .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    if thread {
+        return run_ns(std::path::Path::new("/proc/thread-self/schedstat")) / 1e9;
+    }
+    std::fs::read_dir("/proc/self/task")
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| run_ns(&e.path().join("schedstat")))
+                .sum::<f64>()
+        })
+        .unwrap_or(0.0)
+        / 1e9
+}
+
+/// `first-frame`: what `grove FILE...` does before its first frame, timed: the load
+/// (`load_inputs_cached`, as the TUI calls it), the app, the background load of the
+/// events when the tree came from the cache, and one frame on a 200x50 test terminal.
+fn first_frame(args: &[String]) {
+    let t0 = Instant::now();
+    let warm = match args.first().map(String::as_str) {
+        Some("--warm") => true,
+        Some("--cold") => false,
+        _ => {
+            eprintln!("usage: grove-bench first-frame --warm|--cold FILE...");
+            std::process::exit(2);
+        }
+    };
+    let files: Vec<std::path::PathBuf> = args[1..].iter().map(Into::into).collect();
+    let mut c = grove::load::load_inputs_cached(&files, &Default::default(), None, warm)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let loaded = t0.elapsed().as_secs_f64();
+    let from_cache = c.warm.is_some();
+    let t = Instant::now();
+    // As the TUI does (shell/tui.rs): a warm open's events load on a thread, a cold
+    // open's GPU index is built on one, both behind the first frame.
+    let cats = grove::gpu::classify::Categories::builtin();
+    let behind = match c.warm.take() {
+        Some(path) => Some(grove::app::background::Pending::full_load(path, cats.clone())),
+        None => grove::app::background::Pending::index(&mut c.profile, cats.clone()),
+    };
+    let mut app = App::with_categories(c.profile, Keymap::default_map(), cats);
+    app.background = behind;
+    let built = t.elapsed().as_secs_f64();
+    let (w, h) = (200u16, 50u16);
+    let t = Instant::now();
+    app.page = tree_rows(w, h);
+    let theme = Theme::builtin("default", ColorDepth::Ansi256).unwrap();
+    let glyphs = Glyphs::pick(false);
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| grove::ui::draw(f, &app, &theme, &glyphs))
+        .unwrap();
+    let drawn = t.elapsed().as_secs_f64();
+    let total = t0.elapsed().as_secs_f64();
+    let (cpu_main, cpu_all) = (cpu_s(true), cpu_s(false));
+    let mode = if warm { "warm" } else { "cold" };
+    println!("files {}", files.len());
+    println!("nodes {}", app.profile.cct.len());
+    println!(
+        "cache {}",
+        match (warm, from_cache) {
+            (false, _) => "off",
+            (true, true) => "hit",
+            (true, false) => "miss (entry written)",
+        }
+    );
+    println!("load {:.3} s", loaded);
+    println!("app {:.3} s", built);
+    println!("frame {:.3} s", drawn);
+    println!("first_frame_{mode} {total:.3} s");
+    // Since the process started (the load's threads and the events loading behind
+    // included in the second).
+    println!("cpu_main_thread {cpu_main:.3} s");
+    println!("cpu_all_threads {cpu_all:.3} s");
+    println!("peak_rss {:.1} MiB", peak_rss_mib());
+    // The events still loading behind are not waited for (the TUI shows the tree
+    // meanwhile); nor is the app's memory handed back.
+    std::process::exit(0);
+}
+
 fn main() {
     // `cargo bench` appends `--bench` to a harness-less bench's arguments.
     let args: Vec<String> = std::env::args()
@@ -732,6 +825,7 @@ fn main() {
         Some("otf2") => otf2(std::path::Path::new(&args[1])),
         Some("first-frame-cold") => first_frame_cold(std::path::Path::new(&args[1])),
         Some("resident") => resident(std::path::Path::new(&args[1])),
+        Some("first-frame") => first_frame(&args[1..]),
         Some("commands") => {
             let n: usize = args
                 .get(1)
@@ -740,7 +834,7 @@ fn main() {
             commands(n);
         }
         _ => {
-            eprintln!("usage: grove-bench load [--threads N] FILE... | grove-bench parse [--threads N] FILE... | grove-bench frame FILE | grove-bench panels [KERNELS] [RANKS] [NODES] | grove-bench panels-dir DIR | grove-bench otf2 ARCHIVE | grove-bench commands [NODES] | grove-bench first-frame-cold FILE");
+            eprintln!("usage: grove-bench load [--threads N] FILE... | grove-bench parse [--threads N] FILE... | grove-bench frame FILE | grove-bench panels [KERNELS] [RANKS] [NODES] | grove-bench panels-dir DIR | grove-bench otf2 ARCHIVE | grove-bench commands [NODES] | grove-bench first-frame --warm|--cold FILE... | grove-bench first-frame-cold FILE | grove-bench resident FILE");
             std::process::exit(2);
         }
     }

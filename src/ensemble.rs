@@ -7,8 +7,9 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::model::intern::FxBuild;
 use crate::model::metrics::{base_of_inclusive, INC_SUFFIX};
-use crate::model::{Cct, Format, Frame, MetricTable, Profile, Source};
+use crate::model::{Cct, Format, MetricTable, Profile, Source, NO_NODE};
 
 /// Statistics computed per node over the profiles, for every metric column.
 pub const STATS: [&str; 6] = ["mean", "min", "max", "std", "cv", "argmax"];
@@ -172,124 +173,211 @@ fn path_labels(paths: &[&Path]) -> Vec<String> {
 /// profile with the largest value). Per-profile metadata goes to `meta` as
 /// `label.key = value`.
 pub fn unify(profiles: &[Profile], labels: &[String]) -> Profile {
-    let mut cct = Cct::default();
-    let mut index: HashMap<(u32, Arc<str>, Arc<str>), u32> = HashMap::new();
-    // For each profile: its node -> union node.
-    let mut maps: Vec<Vec<u32>> = Vec::new();
+    let mut u = Union::default();
     for p in profiles {
+        u.add(p);
+    }
+    u.finish(labels)
+}
+
+/// The union of an ensemble built as its members arrive (`add`, in member order), so
+/// that a member's tree and table can be dropped once merged: 10,000 summaries never
+/// sit in memory at once. `finish` gives what `unify` gives, column for column.
+#[derive(Default)]
+pub struct Union {
+    cct: Cct,
+    /// (union parent or NO_NODE, name, kind) -> union node, the texts by their ids
+    /// (packed in one integer: the Fx hasher then takes two words, not twelve bytes).
+    index: HashMap<u128, u32, FxBuild>,
+    /// An id per distinct text of names and kinds, found by the string's address
+    /// first: the summaries one thread reads share their strings, so most lookups are
+    /// a pointer's rather than a hash and a comparison of a long kernel name.
+    texts: HashMap<Arc<str>, u32, FxBuild>,
+    by_address: HashMap<usize, u32, FxBuild>,
+    /// The strings whose addresses are keys, held so that no address is reused for
+    /// another text while the union is built.
+    held: Vec<Arc<str>>,
+    /// Set once addresses turned out not to repeat (readers that give every node its
+    /// own string): remembering each one would cost more memory than it saves time.
+    by_text_only: bool,
+    /// Metric names in first-seen order, and their positions there.
+    metrics: Vec<String>,
+    position: HashMap<String, usize>,
+    /// Per metric, per member: its values on the union's nodes as they were when it
+    /// was merged (nodes added later lie past the end: no value there), None where the
+    /// member lacks the metric; and the unit of its column (the last unit seen for the
+    /// metric up to that member, as members are read in order).
+    columns: Vec<Vec<Option<Vec<f64>>>>,
+    units: Vec<Vec<String>>,
+    /// The members without their tree and table: what labels and metadata need.
+    members: Vec<Profile>,
+}
+
+impl Union {
+    /// Merges one member, after those added before it.
+    pub fn add(&mut self, p: &Profile) {
         let mut map = vec![0u32; p.cct.len()];
         // Parents have smaller ids than their children.
         for n in 0..p.cct.len() as u32 {
             let f = p.cct.frame(n);
             let parent = p.cct.parent(n).map(|x| map[x as usize]);
-            let key = (parent.unwrap_or(u32::MAX), f.name.clone(), f.kind.clone());
-            let u = match index.get(&key) {
+            let key = (parent.unwrap_or(NO_NODE) as u128) << 64
+                | (self.text_id(&f.name) as u128) << 32
+                | self.text_id(&f.kind) as u128;
+            map[n as usize] = match self.index.get(&key) {
                 Some(&u) => u,
                 None => {
-                    let u = cct.add_node(
-                        parent,
-                        Frame {
-                            name: f.name.clone(),
-                            kind: f.kind.clone(),
-                            attrs: f.attrs.clone(),
-                        },
-                    );
-                    index.insert(key, u);
+                    let u = self.cct.add_node(parent, f.clone());
+                    self.index.insert(key, u);
                     u
                 }
             };
-            map[n as usize] = u;
         }
-        maps.push(map);
-    }
-    let rows = cct.len();
-    let mut table = MetricTable::new(rows);
-    // Metric names in first-seen order.
-    let mut metrics: Vec<String> = Vec::new();
-    for p in profiles {
-        for m in p.metrics.names() {
-            if !metrics.contains(&m) {
-                metrics.push(m);
+        let member = self.members.len();
+        for m in p.metrics.name_refs() {
+            if !self.position.contains_key(m) {
+                self.position.insert(m.to_string(), self.metrics.len());
+                self.metrics.push(m.to_string());
+                self.columns.push(Vec::new());
+                self.units.push(Vec::new());
             }
         }
-    }
-    for m in &metrics {
-        let mut per: Vec<Vec<f64>> = Vec::new();
-        let mut unit = String::new();
-        for (pi, p) in profiles.iter().enumerate() {
-            let mut col = vec![f64::NAN; rows];
-            if let Some(v) = p.metrics.values(m) {
-                unit = p.metrics.unit(m).to_string();
-                for (n, &u) in maps[pi].iter().enumerate() {
+        let rows = self.cct.len();
+        for k in 0..self.metrics.len() {
+            let m = &self.metrics[k];
+            let col = p.metrics.values(m).map(|v| {
+                let mut col = vec![f64::NAN; rows];
+                for (&u, &x) in map.iter().zip(v) {
                     // Nodes that merged within one profile (same path twice) add up.
-                    let x = v[n];
                     if !x.is_nan() {
                         let c = &mut col[u as usize];
                         *c = if c.is_nan() { x } else { *c + x };
                     }
                 }
+                col
+            });
+            let unit = match &col {
+                Some(_) => p.metrics.unit(m).to_string(),
+                None => self.units[k].last().cloned().unwrap_or_default(),
+            };
+            // Members merged before the metric first appeared lack it.
+            self.columns[k].resize(member, None);
+            self.units[k].resize(member, String::new());
+            self.columns[k].push(col);
+            self.units[k].push(unit);
+        }
+        self.members.push(Profile {
+            source: p.source.clone(),
+            dialect: String::new(),
+            cct: Cct::default(),
+            metrics: MetricTable::new(0),
+            events: None,
+            counters: None,
+            meta: p.meta.clone(),
+            warnings: p.warnings.clone(),
+            default_metric: p.default_metric.clone(),
+        });
+    }
+
+    fn text_id(&mut self, s: &Arc<str>) -> u32 {
+        let address = Arc::as_ptr(s) as *const u8 as usize;
+        if let Some(&id) = self.by_address.get(&address) {
+            return id;
+        }
+        let next = self.texts.len() as u32;
+        let id = *self.texts.entry(s.clone()).or_insert(next);
+        if !self.by_text_only {
+            if self.held.len() > 8 * self.texts.len() + 4096 {
+                self.by_text_only = true;
+                self.by_address = HashMap::default();
+                self.held = Vec::new();
+            } else {
+                self.by_address.insert(address, id);
+                self.held.push(s.clone());
             }
-            table.set(&column(m, &labels[pi]), &unit, col.clone());
-            per.push(col);
         }
-        let masked: Vec<bool> = profiles.iter().map(is_summary).collect();
-        let has: Vec<bool> = profiles.iter().map(|p| p.metrics.has(m)).collect();
-        let additive = is_additive(&metrics, m, &unit);
-        set_stats(
-            &mut table,
-            m,
-            &unit,
-            &per,
-            &masked,
-            &has,
-            additive,
-            Stats::default(),
-        );
+        id
     }
-    let mut meta = Vec::new();
-    for (p, l) in profiles.iter().zip(labels) {
-        meta.push((
-            format!("{l}.file"),
-            p.source
-                .path
-                .as_ref()
-                .map(|x| x.display().to_string())
+
+    /// The members merged so far, without their trees and tables (for `labels`).
+    pub fn members(&self) -> &[Profile] {
+        &self.members
+    }
+
+    /// The ensemble, its members labelled by `labels` (one per member, in order).
+    pub fn finish(mut self, labels: &[String]) -> Profile {
+        self.cct.finish();
+        let rows = self.cct.len();
+        let n = self.members.len();
+        let mut table = MetricTable::new(rows);
+        let masked: Vec<bool> = self.members.iter().map(is_summary).collect();
+        let metrics = std::mem::take(&mut self.metrics);
+        for (k, m) in metrics.iter().enumerate() {
+            let mut units = std::mem::take(&mut self.units[k]);
+            let unit = units.last().cloned().unwrap_or_default();
+            units.resize(n, unit.clone());
+            let cols = std::mem::take(&mut self.columns[k]);
+            let mut has: Vec<bool> = cols.iter().map(Option::is_some).collect();
+            has.resize(n, false);
+            // Every member's column on every node, each allocated once.
+            let mut per: Vec<Vec<f64>> = cols
+                .into_iter()
+                .map(|c| {
+                    let mut c = c.unwrap_or_default();
+                    c.resize(rows, f64::NAN);
+                    c
+                })
+                .collect();
+            per.resize(n, vec![f64::NAN; rows]);
+            let additive = is_additive(&metrics, m, &unit);
+            let stats = member_stats(&per, &masked, &has, additive, Stats::default(), rows);
+            for ((col, l), u) in per.into_iter().zip(labels).zip(&units) {
+                table.set(&column(m, l), u, col);
+            }
+            put_stats(&mut table, m, &unit, stats);
+        }
+        let mut meta = Vec::new();
+        for (p, l) in self.members.iter().zip(labels) {
+            meta.push((
+                format!("{l}.file"),
+                p.source
+                    .path
+                    .as_ref()
+                    .map(|x| x.display().to_string())
+                    .unwrap_or_default(),
+            ));
+            for (k, v) in &p.meta {
+                meta.push((format!("{l}.{k}"), v.clone()));
+            }
+        }
+        let mut warnings = Vec::new();
+        for (p, l) in self.members.iter().zip(labels) {
+            for w in &p.warnings {
+                warnings.push(format!("{l}: {w}"));
+            }
+        }
+        let first = self.members.first();
+        Profile {
+            source: Source {
+                path: None,
+                format: first
+                    .map(|p| p.source.format)
+                    .unwrap_or(Format::HatchetLiteral),
+                size: self.members.iter().map(|p| p.source.size).sum(),
+                gzip: false,
+                label: format!("{n} profiles"),
+            },
+            dialect: format!("ensemble of {n} ({})", labels.join(", ")),
+            default_metric: first
+                .map(|p| column(&p.default_metric, "mean"))
                 .unwrap_or_default(),
-        ));
-        for (k, v) in &p.meta {
-            meta.push((format!("{l}.{k}"), v.clone()));
+            cct: self.cct,
+            metrics: table,
+            events: None,
+            counters: None,
+            meta,
+            warnings,
         }
-    }
-    let default_metric = profiles
-        .first()
-        .map(|p| column(&p.default_metric, "mean"))
-        .unwrap_or_default();
-    let mut warnings = Vec::new();
-    for (p, l) in profiles.iter().zip(labels) {
-        for w in &p.warnings {
-            warnings.push(format!("{l}: {w}"));
-        }
-    }
-    cct.finish();
-    Profile {
-        source: Source {
-            path: None,
-            format: profiles
-                .first()
-                .map(|p| p.source.format)
-                .unwrap_or(Format::HatchetLiteral),
-            size: profiles.iter().map(|p| p.source.size).sum(),
-            gzip: false,
-            label: format!("{} profiles", profiles.len()),
-        },
-        dialect: format!("ensemble of {} ({})", profiles.len(), labels.join(", ")),
-        cct,
-        metrics: table,
-        events: None,
-        counters: None,
-        meta,
-        warnings,
-        default_metric,
     }
 }
 
@@ -338,41 +426,35 @@ fn is_additive(metrics: &[String], m: &str, unit: &str) -> bool {
         || crate::model::metrics::is_time_metric(m, unit)
 }
 
-/// Writes the statistics columns of metric `m` from its per-member columns `per`.
-/// `masked`: members left out of the statistics (a database's summary profile, which
-/// aggregates the others; masked rather than dropped so that argmax stays an index
-/// into all members). `has`: members that have the metric at all (only those count
-/// as 0 where a node is absent).
-#[allow(clippy::too_many_arguments)]
-fn set_stats(
-    table: &mut MetricTable,
-    m: &str,
-    unit: &str,
+/// The statistics of metric `m` from its per-member columns `per`. `masked`: members
+/// left out of the statistics (a database's summary profile, which aggregates the
+/// others; masked rather than dropped so that argmax stays an index into all members).
+/// `has`: members that have the metric at all (only those count as 0 where a node is
+/// absent, when the metric is `additive` and the mode is `Stats::Zero`).
+fn member_stats(
     per: &[Vec<f64>],
     masked: &[bool],
     has: &[bool],
     additive: bool,
     mode: Stats,
-) {
-    let rows = table.rows();
+    rows: usize,
+) -> [Vec<f64>; 6] {
     let all_masked = masked.iter().all(|&x| x);
     let zero = additive && mode == Stats::Zero;
-    let members: Vec<Vec<f64>> = per
+    // Read in place, each member as it would be seen (masked: not at all; absent
+    // counted as 0 where that applies): a copy of every column was as large as the
+    // ensemble's table.
+    let members: Vec<(usize, &[f64], bool)> = per
         .iter()
         .enumerate()
-        .map(|(i, c)| {
-            if masked[i] && !all_masked {
-                vec![f64::NAN; rows]
-            } else if zero && has[i] {
-                c.iter()
-                    .map(|&x| if x.is_nan() { 0.0 } else { x })
-                    .collect()
-            } else {
-                c.clone()
-            }
-        })
+        .filter(|&(i, _)| !masked[i] || all_masked)
+        .map(|(i, c)| (i, &c[..], zero && has[i]))
         .collect();
-    let stats = stats_columns(&members, rows);
+    stats_columns(&members, rows)
+}
+
+/// Writes the statistics columns of metric `m` (`member_stats`) after its other columns.
+fn put_stats(table: &mut MetricTable, m: &str, unit: &str, stats: [Vec<f64>; 6]) {
     for (name, vals) in STATS.iter().zip(stats) {
         let u = if matches!(*name, "cv" | "argmax") {
             ""
@@ -412,20 +494,25 @@ pub fn restat(table: &mut MetricTable, members: &[String], is_hpctoolkit: bool, 
         // A member without the metric has an all-NaN column (unify writes one).
         let has: Vec<bool> = per.iter().map(|c| c.iter().any(|x| !x.is_nan())).collect();
         let additive = is_additive(&metrics, m, &unit);
-        set_stats(table, m, &unit, &per, &masked, &has, additive, mode);
+        let stats = member_stats(&per, &masked, &has, additive, mode, rows);
+        put_stats(table, m, &unit, stats);
     }
 }
 
-fn stats_columns(per: &[Vec<f64>], rows: usize) -> [Vec<f64>; 6] {
+/// The six statistics per row over `per`: (the member's index, its column, whether
+/// a NaN there counts as 0).
+fn stats_columns(per: &[(usize, &[f64], bool)], rows: usize) -> [Vec<f64>; 6] {
     // Column by column (each member's column is read straight through, which matters
     // at 10,000 members), summing in member order as a row-wise loop would.
+    let value = |x: f64, nan_is_zero: bool| if nan_is_zero && x.is_nan() { 0.0 } else { x };
     let mut n = vec![0usize; rows];
     let mut sum = vec![0.0f64; rows];
     let mut min = vec![f64::INFINITY; rows];
     let mut max = vec![f64::NEG_INFINITY; rows];
     let mut arg = vec![0usize; rows];
-    for (i, c) in per.iter().enumerate() {
+    for &(i, c, z) in per {
         for (r, &x) in c.iter().enumerate().take(rows) {
+            let x = value(x, z);
             if x.is_nan() {
                 continue;
             }
@@ -440,8 +527,9 @@ fn stats_columns(per: &[Vec<f64>], rows: usize) -> [Vec<f64>; 6] {
     }
     let mean: Vec<f64> = (0..rows).map(|r| sum[r] / n[r] as f64).collect();
     let mut dev = vec![0.0f64; rows];
-    for c in per {
+    for &(_, c, z) in per {
         for (r, &x) in c.iter().enumerate().take(rows) {
+            let x = value(x, z);
             if !x.is_nan() {
                 dev[r] += (x - mean[r]).powi(2);
             }
@@ -486,6 +574,9 @@ pub fn inclusive_column(table: &MetricTable, column: &str) -> Option<String> {
     let c = format!("{m}{INC_SUFFIX}@{l}");
     table.has(&c).then_some(c)
 }
+
+#[cfg(test)]
+mod reference;
 
 #[cfg(test)]
 mod tests {
@@ -584,5 +675,144 @@ mod tests {
             labels(&ps, &HashMap::new()),
             vec!["a/1/t", "c/1/t", "a/2/t"]
         );
+    }
+
+    /// Every part of two profiles that a view or an export reads, NaN equal to NaN.
+    fn assert_same(a: &Profile, b: &Profile) {
+        assert_eq!(a.cct.len(), b.cct.len());
+        for n in 0..a.cct.len() as u32 {
+            assert_eq!(a.cct.frame(n), b.cct.frame(n), "node {n}");
+            assert_eq!(a.cct.parent(n), b.cct.parent(n), "node {n}");
+            assert_eq!(
+                a.cct.children(n).collect::<Vec<_>>(),
+                b.cct.children(n).collect::<Vec<_>>()
+            );
+        }
+        assert_eq!(a.cct.root_ids(), b.cct.root_ids());
+        assert_eq!(a.metrics.names(), b.metrics.names());
+        for c in a.metrics.name_refs() {
+            assert_eq!(a.metrics.unit(c), b.metrics.unit(c), "{c}");
+            let bits = |t: &MetricTable| -> Vec<u64> {
+                t.values(c).unwrap().iter().map(|x| x.to_bits()).collect()
+            };
+            assert_eq!(bits(&a.metrics), bits(&b.metrics), "{c}");
+        }
+        assert_eq!(a.meta, b.meta);
+        assert_eq!(a.warnings, b.warnings);
+        assert_eq!(a.default_metric, b.default_metric);
+        assert_eq!(a.dialect, b.dialect);
+        assert_eq!(
+            (
+                &a.source.path,
+                a.source.format,
+                a.source.size,
+                &a.source.label
+            ),
+            (
+                &b.source.path,
+                b.source.format,
+                b.source.size,
+                &b.source.label
+            )
+        );
+    }
+
+    /// Members whose trees differ: nodes missing in some, a deeper branch, another
+    /// root, a path twice in one member, a metric only one member has (with no
+    /// inclusive partner: not additive) and another unit.
+    fn members() -> Vec<Profile> {
+        let mut a = prof(&[("main/solve", 3.0), ("main/io", 1.0)]);
+        a.warnings.push("a warning".into());
+        let mut b = prof(&[("main/solve", 5.0), ("main/mpi", 2.0), ("other/x", 0.5)]);
+        b.meta.push(("distributedInfo.rank".into(), "7".into()));
+        let mut c = prof(&[("main/solve/inner", 4.0), ("main/io", 0.0)]);
+        let count = (0..c.cct.len()).map(|n| n as f64 + 1.0).collect();
+        c.metrics.set("count", "", count);
+        let mut d = crate::model::profile_of_paths(&[("main/solve", 2.0)], "ms");
+        // The same path twice in one member: the union adds them up.
+        let main = d.cct.root_ids()[0];
+        d.cct
+            .add_node(Some(main), crate::model::Frame::new("solve", "function"));
+        let mut t = d.metrics.values("time").unwrap().to_vec();
+        t.push(1.5);
+        let mut m = MetricTable::new(d.cct.len());
+        m.set("time", "ms", t);
+        m.derive_inclusive(&d.cct, &["time"]);
+        d.metrics = m;
+        vec![a, b, c, d]
+    }
+
+    #[test]
+    fn a_streamed_union_is_the_union_of_all_at_once() {
+        let ps = members();
+        let given = HashMap::new();
+        let l = labels(&ps, &given);
+        let mut streamed = Union::default();
+        for p in &ps {
+            streamed.add(p);
+        }
+        assert_eq!(labels(streamed.members(), &given), l);
+        assert_same(&streamed.finish(&l), &reference::unify(&ps, &l));
+        assert_same(&unify(&ps, &l), &reference::unify(&ps, &l));
+        // A database's summary profile stays out of the statistics.
+        let mut masked = members();
+        masked[1].source.format = Format::HpcToolkit;
+        masked[1].source.label = "summary".into();
+        assert_same(&unify(&masked, &l), &reference::unify(&masked, &l));
+    }
+
+    #[test]
+    fn a_union_of_members_with_a_string_per_node_is_the_same() {
+        // Every node has its own strings here (as most readers give them): past a
+        // bound the union stops remembering addresses and goes by text alone.
+        let paths: Vec<String> = (0..2000)
+            .map(|i| format!("a{}/b{}", i % 50, (i / 50) % 40))
+            .collect();
+        let ps: Vec<Profile> = (0..4)
+            .map(|k| {
+                let ps: Vec<(&str, f64)> = paths
+                    .iter()
+                    .skip(k * 100)
+                    .map(|x| (x.as_str(), k as f64 + 1.0))
+                    .collect();
+                prof(&ps)
+            })
+            .collect();
+        let l: Vec<String> = (0..4).map(|k| format!("m{k}")).collect();
+        let mut u = Union::default();
+        for p in &ps {
+            u.add(p);
+        }
+        assert!(u.by_text_only);
+        assert_same(&u.finish(&l), &reference::unify(&ps, &l));
+    }
+
+    #[test]
+    fn summaries_read_in_parallel_merge_as_read_one_by_one() {
+        let dir = std::env::temp_dir().join(format!("grove-union-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // More members than workers, so that they arrive out of order.
+        let ps: Vec<Profile> = (0..24).flat_map(|_| members()).collect();
+        for (i, p) in ps.iter().enumerate() {
+            crate::summary::write::write_tree(p, &format!("m{i:02}"), &dir).unwrap();
+        }
+        let files = crate::summary::read::find(std::slice::from_ref(&dir)).unwrap();
+        let read: Vec<Profile> = files
+            .iter()
+            .map(|f| crate::summary::read::read(f).unwrap())
+            .collect();
+        let l = labels(&read, &HashMap::new());
+        let all_at_once = reference::unify(&read, &l);
+        let streamed = crate::load::load_summaries(std::slice::from_ref(&dir), &HashMap::new())
+            .unwrap()
+            .unwrap();
+        assert_same(&streamed, &all_at_once);
+        // A bad member is the error, named.
+        std::fs::write(dir.join("m05.cct.parquet"), b"not parquet").unwrap();
+        let err =
+            crate::load::load_summaries(std::slice::from_ref(&dir), &HashMap::new()).unwrap_err();
+        assert!(err.contains("m05.cct.parquet"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

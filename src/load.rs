@@ -560,38 +560,63 @@ pub fn load_summaries(
     let Some(found) = crate::summary::read::find(files) else {
         return Ok(None);
     };
+    if found.len() == 1 && given.is_empty() {
+        return crate::summary::read::read(&found[0]).map(Some);
+    }
+    // Read on every core, merged in input order as they arrive (the union is then the
+    // one `unify` builds from all of them), each member dropped once merged: holding
+    // 10,000 whole summaries until the union was built took gigabytes.
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2)
         .clamp(1, 8);
-    let chunk = found.len().div_ceil(workers).max(1);
-    let parts: Vec<Result<Vec<Profile>, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = found
-            .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || {
-                    let mut strings = crate::summary::read::Strings::default();
-                    part.iter()
-                        .map(|f| crate::summary::read::read_with(f, &mut strings))
-                        .collect()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("a summary reader failed".into()))
-            })
-            .collect()
+    let next = AtomicUsize::new(0);
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let mut union = crate::ensemble::Union::default();
+    let merged: Result<(), String> = std::thread::scope(|s| {
+        let (tx, rx) =
+            std::sync::mpsc::sync_channel::<(usize, Result<Profile, String>)>(4 * workers);
+        for _ in 0..workers.min(found.len()) {
+            let tx = tx.clone();
+            let (next, failed, found) = (&next, &failed, &found);
+            s.spawn(move || {
+                let mut strings = crate::summary::read::Strings::serial();
+                while !failed.load(Ordering::Relaxed) {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(f) = found.get(i) else { break };
+                    let r = crate::summary::read::read_with(f, &mut strings);
+                    if tx.send((i, r)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        // Out-of-order arrivals wait here for their turn (a few: workers take files in
+        // order).
+        let mut waiting: std::collections::BTreeMap<usize, Result<Profile, String>> =
+            Default::default();
+        let mut turn = 0;
+        for (i, r) in rx {
+            waiting.insert(i, r);
+            while let Some(r) = waiting.remove(&turn) {
+                match r {
+                    Ok(p) => union.add(&p),
+                    Err(e) => {
+                        // The first bad summary in input order is the error reported.
+                        failed.store(true, Ordering::Relaxed);
+                        return Err(e);
+                    }
+                }
+                turn += 1;
+            }
+        }
+        if turn < found.len() {
+            return Err("a summary reader failed".into());
+        }
+        Ok(())
     });
-    let mut profiles = Vec::with_capacity(found.len());
-    for part in parts {
-        profiles.extend(part?);
-    }
-    if profiles.len() == 1 && given.is_empty() {
-        return Ok(profiles.pop());
-    }
-    let labels = labels(&profiles, given);
-    Ok(Some(unify(&profiles, &labels)))
+    merged?;
+    let labels = labels(union.members(), given);
+    Ok(Some(union.finish(&labels)))
 }

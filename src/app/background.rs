@@ -187,7 +187,7 @@ impl App {
             return false;
         };
         match got {
-            Ok(full) if full.nodes == self.original.0.len() => {
+            Ok(full) if full.nodes == self.original().0.len() => {
                 self.profile.events = full.events;
                 self.profile.counters = full.counters;
                 self.gpu = full.gpu;

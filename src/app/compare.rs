@@ -17,9 +17,12 @@ pub use super::panels::heatmap::{HeatmapView, Norm};
 /// The members of an ensemble, from its `metric@label` columns.
 pub fn member_labels(metrics: &crate::model::MetricTable) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for n in metrics.names() {
-        if let Some((_, l)) = ensemble::split_column(&n) {
-            if !STATS.contains(&l) && !out.iter().any(|x| x == l) {
+    // Seen labels in a set: a scan of `out` per column was quadratic (10,000 members
+    // have 50,000 columns), a second at every open of such an ensemble.
+    let mut seen: std::collections::HashSet<&str> = Default::default();
+    for n in metrics.name_refs() {
+        if let Some((_, l)) = ensemble::split_column(n) {
+            if !STATS.contains(&l) && seen.insert(l) {
                 out.push(l.to_string());
             }
         }
@@ -42,7 +45,7 @@ impl App {
     }
 
     fn members_matching(&self) -> Vec<String> {
-        let all = member_labels(&self.original.1);
+        let all = member_labels(self.original().1);
         let Some(f) = &self.meta_filter else {
             return all;
         };
@@ -73,7 +76,7 @@ impl App {
                 self.heatmap_command(c)
             }
             Command::Diff(a, b) => {
-                let members = member_labels(&self.original.1);
+                let members = member_labels(self.original().1);
                 for l in [&a, &b] {
                     if !members.contains(l) {
                         return Err(format!(

@@ -115,8 +115,10 @@ pub struct App {
     pub log: Vec<String>,
     pub log_nav: bool,
     pub history: Vec<String>,
-    /// The tree and metrics as loaded: every reshaping starts again from here.
-    pub original: (Cct, MetricTable),
+    /// The tree and metrics as loaded, once a command changed the profile's (every
+    /// reshaping starts again from here); until then the profile's own are they
+    /// (`original()`), so opening a big tree copies nothing.
+    original: Option<std::sync::Arc<(Cct, MetricTable)>>,
     /// Nodes the last filter matched (its kept ancestors are context), for `squash`.
     pub matched: Option<Vec<bool>>,
     /// `derive` definitions, re-evaluated when the tree changes shape.
@@ -235,7 +237,6 @@ impl App {
             descending: true,
         };
         let tree = TreeState::default();
-        let original = (profile.cct.clone(), profile.metrics.clone());
         let mut app = App {
             profile,
             tree,
@@ -253,7 +254,7 @@ impl App {
             log: Vec::new(),
             log_nav: false,
             history: Vec::new(),
-            original,
+            original: None,
             matched: None,
             derived: Vec::new(),
             rules: Rules::default(),
@@ -303,9 +304,26 @@ impl App {
     /// the start: the second read as the newer (`diff SECOND FIRST`), as `grove diff
     /// FIRST SECOND` reads them.
     fn default_markers(&mut self) {
-        let members = compare::member_labels(&self.original.1);
+        let members = compare::member_labels(self.original().1);
         if let [a, b] = members.as_slice() {
             self.diff = Some((b.clone(), a.clone()));
+        }
+    }
+
+    /// The tree and metrics as loaded.
+    pub fn original(&self) -> (&Cct, &MetricTable) {
+        match &self.original {
+            Some(o) => (&o.0, &o.1),
+            None => (&self.profile.cct, &self.profile.metrics),
+        }
+    }
+
+    /// Keeps the loaded tree and metrics before the profile's first change: called
+    /// wherever the profile's tree or table is replaced or changed.
+    fn keep_original(&mut self) {
+        if self.original.is_none() {
+            let kept = (self.profile.cct.clone(), self.profile.metrics.clone());
+            self.original = Some(std::sync::Arc::new(kept));
         }
     }
 

@@ -44,6 +44,7 @@ impl App {
         let open_old = self.tree.open.clone();
         let open: Vec<bool> = r.origin.iter().map(|&o| open_old[o as usize]).collect();
         self.matched = matched_old.map(|m| r.origin.iter().map(|&o| m[o as usize]).collect());
+        self.keep_original();
         let old_cct = std::mem::replace(&mut self.profile.cct, r.cct);
         let old_metrics = std::mem::replace(&mut self.profile.metrics, r.metrics);
         drop(old_metrics);

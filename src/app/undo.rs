@@ -101,6 +101,7 @@ impl App {
 
     /// Puts a checkpoint's state back.
     fn restore(&mut self, c: Checkpoint) {
+        self.keep_original();
         if let Some(cct) = c.cct {
             let old = std::mem::replace(&mut self.profile.cct, cct);
             super::reshape::drop_elsewhere(old);

@@ -166,7 +166,7 @@ pub fn store(path: &Path, p: &Profile) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(|e| err(&e))?;
     let result = (|| {
-        write::write_tree(p, NAME, &tmp)?;
+        write::write_tree_as(p, NAME, &tmp, polars::prelude::ParquetCompression::Lz4Raw)?;
         let json = serde_json::to_string(&stamp).map_err(|e| err(&e))?;
         std::fs::write(tmp.join("stamp.json"), json).map_err(|e| err(&e))?;
         let _ = std::fs::remove_dir_all(&dir);

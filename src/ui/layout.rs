@@ -351,7 +351,7 @@ fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     lines.push((format!("type  {}", f.kind), dim));
     lines.push((String::new(), text));
     let m = &app.profile.metrics;
-    let members = crate::app::compare::member_labels(&app.original.1);
+    let members = crate::app::compare::member_labels(app.original().1);
     // Names get what the longest needs, up to the room left by the value (10) and
     // percent (7) columns.
     let names = details_order(app, n);

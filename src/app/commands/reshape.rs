@@ -232,6 +232,7 @@ impl App {
             Command::Derive(d) => {
                 let at = whole.len() - d.text.len();
                 let (name, e) = &d.value;
+                self.keep_original();
                 let made = derive::derive(&mut self.profile.metrics, name, e)
                     .map_err(|e| query_error(e, whole.clone(), at))?;
                 self.derived.retain(|(n, _)| n != name);

@@ -108,7 +108,10 @@ impl App {
     /// undo past the checkpoints the memory budget kept).
     pub(in crate::app) fn replay_applied(&mut self) -> Result<(), CmdError> {
         let keep = self.tree.selected().map(|n| self.path_of(n));
-        let (cct, metrics) = self.original.clone();
+        let (cct, metrics) = {
+            let (c, m) = self.original();
+            (c.clone(), m.clone())
+        };
         crate::app::reshape::drop_elsewhere(std::mem::replace(&mut self.profile.cct, cct));
         self.profile.metrics = metrics;
         self.matched = None;

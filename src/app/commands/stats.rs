@@ -27,11 +27,12 @@ pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
 
 impl App {
     pub(in crate::app) fn set_stats(&mut self, mode: Stats) -> Result<Option<Command>, CmdError> {
-        let members = crate::app::compare::member_labels(&self.original.1);
+        let members = crate::app::compare::member_labels(self.original().1);
         if members.is_empty() {
             return Err("stats: this is not an ensemble (no statistics columns)".into());
         }
         let hpc = self.profile.source.format == crate::model::Format::HpcToolkit;
+        self.keep_original();
         restat(&mut self.profile.metrics, &members, hpc, mode);
         self.stats = mode;
         self.refresh_metric();

@@ -160,7 +160,7 @@ impl App {
             };
             let node = ev.node.get(e as usize).copied().unwrap_or(NO_NODE);
             if node != NO_NODE {
-                return paths::path_of(&self.original.0, node);
+                return paths::path_of(self.original().0, node);
             }
         }
         String::new()

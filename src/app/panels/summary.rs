@@ -106,7 +106,7 @@ impl App {
     /// The metadata of the profile, or of every ensemble member as a table (members
     /// hidden by `meta` are dimmed).
     fn metadata_lines(&self) -> Lines {
-        let members = crate::app::compare::member_labels(&self.original.1);
+        let members = crate::app::compare::member_labels(self.original().1);
         let shown = self.visible_members();
         let mut lines = Lines::new();
         if members.is_empty() {

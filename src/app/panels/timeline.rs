@@ -164,7 +164,7 @@ impl App {
                 if target == NO_NODE {
                     return Err("this kernel's launch is not in the trace".into());
                 }
-                let path = paths::path_of(&self.original.0, target);
+                let path = paths::path_of(self.original().0, target);
                 let n = paths::resolve(&self.profile.cct, &path).map_err(|_| {
                     CmdError::plain(format!("{path} is not in the current tree (filtered out?)"))
                 })?;

@@ -235,7 +235,7 @@ fn call_path(
     lines: &mut Vec<(String, Style)>,
     (text, dim): (Style, Style),
 ) -> bool {
-    let cct = &app.original.0;
+    let cct = app.original().0;
     if node as usize >= cct.len() || cct.path(node).len() < min {
         return false;
     }
