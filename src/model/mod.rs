@@ -1,6 +1,7 @@
 //! One model for every input format: a CCT, its metric table and, for traces, events.
 
 pub mod args;
+pub mod attrs;
 pub mod cct;
 pub mod demangle;
 pub mod events;
@@ -10,7 +11,7 @@ pub mod metrics;
 pub mod names;
 pub mod paths;
 
-pub use cct::{Cct, Frame, PreOrder, NO_NODE};
+pub use cct::{Attrs, Cct, Frame, PreOrder, NO_NODE};
 pub use events::{CounterTable, EventKind, EventTable};
 pub use metrics::MetricTable;
 

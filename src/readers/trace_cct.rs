@@ -20,7 +20,7 @@ use std::sync::Arc;
 use super::chrome::ChromeTrace;
 use crate::model::events::{EventKind, EventTable, NONE_I64};
 use crate::model::intern::FxBuild;
-use crate::model::{Cct, Frame, MetricTable, NO_NODE};
+use crate::model::{Attrs, Cct, Frame, MetricTable, NO_NODE};
 
 /// Args of a GPU activity without a launch that group it under its root, outermost
 /// first: the framework op and the XLA op of an XPlane device event.
@@ -325,8 +325,13 @@ struct NodeIndex {
     text: Vec<Option<Arc<str>>>,
     function: Arc<str>,
     /// Kernel attribute keys and values repeat across nodes (`registers per thread`,
-    /// `[128, 1, 1]`): one shared string each instead of two allocations per attribute.
-    attr_text: HashMap<Box<str>, Arc<str>, FxBuild>,
+    /// `[128, 1, 1]`): one shared string each (by id) instead of two allocations per
+    /// attribute.
+    attr_ids: HashMap<Box<str>, u32, FxBuild>,
+    attr_text: Vec<Arc<str>>,
+    /// Whole lists repeat too (a few launch configurations per kernel): nodes with equal
+    /// lists share one, keyed by the (key, value) ids.
+    lists: HashMap<Vec<(u32, u32)>, Attrs, FxBuild>,
 }
 
 impl NodeIndex {
@@ -335,16 +340,34 @@ impl NodeIndex {
             map: HashMap::default(),
             text: vec![None; ev.strings.len()],
             function: Arc::from("function"),
-            attr_text: HashMap::default(),
+            attr_ids: HashMap::default(),
+            attr_text: Vec::new(),
+            lists: HashMap::default(),
         }
     }
 
-    fn shared(&mut self, s: &str) -> Arc<str> {
-        if let Some(a) = self.attr_text.get(s) {
+    fn attr_id(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.attr_ids.get(s) {
+            return id;
+        }
+        let id = self.attr_text.len() as u32;
+        self.attr_text.push(Arc::from(s));
+        self.attr_ids.insert(s.into(), id);
+        id
+    }
+
+    /// The shared list for these (key, value) ids.
+    fn list(&mut self, ids: Vec<(u32, u32)>) -> Attrs {
+        if let Some(a) = self.lists.get(&ids) {
             return a.clone();
         }
-        let a: Arc<str> = Arc::from(s);
-        self.attr_text.insert(s.into(), a.clone());
+        let text = &self.attr_text;
+        let a = Attrs::from(
+            ids.iter()
+                .map(|&(k, v)| (text[k as usize].clone(), text[v as usize].clone()))
+                .collect::<Vec<_>>(),
+        );
+        self.lists.insert(ids, a.clone());
         a
     }
 
@@ -368,7 +391,7 @@ impl NodeIndex {
         let frame = Frame {
             name,
             kind,
-            attrs: Vec::new(),
+            attrs: Attrs::new(),
         };
         let n = cct.add_node(Some(parent), frame);
         self.map.insert(key, n);
@@ -391,10 +414,10 @@ fn in_cpu_tree(ev: &EventTable, i: usize) -> bool {
 /// Copies the launch configuration of a GPU activity onto its node (first instance).
 /// The node is new, so its attrs are empty and every key is set once, in arg order.
 fn set_gpu_attrs(cct: &mut Cct, nodes: &mut NodeIndex, node: u32, ev: &EventTable, i: usize) {
-    let mut attrs: Vec<(Arc<str>, Arc<str>)> = Vec::new();
+    let mut attrs: Vec<(u32, u32)> = Vec::new();
     let mut set = |k: &str, v: &str| {
-        let k = nodes.shared(k);
-        let v = nodes.shared(v);
+        let k = nodes.attr_id(k);
+        let v = nodes.attr_id(v);
         match attrs.iter_mut().find(|(key, _)| *key == k) {
             Some((_, old)) => *old = v,
             None => attrs.push((k, v)),
@@ -417,13 +440,13 @@ fn set_gpu_attrs(cct: &mut Cct, nodes: &mut NodeIndex, node: u32, ev: &EventTabl
             set(k, &args.text(v));
         }
     }
-    attrs.shrink_to_fit();
+    let attrs = nodes.list(attrs);
     let f = cct.frame_mut(node);
     if f.attrs.is_empty() {
         f.attrs = attrs;
     } else {
-        for (k, v) in attrs {
-            f.set_attr(&k, &v);
+        for (k, v) in attrs.iter() {
+            f.set_attr(k, v);
         }
     }
 }

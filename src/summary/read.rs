@@ -170,7 +170,7 @@ pub fn read_with(cct_path: &Path, shared: &mut Strings) -> Result<Profile, Strin
         let mut f = Frame {
             name: shared.get(names[i]),
             kind: shared.get(kinds[i]),
-            attrs: Vec::new(),
+            attrs: Default::default(),
         };
         if !attrs[i].is_empty() {
             let m: serde_json::Map<String, serde_json::Value> = serde_json::from_str(attrs[i])

@@ -598,7 +598,7 @@ impl<'d> Builder<'d> {
         let mut frame = Frame {
             name,
             kind: Arc::from("function"),
-            attrs: Vec::new(),
+            attrs: Default::default(),
         };
         if let Some(r) = self.defs.regions.get(&region) {
             frame.set_attr("paradigm", paradigm_name(r.paradigm));
