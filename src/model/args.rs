@@ -4,6 +4,10 @@
 //! string values are interned in the store's own table (so event-name ids do not move).
 //! Lists are kept in key byte order with the last duplicate winning: the order and
 //! values a JSON object parsed into a sorted map gave, so every display stays identical.
+//!
+//! Memory (issue 16): a pair is two u32s. Values that fit in 29 bits (small integers,
+//! string ids, null, booleans) are packed into the value word with a 3-bit tag; the
+//! rest (floats, big integers) go to a side table the word points into.
 
 use super::intern::Interner;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
@@ -46,9 +50,61 @@ impl ArgValue {
 pub struct ArgStore {
     strings: Interner,
     keys: Vec<u32>,
-    vals: Vec<ArgValue>,
+    /// Packed values (see `pack`), one per key.
+    vals: Vec<u32>,
+    /// Values too wide to pack.
+    wide: Vec<ArgValue>,
     /// End of list k in `keys`/`vals`; list k starts where list k-1 ends.
     ends: Vec<u32>,
+    /// The list being built (closed by `finish`).
+    open: Vec<(u32, ArgValue)>,
+}
+
+const TAG_SHIFT: u32 = 29;
+const PAYLOAD: u32 = (1 << TAG_SHIFT) - 1;
+const TAG_INT: u32 = 0;
+const TAG_STR: u32 = 1;
+const TAG_JSON: u32 = 2;
+const TAG_NULL: u32 = 3;
+const TAG_FALSE: u32 = 4;
+const TAG_TRUE: u32 = 5;
+const TAG_WIDE: u32 = 6;
+
+impl ArgStore {
+    fn pack(&mut self, v: ArgValue) -> u32 {
+        let small = |tag: u32, p: u32| (p <= PAYLOAD).then_some(tag << TAG_SHIFT | p);
+        let packed = match v {
+            ArgValue::Int(i) if (-(1i64 << 28)..1i64 << 28).contains(&i) => {
+                small(TAG_INT, i as u32 & PAYLOAD)
+            }
+            ArgValue::Str(s) => small(TAG_STR, s),
+            ArgValue::Json(s) => small(TAG_JSON, s),
+            ArgValue::Null => small(TAG_NULL, 0),
+            ArgValue::Bool(false) => small(TAG_FALSE, 0),
+            ArgValue::Bool(true) => small(TAG_TRUE, 0),
+            _ => None,
+        };
+        packed.unwrap_or_else(|| {
+            // 2^29 wide values would take 8 GB: memory runs out long before.
+            let at = self.wide.len() as u32;
+            self.wide.push(v);
+            TAG_WIDE << TAG_SHIFT | at
+        })
+    }
+
+    fn unpack(&self, w: u32) -> ArgValue {
+        let p = w & PAYLOAD;
+        match w >> TAG_SHIFT {
+            // Sign-extend the 29-bit integer.
+            TAG_INT => ArgValue::Int((((p << 3) as i32) >> 3) as i64),
+            TAG_STR => ArgValue::Str(p),
+            TAG_JSON => ArgValue::Json(p),
+            TAG_NULL => ArgValue::Null,
+            TAG_FALSE => ArgValue::Bool(false),
+            TAG_TRUE => ArgValue::Bool(true),
+            _ => self.wide[p as usize],
+        }
+    }
 }
 
 /// One event's args, borrowed from the store.
@@ -71,14 +127,14 @@ impl<'a> Args<'a> {
     /// (key, value) pairs in key order.
     pub fn iter(&self) -> impl Iterator<Item = (&'a str, ArgValue)> + 'a {
         let s = self.store;
-        (self.start..self.end).map(move |j| (s.strings.resolve(s.keys[j]), s.vals[j]))
+        (self.start..self.end).map(move |j| (s.strings.resolve(s.keys[j]), s.unpack(s.vals[j])))
     }
 
     pub fn get(&self, key: &str) -> Option<ArgValue> {
         let k = self.store.strings.get(key)?;
         (self.start..self.end)
             .find(|&j| self.store.keys[j] == k)
-            .map(|j| self.store.vals[j])
+            .map(|j| self.store.unpack(self.store.vals[j]))
     }
 
     /// A value as display text: strings bare, everything else as compact JSON.
@@ -149,38 +205,36 @@ impl ArgStore {
 
     /// Appends a pair to the list being built (closed by `finish`).
     pub fn push(&mut self, key: &str, v: ArgValue) {
-        self.keys.push(self.strings.intern(key));
-        self.vals.push(v);
+        let k = self.strings.intern(key);
+        self.open.push((k, v));
     }
 
     /// Closes the list being built: sorts it by key, keeps the last of equal keys.
     pub fn finish(&mut self) -> u32 {
-        let start = self.ends.last().copied().unwrap_or(0) as usize;
+        let mut open = std::mem::take(&mut self.open);
         let s = &self.strings;
-        let sorted = self.keys[start..]
+        let sorted = open
             .windows(2)
-            .all(|w| s.resolve(w[0]) < s.resolve(w[1]));
+            .all(|w| s.resolve(w[0].0) < s.resolve(w[1].0));
         if !sorted {
-            let mut pairs: Vec<(u32, ArgValue)> = self.keys[start..]
-                .iter()
-                .copied()
-                .zip(self.vals[start..].iter().copied())
-                .collect();
-            pairs.sort_by(|a, b| s.resolve(a.0).cmp(s.resolve(b.0)));
-            let mut kept: Vec<(u32, ArgValue)> = Vec::with_capacity(pairs.len());
-            for p in pairs {
+            // Stable: of equal keys the last pushed stays last, and wins.
+            open.sort_by(|a, b| s.resolve(a.0).cmp(s.resolve(b.0)));
+            let mut kept: Vec<(u32, ArgValue)> = Vec::with_capacity(open.len());
+            for p in open.drain(..) {
                 match kept.last_mut() {
                     Some(last) if last.0 == p.0 => *last = p,
                     _ => kept.push(p),
                 }
             }
-            self.keys.truncate(start);
-            self.vals.truncate(start);
-            for (k, v) in kept {
-                self.keys.push(k);
-                self.vals.push(v);
-            }
+            open = kept;
         }
+        for &(k, v) in &open {
+            let w = self.pack(v);
+            self.keys.push(k);
+            self.vals.push(w);
+        }
+        open.clear();
+        self.open = open;
         self.ends.push(self.keys.len() as u32);
         self.ends.len() as u32 - 1
     }
@@ -188,7 +242,6 @@ impl ArgStore {
     /// Parses a JSON object's text into a new list; text that is not an object gives an
     /// empty list (what the JSON consumers showed for it).
     pub fn push_json(&mut self, text: &[u8]) -> u32 {
-        let start = self.ends.last().copied().unwrap_or(0) as usize;
         // Invalid UTF-8 is replaced, as reading the text lossily did before.
         let lossy;
         let text = match std::str::from_utf8(text) {
@@ -201,8 +254,7 @@ impl ArgStore {
         let mut de = serde_json::Deserializer::from_slice(text);
         let ok = ObjectSeed(self).deserialize(&mut de).is_ok() && de.end().is_ok();
         if !ok {
-            self.keys.truncate(start);
-            self.vals.truncate(start);
+            self.open.clear();
         }
         self.finish()
     }
@@ -227,8 +279,7 @@ impl<'de> Visitor<'de> for ObjectSeed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(k) = map.next_key_seed(KeySeed(self.0))? {
             let v = map.next_value_seed(ValueSeed(self.0))?;
-            self.0.keys.push(k);
-            self.0.vals.push(v);
+            self.0.open.push((k, v));
         }
         Ok(())
     }
@@ -333,6 +384,42 @@ mod tests {
             l.to_json(),
             serde_json::from_slice::<serde_json::Value>(text).unwrap()
         );
+    }
+
+    /// Values at the edges of what packs into a word come back unchanged.
+    #[test]
+    fn packed_and_wide_values() {
+        let mut s = ArgStore::default();
+        let vals = [
+            ArgValue::Int(0),
+            ArgValue::Int(-1),
+            ArgValue::Int((1 << 28) - 1),
+            ArgValue::Int(1 << 28),
+            ArgValue::Int(-(1 << 28)),
+            ArgValue::Int(-(1 << 28) - 1),
+            ArgValue::Int(i64::MIN),
+            ArgValue::Int(i64::MAX),
+            ArgValue::UInt(u64::MAX),
+            ArgValue::Float(0.96),
+            ArgValue::Float(f64::NAN),
+            ArgValue::Null,
+            ArgValue::Bool(false),
+            ArgValue::Bool(true),
+            ArgValue::Str(7),
+            ArgValue::Json(u32::MAX),
+        ];
+        for (i, &v) in vals.iter().enumerate() {
+            s.push(&format!("k{i:02}"), v);
+        }
+        let id = s.finish();
+        let back: Vec<ArgValue> = s.list(id).iter().map(|(_, v)| v).collect();
+        for (a, b) in vals.iter().zip(&back) {
+            match (a, b) {
+                (ArgValue::Float(x), ArgValue::Float(y)) => assert_eq!(x.to_bits(), y.to_bits()),
+                _ => assert_eq!(a, b),
+            }
+        }
+        assert_eq!(back.len(), vals.len());
     }
 
     #[test]
