@@ -2,9 +2,12 @@
 //! child links); a derived pre-order index (parent, depth, subtree end per position)
 //! makes every view walk O(rows on screen).
 //!
-//! Memory (issue 16): a node costs its frame (three pointers' worth) and four u32 links;
-//! there is no per-node graph record. The arrays sit behind one `Arc`, so cloning a
-//! tree (undo and reset keep the loaded one) shares them until one copy changes.
+//! Memory (issue 16): a node is five u32s: its frame slot and four links; there is no
+//! per-node graph record. Nodes that stand for the same frame (a trace's thousands of
+//! `cudaLaunchKernel` calls, kernels with one launch configuration) can point at one
+//! shared slot; `frame_mut` gives a node that shares its slot a copy of its own first,
+//! so a change never reaches another node. The arrays sit behind one `Arc`, so cloning
+//! a tree (undo and reset keep the loaded one) shares them until one copy changes.
 //! petgraph builds a graph of the tree on demand (`to_graph`) where one is wanted.
 
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -56,10 +59,19 @@ impl Frame {
     }
 }
 
-/// The per-node arrays, all indexed by node id.
+/// A frame slot that many nodes may share (`Cct::shared_frame`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FrameId(u32);
+
+/// Marks a slot id as shared: `frame_mut` copies such a slot before changing it.
+const SHARED: u32 = 1 << 31;
+
+/// The per-node arrays, all indexed by node id (`frames` by slot).
 #[derive(Debug, Default, Clone)]
 struct Nodes {
     frames: Vec<Frame>,
+    /// The frame slot of each node, SHARED set when other nodes may use it too.
+    slot: Vec<u32>,
     /// Parent of each node (a tree: one parent at most).
     parent: Vec<u32>,
     /// Children in insertion (data) order as linked lists; flat arrays keep copies of
@@ -79,6 +91,8 @@ pub struct Cct {
     /// of the text per node.
     by_path: HashMap<(u32, u32, u32), u32, FxBuild>,
     texts: Texts,
+    /// (name id, kind id) -> the shared slot of that plain frame, for `child`.
+    plain: HashMap<(u32, u32), FrameId, FxBuild>,
 }
 
 /// Names and kinds seen by `Cct::child`, one shared string each (frames point at it).
@@ -103,21 +117,52 @@ impl Texts {
 
 impl Cct {
     pub fn len(&self) -> usize {
-        self.nodes.frames.len()
+        self.nodes.slot.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.nodes.frames.is_empty()
+        self.nodes.slot.is_empty()
     }
 
     pub fn frame(&self, n: u32) -> &Frame {
-        &self.nodes.frames[n as usize]
+        &self.nodes.frames[(self.nodes.slot[n as usize] & !SHARED) as usize]
     }
 
-    /// A node's frame for changing (a tree that shares its nodes with a clone copies
-    /// them first).
+    /// A node's frame for changing. A tree that shares its arrays with a clone copies
+    /// them first, and a node that shares its frame slot gets a copy of its own.
     pub fn frame_mut(&mut self, n: u32) -> &mut Frame {
-        &mut Arc::make_mut(&mut self.nodes).frames[n as usize]
+        let nodes = Arc::make_mut(&mut self.nodes);
+        let s = nodes.slot[n as usize];
+        let own = if s & SHARED != 0 {
+            let copy = nodes.frames[(s & !SHARED) as usize].clone();
+            let own = Nodes::new_slot(&mut nodes.frames, copy);
+            nodes.slot[n as usize] = own;
+            own
+        } else {
+            s
+        };
+        &mut nodes.frames[own as usize]
+    }
+
+    /// A frame slot for nodes to share (`add_shared`, `set_frame`): a reader that knows
+    /// many nodes have equal frames stores the frame once.
+    pub fn shared_frame(&mut self, frame: Frame) -> FrameId {
+        let nodes = Arc::make_mut(&mut self.nodes);
+        FrameId(Nodes::new_slot(&mut nodes.frames, frame))
+    }
+
+    /// Points a node at a shared frame slot instead of its own frame.
+    pub fn set_frame(&mut self, n: u32, frame: FrameId) {
+        let nodes = Arc::make_mut(&mut self.nodes);
+        nodes.slot[n as usize] = frame.0 | SHARED;
+    }
+
+    /// Applies `change` to every frame once (a shared slot once for all its nodes):
+    /// passes that rewrite frames by their content alone (demangling) keep the sharing.
+    pub fn rewrite_frames(&mut self, mut change: impl FnMut(&mut Frame)) {
+        for f in &mut Arc::make_mut(&mut self.nodes).frames {
+            change(f);
+        }
     }
 
     pub fn name(&self, n: u32) -> &str {
@@ -151,6 +196,7 @@ impl Cct {
     pub fn reserve(&mut self, additional: usize) {
         let nodes = Arc::make_mut(&mut self.nodes);
         nodes.frames.reserve_exact(additional);
+        nodes.slot.reserve_exact(additional);
         nodes.parent.reserve_exact(additional);
         nodes.first_child.reserve_exact(additional);
         nodes.last_child.reserve_exact(additional);
@@ -162,9 +208,20 @@ impl Cct {
     /// order see parents first.
     pub fn add_node(&mut self, parent: Option<u32>, frame: Frame) -> u32 {
         let nodes = Arc::make_mut(&mut self.nodes);
-        let id = nodes.frames.len() as u32;
+        let s = Nodes::new_slot(&mut nodes.frames, frame);
+        self.push_node(parent, s)
+    }
+
+    /// Adds a node whose frame is a shared slot (see `shared_frame`).
+    pub fn add_shared(&mut self, parent: Option<u32>, frame: FrameId) -> u32 {
+        self.push_node(parent, frame.0 | SHARED)
+    }
+
+    fn push_node(&mut self, parent: Option<u32>, slot: u32) -> u32 {
+        let nodes = Arc::make_mut(&mut self.nodes);
+        let id = nodes.slot.len() as u32;
         assert!(id != NO_NODE, "a tree holds fewer than 2^32 - 1 nodes");
-        nodes.frames.push(frame);
+        nodes.slot.push(slot);
         nodes.parent.push(parent.unwrap_or(NO_NODE));
         nodes.first_child.push(NO_NODE);
         nodes.last_child.push(NO_NODE);
@@ -191,12 +248,19 @@ impl Cct {
         if let Some(&n) = self.by_path.get(&key) {
             return n;
         }
-        let frame = Frame {
-            name: self.texts.text[name_id as usize].clone(),
-            kind: self.texts.text[kind_id as usize].clone(),
-            attrs: Attrs::new(),
+        let frame = match self.plain.get(&(name_id, kind_id)) {
+            Some(&f) => f,
+            None => {
+                let f = self.shared_frame(Frame {
+                    name: self.texts.text[name_id as usize].clone(),
+                    kind: self.texts.text[kind_id as usize].clone(),
+                    attrs: Attrs::new(),
+                });
+                self.plain.insert((name_id, kind_id), f);
+                f
+            }
         };
-        let n = self.add_node(parent, frame);
+        let n = self.add_shared(parent, frame);
         self.by_path.insert(key, n);
         n
     }
@@ -207,8 +271,10 @@ impl Cct {
     pub fn finish(&mut self) {
         self.by_path = HashMap::default();
         self.texts = Texts::default();
+        self.plain = HashMap::default();
         if let Some(nodes) = Arc::get_mut(&mut self.nodes) {
             nodes.frames.shrink_to_fit();
+            nodes.slot.shrink_to_fit();
             nodes.parent.shrink_to_fit();
             nodes.first_child.shrink_to_fit();
             nodes.last_child.shrink_to_fit();
@@ -279,6 +345,15 @@ impl Cct {
         parents_agree
             && self.roots.iter().all(|&r| self.parent(r).is_none())
             && !petgraph::algo::is_cyclic_directed(&g)
+    }
+}
+
+impl Nodes {
+    fn new_slot(frames: &mut Vec<Frame>, frame: Frame) -> u32 {
+        let s = frames.len() as u32;
+        assert!(s < SHARED, "a tree holds fewer than 2^31 frames");
+        frames.push(frame);
+        s
     }
 }
 
@@ -443,5 +518,30 @@ mod tests {
         let po = PreOrder::build(&c, |v| v.reverse());
         assert_eq!(po.node, vec![other, main, b, a, x]);
         assert_eq!(c.path(x), vec![main, a, x]);
+    }
+
+    #[test]
+    fn shared_frames_copy_on_change() {
+        let mut c = Cct::default();
+        let main = c.child(None, "main", "function");
+        let b = c.child(Some(main), "b", "function");
+        let x = c.child(Some(b), "x", "function");
+        let y = c.child(Some(main), "x", "function");
+        assert!(std::ptr::eq(c.frame(x), c.frame(y)));
+        c.frame_mut(x).set_attr("line", "3");
+        assert_eq!(c.frame(y).attr("line"), None);
+        // Nodes that share a frame slot: a change to one reaches no other.
+        let f = c.shared_frame(Frame::new("k", "kernel"));
+        let k1 = c.add_shared(Some(b), f);
+        let k2 = c.add_shared(Some(x), f);
+        assert!(std::ptr::eq(c.frame(k1), c.frame(k2)));
+        c.frame_mut(k1).set_attr("grid", "[1, 1, 1]");
+        assert_eq!(c.frame(k1).attr("grid"), Some("[1, 1, 1]"));
+        assert_eq!(c.frame(k2).attr("grid"), None);
+        c.set_frame(k1, f);
+        assert_eq!(c.frame(k1), c.frame(k2));
+        c.rewrite_frames(|f| f.name = f.name.to_uppercase().into());
+        assert_eq!((c.name(k2), c.name(main)), ("K", "MAIN"));
+        assert!(c.check());
     }
 }

@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::chrome::ChromeTrace;
+use crate::model::cct::FrameId;
 use crate::model::events::{EventKind, EventTable, NONE_I64};
 use crate::model::intern::FxBuild;
 use crate::model::{Attrs, Cct, Frame, MetricTable, NO_NODE};
@@ -187,24 +188,31 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         ));
     }
 
-    // Launch links: correlation first, ac2g flows as the fallback.
+    // Launch links: correlation first, ac2g flows as the fallback. The start index of
+    // the fallback is built only when an activity needs it (Kineto traces link every
+    // activity by correlation).
     let mut by_corr: HashMap<i64, usize, FxBuild> = HashMap::default();
+    let placed_runtime = |i: usize| ev.kind[i] == EventKind::Runtime && node_of_event[i] != NO_NODE;
+    for i in 0..n {
+        if placed_runtime(i) && ev.correlation[i] != NONE_I64 {
+            by_corr.entry(ev.correlation[i]).or_insert(i);
+        }
+    }
+    let by_correlation = |i: usize| match ev.correlation[i] {
+        NONE_I64 => None,
+        c => by_corr.get(&c).copied(),
+    };
     let mut by_start: HashMap<(u32, u32, i64), usize, FxBuild> = HashMap::default();
-    for (i, &node) in node_of_event.iter().enumerate() {
-        if ev.kind[i] == EventKind::Runtime && node != NO_NODE {
-            if ev.correlation[i] != NONE_I64 {
-                by_corr.entry(ev.correlation[i]).or_insert(i);
-            }
+    if (0..n).any(|i| ev.kind[i].is_gpu_activity() && by_correlation(i).is_none()) {
+        for i in (0..n).filter(|&i| placed_runtime(i)) {
             by_start
                 .entry((ev.pid[i], ev.tid[i], ev.ts[i]))
                 .or_insert(i);
         }
     }
     let launch_of = |i: usize| -> Option<usize> {
-        if ev.correlation[i] != NONE_I64 {
-            if let Some(&r) = by_corr.get(&ev.correlation[i]) {
-                return Some(r);
-            }
+        if let Some(r) = by_correlation(i) {
+            return Some(r);
         }
         let id = tr.flow_ends.get(&(ev.pid[i], ev.tid[i], ev.ts[i]))?;
         let start = tr.flow_starts.get(id)?;
@@ -264,6 +272,10 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         gpu[node as usize] += ev.dur[i] as f64;
         node_of_event[i] = node;
     }
+    // The build's indexes go before the metric columns are made: the load's peak.
+    drop(nodes);
+    drop(by_start);
+    drop(by_corr);
     if unattributed > 0 {
         warnings.push(format!(
             "{unattributed} GPU activit(ies) have no launch in the file; shown under <unattributed> roots"
@@ -331,7 +343,11 @@ struct NodeIndex {
     attr_text: Vec<Arc<str>>,
     /// Whole lists repeat too (a few launch configurations per kernel): nodes with equal
     /// lists share one, keyed by the (key, value) ids.
-    lists: HashMap<Vec<(u32, u32)>, Attrs, FxBuild>,
+    lists: HashMap<Vec<(u32, u32)>, (u32, Attrs), FxBuild>,
+    /// Frames repeat across nodes (every `cudaLaunchKernel`, a kernel under each of its
+    /// launches): one shared slot per (name, cat) and per (name, cat, attrs list).
+    plain: HashMap<(u32, u32), FrameId, FxBuild>,
+    with_attrs: HashMap<(u32, u32, u32), FrameId, FxBuild>,
 }
 
 impl NodeIndex {
@@ -343,6 +359,8 @@ impl NodeIndex {
             attr_ids: HashMap::default(),
             attr_text: Vec::new(),
             lists: HashMap::default(),
+            plain: HashMap::default(),
+            with_attrs: HashMap::default(),
         }
     }
 
@@ -356,8 +374,8 @@ impl NodeIndex {
         id
     }
 
-    /// The shared list for these (key, value) ids.
-    fn list(&mut self, ids: Vec<(u32, u32)>) -> Attrs {
+    /// The shared list for these (key, value) ids, and its id.
+    fn list(&mut self, ids: Vec<(u32, u32)>) -> (u32, Attrs) {
         if let Some(a) = self.lists.get(&ids) {
             return a.clone();
         }
@@ -367,8 +385,9 @@ impl NodeIndex {
                 .map(|&(k, v)| (text[k as usize].clone(), text[v as usize].clone()))
                 .collect::<Vec<_>>(),
         );
-        self.lists.insert(ids, a.clone());
-        a
+        let id = self.lists.len() as u32;
+        self.lists.insert(ids, (id, a.clone()));
+        (id, a)
     }
 
     fn text(&mut self, ev: &EventTable, id: u32) -> Arc<str> {
@@ -382,18 +401,25 @@ impl NodeIndex {
         if let Some(&n) = self.map.get(&key) {
             return n;
         }
-        let name = self.text(ev, ev.name[i]);
-        let kind = if ev.strings.resolve(ev.cat[i]).is_empty() {
-            self.function.clone()
-        } else {
-            self.text(ev, ev.cat[i])
+        let frame = match self.plain.get(&(ev.name[i], ev.cat[i])) {
+            Some(&f) => f,
+            None => {
+                let name = self.text(ev, ev.name[i]);
+                let kind = if ev.strings.resolve(ev.cat[i]).is_empty() {
+                    self.function.clone()
+                } else {
+                    self.text(ev, ev.cat[i])
+                };
+                let f = cct.shared_frame(Frame {
+                    name,
+                    kind,
+                    attrs: Attrs::new(),
+                });
+                self.plain.insert((ev.name[i], ev.cat[i]), f);
+                f
+            }
         };
-        let frame = Frame {
-            name,
-            kind,
-            attrs: Attrs::new(),
-        };
-        let n = cct.add_node(Some(parent), frame);
+        let n = cct.add_shared(Some(parent), frame);
         self.map.insert(key, n);
         n
     }
@@ -440,11 +466,24 @@ fn set_gpu_attrs(cct: &mut Cct, nodes: &mut NodeIndex, node: u32, ev: &EventTabl
             set(k, &args.text(v));
         }
     }
-    let attrs = nodes.list(attrs);
-    let f = cct.frame_mut(node);
-    if f.attrs.is_empty() {
-        f.attrs = attrs;
+    let (list, attrs) = nodes.list(attrs);
+    if cct.frame(node).attrs.is_empty() {
+        // The node's frame is the plain one of its (name, cat): with this list it is
+        // the same for every kernel launched with this configuration.
+        let key = (ev.name[i], ev.cat[i], list);
+        let f = match nodes.with_attrs.get(&key) {
+            Some(&f) => f,
+            None => {
+                let mut frame = cct.frame(node).clone();
+                frame.attrs = attrs;
+                let f = cct.shared_frame(frame);
+                nodes.with_attrs.insert(key, f);
+                f
+            }
+        };
+        cct.set_frame(node, f);
     } else {
+        let f = cct.frame_mut(node);
         for (k, v) in attrs.iter() {
             f.set_attr(k, v);
         }
