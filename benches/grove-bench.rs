@@ -161,7 +161,7 @@ fn synthetic_trace(n: usize) -> grove::model::Profile {
         t[s] += gap.max(-400) + dur;
     }
     ev.node = vec![u32::MAX; ev.len()];
-    ev.launch = vec![u32::MAX; ev.len()];
+    ev.launch = grove::model::events::Sparse::with_len(ev.len());
     Profile {
         source: Source {
             path: None,

@@ -2,6 +2,7 @@
 
 use super::args::{ArgStore, Args};
 use super::intern::Interner;
+pub use super::sparse::Sparse;
 
 /// What an event is, after mapping both Kineto dialects and generic Chrome traces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -97,16 +98,18 @@ pub struct EventTable {
     /// Interned textual pid and tid (string and numeric forms unify: `"12"` == `12`).
     pub pid: Vec<u32>,
     pub tid: Vec<u32>,
-    /// GPU device and stream for GPU-lane rows (NONE_I64 otherwise).
-    pub device: Vec<i64>,
-    pub stream: Vec<i64>,
-    pub correlation: Vec<i64>,
+    /// GPU device and stream for GPU-lane rows (NONE_I64 otherwise). Columns that most
+    /// rows leave empty are `Sparse` (issue 16: memory); they index like a `Vec`.
+    pub device: Sparse<i64>,
+    pub stream: Sparse<i64>,
+    /// Runtime calls and GPU activities only.
+    pub correlation: Sparse<i64>,
     pub external_id: Vec<i64>,
     /// `Record function id` (newer Kineto CPU ops): an execution trace's `rf_id`.
     pub record_function_id: Vec<i64>,
     /// A list in `arg_store` (the typed `args`, parsed once when read) for GPU rows,
     /// NONE_U32 otherwise.
-    pub args: Vec<u32>,
+    pub args: Sparse<u32>,
     pub arg_store: ArgStore,
     /// Position of the event's start in the file: the tie-break among equal slices
     /// (a B/E pair is pushed when its E arrives, but orders by its B).
@@ -116,7 +119,7 @@ pub struct EventTable {
     /// Filled when the CCT is built: each event's node in the loaded CCT, and for GPU
     /// activities the runtime event that launched them (NONE_U32 when not in the file).
     pub node: Vec<u32>,
-    pub launch: Vec<u32>,
+    pub launch: Sparse<u32>,
 }
 
 impl EventTable {

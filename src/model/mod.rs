@@ -10,6 +10,7 @@ pub mod metric_aliases;
 pub mod metrics;
 pub mod names;
 pub mod paths;
+pub mod sparse;
 
 pub use cct::{Attrs, Cct, Frame, PreOrder, NO_NODE};
 pub use events::{CounterTable, EventKind, EventTable};

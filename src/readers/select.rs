@@ -493,12 +493,12 @@ fn retain_events(ev: &mut EventTable, keep: &[bool]) {
     retain(&mut ev.dur, keep);
     retain(&mut ev.pid, keep);
     retain(&mut ev.tid, keep);
-    retain(&mut ev.device, keep);
-    retain(&mut ev.stream, keep);
-    retain(&mut ev.correlation, keep);
+    ev.device.retain_rows(keep);
+    ev.stream.retain_rows(keep);
+    ev.correlation.retain_rows(keep);
     retain(&mut ev.external_id, keep);
     retain(&mut ev.record_function_id, keep);
-    retain(&mut ev.args, keep);
+    ev.args.retain_rows(keep);
     retain(&mut ev.seq, keep);
     retain(&mut ev.begin_end, keep);
     // Filled only once the tree is built, after the selection.
@@ -506,7 +506,7 @@ fn retain_events(ev: &mut EventTable, keep: &[bool]) {
         retain(&mut ev.node, keep);
     }
     if ev.launch.len() == keep.len() {
-        retain(&mut ev.launch, keep);
+        ev.launch.retain_rows(keep);
     }
 }
 

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use super::chrome::ChromeTrace;
 use crate::model::cct::FrameId;
-use crate::model::events::{EventKind, EventTable, NONE_I64};
+use crate::model::events::{EventKind, EventTable, Sparse, NONE_I64};
 use crate::model::intern::FxBuild;
 use crate::model::{Attrs, Cct, Frame, MetricTable, NO_NODE};
 
@@ -33,7 +33,7 @@ pub struct TraceTree {
     /// The CCT node of each event (NO_NODE for events outside the tree).
     pub node_of_event: Vec<u32>,
     /// The runtime call that launched each GPU activity (NONE_U32 when not in the file).
-    pub launch_of_event: Vec<u32>,
+    pub launch_of_event: Sparse<u32>,
     pub warnings: Vec<String>,
 }
 
@@ -294,7 +294,7 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         cct,
         metrics,
         node_of_event,
-        launch_of_event,
+        launch_of_event: launch_of_event.into(),
         warnings,
     }
 }

@@ -760,7 +760,7 @@ impl<'d> Builder<'d> {
             );
         }
         let len = self.ev.len();
-        self.ev.launch = vec![crate::model::events::NONE_U32; len];
+        self.ev.launch = crate::model::events::Sparse::with_len(len);
         self.cct.finish();
         let ev = (!self.ev.is_empty()).then_some(self.ev);
         (self.cct, m, ev)
@@ -785,11 +785,11 @@ fn drop_cpu_rows(ev: &mut EventTable) {
     retain(&mut ev.dur, &keep);
     retain(&mut ev.pid, &keep);
     retain(&mut ev.tid, &keep);
-    retain(&mut ev.device, &keep);
-    retain(&mut ev.stream, &keep);
-    retain(&mut ev.correlation, &keep);
+    ev.device.retain_rows(&keep);
+    ev.stream.retain_rows(&keep);
+    ev.correlation.retain_rows(&keep);
     retain(&mut ev.external_id, &keep);
-    retain(&mut ev.args, &keep);
+    ev.args.retain_rows(&keep);
     retain(&mut ev.begin_end, &keep);
     retain(&mut ev.node, &keep);
     ev.seq = (0..ev.name.len() as u32).collect();
