@@ -5,13 +5,16 @@
 //! Lists are kept in key byte order with the last duplicate winning: the order and
 //! values a JSON object parsed into a sorted map gave, so every display stays identical.
 //!
-//! Memory (issue 16): a pair is two u32s. Values that fit in 29 bits (small integers,
-//! string ids, null, booleans) are packed into the value word with a 3-bit tag; the
-//! rest (floats, big integers) go to a side table the word points into.
+//! Memory (issue 16): a list stores one u32 per value. Its keys are a "shape" shared by
+//! every list with the same keys (the GPU rows of a trace have a handful). Values that
+//! fit in 29 bits (small integers, string ids, null, booleans) are packed into the word
+//! with a 3-bit tag; the rest (floats, big integers) go to a side table the word points
+//! into, where repeated ones share an entry.
 
-use super::intern::Interner;
+use super::intern::{FxBuild, Interner};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 
 /// One arg value. Strings and nested arrays/objects (as compact JSON text) are interned.
@@ -49,16 +52,27 @@ impl ArgValue {
 #[derive(Debug, Default, Clone)]
 pub struct ArgStore {
     strings: Interner,
-    keys: Vec<u32>,
-    /// Packed values (see `pack`), one per key.
+    /// Packed values (see `pack`) of every list, one after the other.
     vals: Vec<u32>,
-    /// Values too wide to pack.
-    wide: Vec<ArgValue>,
-    /// End of list k in `keys`/`vals`; list k starts where list k-1 ends.
+    /// End of list k in `vals`; list k starts where list k-1 ends.
     ends: Vec<u32>,
-    /// The list being built (closed by `finish`).
+    /// The shape (key list) of list k.
+    shape_of: Vec<u32>,
+    /// The keys of every shape, one after the other; shape s ends at `shape_ends[s]`.
+    shape_keys: Vec<u32>,
+    shape_ends: Vec<u32>,
+    shape_ids: HashMap<Vec<u32>, u32, FxBuild>,
+    /// Values too wide to pack, and (up to WIDE_SHARED of them) where each one is.
+    wide: Vec<ArgValue>,
+    wide_ids: HashMap<(u8, u64), u32, FxBuild>,
+    /// The list being built (closed by `finish`), and its keys when looking up its shape.
     open: Vec<(u32, ArgValue)>,
+    scratch: Vec<u32>,
 }
+
+/// Distinct wide values looked up for sharing: past this many, new ones are appended
+/// as they come (a trace with a unique float per event should not grow a map too).
+const WIDE_SHARED: usize = 1 << 16;
 
 const TAG_SHIFT: u32 = 29;
 const PAYLOAD: u32 = (1 << TAG_SHIFT) - 1;
@@ -85,9 +99,24 @@ impl ArgStore {
             _ => None,
         };
         packed.unwrap_or_else(|| {
+            let key = match v {
+                ArgValue::Int(i) => (0, i as u64),
+                ArgValue::UInt(u) => (1, u),
+                ArgValue::Float(f) => (2, f.to_bits()),
+                // Everything else packs (ids past 2^29 aside).
+                ArgValue::Str(s) => (3, s as u64),
+                ArgValue::Json(s) => (4, s as u64),
+                _ => (5, 0),
+            };
+            if let Some(&at) = self.wide_ids.get(&key) {
+                return TAG_WIDE << TAG_SHIFT | at;
+            }
             // 2^29 wide values would take 8 GB: memory runs out long before.
             let at = self.wide.len() as u32;
             self.wide.push(v);
+            if self.wide_ids.len() < WIDE_SHARED {
+                self.wide_ids.insert(key, at);
+            }
             TAG_WIDE << TAG_SHIFT | at
         })
     }
@@ -111,8 +140,10 @@ impl ArgStore {
 #[derive(Clone, Copy)]
 pub struct Args<'a> {
     store: &'a ArgStore,
+    /// The list's values are `vals[start..end]`, its keys start at `shape_keys[keys]`.
     start: usize,
     end: usize,
+    keys: usize,
 }
 
 impl<'a> Args<'a> {
@@ -127,13 +158,17 @@ impl<'a> Args<'a> {
     /// (key, value) pairs in key order.
     pub fn iter(&self) -> impl Iterator<Item = (&'a str, ArgValue)> + 'a {
         let s = self.store;
-        (self.start..self.end).map(move |j| (s.strings.resolve(s.keys[j]), s.unpack(s.vals[j])))
+        let (off, start) = (self.keys, self.start);
+        (0..self.end - self.start).map(move |j| {
+            let v = s.unpack(s.vals[start + j]);
+            (s.strings.resolve(s.shape_keys[off + j]), v)
+        })
     }
 
     pub fn get(&self, key: &str) -> Option<ArgValue> {
         let k = self.store.strings.get(key)?;
         (self.start..self.end)
-            .find(|&j| self.store.keys[j] == k)
+            .find(|&j| self.store.shape_keys[self.keys + j - self.start] == k)
             .map(|j| self.store.unpack(self.store.vals[j]))
     }
 
@@ -186,10 +221,16 @@ impl ArgStore {
     pub fn list(&self, id: u32) -> Args<'_> {
         let k = id as usize;
         let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
+        let shape = self.shape_of[k] as usize;
         Args {
             store: self,
             start,
             end: self.ends[k] as usize,
+            keys: if shape == 0 {
+                0
+            } else {
+                self.shape_ends[shape - 1] as usize
+            },
         }
     }
 
@@ -228,14 +269,28 @@ impl ArgStore {
             }
             open = kept;
         }
-        for &(k, v) in &open {
+        let mut keys = std::mem::take(&mut self.scratch);
+        keys.clear();
+        keys.extend(open.iter().map(|p| p.0));
+        let shape = match self.shape_ids.get(&keys[..]) {
+            Some(&s) => s,
+            None => {
+                let s = self.shape_ends.len() as u32;
+                self.shape_keys.extend_from_slice(&keys);
+                self.shape_ends.push(self.shape_keys.len() as u32);
+                self.shape_ids.insert(keys.clone(), s);
+                s
+            }
+        };
+        self.scratch = keys;
+        self.shape_of.push(shape);
+        for &(_, v) in &open {
             let w = self.pack(v);
-            self.keys.push(k);
             self.vals.push(w);
         }
         open.clear();
         self.open = open;
-        self.ends.push(self.keys.len() as u32);
+        self.ends.push(self.vals.len() as u32);
         self.ends.len() as u32 - 1
     }
 
@@ -431,5 +486,16 @@ mod tests {
         let c = s.finish();
         assert!(s.list(a).is_empty() && s.list(b).is_empty());
         assert_eq!(s.list(c).get("k"), Some(ArgValue::Int(3)));
+        // Lists with the same keys share them; equal wide values share an entry.
+        s.push("k", ArgValue::Float(0.5));
+        let d = s.finish();
+        s.push("k", ArgValue::Float(0.5));
+        let e = s.finish();
+        assert_eq!((s.shape_ends.len(), s.wide.len()), (2, 1));
+        assert_eq!(s.list(d).get("k"), s.list(e).get("k"));
+        assert_eq!(
+            s.list(c).iter().collect::<Vec<_>>(),
+            [("k", ArgValue::Int(3))]
+        );
     }
 }

@@ -71,7 +71,9 @@ impl<T: Absent> Sparse<T> {
         self.vals.len()
     }
 
-    fn resize_none(&mut self, len: usize) {
+    /// Grows the column to `len` rows, the new ones without a value.
+    pub fn resize_none(&mut self, len: usize) {
+        assert!(len >= self.len, "resize_none only grows the column");
         let blocks = len.div_ceil(64);
         let total = self.vals.len() as u32;
         self.bits.resize(blocks, 0);

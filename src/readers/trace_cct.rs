@@ -223,7 +223,8 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         .map(|i| ev.device[i])
         .collect();
     let mut unattributed = 0u64;
-    let mut launch_of_event = vec![crate::model::events::NONE_U32; n];
+    // Filled in row order, so the sparse column only ever appends.
+    let mut launch_of_event: Sparse<u32> = Sparse::new();
     for i in 0..n {
         let k = ev.kind[i];
         if !k.is_gpu_activity() {
@@ -231,7 +232,8 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         }
         let parent = match launch_of(i) {
             Some(r) => {
-                launch_of_event[i] = r as u32;
+                launch_of_event.resize_none(i);
+                launch_of_event.push(r as u32);
                 node_of_event[r]
             }
             None => {
@@ -281,6 +283,8 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
             "{unattributed} GPU activit(ies) have no launch in the file; shown under <unattributed> roots"
         ));
     }
+    launch_of_event.resize_none(n);
+    launch_of_event.shrink_to_fit();
     let len = cct.len();
     grow(&mut time, len);
     grow(&mut gpu, len);
@@ -294,7 +298,7 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         cct,
         metrics,
         node_of_event,
-        launch_of_event: launch_of_event.into(),
+        launch_of_event,
         warnings,
     }
 }
