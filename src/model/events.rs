@@ -1,6 +1,7 @@
 //! The columnar event table of a trace: one Vec per field, names interned, times in ns.
 
 use super::args::{ArgStore, Args};
+pub use super::coded::Coded;
 use super::intern::Interner;
 pub use super::sparse::Sparse;
 
@@ -90,14 +91,16 @@ pub const NONE_U32: u32 = u32::MAX;
 #[derive(Debug, Default)]
 pub struct EventTable {
     pub strings: Interner,
-    pub name: Vec<u32>,
-    pub cat: Vec<u32>,
+    /// Columns with few distinct values are `Coded` (a u16 per row; issue 16: memory);
+    /// they index like a `Vec`.
+    pub name: Coded<u32>,
+    pub cat: Coded<u32>,
     pub kind: Vec<EventKind>,
     pub ts: Vec<i64>,
     pub dur: Vec<i64>,
     /// Interned textual pid and tid (string and numeric forms unify: `"12"` == `12`).
-    pub pid: Vec<u32>,
-    pub tid: Vec<u32>,
+    pub pid: Coded<u32>,
+    pub tid: Coded<u32>,
     /// GPU device and stream for GPU-lane rows (NONE_I64 otherwise). Columns that most
     /// rows leave empty are `Sparse` (issue 16: memory); they index like a `Vec`.
     pub device: Sparse<i64>,
@@ -106,7 +109,7 @@ pub struct EventTable {
     pub correlation: Sparse<i64>,
     pub external_id: Vec<i64>,
     /// `Record function id` (newer Kineto CPU ops): an execution trace's `rf_id`.
-    pub record_function_id: Vec<i64>,
+    pub record_function_id: Coded<i64>,
     /// A list in `arg_store` (the typed `args`, parsed once when read) for GPU rows,
     /// NONE_U32 otherwise.
     pub args: Sparse<u32>,

@@ -3,6 +3,7 @@
 pub mod args;
 pub mod attrs;
 pub mod cct;
+pub mod coded;
 pub mod demangle;
 pub mod events;
 pub mod intern;

@@ -778,13 +778,13 @@ fn drop_cpu_rows(ev: &mut EventTable) {
         });
         v.shrink_to_fit();
     }
-    retain(&mut ev.name, &keep);
-    retain(&mut ev.cat, &keep);
+    ev.name.retain_rows(&keep);
+    ev.cat.retain_rows(&keep);
     retain(&mut ev.kind, &keep);
     retain(&mut ev.ts, &keep);
     retain(&mut ev.dur, &keep);
-    retain(&mut ev.pid, &keep);
-    retain(&mut ev.tid, &keep);
+    ev.pid.retain_rows(&keep);
+    ev.tid.retain_rows(&keep);
     ev.device.retain_rows(&keep);
     ev.stream.retain_rows(&keep);
     ev.correlation.retain_rows(&keep);
