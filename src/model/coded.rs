@@ -196,7 +196,7 @@ mod tests {
                 c[i as usize] = 7;
             }
         }
-        assert!(c.plain.is_none() && c.values.len() == 5);
+        assert!(c.plain.is_none() && c.values.len() == 6);
         assert!(c.iter().copied().eq(want.iter().copied()));
         assert_eq!((c.get(999), c.get(1000)), (Some(&want[999]), None));
         // An earlier row: the column goes plain and stays right.
