@@ -58,6 +58,14 @@ impl<T: Code> Coded<T> {
     /// Codes the tail row; false when the value table is full.
     fn commit_tail(&mut self) -> bool {
         let Some(v) = self.tail else { return true };
+        // Neighbouring rows mostly agree (one thread, one category): no hashing then.
+        if let Some(&c) = self.codes.last() {
+            if self.values[c as usize] == v {
+                self.codes.push(c);
+                self.tail = None;
+                return true;
+            }
+        }
         let code = match self.ids.get(&v) {
             Some(&c) => c,
             None => {
