@@ -76,9 +76,15 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     let n = ev.len();
     let mut cct = Cct::default();
     let mut node_of_event = vec![NO_NODE; n];
+    // Memory at the load's peak (the end of this build, issue 16): counts are whole
+    // numbers (u32 until the column is made), and `gpu` exists only for the GPU pass.
     let mut time = Vec::<f64>::new();
-    let mut gpu = Vec::<f64>::new();
-    let mut count = Vec::<f64>::new();
+    let mut count = Vec::<u32>::new();
+    let grow_count = |v: &mut Vec<u32>, len: usize| {
+        if v.len() < len {
+            v.resize(len, 0);
+        }
+    };
     let mut warnings = Vec::new();
     let grow = |v: &mut Vec<f64>, len: usize| {
         if v.len() < len {
@@ -128,9 +134,8 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
             }
         }
         grow(&mut time, cct.len());
-        grow(&mut gpu, cct.len());
-        grow(&mut count, cct.len());
-        count[root as usize] = 1.0;
+        grow_count(&mut count, cct.len());
+        count[root as usize] = 1;
         // Open slices: (event, end, node, children's summed duration).
         let mut stack: Vec<(usize, i64, u32, i64)> = Vec::new();
         let close = |s: (usize, i64, u32, i64), time: &mut Vec<f64>| {
@@ -167,9 +172,8 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
             }
             let node = nodes.child(&mut cct, parent_node, ev, i);
             grow(&mut time, cct.len());
-            grow(&mut gpu, cct.len());
-            grow(&mut count, cct.len());
-            count[node as usize] += 1.0;
+            grow_count(&mut count, cct.len());
+            count[node as usize] += 1;
             node_of_event[i] = node;
             if parent_at == stack.len() {
                 stack.push((i, end, node, 0));
@@ -223,6 +227,11 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         .map(|i| ev.device[i])
         .collect();
     let mut unattributed = 0u64;
+    // An activity adds at most its stream root, its group nodes and its own node. The
+    // zeroed allocation is not touched below the first GPU node: the CPU nodes' zeros
+    // cost no memory.
+    let gpu_rows = (0..n).filter(|&i| ev.kind[i].is_gpu_activity()).count();
+    let mut gpu = vec![0.0f64; cct.len() + gpu_rows * (2 + GROUP_ARGS.len())];
     // Filled in row order, so the sparse column only ever appends.
     let mut launch_of_event: Sparse<u32> = Sparse::new();
     for i in 0..n {
@@ -248,15 +257,15 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
                     format!("<unattributed> stream {stream}")
                 };
                 let mut r = cct.child(None, &label, "stream");
-                grow(&mut count, cct.len());
-                count[r as usize] = 1.0;
+                grow_count(&mut count, cct.len());
+                count[r as usize] = 1;
                 // Framework and XLA ops (XPlane's tf_op/hlo_op) group what has no launch.
                 if let Some(a) = ev.args_of(i) {
                     for key in GROUP_ARGS {
                         if let Some(v) = a.get(key) {
                             r = cct.child(Some(r), &a.text(v), key);
-                            grow(&mut count, cct.len());
-                            count[r as usize] += 1.0;
+                            grow_count(&mut count, cct.len());
+                            count[r as usize] += 1;
                         }
                     }
                 }
@@ -264,13 +273,13 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
             }
         };
         let node = nodes.child(&mut cct, parent, ev, i);
-        grow(&mut time, cct.len());
+        grow_count(&mut count, cct.len());
+        // A no-op: the bound above holds.
         grow(&mut gpu, cct.len());
-        grow(&mut count, cct.len());
-        if count[node as usize] == 0.0 {
+        if count[node as usize] == 0 {
             set_gpu_attrs(&mut cct, &mut nodes, node, ev, i);
         }
-        count[node as usize] += 1.0;
+        count[node as usize] += 1;
         gpu[node as usize] += ev.dur[i] as f64;
         node_of_event[i] = node;
     }
@@ -287,8 +296,10 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     launch_of_event.shrink_to_fit();
     let len = cct.len();
     grow(&mut time, len);
+    gpu.truncate(len);
     grow(&mut gpu, len);
-    grow(&mut count, len);
+    grow_count(&mut count, len);
+    let count: Vec<f64> = count.into_iter().map(f64::from).collect();
     let mut metrics = MetricTable::new(len);
     metrics.set("time", "ns", time);
     metrics.set("gpu_time", "ns", gpu);
