@@ -195,24 +195,16 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     // Launch links: correlation first, ac2g flows as the fallback. The start index of
     // the fallback is built only when an activity needs it (Kineto traces link every
     // activity by correlation).
-    // The correlation index is the runtime calls' rows sorted by (correlation, row):
-    // 4 bytes a call instead of a hash table's 17, at the load's peak. Of calls that
-    // share a correlation the first in the file wins.
+    let mut by_corr: HashMap<i64, usize, FxBuild> = HashMap::default();
     let placed_runtime = |i: usize| ev.kind[i] == EventKind::Runtime && node_of_event[i] != NO_NODE;
-    let mut by_corr: Vec<u32> = (0..n)
-        .filter(|&i| placed_runtime(i) && ev.correlation[i] != NONE_I64)
-        .map(|i| i as u32)
-        .collect();
-    by_corr.sort_unstable_by_key(|&r| (ev.correlation[r as usize], r));
+    for i in 0..n {
+        if placed_runtime(i) && ev.correlation[i] != NONE_I64 {
+            by_corr.entry(ev.correlation[i]).or_insert(i);
+        }
+    }
     let by_correlation = |i: usize| match ev.correlation[i] {
         NONE_I64 => None,
-        c => {
-            let k = by_corr.partition_point(|&r| ev.correlation[r as usize] < c);
-            by_corr
-                .get(k)
-                .filter(|&&r| ev.correlation[r as usize] == c)
-                .map(|&r| r as usize)
-        }
+        c => by_corr.get(&c).copied(),
     };
     let mut by_start: HashMap<(u32, u32, i64), usize, FxBuild> = HashMap::default();
     if (0..n).any(|i| ev.kind[i].is_gpu_activity() && by_correlation(i).is_none()) {
