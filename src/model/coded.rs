@@ -165,7 +165,10 @@ impl<T: Code> Index<usize> for Coded<T> {
 impl<T: Code> IndexMut<usize> for Coded<T> {
     fn index_mut(&mut self, i: usize) -> &mut T {
         if self.plain.is_none() && i == self.codes.len() && self.tail.is_some() {
-            return self.tail.as_mut().expect("tail checked");
+            return match &mut self.tail {
+                Some(t) => t,
+                None => unreachable!("the tail was just checked"),
+            };
         }
         &mut self.make_plain()[i]
     }

@@ -4,8 +4,9 @@
 //!
 //! It reads like the `Vec` it replaced: `col[i]` gives the value or the column's "none"
 //! (NONE_I64, NONE_U32), and `col[i] = v` sets it. Setting a row that had no value
-//! inserts one: O(1) for the last row (readers fill a row right after pushing it),
-//! O(rows / 64) for an earlier one.
+//! inserts one, which is O(1) for the last row (readers fill a row right after pushing
+//! it); the first time an earlier row gets a value (a pass over the finished table),
+//! the column turns into a plain vector of values for good, so such passes stay linear.
 
 use std::ops::{Index, IndexMut};
 
@@ -32,6 +33,8 @@ pub struct Sparse<T> {
     /// Rows with a value before each 64-row block.
     before: Vec<u32>,
     vals: Vec<T>,
+    /// Set once the column gave up being sparse: every row's value.
+    dense: Option<Vec<T>>,
 }
 
 impl<T: Absent> Default for Sparse<T> {
@@ -42,6 +45,7 @@ impl<T: Absent> Default for Sparse<T> {
             bits: Vec::new(),
             before: Vec::new(),
             vals: Vec::new(),
+            dense: None,
         }
     }
 }
@@ -59,21 +63,45 @@ impl<T: Absent> Sparse<T> {
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        match &self.dense {
+            Some(d) => d.len(),
+            None => self.len,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// Rows that have a value.
     pub fn count(&self) -> usize {
-        self.vals.len()
+        match &self.dense {
+            Some(d) => d.iter().filter(|&&v| v != self.none).count(),
+            None => self.vals.len(),
+        }
+    }
+
+    /// Gives up being sparse: every row's value in a plain vector from here on.
+    fn make_dense(&mut self) -> &mut Vec<T> {
+        if self.dense.is_none() {
+            let d: Vec<T> = (0..self.len).map(|i| self[i]).collect();
+            *self = Sparse {
+                none: self.none,
+                dense: Some(d),
+                ..Self::default()
+            };
+        }
+        self.dense.as_mut().expect("dense was just set")
     }
 
     /// Grows the column to `len` rows, the new ones without a value.
     pub fn resize_none(&mut self, len: usize) {
-        assert!(len >= self.len, "resize_none only grows the column");
+        assert!(len >= self.len(), "resize_none only grows the column");
+        let none = self.none;
+        if let Some(d) = &mut self.dense {
+            d.resize(len, none);
+            return;
+        }
         let blocks = len.div_ceil(64);
         let total = self.vals.len() as u32;
         self.bits.resize(blocks, 0);
@@ -82,6 +110,10 @@ impl<T: Absent> Sparse<T> {
     }
 
     pub fn push(&mut self, v: T) {
+        if let Some(d) = &mut self.dense {
+            d.push(v);
+            return;
+        }
         let i = self.len;
         self.resize_none(i + 1);
         if v != self.none {
@@ -104,18 +136,18 @@ impl<T: Absent> Sparse<T> {
     }
 
     pub fn get(&self, i: usize) -> Option<&T> {
-        (i < self.len).then(|| &self[i])
+        (i < self.len()).then(|| &self[i])
     }
 
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &T> + '_ {
-        (0..self.len).map(move |i| &self[i])
+        (0..self.len()).map(move |i| &self[i])
     }
 
     pub fn clear(&mut self) {
-        self.len = 0;
-        self.bits.clear();
-        self.before.clear();
-        self.vals.clear();
+        *self = Sparse {
+            none: self.none,
+            ..Self::default()
+        };
     }
 
     /// Keeps the rows marked in `keep` (one flag per row).
@@ -135,12 +167,18 @@ impl<T: Absent> Sparse<T> {
         self.bits.shrink_to_fit();
         self.before.shrink_to_fit();
         self.vals.shrink_to_fit();
+        if let Some(d) = &mut self.dense {
+            d.shrink_to_fit();
+        }
     }
 }
 
 impl<T: Absent> Index<usize> for Sparse<T> {
     type Output = T;
     fn index(&self, i: usize) -> &T {
+        if let Some(d) = &self.dense {
+            return &d[i];
+        }
         match self.rank(i) {
             (r, true) => &self.vals[r],
             _ => &self.none,
@@ -150,7 +188,14 @@ impl<T: Absent> Index<usize> for Sparse<T> {
 
 impl<T: Absent> IndexMut<usize> for Sparse<T> {
     fn index_mut(&mut self, i: usize) -> &mut T {
+        if self.dense.is_some() {
+            return &mut self.make_dense()[i];
+        }
         let (r, has) = self.rank(i);
+        if !has && i + 1 < self.len {
+            // An earlier row: inserting would shift every later block.
+            return &mut self.make_dense()[i];
+        }
         if !has {
             self.vals.insert(r, self.none);
             self.bits[i / 64] |= 1 << (i % 64);
@@ -175,7 +220,7 @@ impl<T: Absent> From<Vec<T>> for Sparse<T> {
 
 impl<T: Absent> PartialEq for Sparse<T> {
     fn eq(&self, other: &Self) -> bool {
-        self.len == other.len && self.iter().eq(other.iter())
+        self.len() == other.len() && self.iter().eq(other.iter())
     }
 }
 
@@ -197,16 +242,25 @@ mod tests {
                 s[i as usize] = -i;
             }
         }
-        // Earlier rows, with and without a value.
+        assert!(s.dense.is_none() && s.count() == want.iter().filter(|&&v| v != i64::NONE).count());
+        // Earlier rows with a value stay sparse; one without turns the column dense.
+        s[7] = 70;
+        want[7] = 70;
+        assert!(s.dense.is_none());
         for i in [3usize, 70, 128, 129, 200, 299] {
             want[i] = 5;
             s[i] = 5;
         }
+        assert!(s.dense.is_some());
+        s.push(9);
+        want.push(9);
+        s.resize_none(302);
+        want.push(i64::NONE);
         assert_eq!(s.len(), want.len());
         assert!(s.iter().copied().eq(want.iter().copied()));
-        assert_eq!(s.get(300), None);
+        assert_eq!(s.get(302), None);
         assert_eq!(s.get(1), Some(&i64::NONE));
-        let keep: Vec<bool> = (0..300).map(|i| i % 3 != 0).collect();
+        let keep: Vec<bool> = (0..302).map(|i| i % 3 != 0).collect();
         let kept: Vec<i64> = want
             .iter()
             .zip(&keep)
