@@ -174,6 +174,24 @@ impl<T: Code> IndexMut<usize> for Coded<T> {
     }
 }
 
+/// `extend` and `collect` as on a `Vec` (readers that build parts of a table and join
+/// them).
+impl<T: Code> Extend<T> for Coded<T> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, it: I) {
+        for v in it {
+            self.push(v);
+        }
+    }
+}
+
+impl<T: Code> FromIterator<T> for Coded<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(it: I) -> Self {
+        let mut c = Self::default();
+        c.extend(it);
+        c
+    }
+}
+
 impl<T: Code> From<Vec<T>> for Coded<T> {
     fn from(v: Vec<T>) -> Self {
         let mut c = Self::default();
@@ -220,6 +238,7 @@ mod tests {
         let keep: Vec<bool> = (0..want.len()).map(|i| i % 2 == 0).collect();
         c.retain_rows(&keep);
         let kept: Vec<i64> = want.iter().step_by(2).copied().collect();
+        assert_eq!(c, kept.iter().copied().collect::<Coded<i64>>());
         assert_eq!(c, Coded::from(kept));
         // Past 65,536 distinct values.
         let many: Vec<u32> = (0..70_000).collect();

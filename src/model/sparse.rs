@@ -207,6 +207,24 @@ impl<T: Absent> IndexMut<usize> for Sparse<T> {
     }
 }
 
+/// `extend` and `collect` as on a `Vec` (readers that build parts of a table and join
+/// them).
+impl<T: Absent> Extend<T> for Sparse<T> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, it: I) {
+        for v in it {
+            self.push(v);
+        }
+    }
+}
+
+impl<T: Absent> FromIterator<T> for Sparse<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(it: I) -> Self {
+        let mut s = Self::default();
+        s.extend(it);
+        s
+    }
+}
+
 impl<T: Absent> From<Vec<T>> for Sparse<T> {
     fn from(v: Vec<T>) -> Self {
         let mut s = Self::default();
@@ -270,6 +288,7 @@ mod tests {
         s.retain_rows(&keep);
         assert!(s.iter().copied().eq(kept.iter().copied()));
         assert_eq!(Sparse::from(kept.clone()), s);
+        assert_eq!(kept.iter().copied().collect::<Sparse<i64>>(), s);
         let l: Sparse<u32> = Sparse::with_len(5);
         assert_eq!((l.len(), l[4], l.count()), (5, u32::MAX, 0));
     }
