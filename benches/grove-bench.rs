@@ -196,7 +196,7 @@ fn synthetic_trace(n: usize) -> grove::model::Profile {
         t[s] += gap.max(-400) + dur;
     }
     ev.node = vec![u32::MAX; ev.len()];
-    ev.launch = vec![u32::MAX; ev.len()];
+    ev.launch = grove::model::events::Sparse::with_len(ev.len());
     Profile {
         source: Source {
             path: None,
@@ -625,7 +625,10 @@ fn first_frame(args: &[String]) {
     // open's GPU index is built on one, both behind the first frame.
     let cats = grove::gpu::classify::Categories::builtin();
     let behind = match c.warm.take() {
-        Some(path) => Some(grove::app::background::Pending::full_load(path, cats.clone())),
+        Some(path) => Some(grove::app::background::Pending::full_load(
+            path,
+            cats.clone(),
+        )),
         None => grove::app::background::Pending::index(&mut c.profile, cats.clone()),
     };
     let mut app = App::with_categories(c.profile, Keymap::default_map(), cats);

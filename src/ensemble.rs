@@ -775,7 +775,13 @@ mod tests {
                     .skip(k * 100)
                     .map(|x| (x.as_str(), k as f64 + 1.0))
                     .collect();
-                prof(&ps)
+                let mut p = prof(&ps);
+                // The tree shares one frame per name; give each node strings of its own.
+                for n in 0..p.cct.len() as u32 {
+                    let (name, kind) = (p.cct.name(n).to_string(), p.cct.frame(n).kind.to_string());
+                    *p.cct.frame_mut(n) = crate::model::Frame::new(&name, &kind);
+                }
+                p
             })
             .collect();
         let l: Vec<String> = (0..4).map(|k| format!("m{k}")).collect();

@@ -128,25 +128,25 @@ fn a_trace_too_big_loads_the_leading_steps_that_fit() {
     let file = data("steps4.trace.json.gz");
     // A part needs a fixed share of the whole estimate plus its share of the span,
     // within 90% of the limit (`readers::fit`).
-    let (fitted, err) = tree_csv(&file, &["--max-memory", "540K"]);
+    let (fitted, err) = tree_csv(&file, &["--max-memory", "180K"]);
     assert!(
-        err.contains("loaded steps 2-3 of 4 (ProfilerStep#2 to #5): the whole trace needs ~834 KiB, grove may use 540 KiB (--max-memory); --steps, --window or --low-memory choose another part"),
+        err.contains("loaded steps 2-3 of 4 (ProfilerStep#2 to #5): the whole trace needs ~278 KiB, grove may use 180 KiB (--max-memory); --steps, --window or --low-memory choose another part"),
         "{err}"
     );
     let (steps, _) = tree_csv(&file, &["--steps", "2-3"]);
     assert_eq!(fitted, steps);
     // Less memory, fewer steps.
-    let (fitted, err) = tree_csv(&file, &["--max-memory", "400K"]);
+    let (fitted, err) = tree_csv(&file, &["--max-memory", "133K"]);
     assert!(err.contains("loaded step 2 of 4"), "{err}");
     assert_eq!(fitted, tree_csv(&file, &["--steps", "2"]).0);
     // Under the limit, but too close to it for the whole load.
-    let (_, err) = tree_csv(&file, &["--max-memory", "900K"]);
+    let (_, err) = tree_csv(&file, &["--max-memory", "300K"]);
     assert!(
         err.contains("loaded steps 2-4 of 4") && err.contains("too close to the limit"),
         "{err}"
     );
     let f = file.to_str().unwrap();
-    let (code, _, err) = common::grove(&["tree", "--strict", "--max-memory", "540K", f]);
+    let (code, _, err) = common::grove(&["tree", "--strict", "--max-memory", "180K", f]);
     assert_eq!(code, 2);
     assert!(
         err.contains("loaded steps 2-3 of 4") && err.contains("(--strict)"),
@@ -154,7 +154,7 @@ fn a_trace_too_big_loads_the_leading_steps_that_fit() {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
     // Not even one step fits: refused, in one line.
-    let (code, _, err) = common::grove(&["tree", "--max-memory", "100K", f]);
+    let (code, _, err) = common::grove(&["tree", "--max-memory", "33K", f]);
     assert_eq!(code, 2);
     assert!(err.contains("not even ProfilerStep#2 fits"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -171,7 +171,7 @@ fn a_trace_without_steps_loads_a_leading_window() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("nosteps.trace.json");
     std::fs::write(&file, text.replace("ProfilerStep#", "ProfilerStap#")).unwrap();
-    let (fitted, err) = tree_csv(&file, &["--max-memory", "300K"]);
+    let (fitted, err) = tree_csv(&file, &["--max-memory", "100K"]);
     let window = err
         .split("loaded the window ")
         .nth(1)
@@ -229,7 +229,7 @@ fn low_memory_loads_the_whole_trace_instead_of_a_part() {
         "--format",
         "csv",
         "--max-memory",
-        "400K",
+        "133K",
         "--low-memory",
         f,
     ]);

@@ -53,7 +53,21 @@ pub fn render(
     positions: &[u32],
     opt: &TextOptions,
 ) -> String {
-    let mut out = String::new();
+    let mut out = Vec::new();
+    render_to(&mut out, cct, metrics, po, positions, opt).expect("writing to memory");
+    String::from_utf8(out).expect("the tree's text is UTF-8")
+}
+
+/// `render`, written line by line: `grove tree` of a million-node trace streams its
+/// tens of megabytes instead of holding them (issue 16: memory).
+pub fn render_to(
+    out: &mut dyn std::io::Write,
+    cct: &Cct,
+    metrics: &MetricTable,
+    po: &PreOrder,
+    positions: &[u32],
+    opt: &TextOptions,
+) -> std::io::Result<()> {
     let cols: Vec<&[f64]> = opt
         .metrics
         .iter()
@@ -76,8 +90,8 @@ pub fn render(
         // The columns in the order each line prints them.
         let mut head: Vec<&str> = opt.metrics.iter().map(String::as_str).collect();
         head.push("name");
-        out.push_str(&head.join("  "));
-        out.push('\n');
+        out.write_all(head.join("  ").as_bytes())?;
+        out.write_all(b"\n")?;
     }
     // prefix[d] = the guide text contributed by the ancestor at depth d.
     let mut prefix: Vec<&str> = Vec::new();
@@ -122,17 +136,17 @@ pub fn render(
             line.push_str(if opt.raw { " " } else { "  " });
         }
         line.push_str(&shorten_name(cct.name(node), opt.expand_names));
-        out.push_str(&line);
-        out.push('\n');
+        line.push('\n');
+        out.write_all(line.as_bytes())?;
     }
     if opt.legend {
         if let Some(m) = opt.metrics.first() {
-            out.push('\n');
+            out.write_all(b"\n")?;
             let unit = if opt.raw { None } else { Some(units[0]) };
-            out.push_str(&legend(m, &scale, opt.color, g, unit));
+            out.write_all(legend(m, &scale, opt.color, g, unit).as_bytes())?;
         }
     }
-    out
+    Ok(())
 }
 
 /// Last among the siblings that are printed (hidden ones do not count).

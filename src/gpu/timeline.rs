@@ -4,6 +4,8 @@
 //! whatever the trace's size. Overlapping kernels on one stream (programmatic dependent
 //! launch) count once in busy time and are all kept.
 
+use std::sync::OnceLock;
+
 use crate::model::EventTable;
 
 /// At most this many buckets at the finest level of a lane.
@@ -25,6 +27,14 @@ pub struct LaneIndex {
     pub ends: Vec<i64>,
     /// Running maximum of `ends`: finds kernels that began before a window and still run.
     max_end: Vec<i64>,
+    /// Built on the first zoomed-out draw: a lane's pyramid is megabytes whatever the
+    /// trace's size, and commands that never draw the timeline (`grove tree`, `info`)
+    /// should not pay for it.
+    pyramid: OnceLock<Pyramid>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Pyramid {
     t0: i64,
     levels: Vec<Level>,
 }
@@ -53,25 +63,27 @@ impl LaneIndex {
             m = m.max(e);
             max_end.push(m);
         }
-        let mut lane = LaneIndex {
+        LaneIndex {
             events,
             starts,
             ends,
             max_end,
-            t0: 0,
-            levels: Vec::new(),
-        };
-        lane.build_pyramid();
-        lane
+            pyramid: OnceLock::new(),
+        }
     }
 
     pub fn span(&self) -> Option<(i64, i64)> {
         Some((*self.starts.first()?, *self.max_end.last()?))
     }
 
-    fn build_pyramid(&mut self) {
-        let Some((t0, t1)) = self.span() else { return };
-        self.t0 = t0;
+    fn pyramid(&self) -> &Pyramid {
+        self.pyramid.get_or_init(|| self.build_pyramid())
+    }
+
+    fn build_pyramid(&self) -> Pyramid {
+        let Some((t0, t1)) = self.span() else {
+            return Pyramid::default();
+        };
         let total = (t1 - t0).max(1);
         let mut width = 1i64;
         while total / width > MAX_BUCKETS {
@@ -150,7 +162,7 @@ impl LaneIndex {
             }
             levels.push(l);
         }
-        self.levels = levels;
+        Pyramid { t0, levels }
     }
 
     /// First kernel index that may still run at time `a`: the running maximum of ends
@@ -173,20 +185,21 @@ impl LaneIndex {
             return out;
         }
         let cw = (b - a) as f64 / cols as f64;
-        let base = self.levels.first().map(|l| l.width).unwrap_or(1) as f64;
+        let pyramid = self.pyramid();
+        let base = pyramid.levels.first().map(|l| l.width).unwrap_or(1) as f64;
         if cw >= 16.0 * base {
             // Zoomed out: read the pyramid level with about 16 buckets per column, so the
             // share of a bucket cut by a column edge stays a small error.
-            let level = self
+            let level = pyramid
                 .levels
                 .iter()
                 .rev()
                 .find(|l| l.width as f64 * 16.0 <= cw)
-                .unwrap_or(&self.levels[0]);
+                .unwrap_or(&pyramid.levels[0]);
             let w = level.width;
             // Positions relative to the window start: absolute epoch ns do not fit f64
             // exactly.
-            let off = (a - self.t0) as f64;
+            let off = (a - pyramid.t0) as f64;
             for (c, cell) in out.iter_mut().enumerate() {
                 let cs = off + c as f64 * cw;
                 let ce = cs + cw;

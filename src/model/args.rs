@@ -4,10 +4,17 @@
 //! string values are interned in the store's own table (so event-name ids do not move).
 //! Lists are kept in key byte order with the last duplicate winning: the order and
 //! values a JSON object parsed into a sorted map gave, so every display stays identical.
+//!
+//! Memory (issue 16): a list stores one u32 per value. Its keys are a "shape" shared by
+//! every list with the same keys (the GPU rows of a trace have a handful). Values that
+//! fit in 29 bits (small integers, string ids, null, booleans) are packed into the word
+//! with a 3-bit tag; the rest (floats, big integers) go to a side table the word points
+//! into, where repeated ones share an entry.
 
-use super::intern::Interner;
+use super::intern::{FxBuild, Interner};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 
 /// One arg value. Strings and nested arrays/objects (as compact JSON text) are interned.
@@ -45,18 +52,98 @@ impl ArgValue {
 #[derive(Debug, Default, Clone)]
 pub struct ArgStore {
     strings: Interner,
-    keys: Vec<u32>,
-    vals: Vec<ArgValue>,
-    /// End of list k in `keys`/`vals`; list k starts where list k-1 ends.
+    /// Packed values (see `pack`) of every list, one after the other.
+    vals: Vec<u32>,
+    /// End of list k in `vals`; list k starts where list k-1 ends.
     ends: Vec<u32>,
+    /// The shape (key list) of list k.
+    shape_of: Vec<u32>,
+    /// The keys of every shape, one after the other; shape s ends at `shape_ends[s]`.
+    shape_keys: Vec<u32>,
+    shape_ends: Vec<u32>,
+    shape_ids: HashMap<Vec<u32>, u32, FxBuild>,
+    /// Values too wide to pack, and (up to WIDE_SHARED of them) where each one is.
+    wide: Vec<ArgValue>,
+    wide_ids: HashMap<(u8, u64), u32, FxBuild>,
+    /// The list being built (closed by `finish`), and its keys when looking up its shape.
+    open: Vec<(u32, ArgValue)>,
+    scratch: Vec<u32>,
+}
+
+/// Distinct wide values looked up for sharing: past this many, new ones are appended
+/// as they come (a trace with a unique float per event should not grow a map too).
+const WIDE_SHARED: usize = 1 << 16;
+
+const TAG_SHIFT: u32 = 29;
+const PAYLOAD: u32 = (1 << TAG_SHIFT) - 1;
+const TAG_INT: u32 = 0;
+const TAG_STR: u32 = 1;
+const TAG_JSON: u32 = 2;
+const TAG_NULL: u32 = 3;
+const TAG_FALSE: u32 = 4;
+const TAG_TRUE: u32 = 5;
+const TAG_WIDE: u32 = 6;
+
+impl ArgStore {
+    fn pack(&mut self, v: ArgValue) -> u32 {
+        let small = |tag: u32, p: u32| (p <= PAYLOAD).then_some(tag << TAG_SHIFT | p);
+        let packed = match v {
+            ArgValue::Int(i) if (-(1i64 << 28)..1i64 << 28).contains(&i) => {
+                small(TAG_INT, i as u32 & PAYLOAD)
+            }
+            ArgValue::Str(s) => small(TAG_STR, s),
+            ArgValue::Json(s) => small(TAG_JSON, s),
+            ArgValue::Null => small(TAG_NULL, 0),
+            ArgValue::Bool(false) => small(TAG_FALSE, 0),
+            ArgValue::Bool(true) => small(TAG_TRUE, 0),
+            _ => None,
+        };
+        packed.unwrap_or_else(|| {
+            let key = match v {
+                ArgValue::Int(i) => (0, i as u64),
+                ArgValue::UInt(u) => (1, u),
+                ArgValue::Float(f) => (2, f.to_bits()),
+                // Everything else packs (ids past 2^29 aside).
+                ArgValue::Str(s) => (3, s as u64),
+                ArgValue::Json(s) => (4, s as u64),
+                _ => (5, 0),
+            };
+            if let Some(&at) = self.wide_ids.get(&key) {
+                return TAG_WIDE << TAG_SHIFT | at;
+            }
+            // 2^29 wide values would take 8 GB: memory runs out long before.
+            let at = self.wide.len() as u32;
+            self.wide.push(v);
+            if self.wide_ids.len() < WIDE_SHARED {
+                self.wide_ids.insert(key, at);
+            }
+            TAG_WIDE << TAG_SHIFT | at
+        })
+    }
+
+    fn unpack(&self, w: u32) -> ArgValue {
+        let p = w & PAYLOAD;
+        match w >> TAG_SHIFT {
+            // Sign-extend the 29-bit integer.
+            TAG_INT => ArgValue::Int((((p << 3) as i32) >> 3) as i64),
+            TAG_STR => ArgValue::Str(p),
+            TAG_JSON => ArgValue::Json(p),
+            TAG_NULL => ArgValue::Null,
+            TAG_FALSE => ArgValue::Bool(false),
+            TAG_TRUE => ArgValue::Bool(true),
+            _ => self.wide[p as usize],
+        }
+    }
 }
 
 /// One event's args, borrowed from the store.
 #[derive(Clone, Copy)]
 pub struct Args<'a> {
     store: &'a ArgStore,
+    /// The list's values are `vals[start..end]`, its keys start at `shape_keys[keys]`.
     start: usize,
     end: usize,
+    keys: usize,
 }
 
 impl<'a> Args<'a> {
@@ -71,14 +158,18 @@ impl<'a> Args<'a> {
     /// (key, value) pairs in key order.
     pub fn iter(&self) -> impl Iterator<Item = (&'a str, ArgValue)> + 'a {
         let s = self.store;
-        (self.start..self.end).map(move |j| (s.strings.resolve(s.keys[j]), s.vals[j]))
+        let (off, start) = (self.keys, self.start);
+        (0..self.end - self.start).map(move |j| {
+            let v = s.unpack(s.vals[start + j]);
+            (s.strings.resolve(s.shape_keys[off + j]), v)
+        })
     }
 
     pub fn get(&self, key: &str) -> Option<ArgValue> {
         let k = self.store.strings.get(key)?;
         (self.start..self.end)
-            .find(|&j| self.store.keys[j] == k)
-            .map(|j| self.store.vals[j])
+            .find(|&j| self.store.shape_keys[self.keys + j - self.start] == k)
+            .map(|j| self.store.unpack(self.store.vals[j]))
     }
 
     /// A value as display text: strings bare, everything else as compact JSON.
@@ -130,10 +221,16 @@ impl ArgStore {
     pub fn list(&self, id: u32) -> Args<'_> {
         let k = id as usize;
         let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
+        let shape = self.shape_of[k] as usize;
         Args {
             store: self,
             start,
             end: self.ends[k] as usize,
+            keys: if shape == 0 {
+                0
+            } else {
+                self.shape_ends[shape - 1] as usize
+            },
         }
     }
 
@@ -149,46 +246,57 @@ impl ArgStore {
 
     /// Appends a pair to the list being built (closed by `finish`).
     pub fn push(&mut self, key: &str, v: ArgValue) {
-        self.keys.push(self.strings.intern(key));
-        self.vals.push(v);
+        let k = self.strings.intern(key);
+        self.open.push((k, v));
     }
 
     /// Closes the list being built: sorts it by key, keeps the last of equal keys.
     pub fn finish(&mut self) -> u32 {
-        let start = self.ends.last().copied().unwrap_or(0) as usize;
+        let mut open = std::mem::take(&mut self.open);
         let s = &self.strings;
-        let sorted = self.keys[start..]
+        let sorted = open
             .windows(2)
-            .all(|w| s.resolve(w[0]) < s.resolve(w[1]));
+            .all(|w| s.resolve(w[0].0) < s.resolve(w[1].0));
         if !sorted {
-            let mut pairs: Vec<(u32, ArgValue)> = self.keys[start..]
-                .iter()
-                .copied()
-                .zip(self.vals[start..].iter().copied())
-                .collect();
-            pairs.sort_by(|a, b| s.resolve(a.0).cmp(s.resolve(b.0)));
-            let mut kept: Vec<(u32, ArgValue)> = Vec::with_capacity(pairs.len());
-            for p in pairs {
+            // Stable: of equal keys the last pushed stays last, and wins.
+            open.sort_by(|a, b| s.resolve(a.0).cmp(s.resolve(b.0)));
+            let mut kept: Vec<(u32, ArgValue)> = Vec::with_capacity(open.len());
+            for p in open.drain(..) {
                 match kept.last_mut() {
                     Some(last) if last.0 == p.0 => *last = p,
                     _ => kept.push(p),
                 }
             }
-            self.keys.truncate(start);
-            self.vals.truncate(start);
-            for (k, v) in kept {
-                self.keys.push(k);
-                self.vals.push(v);
-            }
+            open = kept;
         }
-        self.ends.push(self.keys.len() as u32);
+        let mut keys = std::mem::take(&mut self.scratch);
+        keys.clear();
+        keys.extend(open.iter().map(|p| p.0));
+        let shape = match self.shape_ids.get(&keys[..]) {
+            Some(&s) => s,
+            None => {
+                let s = self.shape_ends.len() as u32;
+                self.shape_keys.extend_from_slice(&keys);
+                self.shape_ends.push(self.shape_keys.len() as u32);
+                self.shape_ids.insert(keys.clone(), s);
+                s
+            }
+        };
+        self.scratch = keys;
+        self.shape_of.push(shape);
+        for &(_, v) in &open {
+            let w = self.pack(v);
+            self.vals.push(w);
+        }
+        open.clear();
+        self.open = open;
+        self.ends.push(self.vals.len() as u32);
         self.ends.len() as u32 - 1
     }
 
     /// Parses a JSON object's text into a new list; text that is not an object gives an
     /// empty list (what the JSON consumers showed for it).
     pub fn push_json(&mut self, text: &[u8]) -> u32 {
-        let start = self.ends.last().copied().unwrap_or(0) as usize;
         // Invalid UTF-8 is replaced, as reading the text lossily did before.
         let lossy;
         let text = match std::str::from_utf8(text) {
@@ -201,8 +309,7 @@ impl ArgStore {
         let mut de = serde_json::Deserializer::from_slice(text);
         let ok = ObjectSeed(self).deserialize(&mut de).is_ok() && de.end().is_ok();
         if !ok {
-            self.keys.truncate(start);
-            self.vals.truncate(start);
+            self.open.clear();
         }
         self.finish()
     }
@@ -227,8 +334,7 @@ impl<'de> Visitor<'de> for ObjectSeed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(k) = map.next_key_seed(KeySeed(self.0))? {
             let v = map.next_value_seed(ValueSeed(self.0))?;
-            self.0.keys.push(k);
-            self.0.vals.push(v);
+            self.0.open.push((k, v));
         }
         Ok(())
     }
@@ -335,6 +441,42 @@ mod tests {
         );
     }
 
+    /// Values at the edges of what packs into a word come back unchanged.
+    #[test]
+    fn packed_and_wide_values() {
+        let mut s = ArgStore::default();
+        let vals = [
+            ArgValue::Int(0),
+            ArgValue::Int(-1),
+            ArgValue::Int((1 << 28) - 1),
+            ArgValue::Int(1 << 28),
+            ArgValue::Int(-(1 << 28)),
+            ArgValue::Int(-(1 << 28) - 1),
+            ArgValue::Int(i64::MIN),
+            ArgValue::Int(i64::MAX),
+            ArgValue::UInt(u64::MAX),
+            ArgValue::Float(0.96),
+            ArgValue::Float(f64::NAN),
+            ArgValue::Null,
+            ArgValue::Bool(false),
+            ArgValue::Bool(true),
+            ArgValue::Str(7),
+            ArgValue::Json(u32::MAX),
+        ];
+        for (i, &v) in vals.iter().enumerate() {
+            s.push(&format!("k{i:02}"), v);
+        }
+        let id = s.finish();
+        let back: Vec<ArgValue> = s.list(id).iter().map(|(_, v)| v).collect();
+        for (a, b) in vals.iter().zip(&back) {
+            match (a, b) {
+                (ArgValue::Float(x), ArgValue::Float(y)) => assert_eq!(x.to_bits(), y.to_bits()),
+                _ => assert_eq!(a, b),
+            }
+        }
+        assert_eq!(back.len(), vals.len());
+    }
+
     #[test]
     fn bad_text_gives_empty_list() {
         let mut s = ArgStore::default();
@@ -344,5 +486,16 @@ mod tests {
         let c = s.finish();
         assert!(s.list(a).is_empty() && s.list(b).is_empty());
         assert_eq!(s.list(c).get("k"), Some(ArgValue::Int(3)));
+        // Lists with the same keys share them; equal wide values share an entry.
+        s.push("k", ArgValue::Float(0.5));
+        let d = s.finish();
+        s.push("k", ArgValue::Float(0.5));
+        let e = s.finish();
+        assert_eq!((s.shape_ends.len(), s.wide.len()), (2, 1));
+        assert_eq!(s.list(d).get("k"), s.list(e).get("k"));
+        assert_eq!(
+            s.list(c).iter().collect::<Vec<_>>(),
+            [("k", ArgValue::Int(3))]
+        );
     }
 }

@@ -1,10 +1,21 @@
-//! The calling context tree: petgraph holds the structure; a derived pre-order index
-//! (parent, depth, subtree end per position) makes every view walk O(rows on screen).
+//! The calling context tree: nodes in flat arrays indexed by u32 id (frames, parent and
+//! child links); a derived pre-order index (parent, depth, subtree end per position)
+//! makes every view walk O(rows on screen).
+//!
+//! Memory (issue 16): a node is five u32s: its frame slot and four links; there is no
+//! per-node graph record. Nodes that stand for the same frame (a trace's thousands of
+//! `cudaLaunchKernel` calls, kernels with one launch configuration) can point at one
+//! shared slot; `frame_mut` gives a node that shares its slot a copy of its own first,
+//! so a change never reaches another node. The arrays sit behind one `Arc`, so cloning
+//! a tree (undo and reset keep the loaded one) shares them until one copy changes.
+//! petgraph builds a graph of the tree on demand (`to_graph`) where one is wanted.
 
 use petgraph::graph::{DiGraph, NodeIndex};
-use petgraph::Direction;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+pub use super::attrs::{Attr, Attrs};
+use super::intern::FxBuild;
 
 pub const NO_NODE: u32 = u32::MAX;
 
@@ -16,7 +27,7 @@ pub struct Frame {
     pub name: Arc<str>,
     pub kind: Arc<str>,
     /// Other frame and node attributes in insertion order: file, line, module, kernel args.
-    pub attrs: Vec<(Arc<str>, Arc<str>)>,
+    pub attrs: Attrs,
 }
 
 impl Frame {
@@ -24,7 +35,7 @@ impl Frame {
         Frame {
             name: name.into(),
             kind: kind.into(),
-            attrs: Vec::new(),
+            attrs: Attrs::new(),
         }
     }
 
@@ -48,36 +59,110 @@ impl Frame {
     }
 }
 
+/// A frame slot that many nodes may share (`Cct::shared_frame`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FrameId(u32);
+
+/// Marks a slot id as shared: `frame_mut` copies such a slot before changing it.
+const SHARED: u32 = 1 << 31;
+
+/// The per-node arrays, all indexed by node id (`frames` by slot).
 #[derive(Debug, Default, Clone)]
-pub struct Cct {
-    pub graph: DiGraph<Frame, ()>,
-    pub roots: Vec<NodeIndex>,
-    /// Parent of each node (a tree: one parent at most), indexed by node index.
+struct Nodes {
+    frames: Vec<Frame>,
+    /// The frame slot of each node, SHARED set when other nodes may use it too.
+    slot: Vec<u32>,
+    /// Parent of each node (a tree: one parent at most).
     parent: Vec<u32>,
-    /// Children in insertion (data) order as linked lists (petgraph iterates neighbours
-    /// newest first); flat arrays keep clones of big trees to a few memcpys.
+    /// Children in insertion (data) order as linked lists; flat arrays keep copies of
+    /// big trees to a few memcpys.
     first_child: Vec<u32>,
     last_child: Vec<u32>,
     next_sibling: Vec<u32>,
-    /// (parent or NO_NODE, name, kind) -> child: merges instances that share a call path.
-    by_path: HashMap<(u32, Arc<str>, Arc<str>), u32, super::intern::FxBuild>,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Cct {
+    nodes: Arc<Nodes>,
+    /// Root node ids in insertion order.
+    pub roots: Vec<u32>,
+    /// (parent or NO_NODE, name id, kind id) -> child: merges instances that share a
+    /// call path. Ids come from `texts`, so a lookup neither allocates nor keeps a copy
+    /// of the text per node.
+    by_path: HashMap<(u32, u32, u32), u32, FxBuild>,
+    texts: Texts,
+    /// (name id, kind id) -> the shared slot of that plain frame, for `child`.
+    plain: HashMap<(u32, u32), FrameId, FxBuild>,
+}
+
+/// Names and kinds seen by `Cct::child`, one shared string each (frames point at it).
+#[derive(Debug, Default, Clone)]
+struct Texts {
+    ids: HashMap<Arc<str>, u32, FxBuild>,
+    text: Vec<Arc<str>>,
+}
+
+impl Texts {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = self.text.len() as u32;
+        let a: Arc<str> = s.into();
+        self.text.push(a.clone());
+        self.ids.insert(a, id);
+        id
+    }
 }
 
 impl Cct {
     pub fn len(&self) -> usize {
-        self.graph.node_count()
+        self.nodes.slot.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.graph.node_count() == 0
+        self.nodes.slot.is_empty()
     }
 
     pub fn frame(&self, n: u32) -> &Frame {
-        &self.graph[NodeIndex::new(n as usize)]
+        &self.nodes.frames[(self.nodes.slot[n as usize] & !SHARED) as usize]
     }
 
+    /// A node's frame for changing. A tree that shares its arrays with a clone copies
+    /// them first, and a node that shares its frame slot gets a copy of its own.
     pub fn frame_mut(&mut self, n: u32) -> &mut Frame {
-        &mut self.graph[NodeIndex::new(n as usize)]
+        let nodes = Arc::make_mut(&mut self.nodes);
+        let s = nodes.slot[n as usize];
+        let own = if s & SHARED != 0 {
+            let copy = nodes.frames[(s & !SHARED) as usize].clone();
+            let own = Nodes::new_slot(&mut nodes.frames, copy);
+            nodes.slot[n as usize] = own;
+            own
+        } else {
+            s
+        };
+        &mut nodes.frames[own as usize]
+    }
+
+    /// A frame slot for nodes to share (`add_shared`, `set_frame`): a reader that knows
+    /// many nodes have equal frames stores the frame once.
+    pub fn shared_frame(&mut self, frame: Frame) -> FrameId {
+        let nodes = Arc::make_mut(&mut self.nodes);
+        FrameId(Nodes::new_slot(&mut nodes.frames, frame))
+    }
+
+    /// Points a node at a shared frame slot instead of its own frame.
+    pub fn set_frame(&mut self, n: u32, frame: FrameId) {
+        let nodes = Arc::make_mut(&mut self.nodes);
+        nodes.slot[n as usize] = frame.0 | SHARED;
+    }
+
+    /// Applies `change` to every frame once (a shared slot once for all its nodes):
+    /// passes that rewrite frames by their content alone (demangling) keep the sharing.
+    pub fn rewrite_frames(&mut self, mut change: impl FnMut(&mut Frame)) {
+        for f in &mut Arc::make_mut(&mut self.nodes).frames {
+            change(f);
+        }
     }
 
     pub fn name(&self, n: u32) -> &str {
@@ -85,7 +170,7 @@ impl Cct {
     }
 
     pub fn parent(&self, n: u32) -> Option<u32> {
-        match self.parent[n as usize] {
+        match self.nodes.parent[n as usize] {
             NO_NODE => None,
             p => Some(p),
         }
@@ -93,40 +178,64 @@ impl Cct {
 
     pub fn children(&self, n: u32) -> Children<'_> {
         Children {
-            cct: self,
-            next: self.first_child[n as usize],
+            nodes: &self.nodes,
+            next: self.nodes.first_child[n as usize],
         }
     }
 
     pub fn has_children(&self, n: u32) -> bool {
-        self.first_child[n as usize] != NO_NODE
+        self.nodes.first_child[n as usize] != NO_NODE
     }
 
     pub fn root_ids(&self) -> Vec<u32> {
-        self.roots.iter().map(|r| r.index() as u32).collect()
+        self.roots.clone()
+    }
+
+    /// Room for `additional` more nodes without growing the arrays again (a reader that
+    /// knows its node count saves the doubling's spare capacity).
+    pub fn reserve(&mut self, additional: usize) {
+        let nodes = Arc::make_mut(&mut self.nodes);
+        nodes.frames.reserve_exact(additional);
+        nodes.slot.reserve_exact(additional);
+        nodes.parent.reserve_exact(additional);
+        nodes.first_child.reserve_exact(additional);
+        nodes.last_child.reserve_exact(additional);
+        nodes.next_sibling.reserve_exact(additional);
     }
 
     /// Adds a node without merging (Hatchet literal nodes keep their identity). A parent
     /// always exists before its children, so parents have smaller ids: passes in id
     /// order see parents first.
     pub fn add_node(&mut self, parent: Option<u32>, frame: Frame) -> u32 {
-        let idx = self.graph.add_node(frame);
-        let id = idx.index() as u32;
-        self.parent.push(parent.unwrap_or(NO_NODE));
-        self.first_child.push(NO_NODE);
-        self.last_child.push(NO_NODE);
-        self.next_sibling.push(NO_NODE);
+        let nodes = Arc::make_mut(&mut self.nodes);
+        let s = Nodes::new_slot(&mut nodes.frames, frame);
+        self.push_node(parent, s)
+    }
+
+    /// Adds a node whose frame is a shared slot (see `shared_frame`).
+    pub fn add_shared(&mut self, parent: Option<u32>, frame: FrameId) -> u32 {
+        self.push_node(parent, frame.0 | SHARED)
+    }
+
+    fn push_node(&mut self, parent: Option<u32>, slot: u32) -> u32 {
+        let nodes = Arc::make_mut(&mut self.nodes);
+        let id = nodes.slot.len() as u32;
+        assert!(id != NO_NODE, "a tree holds fewer than 2^32 - 1 nodes");
+        nodes.slot.push(slot);
+        nodes.parent.push(parent.unwrap_or(NO_NODE));
+        nodes.first_child.push(NO_NODE);
+        nodes.last_child.push(NO_NODE);
+        nodes.next_sibling.push(NO_NODE);
         match parent {
             Some(p) => {
-                self.graph.add_edge(NodeIndex::new(p as usize), idx, ());
                 let p = p as usize;
-                match self.last_child[p] {
-                    NO_NODE => self.first_child[p] = id,
-                    last => self.next_sibling[last as usize] = id,
+                match nodes.last_child[p] {
+                    NO_NODE => nodes.first_child[p] = id,
+                    last => nodes.next_sibling[last as usize] = id,
                 }
-                self.last_child[p] = id;
+                nodes.last_child[p] = id;
             }
-            None => self.roots.push(idx),
+            None => self.roots.push(id),
         }
         id
     }
@@ -134,19 +243,43 @@ impl Cct {
     /// Returns the child of `parent` with this name and kind, creating it if needed:
     /// instances that share a call path become one node.
     pub fn child(&mut self, parent: Option<u32>, name: &str, kind: &str) -> u32 {
-        let key = (parent.unwrap_or(NO_NODE), Arc::from(name), Arc::from(kind));
+        let (name_id, kind_id) = (self.texts.id(name), self.texts.id(kind));
+        let key = (parent.unwrap_or(NO_NODE), name_id, kind_id);
         if let Some(&n) = self.by_path.get(&key) {
             return n;
         }
-        let n = self.add_node(parent, Frame::new(name, kind));
+        let frame = match self.plain.get(&(name_id, kind_id)) {
+            Some(&f) => f,
+            None => {
+                let f = self.shared_frame(Frame {
+                    name: self.texts.text[name_id as usize].clone(),
+                    kind: self.texts.text[kind_id as usize].clone(),
+                    attrs: Attrs::new(),
+                });
+                self.plain.insert((name_id, kind_id), f);
+                f
+            }
+        };
+        let n = self.add_shared(parent, frame);
         self.by_path.insert(key, n);
         n
     }
 
     /// Drops the path index used while building: the tree is read-only from here on,
-    /// and clones (undo keeps the loaded tree) get cheaper.
+    /// and clones (undo keeps the loaded tree) get cheaper. The arrays give back the
+    /// spare capacity their doubling left.
     pub fn finish(&mut self) {
         self.by_path = HashMap::default();
+        self.texts = Texts::default();
+        self.plain = HashMap::default();
+        if let Some(nodes) = Arc::get_mut(&mut self.nodes) {
+            nodes.frames.shrink_to_fit();
+            nodes.slot.shrink_to_fit();
+            nodes.parent.shrink_to_fit();
+            nodes.first_child.shrink_to_fit();
+            nodes.last_child.shrink_to_fit();
+            nodes.next_sibling.shrink_to_fit();
+        }
     }
 
     /// Depth of every node (roots are 0), in one pass over ids.
@@ -181,25 +314,52 @@ impl Cct {
         p
     }
 
-    /// Check that petgraph and the side tables agree (used by tests).
+    /// The tree as a petgraph graph (node weights are node ids, edges point from parent
+    /// to child, children in insertion order), built on demand.
+    pub fn to_graph(&self) -> DiGraph<u32, ()> {
+        let mut g = DiGraph::with_capacity(self.len(), self.len());
+        for n in 0..self.len() as u32 {
+            g.add_node(n);
+        }
+        for n in 0..self.len() as u32 {
+            for c in self.children(n) {
+                g.add_edge(NodeIndex::new(n as usize), NodeIndex::new(c as usize), ());
+            }
+        }
+        g
+    }
+
+    /// Check that the parent array, the child lists and the roots agree, and that they
+    /// make a forest (used by tests).
     pub fn check(&self) -> bool {
-        self.graph.node_indices().all(|i| {
-            let n = i.index() as u32;
-            let ps: Vec<_> = self
-                .graph
-                .neighbors_directed(i, Direction::Incoming)
+        let g = self.to_graph();
+        let parents_agree = g.node_indices().all(|i| {
+            let ps: Vec<_> = g
+                .neighbors_directed(i, petgraph::Direction::Incoming)
                 .collect();
-            match self.parent(n) {
-                None => ps.is_empty(),
+            match self.parent(i.index() as u32) {
+                None => ps.is_empty() && self.roots.contains(&(i.index() as u32)),
                 Some(p) => ps == [NodeIndex::new(p as usize)],
             }
-        })
+        });
+        parents_agree
+            && self.roots.iter().all(|&r| self.parent(r).is_none())
+            && !petgraph::algo::is_cyclic_directed(&g)
+    }
+}
+
+impl Nodes {
+    fn new_slot(frames: &mut Vec<Frame>, frame: Frame) -> u32 {
+        let s = frames.len() as u32;
+        assert!(s < SHARED, "a tree holds fewer than 2^31 frames");
+        frames.push(frame);
+        s
     }
 }
 
 /// The children of a node, in insertion order.
 pub struct Children<'a> {
-    cct: &'a Cct,
+    nodes: &'a Nodes,
     next: u32,
 }
 
@@ -210,7 +370,7 @@ impl Iterator for Children<'_> {
             return None;
         }
         let n = self.next;
-        self.next = self.cct.next_sibling[n as usize];
+        self.next = self.nodes.next_sibling[n as usize];
         Some(n)
     }
 }
@@ -342,6 +502,12 @@ mod tests {
         let x = c.child(Some(a), "x", "function");
         let other = c.child(None, "other", "function");
         assert!(c.check());
+        // Clones share the nodes until one of them changes.
+        let mut d = c.clone();
+        d.frame_mut(x).set_attr("line", "3");
+        assert_eq!(c.frame(x).attr("line"), None);
+        assert_eq!(d.frame(x).attr("line"), Some("3"));
+        assert!(Arc::ptr_eq(&c.frame(a).kind, &c.frame(b).kind));
         let po = PreOrder::build(&c, |_| {});
         assert_eq!(po.node, vec![main, a, x, b, other]);
         assert_eq!(po.end, vec![4, 3, 3, 4, 5]);
@@ -352,5 +518,30 @@ mod tests {
         let po = PreOrder::build(&c, |v| v.reverse());
         assert_eq!(po.node, vec![other, main, b, a, x]);
         assert_eq!(c.path(x), vec![main, a, x]);
+    }
+
+    #[test]
+    fn shared_frames_copy_on_change() {
+        let mut c = Cct::default();
+        let main = c.child(None, "main", "function");
+        let b = c.child(Some(main), "b", "function");
+        let x = c.child(Some(b), "x", "function");
+        let y = c.child(Some(main), "x", "function");
+        assert!(std::ptr::eq(c.frame(x), c.frame(y)));
+        c.frame_mut(x).set_attr("line", "3");
+        assert_eq!(c.frame(y).attr("line"), None);
+        // Nodes that share a frame slot: a change to one reaches no other.
+        let f = c.shared_frame(Frame::new("k", "kernel"));
+        let k1 = c.add_shared(Some(b), f);
+        let k2 = c.add_shared(Some(x), f);
+        assert!(std::ptr::eq(c.frame(k1), c.frame(k2)));
+        c.frame_mut(k1).set_attr("grid", "[1, 1, 1]");
+        assert_eq!(c.frame(k1).attr("grid"), Some("[1, 1, 1]"));
+        assert_eq!(c.frame(k2).attr("grid"), None);
+        c.set_frame(k1, f);
+        assert_eq!(c.frame(k1), c.frame(k2));
+        c.rewrite_frames(|f| f.name = f.name.to_uppercase().into());
+        assert_eq!((c.name(k2), c.name(main)), ("K", "MAIN"));
+        assert!(c.check());
     }
 }

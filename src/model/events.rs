@@ -1,7 +1,9 @@
 //! The columnar event table of a trace: one Vec per field, names interned, times in ns.
 
 use super::args::{ArgStore, Args};
+pub use super::coded::Coded;
 use super::intern::Interner;
+pub use super::sparse::Sparse;
 
 /// What an event is, after mapping both Kineto dialects and generic Chrome traces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -89,24 +91,28 @@ pub const NONE_U32: u32 = u32::MAX;
 #[derive(Debug, Default)]
 pub struct EventTable {
     pub strings: Interner,
-    pub name: Vec<u32>,
-    pub cat: Vec<u32>,
+    /// Columns with few distinct values are `Coded` (a u16 per row; issue 16: memory);
+    /// they index like a `Vec`.
+    pub name: Coded<u32>,
+    pub cat: Coded<u32>,
     pub kind: Vec<EventKind>,
     pub ts: Vec<i64>,
     pub dur: Vec<i64>,
     /// Interned textual pid and tid (string and numeric forms unify: `"12"` == `12`).
-    pub pid: Vec<u32>,
-    pub tid: Vec<u32>,
-    /// GPU device and stream for GPU-lane rows (NONE_I64 otherwise).
-    pub device: Vec<i64>,
-    pub stream: Vec<i64>,
-    pub correlation: Vec<i64>,
+    pub pid: Coded<u32>,
+    pub tid: Coded<u32>,
+    /// GPU device and stream for GPU-lane rows (NONE_I64 otherwise). Columns that most
+    /// rows leave empty are `Sparse` (issue 16: memory); they index like a `Vec`.
+    pub device: Sparse<i64>,
+    pub stream: Sparse<i64>,
+    /// Runtime calls and GPU activities only.
+    pub correlation: Sparse<i64>,
     pub external_id: Vec<i64>,
     /// `Record function id` (newer Kineto CPU ops): an execution trace's `rf_id`.
-    pub record_function_id: Vec<i64>,
+    pub record_function_id: Coded<i64>,
     /// A list in `arg_store` (the typed `args`, parsed once when read) for GPU rows,
     /// NONE_U32 otherwise.
-    pub args: Vec<u32>,
+    pub args: Sparse<u32>,
     pub arg_store: ArgStore,
     /// Position of the event's start in the file: the tie-break among equal slices
     /// (a B/E pair is pushed when its E arrives, but orders by its B).
@@ -116,7 +122,7 @@ pub struct EventTable {
     /// Filled when the CCT is built: each event's node in the loaded CCT, and for GPU
     /// activities the runtime event that launched them (NONE_U32 when not in the file).
     pub node: Vec<u32>,
-    pub launch: Vec<u32>,
+    pub launch: Sparse<u32>,
     /// Low-memory mode (`gpu::lod`): the rows above are gone (only `strings` is kept)
     /// and this summary stands in for them.
     pub lod: Option<Box<super::lod::Lod>>,

@@ -231,10 +231,9 @@ impl MetricTable {
     /// Fills `<m> (inc)` as subtree sums of every exclusive metric that lacks one.
     pub fn derive_inclusive(&mut self, cct: &Cct, bases: &[&str]) {
         for base in bases {
-            let Some(exc) = self.values(base).map(|v| v.to_vec()) else {
+            let Some(inc) = self.values(base).map(|exc| subtree_sums(cct, exc)) else {
                 continue;
             };
-            let inc = subtree_sums(cct, &exc);
             let unit = self.unit(base).to_string();
             self.set(&inclusive_name(base), &unit, inc);
         }

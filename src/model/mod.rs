@@ -1,7 +1,9 @@
 //! One model for every input format: a CCT, its metric table and, for traces, events.
 
 pub mod args;
+pub mod attrs;
 pub mod cct;
+pub mod coded;
 pub mod demangle;
 pub mod events;
 pub mod intern;
@@ -10,8 +12,9 @@ pub mod metric_aliases;
 pub mod metrics;
 pub mod names;
 pub mod paths;
+pub mod sparse;
 
-pub use cct::{Cct, Frame, PreOrder, NO_NODE};
+pub use cct::{Attrs, Cct, Frame, PreOrder, NO_NODE};
 pub use events::{CounterTable, EventKind, EventTable};
 pub use metrics::MetricTable;
 

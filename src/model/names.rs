@@ -12,18 +12,25 @@ pub use super::demangle::{demangle as demangled, RAW_NAME};
 
 /// Demangles every node name of the tree that is a mangled symbol, keeping the raw
 /// name as an attribute (nodes a reader already demangled are left as they are).
+/// Each frame is rewritten once, however many nodes share it.
 pub fn demangle_tree(cct: &mut Cct) {
-    for n in 0..cct.len() as u32 {
-        let f = cct.frame_mut(n);
+    let any = (0..cct.len() as u32).any(|n| {
+        let f = cct.frame(n);
+        f.attr(RAW_NAME).is_none() && demangled(&f.name).is_some()
+    });
+    if !any {
+        return;
+    }
+    cct.rewrite_frames(|f| {
         if f.attr(RAW_NAME).is_some() {
-            continue;
+            return;
         }
         if let Some(d) = demangled(&f.name) {
             let raw = f.name.clone();
             f.name = d.as_str().into();
             f.set_attr(RAW_NAME, &raw);
         }
-    }
+    });
 }
 
 #[cfg(test)]

@@ -157,7 +157,7 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
                 let frame = Frame {
                     name: empty.clone(),
                     kind: none.clone(),
-                    attrs: Vec::new(),
+                    attrs: Default::default(),
                 };
                 let node = nodes.add(parent, frame);
                 nids.push(None);
@@ -387,13 +387,12 @@ fn hatchet_order(nodes: &Nodes, nids: &[Option<f64>]) -> Vec<u32> {
 /// The tree with node ids in `order` (a pre-order: parents come first).
 fn build(mut nodes: Nodes, order: &[u32]) -> Cct {
     let mut cct = Cct::default();
-    cct.graph.reserve_exact_nodes(order.len());
-    cct.graph.reserve_exact_edges(order.len());
+    cct.reserve(order.len());
     let mut new_of = vec![NO_NODE; nodes.frames.len()];
     let blank = Frame {
         name: Arc::from(""),
         kind: Arc::from(""),
-        attrs: Vec::new(),
+        attrs: Default::default(),
     };
     for &old in order {
         let parent = match nodes.parent[old as usize] {

@@ -491,19 +491,19 @@ fn retain<T: Copy>(v: &mut Vec<T>, keep: &[bool]) {
 /// Keeps the rows of `ev` marked in `keep` (its per-row columns; the string and
 /// argument stores stay as they are, their ids still valid).
 fn retain_events(ev: &mut EventTable, keep: &[bool]) {
-    retain(&mut ev.name, keep);
-    retain(&mut ev.cat, keep);
+    ev.name.retain_rows(keep);
+    ev.cat.retain_rows(keep);
     retain(&mut ev.kind, keep);
     retain(&mut ev.ts, keep);
     retain(&mut ev.dur, keep);
-    retain(&mut ev.pid, keep);
-    retain(&mut ev.tid, keep);
-    retain(&mut ev.device, keep);
-    retain(&mut ev.stream, keep);
-    retain(&mut ev.correlation, keep);
+    ev.pid.retain_rows(keep);
+    ev.tid.retain_rows(keep);
+    ev.device.retain_rows(keep);
+    ev.stream.retain_rows(keep);
+    ev.correlation.retain_rows(keep);
     retain(&mut ev.external_id, keep);
-    retain(&mut ev.record_function_id, keep);
-    retain(&mut ev.args, keep);
+    ev.record_function_id.retain_rows(keep);
+    ev.args.retain_rows(keep);
     retain(&mut ev.seq, keep);
     retain(&mut ev.begin_end, keep);
     // Filled only once the tree is built, after the selection.
@@ -511,7 +511,7 @@ fn retain_events(ev: &mut EventTable, keep: &[bool]) {
         retain(&mut ev.node, keep);
     }
     if ev.launch.len() == keep.len() {
-        retain(&mut ev.launch, keep);
+        ev.launch.retain_rows(keep);
     }
 }
 

@@ -18,9 +18,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::chrome::ChromeTrace;
-use crate::model::events::{EventKind, EventTable, NONE_I64};
+use crate::model::cct::FrameId;
+use crate::model::events::{EventKind, EventTable, Sparse, NONE_I64};
 use crate::model::intern::FxBuild;
-use crate::model::{Cct, Frame, MetricTable, NO_NODE};
+use crate::model::{Attrs, Cct, Frame, MetricTable, NO_NODE};
 
 /// Args of a GPU activity without a launch that group it under its root, outermost
 /// first: the framework op and the XLA op of an XPlane device event.
@@ -32,7 +33,7 @@ pub struct TraceTree {
     /// The CCT node of each event (NO_NODE for events outside the tree).
     pub node_of_event: Vec<u32>,
     /// The runtime call that launched each GPU activity (NONE_U32 when not in the file).
-    pub launch_of_event: Vec<u32>,
+    pub launch_of_event: Sparse<u32>,
     pub warnings: Vec<String>,
 }
 
@@ -75,9 +76,15 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     let n = ev.len();
     let mut cct = Cct::default();
     let mut node_of_event = vec![NO_NODE; n];
+    // Memory at the load's peak (the end of this build, issue 16): counts are whole
+    // numbers (u32 until the column is made), and `gpu` exists only for the GPU pass.
     let mut time = Vec::<f64>::new();
-    let mut gpu = Vec::<f64>::new();
-    let mut count = Vec::<f64>::new();
+    let mut count = Vec::<u32>::new();
+    let grow_count = |v: &mut Vec<u32>, len: usize| {
+        if v.len() < len {
+            v.resize(len, 0);
+        }
+    };
     let mut warnings = Vec::new();
     let grow = |v: &mut Vec<f64>, len: usize| {
         if v.len() < len {
@@ -127,9 +134,8 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
             }
         }
         grow(&mut time, cct.len());
-        grow(&mut gpu, cct.len());
-        grow(&mut count, cct.len());
-        count[root as usize] = 1.0;
+        grow_count(&mut count, cct.len());
+        count[root as usize] = 1;
         // Open slices: (event, end, node, children's summed duration).
         let mut stack: Vec<(usize, i64, u32, i64)> = Vec::new();
         let close = |s: (usize, i64, u32, i64), time: &mut Vec<f64>| {
@@ -166,9 +172,8 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
             }
             let node = nodes.child(&mut cct, parent_node, ev, i);
             grow(&mut time, cct.len());
-            grow(&mut gpu, cct.len());
-            grow(&mut count, cct.len());
-            count[node as usize] += 1.0;
+            grow_count(&mut count, cct.len());
+            count[node as usize] += 1;
             node_of_event[i] = node;
             if parent_at == stack.len() {
                 stack.push((i, end, node, 0));
@@ -187,24 +192,31 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         ));
     }
 
-    // Launch links: correlation first, ac2g flows as the fallback.
+    // Launch links: correlation first, ac2g flows as the fallback. The start index of
+    // the fallback is built only when an activity needs it (Kineto traces link every
+    // activity by correlation).
     let mut by_corr: HashMap<i64, usize, FxBuild> = HashMap::default();
+    let placed_runtime = |i: usize| ev.kind[i] == EventKind::Runtime && node_of_event[i] != NO_NODE;
+    for i in 0..n {
+        if placed_runtime(i) && ev.correlation[i] != NONE_I64 {
+            by_corr.entry(ev.correlation[i]).or_insert(i);
+        }
+    }
+    let by_correlation = |i: usize| match ev.correlation[i] {
+        NONE_I64 => None,
+        c => by_corr.get(&c).copied(),
+    };
     let mut by_start: HashMap<(u32, u32, i64), usize, FxBuild> = HashMap::default();
-    for (i, &node) in node_of_event.iter().enumerate() {
-        if ev.kind[i] == EventKind::Runtime && node != NO_NODE {
-            if ev.correlation[i] != NONE_I64 {
-                by_corr.entry(ev.correlation[i]).or_insert(i);
-            }
+    if (0..n).any(|i| ev.kind[i].is_gpu_activity() && by_correlation(i).is_none()) {
+        for i in (0..n).filter(|&i| placed_runtime(i)) {
             by_start
                 .entry((ev.pid[i], ev.tid[i], ev.ts[i]))
                 .or_insert(i);
         }
     }
     let launch_of = |i: usize| -> Option<usize> {
-        if ev.correlation[i] != NONE_I64 {
-            if let Some(&r) = by_corr.get(&ev.correlation[i]) {
-                return Some(r);
-            }
+        if let Some(r) = by_correlation(i) {
+            return Some(r);
         }
         let id = tr.flow_ends.get(&(ev.pid[i], ev.tid[i], ev.ts[i]))?;
         let start = tr.flow_starts.get(id)?;
@@ -215,7 +227,13 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         .map(|i| ev.device[i])
         .collect();
     let mut unattributed = 0u64;
-    let mut launch_of_event = vec![crate::model::events::NONE_U32; n];
+    // An activity adds at most its stream root, its group nodes and its own node. The
+    // zeroed allocation is not touched below the first GPU node: the CPU nodes' zeros
+    // cost no memory.
+    let gpu_rows = (0..n).filter(|&i| ev.kind[i].is_gpu_activity()).count();
+    let mut gpu = vec![0.0f64; cct.len() + gpu_rows * (2 + GROUP_ARGS.len())];
+    // Filled in row order, so the sparse column only ever appends.
+    let mut launch_of_event: Sparse<u32> = Sparse::new();
     for i in 0..n {
         let k = ev.kind[i];
         if !k.is_gpu_activity() {
@@ -223,7 +241,8 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         }
         let parent = match launch_of(i) {
             Some(r) => {
-                launch_of_event[i] = r as u32;
+                launch_of_event.resize_none(i);
+                launch_of_event.push(r as u32);
                 node_of_event[r]
             }
             None => {
@@ -238,15 +257,15 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
                     format!("<unattributed> stream {stream}")
                 };
                 let mut r = cct.child(None, &label, "stream");
-                grow(&mut count, cct.len());
-                count[r as usize] = 1.0;
+                grow_count(&mut count, cct.len());
+                count[r as usize] = 1;
                 // Framework and XLA ops (XPlane's tf_op/hlo_op) group what has no launch.
                 if let Some(a) = ev.args_of(i) {
                     for key in GROUP_ARGS {
                         if let Some(v) = a.get(key) {
                             r = cct.child(Some(r), &a.text(v), key);
-                            grow(&mut count, cct.len());
-                            count[r as usize] += 1.0;
+                            grow_count(&mut count, cct.len());
+                            count[r as usize] += 1;
                         }
                     }
                 }
@@ -254,25 +273,33 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
             }
         };
         let node = nodes.child(&mut cct, parent, ev, i);
-        grow(&mut time, cct.len());
+        grow_count(&mut count, cct.len());
+        // A no-op: the bound above holds.
         grow(&mut gpu, cct.len());
-        grow(&mut count, cct.len());
-        if count[node as usize] == 0.0 {
+        if count[node as usize] == 0 {
             set_gpu_attrs(&mut cct, &mut nodes, node, ev, i);
         }
-        count[node as usize] += 1.0;
+        count[node as usize] += 1;
         gpu[node as usize] += ev.dur[i] as f64;
         node_of_event[i] = node;
     }
+    // The build's indexes go before the metric columns are made: the load's peak.
+    drop(nodes);
+    drop(by_start);
+    drop(by_corr);
     if unattributed > 0 {
         warnings.push(format!(
             "{unattributed} GPU activit(ies) have no launch in the file; shown under <unattributed> roots"
         ));
     }
+    launch_of_event.resize_none(n);
+    launch_of_event.shrink_to_fit();
     let len = cct.len();
     grow(&mut time, len);
+    gpu.truncate(len);
     grow(&mut gpu, len);
-    grow(&mut count, len);
+    grow_count(&mut count, len);
+    let count: Vec<f64> = count.into_iter().map(f64::from).collect();
     let mut metrics = MetricTable::new(len);
     metrics.set("time", "ns", time);
     metrics.set("gpu_time", "ns", gpu);
@@ -325,8 +352,17 @@ struct NodeIndex {
     text: Vec<Option<Arc<str>>>,
     function: Arc<str>,
     /// Kernel attribute keys and values repeat across nodes (`registers per thread`,
-    /// `[128, 1, 1]`): one shared string each instead of two allocations per attribute.
-    attr_text: HashMap<Box<str>, Arc<str>, FxBuild>,
+    /// `[128, 1, 1]`): one shared string each (by id) instead of two allocations per
+    /// attribute.
+    attr_ids: HashMap<Box<str>, u32, FxBuild>,
+    attr_text: Vec<Arc<str>>,
+    /// Whole lists repeat too (a few launch configurations per kernel): nodes with equal
+    /// lists share one, keyed by the (key, value) ids.
+    lists: HashMap<Vec<(u32, u32)>, (u32, Attrs), FxBuild>,
+    /// Frames repeat across nodes (every `cudaLaunchKernel`, a kernel under each of its
+    /// launches): one shared slot per (name, cat) and per (name, cat, attrs list).
+    plain: HashMap<(u32, u32), FrameId, FxBuild>,
+    with_attrs: HashMap<(u32, u32, u32), FrameId, FxBuild>,
 }
 
 impl NodeIndex {
@@ -335,17 +371,38 @@ impl NodeIndex {
             map: HashMap::default(),
             text: vec![None; ev.strings.len()],
             function: Arc::from("function"),
-            attr_text: HashMap::default(),
+            attr_ids: HashMap::default(),
+            attr_text: Vec::new(),
+            lists: HashMap::default(),
+            plain: HashMap::default(),
+            with_attrs: HashMap::default(),
         }
     }
 
-    fn shared(&mut self, s: &str) -> Arc<str> {
-        if let Some(a) = self.attr_text.get(s) {
+    fn attr_id(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.attr_ids.get(s) {
+            return id;
+        }
+        let id = self.attr_text.len() as u32;
+        self.attr_text.push(Arc::from(s));
+        self.attr_ids.insert(s.into(), id);
+        id
+    }
+
+    /// The shared list for these (key, value) ids, and its id.
+    fn list(&mut self, ids: Vec<(u32, u32)>) -> (u32, Attrs) {
+        if let Some(a) = self.lists.get(&ids) {
             return a.clone();
         }
-        let a: Arc<str> = Arc::from(s);
-        self.attr_text.insert(s.into(), a.clone());
-        a
+        let text = &self.attr_text;
+        let a = Attrs::from(
+            ids.iter()
+                .map(|&(k, v)| (text[k as usize].clone(), text[v as usize].clone()))
+                .collect::<Vec<_>>(),
+        );
+        let id = self.lists.len() as u32;
+        self.lists.insert(ids, (id, a.clone()));
+        (id, a)
     }
 
     fn text(&mut self, ev: &EventTable, id: u32) -> Arc<str> {
@@ -359,18 +416,25 @@ impl NodeIndex {
         if let Some(&n) = self.map.get(&key) {
             return n;
         }
-        let name = self.text(ev, ev.name[i]);
-        let kind = if ev.strings.resolve(ev.cat[i]).is_empty() {
-            self.function.clone()
-        } else {
-            self.text(ev, ev.cat[i])
+        let frame = match self.plain.get(&(ev.name[i], ev.cat[i])) {
+            Some(&f) => f,
+            None => {
+                let name = self.text(ev, ev.name[i]);
+                let kind = if ev.strings.resolve(ev.cat[i]).is_empty() {
+                    self.function.clone()
+                } else {
+                    self.text(ev, ev.cat[i])
+                };
+                let f = cct.shared_frame(Frame {
+                    name,
+                    kind,
+                    attrs: Attrs::new(),
+                });
+                self.plain.insert((ev.name[i], ev.cat[i]), f);
+                f
+            }
         };
-        let frame = Frame {
-            name,
-            kind,
-            attrs: Vec::new(),
-        };
-        let n = cct.add_node(Some(parent), frame);
+        let n = cct.add_shared(Some(parent), frame);
         self.map.insert(key, n);
         n
     }
@@ -391,10 +455,10 @@ fn in_cpu_tree(ev: &EventTable, i: usize) -> bool {
 /// Copies the launch configuration of a GPU activity onto its node (first instance).
 /// The node is new, so its attrs are empty and every key is set once, in arg order.
 fn set_gpu_attrs(cct: &mut Cct, nodes: &mut NodeIndex, node: u32, ev: &EventTable, i: usize) {
-    let mut attrs: Vec<(Arc<str>, Arc<str>)> = Vec::new();
+    let mut attrs: Vec<(u32, u32)> = Vec::new();
     let mut set = |k: &str, v: &str| {
-        let k = nodes.shared(k);
-        let v = nodes.shared(v);
+        let k = nodes.attr_id(k);
+        let v = nodes.attr_id(v);
         match attrs.iter_mut().find(|(key, _)| *key == k) {
             Some((_, old)) => *old = v,
             None => attrs.push((k, v)),
@@ -417,13 +481,26 @@ fn set_gpu_attrs(cct: &mut Cct, nodes: &mut NodeIndex, node: u32, ev: &EventTabl
             set(k, &args.text(v));
         }
     }
-    attrs.shrink_to_fit();
-    let f = cct.frame_mut(node);
-    if f.attrs.is_empty() {
-        f.attrs = attrs;
+    let (list, attrs) = nodes.list(attrs);
+    if cct.frame(node).attrs.is_empty() {
+        // The node's frame is the plain one of its (name, cat): with this list it is
+        // the same for every kernel launched with this configuration.
+        let key = (ev.name[i], ev.cat[i], list);
+        let f = match nodes.with_attrs.get(&key) {
+            Some(&f) => f,
+            None => {
+                let mut frame = cct.frame(node).clone();
+                frame.attrs = attrs;
+                let f = cct.shared_frame(frame);
+                nodes.with_attrs.insert(key, f);
+                f
+            }
+        };
+        cct.set_frame(node, f);
     } else {
-        for (k, v) in attrs {
-            f.set_attr(&k, &v);
+        let f = cct.frame_mut(node);
+        for (k, v) in attrs.iter() {
+            f.set_attr(k, v);
         }
     }
 }

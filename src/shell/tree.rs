@@ -70,14 +70,14 @@ pub fn run(
                 raw: args.raw || args.precision.is_some(),
             };
             let positions = app.export_positions_to(depth);
-            let text = export::text::render(
+            export::text::render_to(
+                out,
                 &app.profile.cct,
                 &app.profile.metrics,
                 &app.tree.po,
                 &positions,
                 &opts,
-            );
-            out.write_all(text.as_bytes())
+            )
         }
         other => app.export_to_depth(export_format(other), out, depth),
     });

@@ -137,7 +137,7 @@ pub struct Strings {
     serial: bool,
 }
 
-type Attrs = Vec<(Arc<str>, Arc<str>)>;
+use crate::model::attrs::Attrs;
 
 impl Strings {
     /// Strings for a thread that reads summaries one after another, decoding them on
@@ -168,7 +168,8 @@ impl Strings {
         let a: Attrs = m
             .into_iter()
             .map(|(k, v)| (self.get(&k), self.get(v.as_str().unwrap_or_default())))
-            .collect();
+            .collect::<Vec<_>>()
+            .into();
         self.attrs.insert(json.into(), a.clone());
         Ok(a)
     }
@@ -223,10 +224,9 @@ pub fn read_with(cct_path: &Path, shared: &mut Strings) -> Result<Profile, Strin
     let kinds = str_iter(str_column(&df, "type", cct_path)?);
     let attrs = str_iter(str_column(&df, "attrs", cct_path)?);
     let mut cct = Cct::default();
-    // Grown once: doubling a 759,485-node graph copied it (and faulted its pages in)
+    // Grown once: doubling a 759,485-node tree copied it (and faulted its pages in)
     // over and over, a fifth of a warm reopen.
-    cct.graph.reserve_nodes(n);
-    cct.graph.reserve_edges(n);
+    cct.reserve(n);
     let mut texts: HashMap<u128, Arc<str>, FxBuild> = HashMap::default();
     let mut text = |s: &str, shared: &mut Strings| match place(s) {
         Some(at) => texts.entry(at).or_insert_with(|| shared.get(s)).clone(),
@@ -251,7 +251,7 @@ pub fn read_with(cct_path: &Path, shared: &mut Strings) -> Result<Profile, Strin
         let mut f = Frame {
             name: text(name, shared),
             kind: text(kind, shared),
-            attrs: Vec::new(),
+            attrs: Default::default(),
         };
         if !attrs.is_empty() {
             let known = place(attrs).and_then(|at| by_place.get(&at));

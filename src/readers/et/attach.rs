@@ -61,10 +61,12 @@ pub fn attach(p: &mut Profile, et: &ExecutionTrace, label: &str) -> Result<Repor
         );
     };
     let use_rf = ev.record_function_id.iter().any(|&x| x != NONE_I64);
-    let ids = if use_rf {
-        &ev.record_function_id
-    } else {
-        &ev.external_id
+    let ids = || -> Box<dyn Iterator<Item = &i64> + '_> {
+        if use_rf {
+            Box::new(ev.record_function_id.iter())
+        } else {
+            Box::new(ev.external_id.iter())
+        }
     };
     let mut rep = Report {
         key: if use_rf {
@@ -80,7 +82,7 @@ pub fn attach(p: &mut Profile, et: &ExecutionTrace, label: &str) -> Result<Repor
             Some((a, b)) => Some((a.min(x), b.max(x))),
         })
     };
-    rep.trace_range = range(&mut ids.iter().copied().filter(|&x| x != NONE_I64));
+    rep.trace_range = range(&mut ids().copied().filter(|&x| x != NONE_I64));
     let ops: Vec<&super::EtNode> = et
         .nodes
         .iter()
@@ -99,7 +101,7 @@ pub fn attach(p: &mut Profile, et: &ExecutionTrace, label: &str) -> Result<Repor
     let mut mets = vec![[f64::NAN; 4]; n_nodes];
     let mut ops_col = vec![f64::NAN; n_nodes];
     let mut used = BTreeSet::new();
-    for (i, &id) in ids.iter().enumerate() {
+    for (i, &id) in ids().enumerate() {
         if ev.kind[i] != EventKind::Cpu || id == NONE_I64 {
             continue;
         }

@@ -598,7 +598,7 @@ impl<'d> Builder<'d> {
         let mut frame = Frame {
             name,
             kind: Arc::from("function"),
-            attrs: Vec::new(),
+            attrs: Default::default(),
         };
         if let Some(r) = self.defs.regions.get(&region) {
             frame.set_attr("paradigm", paradigm_name(r.paradigm));
@@ -760,7 +760,7 @@ impl<'d> Builder<'d> {
             );
         }
         let len = self.ev.len();
-        self.ev.launch = vec![crate::model::events::NONE_U32; len];
+        self.ev.launch = crate::model::events::Sparse::with_len(len);
         self.cct.finish();
         let ev = (!self.ev.is_empty()).then_some(self.ev);
         (self.cct, m, ev)
@@ -778,18 +778,18 @@ fn drop_cpu_rows(ev: &mut EventTable) {
         });
         v.shrink_to_fit();
     }
-    retain(&mut ev.name, &keep);
-    retain(&mut ev.cat, &keep);
+    ev.name.retain_rows(&keep);
+    ev.cat.retain_rows(&keep);
     retain(&mut ev.kind, &keep);
     retain(&mut ev.ts, &keep);
     retain(&mut ev.dur, &keep);
-    retain(&mut ev.pid, &keep);
-    retain(&mut ev.tid, &keep);
-    retain(&mut ev.device, &keep);
-    retain(&mut ev.stream, &keep);
-    retain(&mut ev.correlation, &keep);
+    ev.pid.retain_rows(&keep);
+    ev.tid.retain_rows(&keep);
+    ev.device.retain_rows(&keep);
+    ev.stream.retain_rows(&keep);
+    ev.correlation.retain_rows(&keep);
     retain(&mut ev.external_id, &keep);
-    retain(&mut ev.args, &keep);
+    ev.args.retain_rows(&keep);
     retain(&mut ev.begin_end, &keep);
     retain(&mut ev.node, &keep);
     ev.seq = (0..ev.name.len() as u32).collect();

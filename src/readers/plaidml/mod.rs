@@ -19,7 +19,7 @@ use messages::*;
 use prost::Message;
 
 use crate::model::args::ArgValue;
-use crate::model::events::{CounterTable, EventKind, EventTable, NONE_U32};
+use crate::model::events::{CounterTable, EventKind, EventTable};
 use crate::model::{Cct, MetricTable, Profile, Source};
 
 /// The verbs of a kernel execution on the device (OpenCL; the CPU HAL writes none).
@@ -511,7 +511,7 @@ fn build(log: Log, source: Source, records: u64, mut warnings: Vec<String>) -> P
         }
         ev.node.push(nd);
     }
-    ev.launch = vec![NONE_U32; ev.len()];
+    ev.launch = crate::model::events::Sparse::with_len(ev.len());
     // Exclusive time: an activity's span less its children's (children on another clock
     // included: they ran inside it once clocks are aligned).
     let time: Vec<f64> = time_incl

@@ -144,7 +144,7 @@ pub fn profile(
     metrics.derive_inclusive(&cct, &["time", "gpu_time"]);
     metrics.set("count", "", count);
     ev.node = node_of_event;
-    ev.launch = vec![crate::model::events::NONE_U32; ev.len()];
+    ev.launch = crate::model::events::Sparse::with_len(ev.len());
     cct.finish();
     let copies = ev.kind.iter().filter(|&&k| k == EventKind::Memcpy).count();
     let mut meta = vec![

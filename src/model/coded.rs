@@ -1,0 +1,248 @@
+//! An event column with few distinct values (pid, tid, category, name, a record
+//! function id that is always 0): a u16 code per row into a table of the values,
+//! instead of the value itself.
+//!
+//! It reads like the `Vec` it replaced: `col[i]` lends the value. The last row is kept
+//! apart until the next push, so `col[last] = v` (readers fill a row right after
+//! pushing it) can lend a slot of its own; setting an earlier row, or a 65,537th
+//! distinct value, turns the column into a plain vector of values for good.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::ops::{Index, IndexMut};
+
+use super::intern::FxBuild;
+
+pub trait Code: Copy + Eq + Hash + std::fmt::Debug {}
+impl<T: Copy + Eq + Hash + std::fmt::Debug> Code for T {}
+
+#[derive(Debug, Clone)]
+pub struct Coded<T: Code> {
+    values: Vec<T>,
+    ids: HashMap<T, u16, FxBuild>,
+    codes: Vec<u16>,
+    /// The last row's value, not yet coded.
+    tail: Option<T>,
+    /// Set once the column gave up coding: every row's value.
+    plain: Option<Vec<T>>,
+}
+
+impl<T: Code> Default for Coded<T> {
+    fn default() -> Self {
+        Coded {
+            values: Vec::new(),
+            ids: HashMap::default(),
+            codes: Vec::new(),
+            tail: None,
+            plain: None,
+        }
+    }
+}
+
+impl<T: Code> Coded<T> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.plain {
+            Some(p) => p.len(),
+            None => self.codes.len() + self.tail.is_some() as usize,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Codes the tail row; false when the value table is full.
+    fn commit_tail(&mut self) -> bool {
+        let Some(v) = self.tail else { return true };
+        // Neighbouring rows mostly agree (one thread, one category): no hashing then.
+        if let Some(&c) = self.codes.last() {
+            if self.values[c as usize] == v {
+                self.codes.push(c);
+                self.tail = None;
+                return true;
+            }
+        }
+        let code = match self.ids.get(&v) {
+            Some(&c) => c,
+            None => {
+                if self.values.len() > u16::MAX as usize {
+                    return false;
+                }
+                let c = self.values.len() as u16;
+                self.values.push(v);
+                self.ids.insert(v, c);
+                c
+            }
+        };
+        self.codes.push(code);
+        self.tail = None;
+        true
+    }
+
+    /// Gives up coding: every value in a plain vector from here on.
+    fn make_plain(&mut self) -> &mut Vec<T> {
+        if self.plain.is_none() {
+            let mut p: Vec<T> = self
+                .codes
+                .iter()
+                .map(|&c| self.values[c as usize])
+                .collect();
+            p.extend(self.tail);
+            *self = Coded {
+                plain: Some(p),
+                ..Self::default()
+            };
+        }
+        self.plain.as_mut().expect("plain was just set")
+    }
+
+    pub fn push(&mut self, v: T) {
+        if let Some(p) = &mut self.plain {
+            p.push(v);
+            return;
+        }
+        if !self.commit_tail() {
+            self.make_plain().push(v);
+            return;
+        }
+        self.tail = Some(v);
+    }
+
+    pub fn get(&self, i: usize) -> Option<&T> {
+        (i < self.len()).then(|| &self[i])
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &T> + '_ {
+        (0..self.len()).map(move |i| &self[i])
+    }
+
+    pub fn clear(&mut self) {
+        *self = Self::default();
+    }
+
+    /// Keeps the rows marked in `keep` (one flag per row).
+    pub fn retain_rows(&mut self, keep: &[bool]) {
+        let mut out = Self::default();
+        for (i, _) in keep.iter().enumerate().filter(|(_, &k)| k) {
+            out.push(self[i]);
+        }
+        out.shrink_to_fit();
+        *self = out;
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        self.codes.shrink_to_fit();
+        self.values.shrink_to_fit();
+        if let Some(p) = &mut self.plain {
+            p.shrink_to_fit();
+        }
+    }
+}
+
+impl<T: Code> Index<usize> for Coded<T> {
+    type Output = T;
+    fn index(&self, i: usize) -> &T {
+        if let Some(p) = &self.plain {
+            return &p[i];
+        }
+        match self.codes.get(i) {
+            Some(&c) => &self.values[c as usize],
+            None => match &self.tail {
+                Some(t) if i == self.codes.len() => t,
+                _ => panic!(
+                    "index out of bounds: the len is {} but the index is {i}",
+                    self.len()
+                ),
+            },
+        }
+    }
+}
+
+impl<T: Code> IndexMut<usize> for Coded<T> {
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        if self.plain.is_none() && i == self.codes.len() && self.tail.is_some() {
+            return match &mut self.tail {
+                Some(t) => t,
+                None => unreachable!("the tail was just checked"),
+            };
+        }
+        &mut self.make_plain()[i]
+    }
+}
+
+/// `extend` and `collect` as on a `Vec` (readers that build parts of a table and join
+/// them).
+impl<T: Code> Extend<T> for Coded<T> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, it: I) {
+        for v in it {
+            self.push(v);
+        }
+    }
+}
+
+impl<T: Code> FromIterator<T> for Coded<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(it: I) -> Self {
+        let mut c = Self::default();
+        c.extend(it);
+        c
+    }
+}
+
+impl<T: Code> From<Vec<T>> for Coded<T> {
+    fn from(v: Vec<T>) -> Self {
+        let mut c = Self::default();
+        for x in v {
+            c.push(x);
+        }
+        c.shrink_to_fit();
+        c
+    }
+}
+
+impl<T: Code> PartialEq for Coded<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_and_writes_like_a_vec() {
+        let mut want: Vec<i64> = Vec::new();
+        let mut c: Coded<i64> = Coded::new();
+        for i in 0..1000i64 {
+            want.push(i % 5);
+            c.push(i % 5);
+            if i % 3 == 0 {
+                *want.last_mut().unwrap() = 7;
+                c[i as usize] = 7;
+            }
+        }
+        assert!(c.plain.is_none() && c.values.len() == 6);
+        assert!(c.iter().copied().eq(want.iter().copied()));
+        assert_eq!((c.get(999), c.get(1000)), (Some(&want[999]), None));
+        // An earlier row: the column goes plain and stays right.
+        want[10] = -1;
+        c[10] = -1;
+        c.push(3);
+        want.push(3);
+        assert!(c.plain.is_some());
+        assert!(c.iter().copied().eq(want.iter().copied()));
+        let keep: Vec<bool> = (0..want.len()).map(|i| i % 2 == 0).collect();
+        c.retain_rows(&keep);
+        let kept: Vec<i64> = want.iter().step_by(2).copied().collect();
+        assert_eq!(c, kept.iter().copied().collect::<Coded<i64>>());
+        assert_eq!(c, Coded::from(kept));
+        // Past 65,536 distinct values.
+        let many: Vec<u32> = (0..70_000).collect();
+        let m = Coded::from(many.clone());
+        assert!(m.plain.is_some() && m.iter().copied().eq(many.iter().copied()));
+    }
+}
