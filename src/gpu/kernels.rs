@@ -61,6 +61,27 @@ pub struct KernelRow {
     pub instances: Vec<u32>,
 }
 
+impl KernelRow {
+    /// A row before its statistics (`fill_stats` sets count, total, mean, ...).
+    pub fn new(name: String, category: String, color: u8, kind: EventKind) -> KernelRow {
+        KernelRow {
+            name,
+            category,
+            color,
+            kind,
+            count: 0,
+            total_ns: 0,
+            mean_ns: 0.0,
+            median_ns: 0.0,
+            min_ns: 0,
+            max_ns: 0,
+            std_ns: 0.0,
+            pct: 0.0,
+            instances: Vec::new(),
+        }
+    }
+}
+
 pub struct TableOptions {
     /// Include memcpy and memset rows, not only kernels.
     pub all: bool,
@@ -98,19 +119,13 @@ pub fn table(ev: &EventTable, gpu: &GpuModel, opt: &TableOptions) -> Vec<KernelR
             let mut durs: Vec<i64> = inst.iter().map(|&i| ev.dur[i as usize]).collect();
             let first = inst[0];
             let mut r = KernelRow {
-                category: gpu.category_name(first).to_string(),
-                color: gpu.category_color(first),
-                kind: ev.kind[first as usize],
-                name,
-                count: 0,
-                total_ns: 0,
-                mean_ns: 0.0,
-                median_ns: 0.0,
-                min_ns: 0,
-                max_ns: 0,
-                std_ns: 0.0,
-                pct: 0.0,
                 instances: inst,
+                ..KernelRow::new(
+                    name,
+                    gpu.category_name(first).to_string(),
+                    gpu.category_color(first),
+                    ev.kind[first as usize],
+                )
             };
             fill_stats(&mut r, &mut durs);
             r.pct = if grand > 0 {

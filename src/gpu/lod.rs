@@ -137,21 +137,7 @@ pub fn table(
             ev.strings.resolve(g.name).to_string()
         };
         let r = *at.entry(key.clone()).or_insert_with(|| {
-            rows.push(KernelRow {
-                name: key,
-                category: cat,
-                color,
-                kind: g.kind,
-                count: 0,
-                total_ns: 0,
-                mean_ns: 0.0,
-                median_ns: 0.0,
-                min_ns: 0,
-                max_ns: 0,
-                std_ns: 0.0,
-                pct: 0.0,
-                instances: Vec::new(),
-            });
+            rows.push(KernelRow::new(key, cat, color, g.kind));
             durs.push(Vec::new());
             rows.len() - 1
         });

@@ -174,40 +174,7 @@ impl<T: Code> IndexMut<usize> for Coded<T> {
     }
 }
 
-/// `extend` and `collect` as on a `Vec` (readers that build parts of a table and join
-/// them).
-impl<T: Code> Extend<T> for Coded<T> {
-    fn extend<I: IntoIterator<Item = T>>(&mut self, it: I) {
-        for v in it {
-            self.push(v);
-        }
-    }
-}
-
-impl<T: Code> FromIterator<T> for Coded<T> {
-    fn from_iter<I: IntoIterator<Item = T>>(it: I) -> Self {
-        let mut c = Self::default();
-        c.extend(it);
-        c
-    }
-}
-
-impl<T: Code> From<Vec<T>> for Coded<T> {
-    fn from(v: Vec<T>) -> Self {
-        let mut c = Self::default();
-        for x in v {
-            c.push(x);
-        }
-        c.shrink_to_fit();
-        c
-    }
-}
-
-impl<T: Code> PartialEq for Coded<T> {
-    fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.iter().eq(other.iter())
-    }
-}
+super::vec_like!(Coded, Code);
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,43 @@
 //! One model for every input format: a CCT, its metric table and, for traces, events.
 
+/// `extend`, `collect`, `From<Vec>` and `==` as on a `Vec`, for the compact event
+/// columns (`sparse::Sparse`, `coded::Coded`) that readers fill like vectors: written
+/// once from their `push`, `iter`, `len` and `shrink_to_fit`.
+macro_rules! vec_like {
+    ($col:ident, $bound:ident) => {
+        impl<T: $bound> Extend<T> for $col<T> {
+            fn extend<I: IntoIterator<Item = T>>(&mut self, it: I) {
+                for v in it {
+                    self.push(v);
+                }
+            }
+        }
+
+        impl<T: $bound> FromIterator<T> for $col<T> {
+            fn from_iter<I: IntoIterator<Item = T>>(it: I) -> Self {
+                let mut c = Self::default();
+                c.extend(it);
+                c
+            }
+        }
+
+        impl<T: $bound> From<Vec<T>> for $col<T> {
+            fn from(v: Vec<T>) -> Self {
+                let mut c: Self = v.into_iter().collect();
+                c.shrink_to_fit();
+                c
+            }
+        }
+
+        impl<T: $bound> PartialEq for $col<T> {
+            fn eq(&self, other: &Self) -> bool {
+                self.len() == other.len() && self.iter().eq(other.iter())
+            }
+        }
+    };
+}
+pub(crate) use vec_like;
+
 pub mod args;
 pub mod attrs;
 pub mod cct;

@@ -207,40 +207,7 @@ impl<T: Absent> IndexMut<usize> for Sparse<T> {
     }
 }
 
-/// `extend` and `collect` as on a `Vec` (readers that build parts of a table and join
-/// them).
-impl<T: Absent> Extend<T> for Sparse<T> {
-    fn extend<I: IntoIterator<Item = T>>(&mut self, it: I) {
-        for v in it {
-            self.push(v);
-        }
-    }
-}
-
-impl<T: Absent> FromIterator<T> for Sparse<T> {
-    fn from_iter<I: IntoIterator<Item = T>>(it: I) -> Self {
-        let mut s = Self::default();
-        s.extend(it);
-        s
-    }
-}
-
-impl<T: Absent> From<Vec<T>> for Sparse<T> {
-    fn from(v: Vec<T>) -> Self {
-        let mut s = Self::default();
-        for x in v {
-            s.push(x);
-        }
-        s.shrink_to_fit();
-        s
-    }
-}
-
-impl<T: Absent> PartialEq for Sparse<T> {
-    fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.iter().eq(other.iter())
-    }
-}
+super::vec_like!(Sparse, Absent);
 
 #[cfg(test)]
 mod tests {

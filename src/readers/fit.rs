@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use super::select::{self, Part, Stream};
+use super::select::{self, Part};
 use crate::memory::Shortfall;
 use crate::model::events::EventKind;
 
@@ -158,47 +158,10 @@ fn secs(ns: i64) -> String {
 /// The first pass: the span and the steps; None when the file cannot be read as a
 /// Chrome trace or has no events.
 fn scan(path: &Path) -> Option<Steps> {
-    let file = std::fs::File::open(path).ok()?;
-    let size = file.metadata().ok()?.len();
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let src: Box<dyn std::io::Read> = match super::progress::current() {
-        Some(p) => {
-            // One more pass over the file: the bar covers it.
-            p.add_total(size);
-            Box::new(super::progress::Counting::new(file, p))
-        }
-        None => Box::new(file),
-    };
-    let (input, _) = super::probe::decompressed(src).ok()?;
-    // Its events are counted by the load itself.
-    let quiet = super::progress::attach(super::progress::Progress::new());
-    let scan = Stream::Scan {
-        origin: i64::MAX,
-        last: i64::MIN,
-        seen: 0,
-        kept: 0,
-    };
-    let (tr, f) = super::chrome::parse_filtered(input, Some(scan)).ok()?;
-    drop(quiet);
-    let Some(Stream::Scan { origin, last, .. }) = f else {
-        return None;
-    };
-    // Kineto's times count from `baseTimeNanoseconds`, which the table adds.
-    let shift = tr
-        .meta
-        .iter()
-        .find(|(k, _)| k == "baseTimeNanoseconds")
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0i64);
+    let select::FirstPass {
+        tr, origin, last, ..
+    } = select::first_pass(path)?;
     let ev = &tr.events;
-    let origin = ev
-        .ts
-        .iter()
-        .copied()
-        .fold(origin.saturating_add(shift), i64::min);
-    let last = last.saturating_add(shift);
     if last <= origin {
         return None;
     }

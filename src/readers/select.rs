@@ -300,7 +300,7 @@ pub enum Stream {
 }
 
 impl Stream {
-    fn scan() -> Stream {
+    pub(crate) fn scan() -> Stream {
         Stream::Scan {
             origin: i64::MAX,
             last: i64::MIN,
@@ -365,21 +365,37 @@ struct Found {
     of: usize,
 }
 
-/// The first pass over a file: where the part lies. None when the file cannot be
-/// read again as a Chrome trace (then the part is cut from a full read).
-fn scan(path: &std::path::Path, part: Part) -> Option<Result<Found, String>> {
+/// What the first pass over a Chrome trace found: the ProfilerStep slices (in `tr`),
+/// the span of every slice in the event table's time, and how many slices it saw.
+pub(crate) struct FirstPass {
+    pub tr: super::chrome::ChromeTrace,
+    pub origin: i64,
+    pub last: i64,
+    /// `baseTimeNanoseconds`: Kineto's times count from it, and the table adds it.
+    pub shift: i64,
+    /// Host slices in the file that the pass did not keep, plus those it kept.
+    pub of: usize,
+}
+
+/// The first pass over a regular file: only ProfilerStep slices kept, the span of
+/// everything. None when the file cannot be read again as a Chrome trace (or is not a
+/// regular file: a pipe cannot be read twice).
+pub(crate) fn first_pass(path: &std::path::Path) -> Option<FirstPass> {
     let file = std::fs::File::open(path).ok()?;
-    let size = file.metadata().ok()?.len();
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
     let src: Box<dyn std::io::Read> = match super::progress::current() {
         Some(p) => {
-            // The file is read twice: the bar covers both passes.
-            p.add_total(size);
+            // The file is read once more: the bar covers both passes.
+            p.add_total(meta.len());
             Box::new(super::progress::Counting::new(file, p))
         }
         None => Box::new(file),
     };
     let (input, _) = super::decompressed(src).ok()?;
-    // Its events are counted by the second pass (the bytes, above, by both).
+    // Its events are counted by the load itself (the bytes, above, by both passes).
     let quiet = super::progress::attach(super::progress::Progress::new());
     let (tr, f) = super::chrome::parse_filtered(input, Some(Stream::scan())).ok()?;
     drop(quiet);
@@ -407,13 +423,34 @@ fn scan(path: &std::path::Path, part: Part) -> Option<Result<Found, String>> {
         .fold(origin.saturating_add(shift), i64::min);
     let last = last.saturating_add(shift);
     let of = seen + ev.len().saturating_sub(kept);
-    Some(bounds(ev, part, origin, last).map(|(lo, hi)| Found {
-        lo,
-        hi,
+    Some(FirstPass {
+        tr,
         origin,
+        last,
         shift,
         of,
-    }))
+    })
+}
+
+/// The first pass over a file: where the part lies. None when the file cannot be
+/// read again as a Chrome trace (then the part is cut from a full read).
+fn scan(path: &std::path::Path, part: Part) -> Option<Result<Found, String>> {
+    let FirstPass {
+        tr,
+        origin,
+        last,
+        shift,
+        of,
+    } = first_pass(path)?;
+    Some(
+        bounds(&tr.events, part, origin, last).map(|(lo, hi)| Found {
+            lo,
+            hi,
+            origin,
+            shift,
+            of,
+        }),
+    )
 }
 
 /// Reads the part of a Chrome trace: a first pass over the file finds the part's
