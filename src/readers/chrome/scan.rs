@@ -144,6 +144,31 @@ fn is_num(c: u8) -> bool {
     matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
 }
 
+/// Past an object member's key and colon (`b[j]` is the key's opening quote): where its
+/// value starts.
+#[inline(always)]
+fn member_value(b: &[u8], j: usize) -> R<usize> {
+    if b[j] != b'"' {
+        return Err(Fail::Odd);
+    }
+    let j = ws(b, string_span(b, j)?.1 + 1)?;
+    if b[j] != b':' {
+        return Err(Fail::Odd);
+    }
+    ws(b, j + 1)
+}
+
+/// The end of the string, number or literal starting at `b[j]`.
+#[inline(always)]
+fn scalar_end(b: &[u8], j: usize) -> R<usize> {
+    match b[j] {
+        b'"' => Ok(string_span(b, j)?.1 + 1),
+        b'-' | b'0'..=b'9' => number_end(b, j),
+        b't' | b'f' | b'n' => literal_end(b, j),
+        _ => Err(Fail::Odd),
+    }
+}
+
 /// A string's raw content, `i` at its opening quote: (content start, closing quote,
 /// whether it has escapes). Raw control characters are for the streaming reader (it
 /// counts them for a warning).
@@ -333,22 +358,11 @@ fn skip_value(b: &[u8], i: usize) -> R<usize> {
             // First member or element.
             loop {
                 if objects >> (depth - 1) & 1 == 1 {
-                    if b[j] != b'"' {
-                        return Err(Fail::Odd);
-                    }
-                    j = string_span(b, j)?.1 + 1;
-                    j = ws(b, j)?;
-                    if b[j] != b':' {
-                        return Err(Fail::Odd);
-                    }
-                    j = ws(b, j + 1)?;
+                    j = member_value(b, j)?;
                 }
                 match b[j] {
                     b'{' | b'[' => continue 'open,
-                    b'"' => j = string_span(b, j)?.1 + 1,
-                    b'-' | b'0'..=b'9' => j = number_end(b, j)?,
-                    b't' | b'f' | b'n' => j = literal_end(b, j)?,
-                    _ => return Err(Fail::Odd),
+                    _ => j = scalar_end(b, j)?,
                 }
                 // A value ended: a separator, or closes (possibly several levels).
                 loop {
@@ -393,22 +407,11 @@ fn skip_value(b: &[u8], i: usize) -> R<usize> {
                         return Err(Fail::Odd);
                     }
                     if obj {
-                        if b[j] != b'"' {
-                            return Err(Fail::Odd);
-                        }
-                        j = string_span(b, j)?.1 + 1;
-                        j = ws(b, j)?;
-                        if b[j] != b':' {
-                            return Err(Fail::Odd);
-                        }
-                        j = ws(b, j + 1)?;
+                        j = member_value(b, j)?;
                     }
                     match b[j] {
                         b'{' | b'[' => continue 'open,
-                        b'"' => j = string_span(b, j)?.1 + 1,
-                        b'-' | b'0'..=b'9' => j = number_end(b, j)?,
-                        b't' | b'f' | b'n' => j = literal_end(b, j)?,
-                        _ => return Err(Fail::Odd),
+                        _ => j = scalar_end(b, j)?,
                     }
                 }
                 c if c == close => {
