@@ -116,18 +116,9 @@ impl App {
 
     /// The timeline's lanes and span: GPU streams and CPU threads, whatever the trace.
     pub(crate) fn need_timeline(&self) -> Result<&GpuState, CmdError> {
-        self.gpu.as_ref().ok_or_else(|| {
-            if let Some(e) = self.not_loaded() {
-                e
-            } else if self.loading() {
-                CmdError::plain(format!(
-                    "the trace's events are still loading ({})",
-                    self.loading_why()
-                ))
-            } else {
-                CmdError::plain("this profile has no events to draw on a timeline")
-            }
-        })
+        self.gpu
+            .as_ref()
+            .ok_or_else(|| self.no_events("this profile has no events to draw on a timeline"))
     }
 
     /// The level-of-detail summary that stands in for the events in low-memory mode.
@@ -136,6 +127,21 @@ impl App {
             .events
             .as_ref()
             .and_then(|ev| ev.lod.as_deref())
+    }
+
+    /// Why a command that needs the events cannot run: low-memory mode, a load still
+    /// under way, or `none` (the profile has none).
+    fn no_events(&self, none: &str) -> CmdError {
+        if let Some(e) = self.not_loaded() {
+            e
+        } else if self.loading() {
+            CmdError::plain(format!(
+                "the trace's events are still loading ({})",
+                self.loading_why()
+            ))
+        } else {
+            CmdError::plain(none)
+        }
     }
 
     /// What a command that needs single events says in low-memory mode.
@@ -149,16 +155,7 @@ impl App {
 
     pub(crate) fn need_gpu(&self) -> Result<&GpuState, CmdError> {
         self.gpu_activity().ok_or_else(|| {
-            if let Some(e) = self.not_loaded() {
-                e
-            } else if self.loading() {
-                CmdError::plain(format!(
-                    "the trace's events are still loading ({})",
-                    self.loading_why()
-                ))
-            } else {
-                CmdError::plain("this profile has no GPU activity (kernels, memcpy, memset)")
-            }
+            self.no_events("this profile has no GPU activity (kernels, memcpy, memset)")
         })
     }
 

@@ -158,6 +158,24 @@ fn member_value(b: &[u8], j: usize) -> R<usize> {
     ws(b, j + 1)
 }
 
+/// An object member's key without escapes (`b[j]` is its opening quote; an escaped key
+/// is the streaming reader's): the key's span and where its value starts.
+#[inline(always)]
+fn plain_key(b: &[u8], j: usize) -> R<(usize, usize, usize)> {
+    if b[j] != b'"' {
+        return Err(Fail::Odd);
+    }
+    let (ks, kq, escaped) = string_span(b, j)?;
+    if escaped {
+        return Err(Fail::Odd);
+    }
+    let j = ws(b, kq + 1)?;
+    if b[j] != b':' {
+        return Err(Fail::Odd);
+    }
+    Ok((ks, kq, ws(b, j + 1)?))
+}
+
 /// The end of the string, number or literal starting at `b[j]`.
 #[inline(always)]
 fn scalar_end(b: &[u8], j: usize) -> R<usize> {
@@ -552,18 +570,8 @@ impl Part {
             return Ok(j + 1);
         }
         loop {
-            if b[j] != b'"' {
-                return Err(Fail::Odd);
-            }
-            let (ks, kq, escaped) = string_span(b, j)?;
-            if escaped {
-                return Err(Fail::Odd);
-            }
-            j = ws(b, kq + 1)?;
-            if b[j] != b':' {
-                return Err(Fail::Odd);
-            }
-            j = ws(b, j + 1)?;
+            let (ks, kq);
+            (ks, kq, j) = plain_key(b, j)?;
             let key = &b[ks..kq];
             match key {
                 b"name" | b"cat" | b"pid" | b"tid" => {
@@ -633,18 +641,8 @@ impl Part {
             return Ok(j + 1);
         }
         loop {
-            if b[j] != b'"' {
-                return Err(Fail::Odd);
-            }
-            let (ks, kq, escaped) = string_span(b, j)?;
-            if escaped {
-                return Err(Fail::Odd);
-            }
-            j = ws(b, kq + 1)?;
-            if b[j] != b':' {
-                return Err(Fail::Odd);
-            }
-            j = ws(b, j + 1)?;
+            let (ks, kq);
+            (ks, kq, j) = plain_key(b, j)?;
             let slot = match &b[ks..kq] {
                 b"correlation" => Some(&mut ev.correlation),
                 b"External id" | b"external id" => Some(&mut ev.external_id),
