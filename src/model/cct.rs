@@ -203,17 +203,6 @@ impl Cct {
         nodes.next_sibling.reserve_exact(additional);
     }
 
-    /// Room for `additional` more nodes whose frames are mostly shared slots: the node
-    /// arrays alone (a trace reader knows its event count, which bounds its nodes).
-    pub fn reserve_nodes(&mut self, additional: usize) {
-        let nodes = Arc::make_mut(&mut self.nodes);
-        nodes.slot.reserve_exact(additional);
-        nodes.parent.reserve_exact(additional);
-        nodes.first_child.reserve_exact(additional);
-        nodes.last_child.reserve_exact(additional);
-        nodes.next_sibling.reserve_exact(additional);
-    }
-
     /// Adds a node without merging (Hatchet literal nodes keep their identity). A parent
     /// always exists before its children, so parents have smaller ids: passes in id
     /// order see parents first.

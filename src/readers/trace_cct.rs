@@ -123,10 +123,13 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         by_start.get(start).copied()
     };
     let mut unattributed = 0u64;
-    // An activity adds at most its stream root, its group nodes and its own node. The
-    // zeroed allocation is not touched below the first GPU node: the CPU nodes' zeros
-    // cost no memory.
-    let mut gpu_time = vec![0.0f64; cct.len() + gpu.rows.len() * (2 + GROUP_ARGS.len())];
+    // An activity adds its own node at most, and one without a launch by correlation
+    // its stream root and group nodes too: the column is made once at that bound (a
+    // looser one cost memory at the load's peak). The zeroed allocation is not touched
+    // below the first GPU node: the CPU nodes' zeros cost no memory.
+    let unlinked = gpu.launch.iter().filter(|&&l| l == NONE_U32).count();
+    let bound = cct.len() + gpu.rows.len() + unlinked * (1 + GROUP_ARGS.len());
+    let mut gpu_time = vec![0.0f64; bound];
     // Filled in row order, so the sparse column only ever appends.
     let mut launch_of_event: Sparse<u32> = Sparse::new();
     for (k, &i) in gpu.rows.iter().enumerate() {
@@ -249,10 +252,10 @@ struct Builder {
 fn cpu_tree(tr: &ChromeTrace, ph: &mut phases::Phases) -> Builder {
     let ev = &tr.events;
     let n = ev.len();
+    // The node arrays grow as nodes come: events bound them, but a trace whose events
+    // repeat few call paths (grove-gen's) has far fewer nodes, and room for every event
+    // raised its peak.
     let mut cct = Cct::default();
-    // Events bound the nodes (lane and stream roots aside): room for them up front
-    // saves regrowing the node arrays.
-    cct.reserve_nodes(n);
     let mut node_of_event = vec![NO_NODE; n];
     let mut time = Vec::<f64>::new();
     let mut count = Vec::<u32>::new();
