@@ -34,7 +34,7 @@ fn per_launch(key: &str) -> bool {
 
 pub fn gpu_rows(ev: &EventTable) -> GpuRows {
     // Runtime rows are all CPU-tree rows, so every one of them is placed in the tree.
-    let mut by_corr: HashMap<i64, u32, FxBuild> = HashMap::default();
+    let mut runtime: Vec<(i64, u32)> = Vec::new();
     let mut rows = Vec::new();
     let mut first_device = None;
     let mut multi_device = false;
@@ -42,7 +42,7 @@ pub fn gpu_rows(ev: &EventTable) -> GpuRows {
         if k == EventKind::Runtime {
             let c = ev.correlation[i];
             if c != NONE_I64 {
-                by_corr.entry(c).or_insert(i as u32);
+                runtime.push((c, i as u32));
             }
         } else if k.is_gpu_activity() {
             rows.push(i as u32);
@@ -53,6 +53,8 @@ pub fn gpu_rows(ev: &EventTable) -> GpuRows {
             }
         }
     }
+    let by_corr = ByCorrelation::new(&runtime);
+    drop(runtime);
     let mut launch = Vec::with_capacity(rows.len());
     let mut list = Vec::with_capacity(rows.len());
     let mut lists = AttrLists::default();
@@ -60,7 +62,7 @@ pub fn gpu_rows(ev: &EventTable) -> GpuRows {
         let i = i as usize;
         launch.push(match ev.correlation[i] {
             NONE_I64 => NONE_U32,
-            c => by_corr.get(&c).copied().unwrap_or(NONE_U32),
+            c => by_corr.get(c),
         });
         list.push(lists.of(ev, i));
     }
@@ -70,6 +72,54 @@ pub fn gpu_rows(ev: &EventTable) -> GpuRows {
         list,
         lists: lists.lists,
         multi_device,
+    }
+}
+
+/// Correlation -> the first runtime row with it. Profilers number launches in
+/// sequence, so the ids are nearly always a dense range: a table indexed by id takes
+/// no hashing and reads in order; sparse ids go to a map.
+enum ByCorrelation {
+    Dense { min: i64, row: Vec<u32> },
+    Sparse(HashMap<i64, u32, FxBuild>),
+}
+
+impl ByCorrelation {
+    /// `runtime`: (correlation, row) in row order.
+    fn new(runtime: &[(i64, u32)]) -> ByCorrelation {
+        let min = runtime.iter().map(|r| r.0).min().unwrap_or(0);
+        let max = runtime.iter().map(|r| r.0).max().unwrap_or(0);
+        // At most a few slots per runtime row: the table is no bigger than the map.
+        let dense = max
+            .checked_sub(min)
+            .is_some_and(|span| span < 4 * runtime.len() as i64 + 1024);
+        if dense {
+            let mut row = vec![NONE_U32; (max - min) as usize + 1];
+            for &(c, r) in runtime {
+                let slot = &mut row[(c - min) as usize];
+                if *slot == NONE_U32 {
+                    *slot = r;
+                }
+            }
+            ByCorrelation::Dense { min, row }
+        } else {
+            let mut m = HashMap::with_capacity_and_hasher(runtime.len(), FxBuild::default());
+            for &(c, r) in runtime {
+                m.entry(c).or_insert(r);
+            }
+            ByCorrelation::Sparse(m)
+        }
+    }
+
+    fn get(&self, c: i64) -> u32 {
+        match self {
+            ByCorrelation::Dense { min, row } => c
+                .checked_sub(*min)
+                .and_then(|at| usize::try_from(at).ok())
+                .and_then(|at| row.get(at))
+                .copied()
+                .unwrap_or(NONE_U32),
+            ByCorrelation::Sparse(m) => m.get(&c).copied().unwrap_or(NONE_U32),
+        }
     }
 }
 
@@ -182,5 +232,30 @@ impl AttrLists {
         self.lists.push(a);
         self.by_text.insert(attrs, l);
         l
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_runtime_row_per_correlation_dense_or_sparse() {
+        let rows = [(7, 0), (5, 1), (7, 2), (9, 3)];
+        let dense = ByCorrelation::new(&rows);
+        assert!(matches!(dense, ByCorrelation::Dense { .. }));
+        let far = [(7, 0), (5, 1), (7, 2), (i64::MAX, 3), (i64::MIN + 1, 4)];
+        let sparse = ByCorrelation::new(&far);
+        assert!(matches!(sparse, ByCorrelation::Sparse(_)));
+        for t in [&dense, &sparse] {
+            assert_eq!((t.get(7), t.get(5)), (0, 1));
+            assert_eq!(
+                (t.get(6), t.get(4), t.get(1000)),
+                (NONE_U32, NONE_U32, NONE_U32)
+            );
+            assert_eq!(t.get(i64::MIN), NONE_U32);
+        }
+        assert_eq!((dense.get(9), sparse.get(i64::MAX)), (3, 3));
+        assert_eq!(ByCorrelation::new(&[]).get(0), NONE_U32);
     }
 }
