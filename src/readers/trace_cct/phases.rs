@@ -38,13 +38,35 @@ fn memory() -> String {
     format!("RSS {} (peak {})", field("VmRSS:"), field("VmHWM:"))
 }
 
+/// Wall time since the process started, from /proc (to 10 ms; "?" elsewhere).
+fn process_age() -> String {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let uptime = std::fs::read_to_string("/proc/uptime").unwrap_or_default();
+    // The command name (field 2) may hold spaces: count fields after its ')'.
+    let start = stat
+        .rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().nth(19))
+        .and_then(|t| t.parse::<f64>().ok());
+    let up = uptime
+        .split_whitespace()
+        .next()
+        .and_then(|t| t.parse::<f64>().ok());
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    match (start, up) {
+        (Some(start), Some(up)) if hz > 0.0 => format!("{:.2} s", up - start / hz),
+        _ => "? s".into(),
+    }
+}
+
 impl Phases {
     pub fn start() -> Phases {
         let on = std::env::var("GROVE_PHASES").is_ok_and(|v| v.trim() == "1");
         let cpu = if on { process_cpu() } else { 0.0 };
         if on {
             eprintln!(
-                "phase before-tree: {:.3} s CPU (parse and setup), {}",
+                "phase before-tree: {} wall, {:.3} s CPU (parse and setup), {}",
+                process_age(),
                 cpu,
                 memory()
             );
