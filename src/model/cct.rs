@@ -219,6 +219,9 @@ impl Cct {
 
     fn push_node(&mut self, parent: Option<u32>, slot: u32) -> u32 {
         let nodes = Arc::make_mut(&mut self.nodes);
+        if nodes.last_child.len() < nodes.slot.len() {
+            nodes.relink_last_children();
+        }
         let id = nodes.slot.len() as u32;
         assert!(id != NO_NODE, "a tree holds fewer than 2^32 - 1 nodes");
         nodes.slot.push(slot);
@@ -263,6 +266,15 @@ impl Cct {
         let n = self.add_shared(parent, frame);
         self.by_path.insert(key, n);
         n
+    }
+
+    /// Gives back the last-child links, which only adding nodes uses: a reader that is
+    /// done adding frees a u32 per node before it makes the metric columns (issue 16:
+    /// the load's peak). Adding a node later makes them again.
+    pub fn release_last_children(&mut self) {
+        if let Some(nodes) = Arc::get_mut(&mut self.nodes) {
+            nodes.last_child = Vec::new();
+        }
     }
 
     /// Drops the path index used while building: the tree is read-only from here on,
@@ -349,6 +361,19 @@ impl Cct {
 }
 
 impl Nodes {
+    /// The last-child links again from the child lists (after `release_last_children`).
+    fn relink_last_children(&mut self) {
+        let mut last = vec![NO_NODE; self.slot.len()];
+        for (p, l) in last.iter_mut().enumerate() {
+            let mut c = self.first_child[p];
+            while c != NO_NODE {
+                *l = c;
+                c = self.next_sibling[c as usize];
+            }
+        }
+        self.last_child = last;
+    }
+
     fn new_slot(frames: &mut Vec<Frame>, frame: Frame) -> u32 {
         let s = frames.len() as u32;
         assert!(s < SHARED, "a tree holds fewer than 2^31 frames");
@@ -540,6 +565,10 @@ mod tests {
         assert_eq!(c.frame(k2).attr("grid"), None);
         c.set_frame(k1, f);
         assert_eq!(c.frame(k1), c.frame(k2));
+        // Adding after the last-child links were given back appends in order still.
+        c.release_last_children();
+        let y2 = c.add_node(Some(b), Frame::new("y2", "function"));
+        assert_eq!(c.children(b).collect::<Vec<_>>(), vec![x, k1, y2]);
         c.rewrite_frames(|f| f.name = f.name.to_uppercase().into());
         assert_eq!((c.name(k2), c.name(main)), ("K", "MAIN"));
         assert!(c.check());

@@ -15,13 +15,17 @@
 //! that name their framework op (`tf_op`) or XLA op (`hlo_op`) are grouped by them.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use super::chrome::ChromeTrace;
-use crate::model::cct::FrameId;
-use crate::model::events::{EventKind, EventTable, Sparse, NONE_I64};
+use crate::model::events::{EventKind, EventTable, Sparse, NONE_I64, NONE_U32};
 use crate::model::intern::FxBuild;
-use crate::model::{Attrs, Cct, Frame, MetricTable, NO_NODE};
+use crate::model::{Cct, MetricTable, NO_NODE};
+
+mod launches;
+mod nodes;
+mod phases;
+
+use nodes::NodeIndex;
 
 /// Args of a GPU activity without a launch that group it under its root, outermost
 /// first: the framework op and the XLA op of an XPlane device event.
@@ -72,58 +76,238 @@ fn lane_label(tr: &ChromeTrace, pid: u32, tid: u32) -> String {
 }
 
 pub fn build(tr: &ChromeTrace) -> TraceTree {
+    let mut ph = phases::Phases::start();
     let ev = &tr.events;
     let n = ev.len();
+    // The launch index and the kernels' attrs lists need no tree: with a second core
+    // they are made while the CPU lanes are swept.
+    let (gpu, b) = if super::chrome::threads() > 1 {
+        std::thread::scope(|s| {
+            let gpu = s.spawn(|| launches::gpu_rows(ev));
+            let b = cpu_tree(tr, &mut ph);
+            let gpu = gpu.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+            (gpu, b)
+        })
+    } else {
+        let gpu = launches::gpu_rows(ev);
+        ph.mark("launch-index");
+        (gpu, cpu_tree(tr, &mut ph))
+    };
+    ph.mark("launch-index-wait");
+    let Builder {
+        mut cct,
+        mut nodes,
+        mut node_of_event,
+        mut time,
+        mut count,
+        mut warnings,
+    } = b;
+
+    // Launch links: correlation first, ac2g flows as the fallback. The start index of
+    // the fallback is built only when an activity needs it (Kineto traces link every
+    // activity by correlation).
+    let mut by_start: Option<HashMap<(u32, u32, i64), usize, FxBuild>> = None;
+    let mut launch_of = |k: usize, i: usize| -> Option<usize> {
+        if gpu.launch[k] != NONE_U32 {
+            return Some(gpu.launch[k] as usize);
+        }
+        let by_start = by_start.get_or_insert_with(|| {
+            let mut m = HashMap::default();
+            for r in (0..n).filter(|&r| ev.kind[r] == EventKind::Runtime) {
+                m.entry((ev.pid[r], ev.tid[r], ev.ts[r])).or_insert(r);
+            }
+            m
+        });
+        let id = tr.flow_ends.get(&(ev.pid[i], ev.tid[i], ev.ts[i]))?;
+        let start = tr.flow_starts.get(id)?;
+        by_start.get(start).copied()
+    };
+    let mut unattributed = 0u64;
+    // An activity adds its own node at most, and one without a launch by correlation
+    // its stream root and group nodes too: the column is made once at that bound (a
+    // looser one cost memory at the load's peak). The zeroed allocation is not touched
+    // below the first GPU node: the CPU nodes' zeros cost no memory.
+    let unlinked = gpu.launch.iter().filter(|&&l| l == NONE_U32).count();
+    let bound = cct.len() + gpu.rows.len() + unlinked * (1 + GROUP_ARGS.len());
+    let mut gpu_time = vec![0.0f64; bound];
+    // Filled in row order, so the sparse column only ever appends.
+    let mut launch_of_event: Sparse<u32> = Sparse::new();
+    for (k, &i) in gpu.rows.iter().enumerate() {
+        let i = i as usize;
+        let parent = match launch_of(k, i) {
+            Some(r) => {
+                launch_of_event.resize_none(i);
+                launch_of_event.push(r as u32);
+                node_of_event[r]
+            }
+            None => {
+                unattributed += 1;
+                let stream = match ev.stream[i] {
+                    NONE_I64 => "?".to_string(),
+                    s => s.to_string(),
+                };
+                let label = if gpu.multi_device {
+                    format!("<unattributed> GPU {} stream {stream}", ev.device[i])
+                } else {
+                    format!("<unattributed> stream {stream}")
+                };
+                let mut r = cct.child(None, &label, "stream");
+                grow_count(&mut count, cct.len());
+                count[r as usize] = 1;
+                // Framework and XLA ops (XPlane's tf_op/hlo_op) group what has no launch.
+                if let Some(a) = ev.args_of(i) {
+                    for key in GROUP_ARGS {
+                        if let Some(v) = a.get(key) {
+                            r = cct.child(Some(r), &a.text(v), key);
+                            grow_count(&mut count, cct.len());
+                            count[r as usize] += 1;
+                        }
+                    }
+                }
+                r
+            }
+        };
+        let node = nodes.child(&mut cct, parent, ev, i);
+        grow_count(&mut count, cct.len());
+        // A no-op: the bound above holds.
+        grow(&mut gpu_time, cct.len());
+        // A node's first instance is its first row: its launch configuration is the
+        // node's attrs.
+        if count[node as usize] == 0 {
+            let list = gpu.list[k];
+            nodes.set_attrs(&mut cct, node, list, &gpu.lists[list as usize]);
+        }
+        count[node as usize] += 1;
+        gpu_time[node as usize] += ev.dur[i] as f64;
+        node_of_event[i] = node;
+    }
+    ph.mark("gpu-pass");
+    // The build's indexes go before the metric columns are made: the load's peak.
+    drop(by_start);
+    drop(gpu);
+    drop(nodes);
+    cct.release_last_children();
+    // glibc keeps what the build freed in its heap, where the metric columns do not
+    // fit: hand those pages back first, or they count on top of the columns at the
+    // load's peak.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory of the allocator's arenas.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+    ph.mark("trim");
+    if unattributed > 0 {
+        warnings.push(format!(
+            "{unattributed} GPU activit(ies) have no launch in the file; shown under <unattributed> roots"
+        ));
+    }
+    launch_of_event.resize_none(n);
+    launch_of_event.shrink_to_fit();
+    let len = cct.len();
+    grow(&mut time, len);
+    gpu_time.truncate(len);
+    grow(&mut gpu_time, len);
+    grow_count(&mut count, len);
+    let count: Vec<f64> = count.into_iter().map(f64::from).collect();
+    let mut metrics = MetricTable::new(len);
+    metrics.set("time", "ns", time);
+    metrics.set("gpu_time", "ns", gpu_time);
+    metrics.derive_inclusive(&cct, &["time", "gpu_time"]);
+    metrics.set("count", "", count);
+    ph.mark("metrics");
+    TraceTree {
+        cct,
+        metrics,
+        node_of_event,
+        launch_of_event,
+        warnings,
+    }
+}
+
+fn grow(v: &mut Vec<f64>, len: usize) {
+    if v.len() < len {
+        v.resize(len, 0.0);
+    }
+}
+
+fn grow_count(v: &mut Vec<u32>, len: usize) {
+    if v.len() < len {
+        v.resize(len, 0);
+    }
+}
+
+/// The tree as the CPU lanes leave it, and what the GPU pass adds to.
+struct Builder {
+    cct: Cct,
+    nodes: NodeIndex,
+    node_of_event: Vec<u32>,
+    /// Memory at the load's peak (the end of the build, issue 16): counts are whole
+    /// numbers (u32 until the column is made).
+    time: Vec<f64>,
+    count: Vec<u32>,
+    warnings: Vec<String>,
+}
+
+/// The CPU lanes' slices nested by time, one root per lane.
+fn cpu_tree(tr: &ChromeTrace, ph: &mut phases::Phases) -> Builder {
+    let ev = &tr.events;
+    let n = ev.len();
+    // The node arrays grow as nodes come: events bound them, but a trace whose events
+    // repeat few call paths (grove-gen's) has far fewer nodes, and room for every event
+    // raised its peak.
     let mut cct = Cct::default();
     let mut node_of_event = vec![NO_NODE; n];
-    // Memory at the load's peak (the end of this build, issue 16): counts are whole
-    // numbers (u32 until the column is made), and `gpu` exists only for the GPU pass.
     let mut time = Vec::<f64>::new();
     let mut count = Vec::<u32>::new();
-    let grow_count = |v: &mut Vec<u32>, len: usize| {
-        if v.len() < len {
-            v.resize(len, 0);
-        }
-    };
     let mut warnings = Vec::new();
-    let grow = |v: &mut Vec<f64>, len: usize| {
-        if v.len() < len {
-            v.resize(len, 0.0);
-        }
-    };
+    let mut nodes = NodeIndex::new(ev, n);
 
-    let mut nodes = NodeIndex::new(ev);
-    // CPU lanes in order of first appearance.
-    let mut lanes: Vec<(u32, u32)> = Vec::new();
-    let mut lane_events: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
+    // CPU lanes in order of first appearance; rows of one lane mostly come in runs, so
+    // the last lane is tried before the map.
+    let mut lanes: Vec<((u32, u32), Vec<u32>)> = Vec::new();
+    let mut lane_of: HashMap<(u32, u32), usize, FxBuild> = HashMap::default();
+    let mut last: Option<((u32, u32), usize)> = None;
     for i in 0..n {
         if in_cpu_tree(ev, i) {
             let key = (ev.pid[i], ev.tid[i]);
-            lane_events
-                .entry(key)
-                .or_insert_with(|| {
-                    lanes.push(key);
-                    Vec::new()
-                })
-                .push(i as u32);
+            let l = match last {
+                Some((k, l)) if k == key => l,
+                _ => {
+                    let l = *lane_of.entry(key).or_insert_with(|| {
+                        lanes.push((key, Vec::new()));
+                        lanes.len() - 1
+                    });
+                    last = Some((key, l));
+                    l
+                }
+            };
+            lanes[l].1.push(i as u32);
         }
     }
+    drop(lane_of);
+    // Each event makes at most one node, each lane its root: the per-node columns are
+    // made once at their size (what GPU activities without a launch add aside), not
+    // regrown (issue 16: regrowing left holes that raised the load's peak).
+    time.reserve_exact(n + lanes.len());
+    count.reserve_exact(n + lanes.len());
+    ph.mark("lanes");
     // Lane roots are named by role; threads that share one are numbered in order of
     // first appearance (stable across ranks), and their ids stay in the root's attrs.
-    let mut labels: HashMap<(u32, u32), String> = HashMap::new();
+    let mut labels: Vec<String> = Vec::with_capacity(lanes.len());
     let mut seen: HashMap<String, usize> = HashMap::new();
-    for &(p, t) in &lanes {
+    for &((p, t), _) in &lanes {
         let l = lane_label(tr, p, t);
         let k = seen.entry(l.clone()).or_default();
         *k += 1;
-        let l = if *k > 1 { format!("{l} #{k}") } else { l };
-        labels.insert((p, t), l);
+        labels.push(if *k > 1 { format!("{l} #{k}") } else { l });
     }
+    for (_, idx) in &mut lanes {
+        order_slices(ev, idx);
+    }
+    ph.mark("lane-sort");
     let mut overlaps = 0u64;
-    for key in &lanes {
-        let mut idx = lane_events.remove(key).unwrap_or_default();
-        order_slices(ev, &mut idx);
-        let root = cct.child(None, &labels[&(key.0, key.1)], "thread");
+    for ((key, idx), label) in lanes.into_iter().zip(&labels) {
+        let root = cct.child(None, label, "thread");
         {
             let s = &tr.events.strings;
             let f = cct.frame_mut(root);
@@ -186,130 +370,18 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
             close(s, &mut time);
         }
     }
+    ph.mark("cpu-sweep");
     if overlaps > 0 {
         warnings.push(format!(
             "{overlaps} CPU slice(s) overlap a slice they start in without nesting; placed beside it"
         ));
     }
-
-    // Launch links: correlation first, ac2g flows as the fallback. The start index of
-    // the fallback is built only when an activity needs it (Kineto traces link every
-    // activity by correlation).
-    let mut by_corr: HashMap<i64, usize, FxBuild> = HashMap::default();
-    let placed_runtime = |i: usize| ev.kind[i] == EventKind::Runtime && node_of_event[i] != NO_NODE;
-    for i in 0..n {
-        if placed_runtime(i) && ev.correlation[i] != NONE_I64 {
-            by_corr.entry(ev.correlation[i]).or_insert(i);
-        }
-    }
-    let by_correlation = |i: usize| match ev.correlation[i] {
-        NONE_I64 => None,
-        c => by_corr.get(&c).copied(),
-    };
-    let mut by_start: HashMap<(u32, u32, i64), usize, FxBuild> = HashMap::default();
-    if (0..n).any(|i| ev.kind[i].is_gpu_activity() && by_correlation(i).is_none()) {
-        for i in (0..n).filter(|&i| placed_runtime(i)) {
-            by_start
-                .entry((ev.pid[i], ev.tid[i], ev.ts[i]))
-                .or_insert(i);
-        }
-    }
-    let launch_of = |i: usize| -> Option<usize> {
-        if let Some(r) = by_correlation(i) {
-            return Some(r);
-        }
-        let id = tr.flow_ends.get(&(ev.pid[i], ev.tid[i], ev.ts[i]))?;
-        let start = tr.flow_starts.get(id)?;
-        by_start.get(start).copied()
-    };
-    let devices: std::collections::BTreeSet<i64> = (0..n)
-        .filter(|&i| ev.kind[i].is_gpu_activity())
-        .map(|i| ev.device[i])
-        .collect();
-    let mut unattributed = 0u64;
-    // An activity adds at most its stream root, its group nodes and its own node. The
-    // zeroed allocation is not touched below the first GPU node: the CPU nodes' zeros
-    // cost no memory.
-    let gpu_rows = (0..n).filter(|&i| ev.kind[i].is_gpu_activity()).count();
-    let mut gpu = vec![0.0f64; cct.len() + gpu_rows * (2 + GROUP_ARGS.len())];
-    // Filled in row order, so the sparse column only ever appends.
-    let mut launch_of_event: Sparse<u32> = Sparse::new();
-    for i in 0..n {
-        let k = ev.kind[i];
-        if !k.is_gpu_activity() {
-            continue;
-        }
-        let parent = match launch_of(i) {
-            Some(r) => {
-                launch_of_event.resize_none(i);
-                launch_of_event.push(r as u32);
-                node_of_event[r]
-            }
-            None => {
-                unattributed += 1;
-                let stream = match ev.stream[i] {
-                    NONE_I64 => "?".to_string(),
-                    s => s.to_string(),
-                };
-                let label = if devices.len() > 1 {
-                    format!("<unattributed> GPU {} stream {stream}", ev.device[i])
-                } else {
-                    format!("<unattributed> stream {stream}")
-                };
-                let mut r = cct.child(None, &label, "stream");
-                grow_count(&mut count, cct.len());
-                count[r as usize] = 1;
-                // Framework and XLA ops (XPlane's tf_op/hlo_op) group what has no launch.
-                if let Some(a) = ev.args_of(i) {
-                    for key in GROUP_ARGS {
-                        if let Some(v) = a.get(key) {
-                            r = cct.child(Some(r), &a.text(v), key);
-                            grow_count(&mut count, cct.len());
-                            count[r as usize] += 1;
-                        }
-                    }
-                }
-                r
-            }
-        };
-        let node = nodes.child(&mut cct, parent, ev, i);
-        grow_count(&mut count, cct.len());
-        // A no-op: the bound above holds.
-        grow(&mut gpu, cct.len());
-        if count[node as usize] == 0 {
-            set_gpu_attrs(&mut cct, &mut nodes, node, ev, i);
-        }
-        count[node as usize] += 1;
-        gpu[node as usize] += ev.dur[i] as f64;
-        node_of_event[i] = node;
-    }
-    // The build's indexes go before the metric columns are made: the load's peak.
-    drop(nodes);
-    drop(by_start);
-    drop(by_corr);
-    if unattributed > 0 {
-        warnings.push(format!(
-            "{unattributed} GPU activit(ies) have no launch in the file; shown under <unattributed> roots"
-        ));
-    }
-    launch_of_event.resize_none(n);
-    launch_of_event.shrink_to_fit();
-    let len = cct.len();
-    grow(&mut time, len);
-    gpu.truncate(len);
-    grow(&mut gpu, len);
-    grow_count(&mut count, len);
-    let count: Vec<f64> = count.into_iter().map(f64::from).collect();
-    let mut metrics = MetricTable::new(len);
-    metrics.set("time", "ns", time);
-    metrics.set("gpu_time", "ns", gpu);
-    metrics.derive_inclusive(&cct, &["time", "gpu_time"]);
-    metrics.set("count", "", count);
-    TraceTree {
+    Builder {
         cct,
-        metrics,
+        nodes,
         node_of_event,
-        launch_of_event,
+        time,
+        count,
         warnings,
     }
 }
@@ -345,101 +417,6 @@ fn order_slices(ev: &EventTable, idx: &mut [u32]) {
     }
 }
 
-/// Finds or makes the node for an event under a parent, keyed by interned ids so the
-/// hot loop neither hashes nor allocates text; frames share one string per name.
-struct NodeIndex {
-    map: HashMap<(u32, u32, u32), u32, FxBuild>,
-    text: Vec<Option<Arc<str>>>,
-    function: Arc<str>,
-    /// Kernel attribute keys and values repeat across nodes (`registers per thread`,
-    /// `[128, 1, 1]`): one shared string each (by id) instead of two allocations per
-    /// attribute.
-    attr_ids: HashMap<Box<str>, u32, FxBuild>,
-    attr_text: Vec<Arc<str>>,
-    /// Whole lists repeat too (a few launch configurations per kernel): nodes with equal
-    /// lists share one, keyed by the (key, value) ids.
-    lists: HashMap<Vec<(u32, u32)>, (u32, Attrs), FxBuild>,
-    /// Frames repeat across nodes (every `cudaLaunchKernel`, a kernel under each of its
-    /// launches): one shared slot per (name, cat) and per (name, cat, attrs list).
-    plain: HashMap<(u32, u32), FrameId, FxBuild>,
-    with_attrs: HashMap<(u32, u32, u32), FrameId, FxBuild>,
-}
-
-impl NodeIndex {
-    fn new(ev: &EventTable) -> NodeIndex {
-        NodeIndex {
-            map: HashMap::default(),
-            text: vec![None; ev.strings.len()],
-            function: Arc::from("function"),
-            attr_ids: HashMap::default(),
-            attr_text: Vec::new(),
-            lists: HashMap::default(),
-            plain: HashMap::default(),
-            with_attrs: HashMap::default(),
-        }
-    }
-
-    fn attr_id(&mut self, s: &str) -> u32 {
-        if let Some(&id) = self.attr_ids.get(s) {
-            return id;
-        }
-        let id = self.attr_text.len() as u32;
-        self.attr_text.push(Arc::from(s));
-        self.attr_ids.insert(s.into(), id);
-        id
-    }
-
-    /// The shared list for these (key, value) ids, and its id.
-    fn list(&mut self, ids: Vec<(u32, u32)>) -> (u32, Attrs) {
-        if let Some(a) = self.lists.get(&ids) {
-            return a.clone();
-        }
-        let text = &self.attr_text;
-        let a = Attrs::from(
-            ids.iter()
-                .map(|&(k, v)| (text[k as usize].clone(), text[v as usize].clone()))
-                .collect::<Vec<_>>(),
-        );
-        let id = self.lists.len() as u32;
-        self.lists.insert(ids, (id, a.clone()));
-        (id, a)
-    }
-
-    fn text(&mut self, ev: &EventTable, id: u32) -> Arc<str> {
-        self.text[id as usize]
-            .get_or_insert_with(|| Arc::from(ev.strings.resolve(id)))
-            .clone()
-    }
-
-    fn child(&mut self, cct: &mut Cct, parent: u32, ev: &EventTable, i: usize) -> u32 {
-        let key = (parent, ev.name[i], ev.cat[i]);
-        if let Some(&n) = self.map.get(&key) {
-            return n;
-        }
-        let frame = match self.plain.get(&(ev.name[i], ev.cat[i])) {
-            Some(&f) => f,
-            None => {
-                let name = self.text(ev, ev.name[i]);
-                let kind = if ev.strings.resolve(ev.cat[i]).is_empty() {
-                    self.function.clone()
-                } else {
-                    self.text(ev, ev.cat[i])
-                };
-                let f = cct.shared_frame(Frame {
-                    name,
-                    kind,
-                    attrs: Attrs::new(),
-                });
-                self.plain.insert((ev.name[i], ev.cat[i]), f);
-                f
-            }
-        };
-        let n = cct.add_shared(Some(parent), frame);
-        self.map.insert(key, n);
-        n
-    }
-}
-
 fn in_cpu_tree(ev: &EventTable, i: usize) -> bool {
     match ev.kind[i] {
         EventKind::Cpu | EventKind::Runtime => true,
@@ -449,58 +426,5 @@ fn in_cpu_tree(ev: &EventTable, i: usize) -> bool {
                 || ev.strings.resolve(ev.pid[i]).trim() != ev.device[i].to_string()
         }
         _ => false,
-    }
-}
-
-/// Copies the launch configuration of a GPU activity onto its node (first instance).
-/// The node is new, so its attrs are empty and every key is set once, in arg order.
-fn set_gpu_attrs(cct: &mut Cct, nodes: &mut NodeIndex, node: u32, ev: &EventTable, i: usize) {
-    let mut attrs: Vec<(u32, u32)> = Vec::new();
-    let mut set = |k: &str, v: &str| {
-        let k = nodes.attr_id(k);
-        let v = nodes.attr_id(v);
-        match attrs.iter_mut().find(|(key, _)| *key == k) {
-            Some((_, old)) => *old = v,
-            None => attrs.push((k, v)),
-        }
-    };
-    if ev.device[i] != NONE_I64 {
-        set("device", &ev.device[i].to_string());
-    }
-    if ev.stream[i] != NONE_I64 {
-        set("stream", &ev.stream[i].to_string());
-    }
-    if let Some(args) = ev.args_of(i) {
-        for (k, v) in args.iter() {
-            if matches!(
-                k,
-                "device" | "stream" | "correlation" | "External id" | "external id" | "context"
-            ) {
-                continue;
-            }
-            set(k, &args.text(v));
-        }
-    }
-    let (list, attrs) = nodes.list(attrs);
-    if cct.frame(node).attrs.is_empty() {
-        // The node's frame is the plain one of its (name, cat): with this list it is
-        // the same for every kernel launched with this configuration.
-        let key = (ev.name[i], ev.cat[i], list);
-        let f = match nodes.with_attrs.get(&key) {
-            Some(&f) => f,
-            None => {
-                let mut frame = cct.frame(node).clone();
-                frame.attrs = attrs;
-                let f = cct.shared_frame(frame);
-                nodes.with_attrs.insert(key, f);
-                f
-            }
-        };
-        cct.set_frame(node, f);
-    } else {
-        let f = cct.frame_mut(node);
-        for (k, v) in attrs.iter() {
-            f.set_attr(k, v);
-        }
     }
 }

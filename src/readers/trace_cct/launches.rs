@@ -1,0 +1,261 @@
+//! The GPU side of the build that needs no tree: the runtime call that launched each
+//! GPU activity (same `correlation`) and the launch configuration its node shows as
+//! attrs. Nothing here depends on the CPU lanes, so it runs on a second core while
+//! they are swept.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::model::args::ArgValue;
+use crate::model::events::{EventKind, EventTable, NONE_I64, NONE_U32};
+use crate::model::intern::FxBuild;
+use crate::model::Attrs;
+
+pub struct GpuRows {
+    /// The GPU activity rows, in file order.
+    pub rows: Vec<u32>,
+    /// Per activity: the first runtime row with its correlation, NONE_U32 if none.
+    pub launch: Vec<u32>,
+    /// Per activity: its attrs list, an index into `lists`; equal lists (by text) have
+    /// one index.
+    pub list: Vec<u32>,
+    pub lists: Vec<Attrs>,
+    /// Activities on more than one device (their unattributed roots name the GPU).
+    pub multi_device: bool,
+}
+
+/// Args that are ids of one launch, not its configuration.
+fn per_launch(key: &str) -> bool {
+    matches!(
+        key,
+        "device" | "stream" | "correlation" | "External id" | "external id" | "context"
+    )
+}
+
+pub fn gpu_rows(ev: &EventTable) -> GpuRows {
+    // Runtime rows are all CPU-tree rows, so every one of them is placed in the tree.
+    let mut runtime: Vec<(i64, u32)> = Vec::new();
+    let mut rows = Vec::new();
+    let mut first_device = None;
+    let mut multi_device = false;
+    for (i, &k) in ev.kind.iter().enumerate() {
+        if k == EventKind::Runtime {
+            let c = ev.correlation[i];
+            if c != NONE_I64 {
+                runtime.push((c, i as u32));
+            }
+        } else if k.is_gpu_activity() {
+            rows.push(i as u32);
+            let d = ev.device[i];
+            match first_device {
+                None => first_device = Some(d),
+                Some(f) => multi_device |= f != d,
+            }
+        }
+    }
+    let by_corr = ByCorrelation::new(&runtime);
+    drop(runtime);
+    let mut launch = Vec::with_capacity(rows.len());
+    let mut list = Vec::with_capacity(rows.len());
+    let mut lists = AttrLists::default();
+    for &i in &rows {
+        let i = i as usize;
+        launch.push(match ev.correlation[i] {
+            NONE_I64 => NONE_U32,
+            c => by_corr.get(c),
+        });
+        list.push(lists.of(ev, i));
+    }
+    GpuRows {
+        rows,
+        launch,
+        list,
+        lists: lists.lists,
+        multi_device,
+    }
+}
+
+/// Correlation -> the first runtime row with it. Profilers number launches in
+/// sequence, so the ids are nearly always a dense range: a table indexed by id takes
+/// no hashing and reads in order; sparse ids go to a map.
+enum ByCorrelation {
+    Dense { min: i64, row: Vec<u32> },
+    Sparse(HashMap<i64, u32, FxBuild>),
+}
+
+impl ByCorrelation {
+    /// `runtime`: (correlation, row) in row order.
+    fn new(runtime: &[(i64, u32)]) -> ByCorrelation {
+        let min = runtime.iter().map(|r| r.0).min().unwrap_or(0);
+        let max = runtime.iter().map(|r| r.0).max().unwrap_or(0);
+        // At most a few slots per runtime row: the table is no bigger than the map.
+        let dense = max
+            .checked_sub(min)
+            .is_some_and(|span| span < 4 * runtime.len() as i64 + 1024);
+        if dense {
+            let mut row = vec![NONE_U32; (max - min) as usize + 1];
+            for &(c, r) in runtime {
+                let slot = &mut row[(c - min) as usize];
+                if *slot == NONE_U32 {
+                    *slot = r;
+                }
+            }
+            ByCorrelation::Dense { min, row }
+        } else {
+            let mut m = HashMap::with_capacity_and_hasher(runtime.len(), FxBuild::default());
+            for &(c, r) in runtime {
+                m.entry(c).or_insert(r);
+            }
+            ByCorrelation::Sparse(m)
+        }
+    }
+
+    fn get(&self, c: i64) -> u32 {
+        match self {
+            ByCorrelation::Dense { min, row } => c
+                .checked_sub(*min)
+                .and_then(|at| usize::try_from(at).ok())
+                .and_then(|at| row.get(at))
+                .copied()
+                .unwrap_or(NONE_U32),
+            ByCorrelation::Sparse(m) => m.get(&c).copied().unwrap_or(NONE_U32),
+        }
+    }
+}
+
+/// The attrs lists of GPU activities, each made once.
+#[derive(Default)]
+struct AttrLists {
+    /// An activity's configuration as words, to find its list without making text:
+    /// device, stream, then per arg its key by address (the arg store interns keys, so
+    /// one text is one address) and its value's tag and payload. Different words can
+    /// still make equal text (`5` and `"5"`), so this leads to `by_text`, which decides.
+    by_content: HashMap<Box<[u64]>, u32, FxBuild>,
+    words: Vec<u64>,
+    /// Kernel attribute keys and values repeat across nodes (`registers per thread`,
+    /// `[128, 1, 1]`): one shared string each (by id) instead of two allocations per
+    /// attribute.
+    attr_ids: HashMap<Box<str>, u32, FxBuild>,
+    attr_text: Vec<Arc<str>>,
+    /// Lists by their (key, value) text ids.
+    by_text: HashMap<Vec<(u32, u32)>, u32, FxBuild>,
+    lists: Vec<Attrs>,
+}
+
+/// An arg value as (tag, payload): equal words, equal value.
+fn value_words(v: ArgValue) -> (u64, u64) {
+    match v {
+        ArgValue::Null => (0, 0),
+        ArgValue::Bool(b) => (1, b as u64),
+        ArgValue::Int(i) => (2, i as u64),
+        ArgValue::UInt(u) => (3, u),
+        ArgValue::Float(f) => (4, f.to_bits()),
+        ArgValue::Str(s) => (5, s as u64),
+        ArgValue::Json(s) => (6, s as u64),
+    }
+}
+
+impl AttrLists {
+    /// The list of activity `i`.
+    fn of(&mut self, ev: &EventTable, i: usize) -> u32 {
+        self.words.clear();
+        self.words.push(ev.device[i] as u64);
+        self.words.push(ev.stream[i] as u64);
+        let args = ev.args_of(i);
+        if let Some(a) = &args {
+            for (k, v) in a.iter() {
+                if per_launch(k) {
+                    continue;
+                }
+                let (tag, payload) = value_words(v);
+                self.words.push(k.as_ptr() as u64);
+                self.words.push(tag);
+                self.words.push(payload);
+            }
+        }
+        if let Some(&l) = self.by_content.get(&self.words[..]) {
+            return l;
+        }
+        let l = self.by_text(ev, i);
+        self.by_content
+            .insert(self.words.clone().into_boxed_slice(), l);
+        l
+    }
+
+    fn attr_id(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.attr_ids.get(s) {
+            return id;
+        }
+        let id = self.attr_text.len() as u32;
+        self.attr_text.push(Arc::from(s));
+        self.attr_ids.insert(s.into(), id);
+        id
+    }
+
+    /// The launch configuration as text, in arg order after the device and stream;
+    /// every key once.
+    fn by_text(&mut self, ev: &EventTable, i: usize) -> u32 {
+        let mut attrs: Vec<(u32, u32)> = Vec::new();
+        let mut set = |this: &mut Self, k: &str, v: &str| {
+            let k = this.attr_id(k);
+            let v = this.attr_id(v);
+            match attrs.iter_mut().find(|(key, _)| *key == k) {
+                Some((_, old)) => *old = v,
+                None => attrs.push((k, v)),
+            }
+        };
+        if ev.device[i] != NONE_I64 {
+            set(self, "device", &ev.device[i].to_string());
+        }
+        if ev.stream[i] != NONE_I64 {
+            set(self, "stream", &ev.stream[i].to_string());
+        }
+        if let Some(args) = ev.args_of(i) {
+            for (k, v) in args.iter() {
+                if per_launch(k) {
+                    continue;
+                }
+                set(self, k, &args.text(v));
+            }
+        }
+        if let Some(&l) = self.by_text.get(&attrs) {
+            return l;
+        }
+        let text = &self.attr_text;
+        let a = Attrs::from(
+            attrs
+                .iter()
+                .map(|&(k, v)| (text[k as usize].clone(), text[v as usize].clone()))
+                .collect::<Vec<_>>(),
+        );
+        let l = self.lists.len() as u32;
+        self.lists.push(a);
+        self.by_text.insert(attrs, l);
+        l
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_runtime_row_per_correlation_dense_or_sparse() {
+        let rows = [(7, 0), (5, 1), (7, 2), (9, 3)];
+        let dense = ByCorrelation::new(&rows);
+        assert!(matches!(dense, ByCorrelation::Dense { .. }));
+        let far = [(7, 0), (5, 1), (7, 2), (i64::MAX, 3), (i64::MIN + 1, 4)];
+        let sparse = ByCorrelation::new(&far);
+        assert!(matches!(sparse, ByCorrelation::Sparse(_)));
+        for t in [&dense, &sparse] {
+            assert_eq!((t.get(7), t.get(5)), (0, 1));
+            assert_eq!(
+                (t.get(6), t.get(4), t.get(1000)),
+                (NONE_U32, NONE_U32, NONE_U32)
+            );
+            assert_eq!(t.get(i64::MIN), NONE_U32);
+        }
+        assert_eq!((dense.get(9), sparse.get(i64::MAX)), (3, 3));
+        assert_eq!(ByCorrelation::new(&[]).get(0), NONE_U32);
+    }
+}

@@ -1,0 +1,155 @@
+//! Finds or makes the node for an event under a parent, keyed by interned ids so the
+//! hot loop neither hashes nor allocates text; frames share one string per name.
+//!
+//! Most parents have a handful of children (a runtime call and its kernel, an op and
+//! the ops it calls), so a child is found by walking the parent's child list and
+//! comparing ids: no hashing, and no map entry per node. Parents with many children
+//! (lane roots, loops that call many different ops) and nodes made elsewhere (roots,
+//! group nodes) go through a map instead, so a wide parent costs one lookup too.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::model::cct::FrameId;
+use crate::model::events::EventTable;
+use crate::model::intern::FxBuild;
+use crate::model::{Attrs, Cct, Frame};
+
+/// The key of a node not made here (roots, group nodes): never equal to a real key,
+/// whose ids are below the interner's length.
+const OTHER: u64 = u64::MAX;
+
+/// Children made under one parent before its children move to the map: a walk of up to
+/// this many short links is cheaper than hashing, and a longer one is not.
+const WIDE: u8 = 8;
+
+pub struct NodeIndex {
+    /// (name id, cat id) of each node made here, OTHER for the rest.
+    key: Vec<u64>,
+    /// Children made here under each node, counted up to WIDE.
+    kids: Vec<u8>,
+    /// (parent, name, cat) -> child, for parents at WIDE children and parents not made
+    /// here.
+    wide: HashMap<(u32, u32, u32), u32, FxBuild>,
+    text: Vec<Option<Arc<str>>>,
+    function: Arc<str>,
+    /// Frames repeat across nodes (every `cudaLaunchKernel`, a kernel under each of its
+    /// launches): one shared slot per (name, cat). A name nearly always comes with one
+    /// cat, so the slot of its first cat sits in a table by name id; the map holds the
+    /// rest.
+    plain_first: Vec<Option<(u32, FrameId)>>,
+    plain: HashMap<(u32, u32), FrameId, FxBuild>,
+    /// One shared slot per (name, cat, attrs list) of GPU activity nodes.
+    with_attrs: HashMap<(u32, u32, u32), FrameId, FxBuild>,
+}
+
+fn key_of(name: u32, cat: u32) -> u64 {
+    (name as u64) << 32 | cat as u64
+}
+
+impl NodeIndex {
+    /// `nodes`: about how many nodes the tree will have (room is made for them).
+    pub fn new(ev: &EventTable, nodes: usize) -> NodeIndex {
+        NodeIndex {
+            key: Vec::with_capacity(nodes),
+            kids: Vec::with_capacity(nodes),
+            wide: HashMap::default(),
+            text: vec![None; ev.strings.len()],
+            function: Arc::from("function"),
+            plain_first: vec![None; ev.strings.len()],
+            plain: HashMap::default(),
+            with_attrs: HashMap::default(),
+        }
+    }
+
+    fn text(&mut self, ev: &EventTable, id: u32) -> Arc<str> {
+        self.text[id as usize]
+            .get_or_insert_with(|| Arc::from(ev.strings.resolve(id)))
+            .clone()
+    }
+
+    fn plain_frame(&mut self, cct: &mut Cct, ev: &EventTable, name: u32, cat: u32) -> FrameId {
+        match self.plain_first[name as usize] {
+            Some((c, f)) if c == cat => return f,
+            Some(_) => {
+                if let Some(&f) = self.plain.get(&(name, cat)) {
+                    return f;
+                }
+            }
+            None => {}
+        }
+        let name_text = self.text(ev, name);
+        let kind = if ev.strings.resolve(cat).is_empty() {
+            self.function.clone()
+        } else {
+            self.text(ev, cat)
+        };
+        let f = cct.shared_frame(Frame {
+            name: name_text,
+            kind,
+            attrs: Attrs::new(),
+        });
+        match self.plain_first[name as usize] {
+            None => self.plain_first[name as usize] = Some((cat, f)),
+            Some(_) => {
+                self.plain.insert((name, cat), f);
+            }
+        }
+        f
+    }
+
+    pub fn child(&mut self, cct: &mut Cct, parent: u32, ev: &EventTable, i: usize) -> u32 {
+        let (name, cat) = (ev.name[i], ev.cat[i]);
+        let key = key_of(name, cat);
+        let p = parent as usize;
+        // A parent made here has only children made here: nodes made elsewhere hang
+        // under roots and group nodes alone.
+        let narrow = self.key.get(p).is_some_and(|&k| k != OTHER) && self.kids[p] < WIDE;
+        if narrow {
+            for c in cct.children(parent) {
+                if self.key[c as usize] == key {
+                    return c;
+                }
+            }
+        } else if let Some(&c) = self.wide.get(&(parent, name, cat)) {
+            return c;
+        }
+        let frame = self.plain_frame(cct, ev, name, cat);
+        let n = cct.add_shared(Some(parent), frame);
+        self.key.resize(n as usize, OTHER);
+        self.kids.resize(n as usize, 0);
+        self.key.push(key);
+        self.kids.push(0);
+        if narrow {
+            self.kids[p] += 1;
+            if self.kids[p] == WIDE {
+                for c in cct.children(parent) {
+                    let k = self.key[c as usize];
+                    self.wide.insert((parent, (k >> 32) as u32, k as u32), c);
+                }
+            }
+        } else {
+            self.wide.insert((parent, name, cat), n);
+        }
+        n
+    }
+
+    /// Gives a new GPU activity node (its frame is the plain one of its name and cat)
+    /// the shared frame with its launch configuration: with this list it is the same
+    /// for every kernel launched with this configuration.
+    pub fn set_attrs(&mut self, cct: &mut Cct, node: u32, list: u32, attrs: &Attrs) {
+        let k = self.key[node as usize];
+        let key = ((k >> 32) as u32, k as u32, list);
+        let f = match self.with_attrs.get(&key) {
+            Some(&f) => f,
+            None => {
+                let mut frame = cct.frame(node).clone();
+                frame.attrs = attrs.clone();
+                let f = cct.shared_frame(frame);
+                self.with_attrs.insert(key, f);
+                f
+            }
+        };
+        cct.set_frame(node, f);
+    }
+}
