@@ -68,6 +68,13 @@ pub struct ArgStore {
     /// The list being built (closed by `finish`), and its keys when looking up its shape.
     open: Vec<(u32, ArgValue)>,
     scratch: Vec<u32>,
+    /// The keys of the last list as they were pushed, and what `finish` made of them:
+    /// the pushed pairs it kept, in key order, and their shape. Rows of one kind push
+    /// the same keys in the same order, so their sort and shape lookup are done once.
+    last_pushed: Vec<u32>,
+    last_kept: Vec<u32>,
+    /// None until a list is finished.
+    last_shape: Option<u32>,
 }
 
 /// Distinct wide values looked up for sharing: past this many, new ones are appended
@@ -250,28 +257,74 @@ impl ArgStore {
         self.open.push((k, v));
     }
 
+    /// Appends a pair whose key is already interned here (`intern`).
+    pub fn push_id(&mut self, key: u32, v: ArgValue) {
+        self.open.push((key, v));
+    }
+
+    /// Interns a key or a string value; its id is valid for `push_id` and `ArgValue::Str`.
+    pub fn intern(&mut self, s: &str) -> u32 {
+        self.strings.intern(s)
+    }
+
+    /// Drops the list being built.
+    pub fn discard(&mut self) {
+        self.open.clear();
+    }
+
     /// Closes the list being built: sorts it by key, keeps the last of equal keys.
     pub fn finish(&mut self) -> u32 {
-        let mut open = std::mem::take(&mut self.open);
+        let open = std::mem::take(&mut self.open);
+        let shape = match self.last_shape {
+            Some(s)
+                if open.len() == self.last_pushed.len()
+                    && open.iter().zip(&self.last_pushed).all(|(p, &k)| p.0 == k) =>
+            {
+                s
+            }
+            _ => self.order(&open),
+        };
+        self.shape_of.push(shape);
+        for k in 0..self.last_kept.len() {
+            let w = self.pack(open[self.last_kept[k] as usize].1);
+            self.vals.push(w);
+        }
+        self.open = open;
+        self.open.clear();
+        self.ends.push(self.vals.len() as u32);
+        self.ends.len() as u32 - 1
+    }
+
+    /// What `finish` keeps of a pushed list with new keys, and its shape (see
+    /// `last_kept`).
+    fn order(&mut self, open: &[(u32, ArgValue)]) -> u32 {
         let s = &self.strings;
+        let mut kept: Vec<u32> = std::mem::take(&mut self.last_kept);
+        kept.clear();
+        kept.extend(0..open.len() as u32);
         let sorted = open
             .windows(2)
             .all(|w| s.resolve(w[0].0) < s.resolve(w[1].0));
         if !sorted {
             // Stable: of equal keys the last pushed stays last, and wins.
-            open.sort_by(|a, b| s.resolve(a.0).cmp(s.resolve(b.0)));
-            let mut kept: Vec<(u32, ArgValue)> = Vec::with_capacity(open.len());
-            for p in open.drain(..) {
-                match kept.last_mut() {
-                    Some(last) if last.0 == p.0 => *last = p,
-                    _ => kept.push(p),
+            kept.sort_by(|&a, &b| {
+                s.resolve(open[a as usize].0)
+                    .cmp(s.resolve(open[b as usize].0))
+            });
+            let mut n = 0;
+            for i in 0..kept.len() {
+                if n > 0 && open[kept[n - 1] as usize].0 == open[kept[i] as usize].0 {
+                    kept[n - 1] = kept[i];
+                } else {
+                    kept[n] = kept[i];
+                    n += 1;
                 }
             }
-            open = kept;
+            kept.truncate(n);
         }
         let mut keys = std::mem::take(&mut self.scratch);
         keys.clear();
-        keys.extend(open.iter().map(|p| p.0));
+        keys.extend(kept.iter().map(|&i| open[i as usize].0));
         let shape = match self.shape_ids.get(&keys[..]) {
             Some(&s) => s,
             None => {
@@ -283,15 +336,40 @@ impl ArgStore {
             }
         };
         self.scratch = keys;
-        self.shape_of.push(shape);
-        for &(_, v) in &open {
-            let w = self.pack(v);
-            self.vals.push(w);
+        self.last_kept = kept;
+        self.last_pushed.clear();
+        self.last_pushed.extend(open.iter().map(|p| p.0));
+        self.last_shape = Some(shape);
+        shape
+    }
+
+    /// Copies list `id` into `dest` (a list equal in keys and values), `memo` mapping
+    /// this store's string ids to `dest`'s as they are met (`u32::MAX`: not yet), so a
+    /// key is interned there once, not once per row.
+    pub fn copy_list(&self, id: u32, dest: &mut ArgStore, memo: &mut Vec<u32>) -> u32 {
+        if memo.len() < self.strings.len() {
+            memo.resize(self.strings.len(), u32::MAX);
         }
-        open.clear();
-        self.open = open;
-        self.ends.push(self.vals.len() as u32);
-        self.ends.len() as u32 - 1
+        let mut map = |s: u32, dest: &mut ArgStore| {
+            let m = &mut memo[s as usize];
+            if *m == u32::MAX {
+                *m = dest.strings.intern(self.strings.resolve(s));
+            }
+            *m
+        };
+        let l = self.list(id);
+        for j in 0..l.len() {
+            // The value first, then the key: the order `str_value` and `push` interned
+            // them in, so `dest`'s ids come out as they did.
+            let v = match self.unpack(self.vals[l.start + j]) {
+                ArgValue::Str(s) => ArgValue::Str(map(s, dest)),
+                ArgValue::Json(s) => ArgValue::Json(map(s, dest)),
+                other => other,
+            };
+            let k = map(self.shape_keys[l.keys + j], dest);
+            dest.open.push((k, v));
+        }
+        dest.finish()
     }
 
     /// Parses a JSON object's text into a new list; text that is not an object gives an

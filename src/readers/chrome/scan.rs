@@ -66,9 +66,182 @@ pub(super) struct Part {
     /// on almost every event; a hit costs a few loads and one compare instead of
     /// hashing the whole name, looking it up and checking its UTF-8 again.
     cache: Vec<(u64, u32)>,
+    /// The same in front of `arg_lists`' strings (args keys repeat on every GPU row);
+    /// emptied with `arg_lists`, once per block.
+    arg_cache: Vec<(u64, u32)>,
+    /// `arg_lists`' string ids -> the event table store's (see `ArgStore::copy_list`);
+    /// emptied with `arg_lists`.
+    copied: Vec<u32>,
+    /// The compact text of a nested args value being built.
+    nested: Vec<u8>,
 }
 
 const CACHE_SLOTS: usize = 1 << 12;
+const ARG_CACHE_SLOTS: usize = 1 << 8;
+
+/// Looks `text` up in a direct-mapped cache of (sampled hash, id): the id on a hit
+/// (confirmed by comparing with `resolve`'s text), else the slot and hash to fill.
+#[inline]
+fn cache_find<'s>(
+    cache: &[(u64, u32)],
+    text: &[u8],
+    resolve: impl FnOnce(u32) -> &'s str,
+) -> Result<u32, (usize, u64)> {
+    let h = sampled_hash(text);
+    let slot = (h >> 52) as usize & (cache.len() - 1);
+    let (key, id) = cache[slot];
+    if key == h && id != u32::MAX && resolve(id).as_bytes() == text {
+        return Ok(id);
+    }
+    Err((slot, h))
+}
+
+/// 10^0..10^22: the powers of ten a double holds exactly.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// A JSON number's value as serde_json gives it (`ArgStore::push_json`), for the text of
+/// a skipped number (`number_end`); None where it is unsure (not strict JSON, too many
+/// digits, an exponent beyond what one exact operation gives), and the caller falls
+/// back to serde_json itself.
+fn json_number(t: &[u8]) -> Option<ArgValue> {
+    let (neg, d) = match t.first()? {
+        b'-' => (true, &t[1..]),
+        _ => (false, t),
+    };
+    let digits = |from: usize| d[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let mut i = match d.first()? {
+        b'0' => 1,
+        b'1'..=b'9' => digits(0),
+        _ => return None,
+    };
+    let mut exp: i32 = 0;
+    let mut float = false;
+    let int_end = i;
+    let mut frac = 0;
+    if d.get(i) == Some(&b'.') {
+        frac = digits(i + 1);
+        if frac == 0 {
+            return None;
+        }
+        exp -= frac as i32;
+        i += 1 + frac;
+        float = true;
+    }
+    // 19 digits always fit a u64: serde_json's overflow paths are never taken.
+    if int_end + frac > 19 {
+        return None;
+    }
+    let frac_digits: &[u8] = if float {
+        &d[int_end + 1..int_end + 1 + frac]
+    } else {
+        &[]
+    };
+    let sig = d[..int_end]
+        .iter()
+        .chain(frac_digits)
+        .fold(0u64, |v, &c| v * 10 + (c - b'0') as u64);
+    if matches!(d.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        let minus = match d.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let k = digits(i);
+        if k == 0 || k > 3 {
+            return None;
+        }
+        let e = d[i..i + k]
+            .iter()
+            .fold(0i32, |v, &c| v * 10 + (c - b'0') as i32);
+        exp += if minus { -e } else { e };
+        i += k;
+        float = true;
+    }
+    if i != d.len() {
+        return None;
+    }
+    if !float {
+        if !neg {
+            return Some(match i64::try_from(sig) {
+                Ok(v) => ArgValue::Int(v),
+                Err(_) => ArgValue::UInt(sig),
+            });
+        }
+        // serde_json: a negative integer that does not fit, or -0, is a float.
+        let v = (sig as i64).wrapping_neg();
+        return Some(if v >= 0 {
+            ArgValue::Float(-(sig as f64))
+        } else {
+            ArgValue::Int(v)
+        });
+    }
+    // An exact significand and one exact power: a single correctly rounded operation,
+    // which both of serde_json's float parsers (fast and round-trip) then agree with.
+    if sig > 1 << 53 || exp.unsigned_abs() as usize >= POW10.len() {
+        return None;
+    }
+    let p = POW10[exp.unsigned_abs() as usize];
+    let f = if exp >= 0 {
+        sig as f64 * p
+    } else {
+        sig as f64 / p
+    };
+    Some(ArgValue::Float(if neg { -f } else { f }))
+}
+
+/// The compact JSON text of an array of plain integers (`[128, 4, 1]` -> `[128,4,1]`,
+/// as serde_json prints it), into `out`; false for anything else.
+fn int_array(t: &[u8], out: &mut Vec<u8>) -> bool {
+    out.clear();
+    out.push(b'[');
+    let mut i = 1;
+    let skip_ws = |i: &mut usize| {
+        while t.get(*i).is_some_and(|&c| is_ws(c)) {
+            *i += 1;
+        }
+    };
+    skip_ws(&mut i);
+    if t.get(i) == Some(&b']') {
+        out.push(b']');
+        return i + 1 == t.len();
+    }
+    loop {
+        let s = i;
+        if t.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        let k = t[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        // No leading zero, no -0 (a float to serde_json), at most 18 digits (an i64).
+        if k == 0 || k > 18 || (t[i] == b'0' && (k > 1 || i > s)) {
+            return false;
+        }
+        i += k;
+        out.extend_from_slice(&t[s..i]);
+        skip_ws(&mut i);
+        match t.get(i) {
+            Some(b',') => {
+                out.push(b',');
+                i += 1;
+                skip_ws(&mut i);
+            }
+            Some(b']') => {
+                out.push(b']');
+                return i + 1 == t.len();
+            }
+            _ => return false,
+        }
+    }
+}
 
 /// A hash of a string from a few of its words (length, start, middle, end): enough
 /// to tell apart the names of one trace, and cheap for long kernel names. Only a
@@ -514,15 +687,73 @@ impl Part {
         if self.cache.is_empty() {
             self.cache = vec![(0, u32::MAX); CACHE_SLOTS];
         }
-        let h = sampled_hash(text);
-        let slot = (h >> 52) as usize & (CACHE_SLOTS - 1);
-        let (key, id) = self.cache[slot];
-        if key == h && id != u32::MAX && self.strings.resolve(id).as_bytes() == text {
-            return id;
+        match cache_find(&self.cache, text, |id| self.strings.resolve(id)) {
+            Ok(id) => id,
+            Err((slot, h)) => {
+                let id = self.strings.intern_bytes(text);
+                self.cache[slot] = (h, id);
+                id
+            }
         }
-        let id = self.strings.intern_bytes(text);
-        self.cache[slot] = (h, id);
-        id
+    }
+
+    /// Interns a key or string value of a typed args list; None when it is not valid
+    /// UTF-8 (`push_json` replaces that; the caller falls back to it).
+    #[inline]
+    fn intern_arg(&mut self, text: &[u8]) -> Option<u32> {
+        if self.arg_cache.is_empty() {
+            self.arg_cache = vec![(0, u32::MAX); ARG_CACHE_SLOTS];
+        }
+        match cache_find(&self.arg_cache, text, |id| self.arg_lists.resolve(id)) {
+            Ok(id) => Some(id),
+            Err((slot, h)) => {
+                let id = self.arg_lists.intern(std::str::from_utf8(text).ok()?);
+                self.arg_cache[slot] = (h, id);
+                Some(id)
+            }
+        }
+    }
+
+    /// The value at `b[j..e]` (a member value the walk has checked and skipped) as
+    /// `ArgStore::push_json` types it; None where unsure.
+    fn arg_value(&mut self, b: &[u8], j: usize, e: usize) -> Option<ArgValue> {
+        let t = &b[j..e];
+        Some(match t[0] {
+            b'"' => {
+                let raw = &t[1..t.len() - 1];
+                let id = if memchr::memchr(b'\\', raw).is_none() {
+                    self.intern_arg(raw)?
+                } else {
+                    // serde_json's surrogate rules differ from the streaming reader's:
+                    // \u escapes go to serde_json itself.
+                    if memchr::memmem::find(raw, b"\\u").is_some() {
+                        return None;
+                    }
+                    let mut out = std::mem::take(&mut self.scratch);
+                    unescape(raw, &mut out);
+                    let id = self.intern_arg(&out);
+                    self.scratch = out;
+                    id?
+                };
+                ArgValue::Str(id)
+            }
+            b't' => ArgValue::Bool(true),
+            b'f' => ArgValue::Bool(false),
+            b'n' => ArgValue::Null,
+            b'[' | b'{' => {
+                let mut out = std::mem::take(&mut self.nested);
+                if !(t[0] == b'[' && int_array(t, &mut out)) {
+                    // Nested objects, floats, strings: serde_json's own value and text.
+                    let v: serde_json::Value = serde_json::from_slice(t).ok()?;
+                    out.clear();
+                    out.extend_from_slice(v.to_string().as_bytes());
+                }
+                let id = self.intern_arg(&out);
+                self.nested = out;
+                ArgValue::Json(id?)
+            }
+            _ => json_number(t)?,
+        })
     }
 
     /// Whether events of category `cat` (a local id) may need their args text later:
@@ -564,6 +795,8 @@ impl Part {
             arg_list: u32::MAX,
         };
         let mut args_span: Option<(usize, usize)> = None;
+        // Whether `arg_lists` holds the typed list of the last `args` object, unfinished.
+        let mut typed_list = false;
         let mut j = ws(b, i + 1)?;
         if b[j] == b'}' {
             self.events.push(ev);
@@ -609,7 +842,12 @@ impl Part {
                 }
                 b"args" if b[j] == b'{' => {
                     ev.has_args = true;
-                    let e = self.args(b, j, &mut ev)?;
+                    // Typed in the same walk when what is known so far says the list
+                    // will be kept (checked again at the end: `ph` or `cat` may follow).
+                    let typed = !matches!(ev.ph, b'M' | b'C') && self.keeps_args(ev.cat);
+                    self.arg_lists.discard();
+                    let e;
+                    (e, typed_list) = self.args(b, j, &mut ev, typed)?;
                     args_span = Some((j, e));
                     j = e;
                 }
@@ -628,21 +866,30 @@ impl Part {
             }
         }
         if let Some((s, e)) = args_span {
-            self.keep_args_of(&mut ev, &b[s..e]);
+            if typed_list && !matches!(ev.ph, b'M' | b'C') && self.keeps_args(ev.cat) {
+                ev.arg_list = self.arg_lists.finish();
+            } else {
+                self.arg_lists.discard();
+                self.keep_args_of(&mut ev, &b[s..e]);
+            }
         }
         self.events.push(ev);
         Ok(j + 1)
     }
 
-    /// The `args` object at `i`: the ids grove keeps typed on every event.
-    fn args(&mut self, b: &[u8], i: usize, ev: &mut Ev) -> R<usize> {
+    /// The `args` object at `i`: the ids grove keeps typed on every event, and with
+    /// `typed` the whole list pushed into `arg_lists` (unfinished) as `push_json` would
+    /// push it. Returns its end and whether that list is complete (false: something
+    /// was unsure, and `push_json` must read the text).
+    fn args(&mut self, b: &[u8], i: usize, ev: &mut Ev, mut typed: bool) -> R<(usize, bool)> {
         let mut j = ws(b, i + 1)?;
         if b[j] == b'}' {
-            return Ok(j + 1);
+            return Ok((j + 1, typed));
         }
         loop {
             let (ks, kq);
             (ks, kq, j) = plain_key(b, j)?;
+            let v = j;
             let slot = match &b[ks..kq] {
                 b"correlation" => Some(&mut ev.correlation),
                 b"External id" | b"external id" => Some(&mut ev.external_id),
@@ -665,6 +912,13 @@ impl Part {
                 }
                 None => j = skip_value(b, j)?,
             }
+            if typed {
+                let key = self.intern_arg(&b[ks..kq]);
+                match (key, self.arg_value(b, v, j)) {
+                    (Some(k), Some(val)) => self.arg_lists.push_id(k, val),
+                    _ => typed = false,
+                }
+            }
             j = ws(b, j)?;
             match b[j] {
                 b',' => {
@@ -673,7 +927,7 @@ impl Part {
                         return Err(Fail::Odd);
                     }
                 }
-                b'}' => return Ok(j + 1),
+                b'}' => return Ok((j + 1, typed)),
                 _ => return Err(Fail::Odd),
             }
         }
@@ -709,6 +963,7 @@ impl Part {
                 Err(f) => {
                     self.events.truncate(n_events);
                     self.args.truncate(n_args);
+                    self.arg_lists.discard();
                     let why = if f == Fail::Short {
                         Why::Short
                     } else {
@@ -743,19 +998,13 @@ impl Part {
 
     /// Copies an event's typed args into the table's store: the same list (sorted,
     /// last duplicate kept) that parsing its text there would give.
-    pub fn copy_args(&self, ev: &Ev, store: &mut ArgStore) -> u32 {
+    pub fn copy_args(&mut self, ev: &Ev, store: &mut ArgStore) -> u32 {
         if ev.arg_list == u32::MAX {
             return store.push_json(b"");
         }
-        for (k, v) in self.arg_lists.list(ev.arg_list).iter() {
-            let v = match v {
-                ArgValue::Str(s) => store.str_value(self.arg_lists.resolve(s)),
-                ArgValue::Json(s) => store.json_value(self.arg_lists.resolve(s)),
-                other => other,
-            };
-            store.push(k, v);
-        }
-        store.finish()
+        // `copied` is valid for one block: this part's events all go to one table.
+        self.arg_lists
+            .copy_list(ev.arg_list, store, &mut self.copied)
     }
 
     /// Clears the events of the last block (the strings and id maps stay).
@@ -763,6 +1012,8 @@ impl Part {
         self.events.clear();
         self.args.clear();
         self.arg_lists = ArgStore::default();
+        self.arg_cache.clear();
+        self.copied.clear();
     }
 
     /// The global id of local string `id`, interning it into `global` on first use.
@@ -830,5 +1081,144 @@ mod tests {
         assert_eq!(String::from_utf8(out.clone()).unwrap(), "é😀\n/");
         unescape(br#"\ud83dx"#, &mut out);
         assert_eq!(String::from_utf8(out).unwrap(), "\u{FFFD}x");
+    }
+
+    /// A typed args list as comparable text: keys, values (strings and nested text
+    /// resolved, floats by their bits).
+    fn list_text(store: &ArgStore, id: u32) -> Vec<(String, String)> {
+        store
+            .list(id)
+            .iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    ArgValue::Str(s) => format!("str {:?}", store.resolve(s)),
+                    ArgValue::Json(s) => format!("json {}", store.resolve(s)),
+                    ArgValue::Float(f) => format!("float {:x}", f.to_bits()),
+                    other => format!("{other:?}"),
+                };
+                (k.to_string(), v)
+            })
+            .collect()
+    }
+
+    /// The list the walk builds is the one `push_json` gives, on odd cases too (or
+    /// the walk falls back to it).
+    #[test]
+    fn typed_args_as_push_json() {
+        let cases: &[&[u8]] = &[
+            br#"{"z": 1, "a": "x\"y", "m": [1, 2.50, 3], "f": 1.0, "e": 1e3, "n": null,
+                "b": true, "o": {"q": 2, "p": 1}, "a": "last", "big": 18446744073709551615,
+                "neg": -4}"#,
+            br#"{"External id": 5, "queued": 0, "device": 0, "context": 1, "stream": 7,
+                "correlation": 1001, "registers per thread": 232, "shared memory": 73728,
+                "blocks per SM": 0.96, "warps per SM": 3.88, "grid": [128, 4, 1],
+                "block": [128, 1, 1], "est. achieved occupancy %": 6}"#,
+            br#"{}"#,
+            br#"{ "a" : [ ] , "b":[ -1 , 0,7 ], "c": [-0], "d": [1.5], "e": [[1]], "f": ["a"]}"#,
+            br#"{"a": -0, "b": -0.0, "c": 0.1, "d": 1E+2, "e": 1e-2, "f": -1.5e-7, "g": 0e5}"#,
+            br#"{"a": 123456789012345678901, "b": 1}"#,
+            br#"{"a": -9223372036854775808, "b": -9223372036854775809, "c": 9223372036854775808}"#,
+            br#"{"a": 9223372036854775807, "b": 18446744073709551615, "c": 18446744073709551616}"#,
+            br#"{"a": 1.7976931348623157e308, "b": 5e-324, "c": 1e400, "d": 2.2250738585072014e-308}"#,
+            br#"{"a": 9007199254740993, "b": 9007199254740993.0, "c": 0.30000000000000004}"#,
+            br#"{"a": 01}"#,
+            br#"{"a": 1.}"#,
+            br#"{"a": 1-2}"#,
+            br#"{"a": "\u00e9", "b": "\ud83d\ude00", "c": "\ud800", "d": "\\u"}"#,
+            br#"{"a": "\n\t\/\b\f\r\\", "b": "\u0041"}"#,
+            "{\"\u{e9}t\u{e9}\": \"\u{1f600}\", \"a\": \"\u{e9}\"}".as_bytes(),
+            b"{\"a\": \"\xff\", \"b\": 1}",
+            b"{\"\xff\": 2, \"b\": 1}",
+            br#"{"a": 1, "a": 2, "b": 3, "a": 4}"#,
+            br#"{"a": "\n\t\/\b\f\r\\ x\"y", "m": [1, 2.50, 3], "f": 1.0, "e": 1e3, "n": null,
+                "b": true, "o": {"q": 2, "p": 1}, "a": "last", "neg": -4, "x": 9007199254740992.0}"#,
+            br#"{"b": {"z": [1, {"y": null}], "a": 1.50}, "a": true, "c": false}"#,
+            br#"{"stream": "7", "device": null, "correlation": 1e3, "External id": -3}"#,
+        ];
+        for &text in cases {
+            let mut want = ArgStore::default();
+            let w = want.push_json(text);
+            let mut ev = b", {\"ph\":\"X\",\"cat\":\"kernel\",\"args\":".to_vec();
+            ev.extend_from_slice(text);
+            ev.extend_from_slice(b"}");
+            let mut p = Part::default();
+            let stop = p.scan(&ev, 0, usize::MAX);
+            if p.events.is_empty() {
+                // Left to the streaming reader (which calls push_json).
+                assert_eq!(stop.why, Why::Odd, "{}", String::from_utf8_lossy(text));
+                continue;
+            }
+            let got = p.events[0].arg_list;
+            assert_eq!(
+                list_text(&p.arg_lists, got),
+                list_text(&want, w),
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+            // Copied into another store, the list stays the same.
+            let mut dest = ArgStore::default();
+            let ev0 = p.events[0];
+            let c = p.copy_args(&ev0, &mut dest);
+            assert_eq!(list_text(&dest, c), list_text(&want, w));
+        }
+    }
+
+    /// `json_number` agrees with serde_json on every number it takes.
+    #[test]
+    fn numbers_as_serde_json() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut taken = 0;
+        for _ in 0..200_000 {
+            let mut t = String::new();
+            if rand(2) == 0 {
+                t.push('-');
+            }
+            for _ in 0..1 + rand(21) {
+                t.push((b'0' + rand(10) as u8) as char);
+            }
+            if rand(2) == 0 {
+                t.push('.');
+                for _ in 0..rand(12) {
+                    t.push((b'0' + rand(10) as u8) as char);
+                }
+            }
+            if rand(3) == 0 {
+                t.push(if rand(2) == 0 { 'e' } else { 'E' });
+                match rand(3) {
+                    0 => t.push('-'),
+                    1 => t.push('+'),
+                    _ => {}
+                }
+                for _ in 0..rand(4) {
+                    t.push((b'0' + rand(10) as u8) as char);
+                }
+            }
+            let ours = json_number(t.as_bytes());
+            let theirs = serde_json::from_str::<serde_json::Value>(&t).ok().map(|v| {
+                let n = v.as_number().unwrap().clone();
+                if let Some(u) = n.as_u64() {
+                    i64::try_from(u).map_or(ArgValue::UInt(u), ArgValue::Int)
+                } else if let Some(i) = n.as_i64() {
+                    ArgValue::Int(i)
+                } else {
+                    ArgValue::Float(n.as_f64().unwrap())
+                }
+            });
+            if let Some(v) = ours {
+                taken += 1;
+                let bits = |v: Option<ArgValue>| match v {
+                    Some(ArgValue::Float(f)) => format!("f{:x}", f.to_bits()),
+                    other => format!("{other:?}"),
+                };
+                assert_eq!(bits(Some(v)), bits(theirs), "{t}");
+            }
+        }
+        assert!(taken > 50_000, "{taken}");
     }
 }
