@@ -68,14 +68,24 @@ pub struct ArgStore {
     /// The list being built (closed by `finish`), and its keys when looking up its shape.
     open: Vec<(u32, ArgValue)>,
     scratch: Vec<u32>,
-    /// The keys of the last list as they were pushed, and what `finish` made of them:
-    /// the pushed pairs it kept, in key order, and their shape. Rows of one kind push
-    /// the same keys in the same order, so their sort and shape lookup are done once.
-    last_pushed: Vec<u32>,
-    last_kept: Vec<u32>,
-    /// None until a list is finished.
-    last_shape: Option<u32>,
+    /// What `finish` made of the last few key sequences. Rows of one kind push the same
+    /// keys in the same order (kernels, copies, sets alternate), so their sort and
+    /// shape lookup are done once per kind, not once per row.
+    orders: Vec<Order>,
+    /// The entry of `orders` the next new sequence replaces.
+    next_order: usize,
 }
+
+/// A list's keys as they were pushed, the pushed pairs `finish` kept of them (indices, in
+/// key order) and their shape.
+#[derive(Debug, Default, Clone)]
+struct Order {
+    pushed: Vec<u32>,
+    kept: Vec<u32>,
+    shape: u32,
+}
+
+const ORDERS: usize = 4;
 
 /// Distinct wide values looked up for sharing: past this many, new ones are appended
 /// as they come (a trace with a unique float per event should not grow a map too).
@@ -258,16 +268,19 @@ impl ArgStore {
     }
 
     /// Appends a pair whose key is already interned here (`intern`).
+    #[inline]
     pub fn push_id(&mut self, key: u32, v: ArgValue) {
         self.open.push((key, v));
     }
 
     /// Interns a key or a string value; its id is valid for `push_id` and `ArgValue::Str`.
+    #[inline]
     pub fn intern(&mut self, s: &str) -> u32 {
         self.strings.intern(s)
     }
 
     /// Drops the list being built.
+    #[inline]
     pub fn discard(&mut self) {
         self.open.clear();
     }
@@ -275,42 +288,48 @@ impl ArgStore {
     /// Closes the list being built: sorts it by key, keeps the last of equal keys.
     pub fn finish(&mut self) -> u32 {
         let open = std::mem::take(&mut self.open);
-        let shape = match self.last_shape {
-            Some(s)
-                if open.len() == self.last_pushed.len()
-                    && open.iter().zip(&self.last_pushed).all(|(p, &k)| p.0 == k) =>
-            {
-                s
-            }
-            _ => self.order(&open),
+        let pushed = |o: &Order| {
+            o.pushed.len() == open.len() && o.pushed.iter().zip(&open).all(|(&k, p)| p.0 == k)
         };
-        self.shape_of.push(shape);
-        for k in 0..self.last_kept.len() {
-            let w = self.pack(open[self.last_kept[k] as usize].1);
+        let at = match self.orders.iter().position(pushed) {
+            Some(at) => at,
+            None => self.order(&open),
+        };
+        let o = std::mem::take(&mut self.orders[at]);
+        self.shape_of.push(o.shape);
+        for &k in &o.kept {
+            let w = self.pack(open[k as usize].1);
             self.vals.push(w);
         }
+        self.orders[at] = o;
         self.open = open;
         self.open.clear();
         self.ends.push(self.vals.len() as u32);
         self.ends.len() as u32 - 1
     }
 
-    /// What `finish` keeps of a pushed list with new keys, and its shape (see
-    /// `last_kept`).
-    fn order(&mut self, open: &[(u32, ArgValue)]) -> u32 {
+    /// Sorts a pushed list with a new key sequence into an entry of `orders` (see
+    /// `Order`); returns the entry.
+    fn order(&mut self, open: &[(u32, ArgValue)]) -> usize {
+        if self.orders.len() < ORDERS {
+            self.orders.push(Order::default());
+        }
+        let at = self.next_order % self.orders.len();
+        self.next_order = (at + 1) % ORDERS;
+        let mut o = std::mem::take(&mut self.orders[at]);
         let s = &self.strings;
-        let mut kept: Vec<u32> = std::mem::take(&mut self.last_kept);
-        kept.clear();
-        kept.extend(0..open.len() as u32);
+        o.kept.clear();
+        o.kept.extend(0..open.len() as u32);
         let sorted = open
             .windows(2)
             .all(|w| s.resolve(w[0].0) < s.resolve(w[1].0));
         if !sorted {
             // Stable: of equal keys the last pushed stays last, and wins.
-            kept.sort_by(|&a, &b| {
+            o.kept.sort_by(|&a, &b| {
                 s.resolve(open[a as usize].0)
                     .cmp(s.resolve(open[b as usize].0))
             });
+            let kept = &mut o.kept;
             let mut n = 0;
             for i in 0..kept.len() {
                 if n > 0 && open[kept[n - 1] as usize].0 == open[kept[i] as usize].0 {
@@ -324,8 +343,8 @@ impl ArgStore {
         }
         let mut keys = std::mem::take(&mut self.scratch);
         keys.clear();
-        keys.extend(kept.iter().map(|&i| open[i as usize].0));
-        let shape = match self.shape_ids.get(&keys[..]) {
+        keys.extend(o.kept.iter().map(|&i| open[i as usize].0));
+        o.shape = match self.shape_ids.get(&keys[..]) {
             Some(&s) => s,
             None => {
                 let s = self.shape_ends.len() as u32;
@@ -336,11 +355,10 @@ impl ArgStore {
             }
         };
         self.scratch = keys;
-        self.last_kept = kept;
-        self.last_pushed.clear();
-        self.last_pushed.extend(open.iter().map(|p| p.0));
-        self.last_shape = Some(shape);
-        shape
+        o.pushed.clear();
+        o.pushed.extend(open.iter().map(|p| p.0));
+        self.orders[at] = o;
+        at
     }
 
     /// Copies list `id` into `dest` (a list equal in keys and values), `memo` mapping

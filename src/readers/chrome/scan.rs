@@ -249,16 +249,22 @@ fn int_array(t: &[u8], out: &mut Vec<u8>) -> bool {
 #[inline]
 fn sampled_hash(b: &[u8]) -> u64 {
     let n = b.len();
-    let word = |i: usize| -> u64 {
-        let mut w = [0u8; 8];
-        let e = (i + 8).min(n);
-        w[..e - i].copy_from_slice(&b[i..e]);
-        u64::from_le_bytes(w)
-    };
-    let (a, m, z) = if n <= 8 {
-        (word(0), 0, 0)
+    // Whole-word loads only (a copy of a partial word is a call to memcpy); short
+    // strings are covered whole by overlapping loads.
+    let w8 = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+    let w4 = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap()) as u64;
+    let (a, m, z) = if n >= 8 {
+        (w8(0), w8(n / 2 - 4), w8(n - 8))
+    } else if n >= 4 {
+        (w4(0) | w4(n - 4) << 32, 0, 0)
+    } else if n > 0 {
+        (
+            b[0] as u64 | (b[n / 2] as u64) << 8 | (b[n - 1] as u64) << 16,
+            0,
+            0,
+        )
     } else {
-        (word(0), word(n / 2 - 4), word(n - 8))
+        (0, 0, 0)
     };
     let k = 0x9E37_79B9_7F4A_7C15u64;
     let mut h = (n as u64).wrapping_mul(k) ^ a;
