@@ -371,35 +371,59 @@ fn scalar_end(b: &[u8], j: usize) -> R<usize> {
 /// counts them for a warning).
 #[inline]
 fn string_span(b: &[u8], i: usize) -> R<(usize, usize, bool)> {
-    let start = i + 1;
-    // Most strings of a trace are short (`"X"`, `"cpu_op"`, keys): a plain loop over
-    // their first bytes beats setting up a SIMD search.
-    for (k, &c) in b.get(start..).unwrap_or(&[]).iter().take(24).enumerate() {
-        match c {
-            b'"' => return Ok((start, start + k, false)),
-            b'\\' => return string_span_long(b, start),
-            c if c < 0x20 => return Err(Fail::Odd),
-            _ => {}
-        }
-    }
-    string_span_long(b, start)
+    string_span_ascii(b, i).map(|(s, q, e, _)| (s, q, e))
 }
 
-/// `string_span` from `start` (the first content byte) with SIMD searches.
-fn string_span_long(b: &[u8], start: usize) -> R<(usize, usize, bool)> {
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Bit 7 of each byte of `w` (8 bytes, little-endian) that ends a run of plain string
+/// content: a quote, a backslash or a control character. Exact up to the first such
+/// byte (the usual zero-byte test: a borrow only runs on past a byte that matched), so
+/// `trailing_zeros / 8` finds it; bytes after it may be flagged spuriously.
+#[inline(always)]
+fn specials(w: u64) -> u64 {
+    let q = w ^ (ONES * b'"' as u64);
+    let s = w ^ (ONES * b'\\' as u64);
+    let quote = q.wrapping_sub(ONES) & !q;
+    let backslash = s.wrapping_sub(ONES) & !s;
+    let control = w.wrapping_sub(ONES * 0x20) & !w;
+    (quote | backslash | control) & HIGHS
+}
+
+/// `string_span`, and whether the raw content is all ASCII (then it, and its unescaped
+/// text, is valid UTF-8 without a check). Eight bytes at a time: names, keys and
+/// kernel names alike are a few word steps.
+#[inline]
+fn string_span_ascii(b: &[u8], i: usize) -> R<(usize, usize, bool, bool)> {
+    let start = i + 1;
     let mut j = start;
+    let mut high = 0u64;
     let mut escaped = false;
     loop {
-        let rest = &b[j.min(b.len())..];
-        let Some(k) = memchr::memchr2(b'"', b'\\', rest) else {
-            return Err(Fail::Short);
-        };
-        if rest[..k].iter().fold(false, |any, &c| any | (c < 0x20)) {
-            return Err(Fail::Odd);
+        if let Some(w) = b.get(j..j + 8) {
+            let w = u64::from_le_bytes(w.try_into().unwrap());
+            let m = specials(w);
+            if m == 0 {
+                high |= w;
+                j += 8;
+                continue;
+            }
+            let k = m.trailing_zeros() as usize / 8;
+            high |= w & ((1u64 << (k * 8)) - 1);
+            j += k;
+        } else {
+            let c = byte(b, j)?;
+            if c != b'"' && c != b'\\' && c >= 0x20 {
+                high |= c as u64;
+                j += 1;
+                continue;
+            }
         }
-        j += k;
-        if b[j] == b'"' {
-            return Ok((start, j, escaped));
+        match b[j] {
+            b'"' => return Ok((start, j, escaped, high & HIGHS == 0)),
+            b'\\' => {}
+            _ => return Err(Fail::Odd),
         }
         escaped = true;
         // Check the escape as the streaming reader would; decoding is `unescape`'s.
@@ -624,6 +648,122 @@ fn skip_value(b: &[u8], i: usize) -> R<usize> {
     }
 }
 
+/// The members of an event object the fast path reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Name,
+    Cat,
+    Pid,
+    Tid,
+    Ph,
+    /// `s` and `bp`: read as scalars, unused.
+    Unused,
+    Ts,
+    Dur,
+    Id,
+    Args,
+    Other,
+}
+
+fn key_of(k: &[u8]) -> Key {
+    match k {
+        b"name" => Key::Name,
+        b"cat" => Key::Cat,
+        b"pid" => Key::Pid,
+        b"tid" => Key::Tid,
+        b"ph" => Key::Ph,
+        b"s" | b"bp" => Key::Unused,
+        b"ts" => Key::Ts,
+        b"dur" => Key::Dur,
+        b"id" => Key::Id,
+        b"args" => Key::Args,
+        _ => Key::Other,
+    }
+}
+
+/// A key's bytes and its closing quote as one little-endian word, and the mask of
+/// that many bytes.
+const fn key_word(k: &[u8]) -> (u64, u64) {
+    let mut w = 0u64;
+    let mut i = 0;
+    while i < k.len() {
+        w |= (k[i] as u64) << (8 * i);
+        i += 1;
+    }
+    w |= (b'"' as u64) << (8 * k.len());
+    (w, (1u64 << (8 * (k.len() + 1))) - 1)
+}
+
+/// An event member's key (`b[j]` its opening quote) and where its value starts. The
+/// keys grove reads are at most four letters: one word compare against the key and its
+/// closing quote finds them without scanning for the quote; anything else (other
+/// keys, escapes, the slice's end near) takes `plain_key`.
+#[inline(always)]
+fn event_key(b: &[u8], j: usize) -> R<(Key, usize)> {
+    if b[j] == b'"' {
+        if let Some(w) = b.get(j + 1..j + 9) {
+            let w = u64::from_le_bytes(w.try_into().unwrap());
+            let is = |k: &[u8]| {
+                let (word, mask) = key_word(k);
+                w & mask == word
+            };
+            let found = match w as u8 {
+                b'n' if is(b"name") => Some((Key::Name, 4)),
+                b'c' if is(b"cat") => Some((Key::Cat, 3)),
+                b'p' if is(b"ph") => Some((Key::Ph, 2)),
+                b'p' if is(b"pid") => Some((Key::Pid, 3)),
+                b't' if is(b"tid") => Some((Key::Tid, 3)),
+                b't' if is(b"ts") => Some((Key::Ts, 2)),
+                b'd' if is(b"dur") => Some((Key::Dur, 3)),
+                b'a' if is(b"args") => Some((Key::Args, 4)),
+                b'i' if is(b"id") => Some((Key::Id, 2)),
+                b'b' if is(b"bp") => Some((Key::Unused, 2)),
+                b's' if is(b"s") => Some((Key::Unused, 1)),
+                _ => None,
+            };
+            if let Some((key, n)) = found {
+                let k = ws(b, j + n + 2)?;
+                if b[k] != b':' {
+                    return Err(Fail::Odd);
+                }
+                return Ok((key, ws(b, k + 1)?));
+            }
+        }
+    }
+    let (ks, kq, v) = plain_key(b, j)?;
+    Ok((key_of(&b[ks..kq]), v))
+}
+
+/// `parse_decimal_scaled` of a number's text, its common case (`1006.900`: digits, at
+/// most one point, no more fraction digits than the scale, at most 18 digits in all
+/// once scaled) done here in one pass; anything else goes to it.
+#[inline]
+fn decimal_scaled(t: &[u8], scale: u32) -> Option<i64> {
+    let (neg, d) = match t.first() {
+        Some(b'-') => (true, &t[1..]),
+        _ => (false, t),
+    };
+    let mut acc: u64 = 0;
+    let mut n = 0u32;
+    let mut point = None;
+    for (k, &c) in d.iter().enumerate() {
+        match c {
+            b'0'..=b'9' if n < 18 => {
+                acc = acc * 10 + (c - b'0') as u64;
+                n += 1;
+            }
+            b'.' if point.is_none() => point = Some(k),
+            _ => return parse_decimal_scaled(t, scale),
+        }
+    }
+    let frac = point.map_or(0, |p| (d.len() - p - 1) as u32);
+    if n == 0 || frac > scale || n + scale - frac > 18 {
+        return parse_decimal_scaled(t, scale);
+    }
+    let v = (acc * 10u64.pow(scale - frac)) as i64;
+    Some(if neg { -v } else { v })
+}
+
 /// A scalar field's text as the streaming reader's `read_scalar` gives it: a string's
 /// unescaped content, a number's text, nothing for true/false/null. Objects and arrays
 /// (a repair) are Odd. Returns the text and the end of the value.
@@ -638,7 +778,7 @@ impl Part {
     fn scalar(&mut self, b: &[u8], i: usize) -> R<(Text, usize)> {
         match byte(b, i)? {
             b'"' => {
-                let (s, q, escaped) = string_span(b, i)?;
+                let (s, q, escaped, ascii) = string_span_ascii(b, i)?;
                 let raw = &b[s..q];
                 let text = if escaped {
                     if odd_surrogate(raw) {
@@ -652,9 +792,7 @@ impl Part {
                     Text::Raw(s, q)
                 };
                 // Invalid UTF-8 in a value read is counted for a warning: not ours.
-                if !self.text(b, &text).is_ascii()
-                    && std::str::from_utf8(self.text(b, &text)).is_err()
-                {
+                if !ascii && std::str::from_utf8(self.text(b, &text)).is_err() {
                     return Err(Fail::Odd);
                 }
                 Ok((text, q + 1))
@@ -809,44 +947,43 @@ impl Part {
             return Ok(j + 1);
         }
         loop {
-            let (ks, kq);
-            (ks, kq, j) = plain_key(b, j)?;
-            let key = &b[ks..kq];
+            let key;
+            (key, j) = event_key(b, j)?;
             match key {
-                b"name" | b"cat" | b"pid" | b"tid" => {
+                Key::Name | Key::Cat | Key::Pid | Key::Tid => {
                     let (t, e) = self.scalar(b, j)?;
                     let id = self.intern(b, &t);
                     match key {
-                        b"name" => ev.name = id,
-                        b"cat" => ev.cat = id,
-                        b"pid" => ev.pid = id,
+                        Key::Name => ev.name = id,
+                        Key::Cat => ev.cat = id,
+                        Key::Pid => ev.pid = id,
                         _ => ev.tid = id,
                     }
                     j = e;
                 }
-                b"ph" => {
+                Key::Ph => {
                     let (t, e) = self.scalar(b, j)?;
                     ev.ph = self.text(b, &t).first().copied().unwrap_or(0);
                     j = e;
                 }
                 // Unused, but read as scalars (and so checked) by the streaming reader.
-                b"s" | b"bp" => j = self.scalar(b, j)?.1,
-                b"ts" | b"dur" => {
+                Key::Unused => j = self.scalar(b, j)?.1,
+                Key::Ts | Key::Dur => {
                     let (t, e) = self.scalar(b, j)?;
-                    let v = parse_decimal_scaled(self.text(b, &t), 3);
-                    if key == b"ts" {
+                    let v = decimal_scaled(self.text(b, &t), 3);
+                    if key == Key::Ts {
                         ev.ts = v;
                     } else {
                         ev.dur = v;
                     }
                     j = e;
                 }
-                b"id" => {
+                Key::Id => {
                     let (t, e) = self.scalar(b, j)?;
-                    ev.id = parse_decimal_scaled(self.text(b, &t), 0);
+                    ev.id = decimal_scaled(self.text(b, &t), 0);
                     j = e;
                 }
-                b"args" if b[j] == b'{' => {
+                Key::Args if b[j] == b'{' => {
                     ev.has_args = true;
                     // Typed in the same walk when what is known so far says the list
                     // will be kept (checked again at the end: `ph` or `cat` may follow).
@@ -1226,5 +1363,95 @@ mod tests {
             }
         }
         assert!(taken > 50_000, "{taken}");
+    }
+
+    /// The word-at-a-time string scan agrees with a byte-at-a-time one, at every
+    /// length and end of the slice.
+    #[test]
+    fn string_span_as_bytewise() {
+        fn bytewise(b: &[u8], i: usize) -> R<(usize, usize, bool, bool)> {
+            let (mut j, mut escaped, mut ascii) = (i + 1, false, true);
+            loop {
+                let c = byte(b, j)?;
+                match c {
+                    b'"' => return Ok((i + 1, j, escaped, ascii)),
+                    b'\\' => {
+                        escaped = true;
+                        match byte(b, j + 1)? {
+                            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 2,
+                            b'u' => {
+                                for d in 0..4 {
+                                    if !byte(b, j + 2 + d)?.is_ascii_hexdigit() {
+                                        return Err(Fail::Odd);
+                                    }
+                                }
+                                j += 6;
+                            }
+                            _ => return Err(Fail::Odd),
+                        }
+                    }
+                    c if c < 0x20 => return Err(Fail::Odd),
+                    c => {
+                        ascii &= c < 0x80;
+                        j += 1;
+                    }
+                }
+            }
+        }
+        let alphabet: &[u8] = b"ab\"\\u0/n\x01\x1f\x7f\x80\xc3\xa9 ";
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let n = (x % 40) as usize;
+            let mut t = vec![b'"'];
+            let mut y = x;
+            // Half the strings: long plain runs with a rare special byte.
+            let plain = x % 2 == 0;
+            for _ in 0..n {
+                y = y
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let c = alphabet[(y >> 33) as usize % alphabet.len()];
+                t.push(if plain && (y >> 20) % 8 != 0 { b'a' } else { c });
+            }
+            if plain && x % 4 == 0 {
+                t.push(b'"');
+            }
+            assert_eq!(string_span_ascii(&t, 0), bytewise(&t, 0), "{t:?}");
+        }
+    }
+
+    /// The one-pass decimal agrees with `parse_decimal_scaled`.
+    #[test]
+    fn decimals_as_parse_decimal_scaled() {
+        let alphabet = b"0123456789.-+e ";
+        let mut x = 0x1234_5678_9abc_def1u64;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let n = (x % 24) as usize;
+            let t: Vec<u8> = (0..n)
+                .map(|k| {
+                    let r = (x >> (k * 2 % 60)) as usize ^ k;
+                    // Mostly digits, a point sometimes, the rest rarely.
+                    match r % 16 {
+                        0..=11 => b'0' + (r / 16 % 10) as u8,
+                        12 | 13 => b'.',
+                        _ => alphabet[r / 16 % alphabet.len()],
+                    }
+                })
+                .collect();
+            for scale in [0, 3, 6] {
+                assert_eq!(
+                    decimal_scaled(&t, scale),
+                    parse_decimal_scaled(&t, scale),
+                    "{:?} {scale}",
+                    String::from_utf8_lossy(&t)
+                );
+            }
+        }
     }
 }
