@@ -70,22 +70,40 @@ pub struct ArgStore {
     scratch: Vec<u32>,
     /// What `finish` made of the last few key sequences. Rows of one kind push the same
     /// keys in the same order (kernels, copies, sets alternate), so their sort and
-    /// shape lookup are done once per kind, not once per row.
-    orders: Vec<Order>,
+    /// shape lookup are done once per kind, not once per row. Held inline: the
+    /// event table's store lives through the whole load, and small heap blocks of its
+    /// own made mid-load measurably raised the peak (glibc's heap layout).
+    orders: [Order; ORDERS],
     /// The entry of `orders` the next new sequence replaces.
     next_order: usize,
 }
 
-/// A list's keys as they were pushed, the pushed pairs `finish` kept of them (indices, in
-/// key order) and their shape.
-#[derive(Debug, Default, Clone)]
+/// A list's keys as they were pushed (`len` of them; 0 entries: unused), the pushed
+/// pairs `finish` kept of them (indices, in key order) and their shape.
+#[derive(Debug, Clone, Copy)]
 struct Order {
-    pushed: Vec<u32>,
-    kept: Vec<u32>,
+    len: u8,
+    kept_len: u8,
+    pushed: [u32; ORDER_KEYS],
+    kept: [u8; ORDER_KEYS],
     shape: u32,
 }
 
+impl Default for Order {
+    fn default() -> Self {
+        Order {
+            len: 0,
+            kept_len: 0,
+            pushed: [0; ORDER_KEYS],
+            kept: [0; ORDER_KEYS],
+            shape: 0,
+        }
+    }
+}
+
 const ORDERS: usize = 4;
+/// Lists with more keys are sorted each time.
+const ORDER_KEYS: usize = 24;
 
 /// Distinct wide values looked up for sharing: past this many, new ones are appended
 /// as they come (a trace with a unique float per event should not grow a map too).
@@ -279,6 +297,23 @@ impl ArgStore {
         self.strings.intern(s)
     }
 
+    /// Empties the store, keeping its allocations (a scanner part refills it block
+    /// after block).
+    pub fn clear(&mut self) {
+        self.strings.clear();
+        self.vals.clear();
+        self.ends.clear();
+        self.shape_of.clear();
+        self.shape_keys.clear();
+        self.shape_ends.clear();
+        self.shape_ids.clear();
+        self.wide.clear();
+        self.wide_ids.clear();
+        self.open.clear();
+        self.orders = Default::default();
+        self.next_order = 0;
+    }
+
     /// Drops the list being built.
     #[inline]
     pub fn discard(&mut self) {
@@ -288,48 +323,55 @@ impl ArgStore {
     /// Closes the list being built: sorts it by key, keeps the last of equal keys.
     pub fn finish(&mut self) -> u32 {
         let open = std::mem::take(&mut self.open);
-        let pushed = |o: &Order| {
-            o.pushed.len() == open.len() && o.pushed.iter().zip(&open).all(|(&k, p)| p.0 == k)
-        };
-        let at = match self.orders.iter().position(pushed) {
-            Some(at) => at,
+        let n = open.len();
+        let known = (n > 0 && n <= ORDER_KEYS)
+            .then(|| {
+                self.orders.iter().position(|o| {
+                    o.len as usize == n && o.pushed[..n].iter().zip(&open).all(|(&k, p)| p.0 == k)
+                })
+            })
+            .flatten();
+        let (o, long) = match known {
+            Some(at) => (self.orders[at], None),
             None => self.order(&open),
         };
-        let o = std::mem::take(&mut self.orders[at]);
         self.shape_of.push(o.shape);
-        for &k in &o.kept {
-            let w = self.pack(open[k as usize].1);
-            self.vals.push(w);
+        let kept: &[u8] = &o.kept[..o.kept_len as usize];
+        match long {
+            Some(kept) => {
+                for k in kept {
+                    let w = self.pack(open[k as usize].1);
+                    self.vals.push(w);
+                }
+            }
+            None => {
+                for &k in kept {
+                    let w = self.pack(open[k as usize].1);
+                    self.vals.push(w);
+                }
+            }
         }
-        self.orders[at] = o;
         self.open = open;
         self.open.clear();
         self.ends.push(self.vals.len() as u32);
         self.ends.len() as u32 - 1
     }
 
-    /// Sorts a pushed list with a new key sequence into an entry of `orders` (see
-    /// `Order`); returns the entry.
-    fn order(&mut self, open: &[(u32, ArgValue)]) -> usize {
-        if self.orders.len() < ORDERS {
-            self.orders.push(Order::default());
-        }
-        let at = self.next_order % self.orders.len();
-        self.next_order = (at + 1) % ORDERS;
-        let mut o = std::mem::take(&mut self.orders[at]);
+    /// Sorts a pushed list with a new key sequence: what `finish` keeps of it, as an
+    /// entry of `orders` (remembered there) when it has 1 to ORDER_KEYS keys, else as
+    /// the kept indices (the entry then gives only the shape).
+    fn order(&mut self, open: &[(u32, ArgValue)]) -> (Order, Option<Vec<u32>>) {
         let s = &self.strings;
-        o.kept.clear();
-        o.kept.extend(0..open.len() as u32);
+        let mut kept: Vec<u32> = (0..open.len() as u32).collect();
         let sorted = open
             .windows(2)
             .all(|w| s.resolve(w[0].0) < s.resolve(w[1].0));
         if !sorted {
             // Stable: of equal keys the last pushed stays last, and wins.
-            o.kept.sort_by(|&a, &b| {
+            kept.sort_by(|&a, &b| {
                 s.resolve(open[a as usize].0)
                     .cmp(s.resolve(open[b as usize].0))
             });
-            let kept = &mut o.kept;
             let mut n = 0;
             for i in 0..kept.len() {
                 if n > 0 && open[kept[n - 1] as usize].0 == open[kept[i] as usize].0 {
@@ -343,8 +385,8 @@ impl ArgStore {
         }
         let mut keys = std::mem::take(&mut self.scratch);
         keys.clear();
-        keys.extend(o.kept.iter().map(|&i| open[i as usize].0));
-        o.shape = match self.shape_ids.get(&keys[..]) {
+        keys.extend(kept.iter().map(|&i| open[i as usize].0));
+        let shape = match self.shape_ids.get(&keys[..]) {
             Some(&s) => s,
             None => {
                 let s = self.shape_ends.len() as u32;
@@ -355,10 +397,25 @@ impl ArgStore {
             }
         };
         self.scratch = keys;
-        o.pushed.clear();
-        o.pushed.extend(open.iter().map(|p| p.0));
-        self.orders[at] = o;
-        at
+        let mut o = Order {
+            shape,
+            ..Order::default()
+        };
+        if !open.is_empty() && open.len() <= ORDER_KEYS {
+            o.len = open.len() as u8;
+            o.kept_len = kept.len() as u8;
+            for (i, p) in open.iter().enumerate() {
+                o.pushed[i] = p.0;
+            }
+            for (i, &k) in kept.iter().enumerate() {
+                o.kept[i] = k as u8;
+            }
+            self.orders[self.next_order] = o;
+            self.next_order = (self.next_order + 1) % ORDERS;
+            (o, None)
+        } else {
+            (o, Some(kept))
+        }
     }
 
     /// Copies list `id` into `dest` (a list equal in keys and values), `memo` mapping
@@ -593,5 +650,37 @@ mod tests {
             s.list(c).iter().collect::<Vec<_>>(),
             [("k", ArgValue::Int(3))]
         );
+    }
+
+    /// Lists past the remembered length, and lists whose key sequence repeats (the
+    /// remembered sort), come out as serde_json's sorted map has them.
+    #[test]
+    fn long_and_repeated_lists() {
+        let text = |n: usize, salt: usize| {
+            let mut t = String::from("{");
+            for k in (0..n).rev() {
+                t += &format!("\"k{:02}\": {},", k % (n - 3), k * salt);
+            }
+            t += "\"a\": 1}";
+            t
+        };
+        let mut s = ArgStore::default();
+        for n in [5, 30, 5, 30, 13, 5, 24, 25, 13] {
+            for salt in [1, 2] {
+                let t = text(n, salt);
+                let id = s.push_json(t.as_bytes());
+                let ours: Vec<(String, String)> = s
+                    .list(id)
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), s.text(v).into_owned()))
+                    .collect();
+                let serde_json::Value::Object(m) = serde_json::from_str(&t).unwrap() else {
+                    panic!()
+                };
+                let theirs: Vec<(String, String)> =
+                    m.into_iter().map(|(k, v)| (k, v.to_string())).collect();
+                assert_eq!(ours, theirs, "{t}");
+            }
+        }
     }
 }

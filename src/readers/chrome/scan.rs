@@ -1047,7 +1047,7 @@ impl Part {
                     let (t, e) = self.scalar(b, j)?;
                     // true/false/null leave the slot unset, as the streaming reader does.
                     *slot = if matches!(c, b'"' | b'-' | b'0'..=b'9') {
-                        parse_decimal_scaled(self.text(b, &t), 0)
+                        decimal_scaled(self.text(b, &t), 0)
                     } else {
                         None
                     };
@@ -1155,7 +1155,7 @@ impl Part {
         self.events.clear();
         self.args.clear();
         self.arg_lists = ArgStore::default();
-        self.arg_cache.clear();
+        self.arg_cache.fill((0, u32::MAX));
         self.copied.clear();
     }
 
