@@ -297,23 +297,6 @@ impl ArgStore {
         self.strings.intern(s)
     }
 
-    /// Empties the store, keeping its allocations (a scanner part refills it block
-    /// after block).
-    pub fn clear(&mut self) {
-        self.strings.clear();
-        self.vals.clear();
-        self.ends.clear();
-        self.shape_of.clear();
-        self.shape_keys.clear();
-        self.shape_ends.clear();
-        self.shape_ids.clear();
-        self.wide.clear();
-        self.wide_ids.clear();
-        self.open.clear();
-        self.orders = Default::default();
-        self.next_order = 0;
-    }
-
     /// Drops the list being built.
     #[inline]
     pub fn discard(&mut self) {

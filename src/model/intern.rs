@@ -103,12 +103,6 @@ impl Interner {
         &self.strings[id as usize]
     }
 
-    /// Forgets every string (ids start again at 0), keeping the table's allocation.
-    pub fn clear(&mut self) {
-        self.map.clear();
-        self.strings.clear();
-    }
-
     pub fn len(&self) -> usize {
         self.strings.len()
     }

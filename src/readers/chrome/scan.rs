@@ -1408,15 +1408,19 @@ mod tests {
             let mut t = vec![b'"'];
             let mut y = x;
             // Half the strings: long plain runs with a rare special byte.
-            let plain = x % 2 == 0;
+            let plain = x.is_multiple_of(2);
             for _ in 0..n {
                 y = y
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
                 let c = alphabet[(y >> 33) as usize % alphabet.len()];
-                t.push(if plain && (y >> 20) % 8 != 0 { b'a' } else { c });
+                t.push(if plain && !(y >> 20).is_multiple_of(8) {
+                    b'a'
+                } else {
+                    c
+                });
             }
-            if plain && x % 4 == 0 {
+            if plain && x.is_multiple_of(4) {
                 t.push(b'"');
             }
             assert_eq!(string_span_ascii(&t, 0), bytewise(&t, 0), "{t:?}");
