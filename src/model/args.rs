@@ -68,7 +68,42 @@ pub struct ArgStore {
     /// The list being built (closed by `finish`), and its keys when looking up its shape.
     open: Vec<(u32, ArgValue)>,
     scratch: Vec<u32>,
+    /// What `finish` made of the last few key sequences. Rows of one kind push the same
+    /// keys in the same order (kernels, copies, sets alternate), so their sort and
+    /// shape lookup are done once per kind, not once per row. Held inline: the
+    /// event table's store lives through the whole load, and small heap blocks of its
+    /// own made mid-load measurably raised the peak (glibc's heap layout).
+    orders: [Order; ORDERS],
+    /// The entry of `orders` the next new sequence replaces.
+    next_order: usize,
 }
+
+/// A list's keys as they were pushed (`len` of them; 0 entries: unused), the pushed
+/// pairs `finish` kept of them (indices, in key order) and their shape.
+#[derive(Debug, Clone, Copy)]
+struct Order {
+    len: u8,
+    kept_len: u8,
+    pushed: [u32; ORDER_KEYS],
+    kept: [u8; ORDER_KEYS],
+    shape: u32,
+}
+
+impl Default for Order {
+    fn default() -> Self {
+        Order {
+            len: 0,
+            kept_len: 0,
+            pushed: [0; ORDER_KEYS],
+            kept: [0; ORDER_KEYS],
+            shape: 0,
+        }
+    }
+}
+
+const ORDERS: usize = 4;
+/// Lists with more keys are sorted each time.
+const ORDER_KEYS: usize = 24;
 
 /// Distinct wide values looked up for sharing: past this many, new ones are appended
 /// as they come (a trace with a unique float per event should not grow a map too).
@@ -250,28 +285,90 @@ impl ArgStore {
         self.open.push((k, v));
     }
 
+    /// Appends a pair whose key is already interned here (`intern`).
+    #[inline]
+    pub fn push_id(&mut self, key: u32, v: ArgValue) {
+        self.open.push((key, v));
+    }
+
+    /// Interns a key or a string value; its id is valid for `push_id` and `ArgValue::Str`.
+    #[inline]
+    pub fn intern(&mut self, s: &str) -> u32 {
+        self.strings.intern(s)
+    }
+
+    /// Drops the list being built.
+    #[inline]
+    pub fn discard(&mut self) {
+        self.open.clear();
+    }
+
     /// Closes the list being built: sorts it by key, keeps the last of equal keys.
     pub fn finish(&mut self) -> u32 {
-        let mut open = std::mem::take(&mut self.open);
+        let open = std::mem::take(&mut self.open);
+        let n = open.len();
+        let known = (n > 0 && n <= ORDER_KEYS)
+            .then(|| {
+                self.orders.iter().position(|o| {
+                    o.len as usize == n && o.pushed[..n].iter().zip(&open).all(|(&k, p)| p.0 == k)
+                })
+            })
+            .flatten();
+        let (o, long) = match known {
+            Some(at) => (self.orders[at], None),
+            None => self.order(&open),
+        };
+        self.shape_of.push(o.shape);
+        let kept: &[u8] = &o.kept[..o.kept_len as usize];
+        match long {
+            Some(kept) => {
+                for k in kept {
+                    let w = self.pack(open[k as usize].1);
+                    self.vals.push(w);
+                }
+            }
+            None => {
+                for &k in kept {
+                    let w = self.pack(open[k as usize].1);
+                    self.vals.push(w);
+                }
+            }
+        }
+        self.open = open;
+        self.open.clear();
+        self.ends.push(self.vals.len() as u32);
+        self.ends.len() as u32 - 1
+    }
+
+    /// Sorts a pushed list with a new key sequence: what `finish` keeps of it, as an
+    /// entry of `orders` (remembered there) when it has 1 to ORDER_KEYS keys, else as
+    /// the kept indices (the entry then gives only the shape).
+    fn order(&mut self, open: &[(u32, ArgValue)]) -> (Order, Option<Vec<u32>>) {
         let s = &self.strings;
+        let mut kept: Vec<u32> = (0..open.len() as u32).collect();
         let sorted = open
             .windows(2)
             .all(|w| s.resolve(w[0].0) < s.resolve(w[1].0));
         if !sorted {
             // Stable: of equal keys the last pushed stays last, and wins.
-            open.sort_by(|a, b| s.resolve(a.0).cmp(s.resolve(b.0)));
-            let mut kept: Vec<(u32, ArgValue)> = Vec::with_capacity(open.len());
-            for p in open.drain(..) {
-                match kept.last_mut() {
-                    Some(last) if last.0 == p.0 => *last = p,
-                    _ => kept.push(p),
+            kept.sort_by(|&a, &b| {
+                s.resolve(open[a as usize].0)
+                    .cmp(s.resolve(open[b as usize].0))
+            });
+            let mut n = 0;
+            for i in 0..kept.len() {
+                if n > 0 && open[kept[n - 1] as usize].0 == open[kept[i] as usize].0 {
+                    kept[n - 1] = kept[i];
+                } else {
+                    kept[n] = kept[i];
+                    n += 1;
                 }
             }
-            open = kept;
+            kept.truncate(n);
         }
         let mut keys = std::mem::take(&mut self.scratch);
         keys.clear();
-        keys.extend(open.iter().map(|p| p.0));
+        keys.extend(kept.iter().map(|&i| open[i as usize].0));
         let shape = match self.shape_ids.get(&keys[..]) {
             Some(&s) => s,
             None => {
@@ -283,15 +380,54 @@ impl ArgStore {
             }
         };
         self.scratch = keys;
-        self.shape_of.push(shape);
-        for &(_, v) in &open {
-            let w = self.pack(v);
-            self.vals.push(w);
+        let mut o = Order {
+            shape,
+            ..Order::default()
+        };
+        if !open.is_empty() && open.len() <= ORDER_KEYS {
+            o.len = open.len() as u8;
+            o.kept_len = kept.len() as u8;
+            for (i, p) in open.iter().enumerate() {
+                o.pushed[i] = p.0;
+            }
+            for (i, &k) in kept.iter().enumerate() {
+                o.kept[i] = k as u8;
+            }
+            self.orders[self.next_order] = o;
+            self.next_order = (self.next_order + 1) % ORDERS;
+            (o, None)
+        } else {
+            (o, Some(kept))
         }
-        open.clear();
-        self.open = open;
-        self.ends.push(self.vals.len() as u32);
-        self.ends.len() as u32 - 1
+    }
+
+    /// Copies list `id` into `dest` (a list equal in keys and values), `memo` mapping
+    /// this store's string ids to `dest`'s as they are met (`u32::MAX`: not yet), so a
+    /// key is interned there once, not once per row.
+    pub fn copy_list(&self, id: u32, dest: &mut ArgStore, memo: &mut Vec<u32>) -> u32 {
+        if memo.len() < self.strings.len() {
+            memo.resize(self.strings.len(), u32::MAX);
+        }
+        let mut map = |s: u32, dest: &mut ArgStore| {
+            let m = &mut memo[s as usize];
+            if *m == u32::MAX {
+                *m = dest.strings.intern(self.strings.resolve(s));
+            }
+            *m
+        };
+        let l = self.list(id);
+        for j in 0..l.len() {
+            // The value first, then the key: the order `str_value` and `push` interned
+            // them in, so `dest`'s ids come out as they did.
+            let v = match self.unpack(self.vals[l.start + j]) {
+                ArgValue::Str(s) => ArgValue::Str(map(s, dest)),
+                ArgValue::Json(s) => ArgValue::Json(map(s, dest)),
+                other => other,
+            };
+            let k = map(self.shape_keys[l.keys + j], dest);
+            dest.open.push((k, v));
+        }
+        dest.finish()
     }
 
     /// Parses a JSON object's text into a new list; text that is not an object gives an
@@ -497,5 +633,37 @@ mod tests {
             s.list(c).iter().collect::<Vec<_>>(),
             [("k", ArgValue::Int(3))]
         );
+    }
+
+    /// Lists past the remembered length, and lists whose key sequence repeats (the
+    /// remembered sort), come out as serde_json's sorted map has them.
+    #[test]
+    fn long_and_repeated_lists() {
+        let text = |n: usize, salt: usize| {
+            let mut t = String::from("{");
+            for k in (0..n).rev() {
+                t += &format!("\"k{:02}\": {},", k % (n - 3), k * salt);
+            }
+            t += "\"a\": 1}";
+            t
+        };
+        let mut s = ArgStore::default();
+        for n in [5, 30, 5, 30, 13, 5, 24, 25, 13] {
+            for salt in [1, 2] {
+                let t = text(n, salt);
+                let id = s.push_json(t.as_bytes());
+                let ours: Vec<(String, String)> = s
+                    .list(id)
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), s.text(v).into_owned()))
+                    .collect();
+                let serde_json::Value::Object(m) = serde_json::from_str(&t).unwrap() else {
+                    panic!()
+                };
+                let theirs: Vec<(String, String)> =
+                    m.into_iter().map(|(k, v)| (k, v.to_string())).collect();
+                assert_eq!(ours, theirs, "{t}");
+            }
+        }
     }
 }

@@ -66,9 +66,182 @@ pub(super) struct Part {
     /// on almost every event; a hit costs a few loads and one compare instead of
     /// hashing the whole name, looking it up and checking its UTF-8 again.
     cache: Vec<(u64, u32)>,
+    /// The same in front of `arg_lists`' strings (args keys repeat on every GPU row);
+    /// emptied with `arg_lists`, once per block.
+    arg_cache: Vec<(u64, u32)>,
+    /// `arg_lists`' string ids -> the event table store's (see `ArgStore::copy_list`);
+    /// emptied with `arg_lists`.
+    copied: Vec<u32>,
+    /// The compact text of a nested args value being built.
+    nested: Vec<u8>,
 }
 
 const CACHE_SLOTS: usize = 1 << 12;
+const ARG_CACHE_SLOTS: usize = 1 << 8;
+
+/// Looks `text` up in a direct-mapped cache of (sampled hash, id): the id on a hit
+/// (confirmed by comparing with `resolve`'s text), else the slot and hash to fill.
+#[inline]
+fn cache_find<'s>(
+    cache: &[(u64, u32)],
+    text: &[u8],
+    resolve: impl FnOnce(u32) -> &'s str,
+) -> Result<u32, (usize, u64)> {
+    let h = sampled_hash(text);
+    let slot = (h >> 52) as usize & (cache.len() - 1);
+    let (key, id) = cache[slot];
+    if key == h && id != u32::MAX && resolve(id).as_bytes() == text {
+        return Ok(id);
+    }
+    Err((slot, h))
+}
+
+/// 10^0..10^22: the powers of ten a double holds exactly.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// A JSON number's value as serde_json gives it (`ArgStore::push_json`), for the text of
+/// a skipped number (`number_end`); None where it is unsure (not strict JSON, too many
+/// digits, an exponent beyond what one exact operation gives), and the caller falls
+/// back to serde_json itself.
+fn json_number(t: &[u8]) -> Option<ArgValue> {
+    let (neg, d) = match t.first()? {
+        b'-' => (true, &t[1..]),
+        _ => (false, t),
+    };
+    let digits = |from: usize| d[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let mut i = match d.first()? {
+        b'0' => 1,
+        b'1'..=b'9' => digits(0),
+        _ => return None,
+    };
+    let mut exp: i32 = 0;
+    let mut float = false;
+    let int_end = i;
+    let mut frac = 0;
+    if d.get(i) == Some(&b'.') {
+        frac = digits(i + 1);
+        if frac == 0 {
+            return None;
+        }
+        exp -= frac as i32;
+        i += 1 + frac;
+        float = true;
+    }
+    // 19 digits always fit a u64: serde_json's overflow paths are never taken.
+    if int_end + frac > 19 {
+        return None;
+    }
+    let frac_digits: &[u8] = if float {
+        &d[int_end + 1..int_end + 1 + frac]
+    } else {
+        &[]
+    };
+    let sig = d[..int_end]
+        .iter()
+        .chain(frac_digits)
+        .fold(0u64, |v, &c| v * 10 + (c - b'0') as u64);
+    if matches!(d.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        let minus = match d.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let k = digits(i);
+        if k == 0 || k > 3 {
+            return None;
+        }
+        let e = d[i..i + k]
+            .iter()
+            .fold(0i32, |v, &c| v * 10 + (c - b'0') as i32);
+        exp += if minus { -e } else { e };
+        i += k;
+        float = true;
+    }
+    if i != d.len() {
+        return None;
+    }
+    if !float {
+        if !neg {
+            return Some(match i64::try_from(sig) {
+                Ok(v) => ArgValue::Int(v),
+                Err(_) => ArgValue::UInt(sig),
+            });
+        }
+        // serde_json: a negative integer that does not fit, or -0, is a float.
+        let v = (sig as i64).wrapping_neg();
+        return Some(if v >= 0 {
+            ArgValue::Float(-(sig as f64))
+        } else {
+            ArgValue::Int(v)
+        });
+    }
+    // An exact significand and one exact power: a single correctly rounded operation,
+    // which both of serde_json's float parsers (fast and round-trip) then agree with.
+    if sig > 1 << 53 || exp.unsigned_abs() as usize >= POW10.len() {
+        return None;
+    }
+    let p = POW10[exp.unsigned_abs() as usize];
+    let f = if exp >= 0 {
+        sig as f64 * p
+    } else {
+        sig as f64 / p
+    };
+    Some(ArgValue::Float(if neg { -f } else { f }))
+}
+
+/// The compact JSON text of an array of plain integers (`[128, 4, 1]` -> `[128,4,1]`,
+/// as serde_json prints it), into `out`; false for anything else.
+fn int_array(t: &[u8], out: &mut Vec<u8>) -> bool {
+    out.clear();
+    out.push(b'[');
+    let mut i = 1;
+    let skip_ws = |i: &mut usize| {
+        while t.get(*i).is_some_and(|&c| is_ws(c)) {
+            *i += 1;
+        }
+    };
+    skip_ws(&mut i);
+    if t.get(i) == Some(&b']') {
+        out.push(b']');
+        return i + 1 == t.len();
+    }
+    loop {
+        let s = i;
+        if t.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        let k = t[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        // No leading zero, no -0 (a float to serde_json), at most 18 digits (an i64).
+        if k == 0 || k > 18 || (t[i] == b'0' && (k > 1 || i > s)) {
+            return false;
+        }
+        i += k;
+        out.extend_from_slice(&t[s..i]);
+        skip_ws(&mut i);
+        match t.get(i) {
+            Some(b',') => {
+                out.push(b',');
+                i += 1;
+                skip_ws(&mut i);
+            }
+            Some(b']') => {
+                out.push(b']');
+                return i + 1 == t.len();
+            }
+            _ => return false,
+        }
+    }
+}
 
 /// A hash of a string from a few of its words (length, start, middle, end): enough
 /// to tell apart the names of one trace, and cheap for long kernel names. Only a
@@ -76,16 +249,22 @@ const CACHE_SLOTS: usize = 1 << 12;
 #[inline]
 fn sampled_hash(b: &[u8]) -> u64 {
     let n = b.len();
-    let word = |i: usize| -> u64 {
-        let mut w = [0u8; 8];
-        let e = (i + 8).min(n);
-        w[..e - i].copy_from_slice(&b[i..e]);
-        u64::from_le_bytes(w)
-    };
-    let (a, m, z) = if n <= 8 {
-        (word(0), 0, 0)
+    // Whole-word loads only (a copy of a partial word is a call to memcpy); short
+    // strings are covered whole by overlapping loads.
+    let w8 = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+    let w4 = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap()) as u64;
+    let (a, m, z) = if n >= 8 {
+        (w8(0), w8(n / 2 - 4), w8(n - 8))
+    } else if n >= 4 {
+        (w4(0) | w4(n - 4) << 32, 0, 0)
+    } else if n > 0 {
+        (
+            b[0] as u64 | (b[n / 2] as u64) << 8 | (b[n - 1] as u64) << 16,
+            0,
+            0,
+        )
     } else {
-        (word(0), word(n / 2 - 4), word(n - 8))
+        (0, 0, 0)
     };
     let k = 0x9E37_79B9_7F4A_7C15u64;
     let mut h = (n as u64).wrapping_mul(k) ^ a;
@@ -192,35 +371,59 @@ fn scalar_end(b: &[u8], j: usize) -> R<usize> {
 /// counts them for a warning).
 #[inline]
 fn string_span(b: &[u8], i: usize) -> R<(usize, usize, bool)> {
-    let start = i + 1;
-    // Most strings of a trace are short (`"X"`, `"cpu_op"`, keys): a plain loop over
-    // their first bytes beats setting up a SIMD search.
-    for (k, &c) in b.get(start..).unwrap_or(&[]).iter().take(24).enumerate() {
-        match c {
-            b'"' => return Ok((start, start + k, false)),
-            b'\\' => return string_span_long(b, start),
-            c if c < 0x20 => return Err(Fail::Odd),
-            _ => {}
-        }
-    }
-    string_span_long(b, start)
+    string_span_ascii(b, i).map(|(s, q, e, _)| (s, q, e))
 }
 
-/// `string_span` from `start` (the first content byte) with SIMD searches.
-fn string_span_long(b: &[u8], start: usize) -> R<(usize, usize, bool)> {
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Bit 7 of each byte of `w` (8 bytes, little-endian) that ends a run of plain string
+/// content: a quote, a backslash or a control character. Exact up to the first such
+/// byte (the usual zero-byte test: a borrow only runs on past a byte that matched), so
+/// `trailing_zeros / 8` finds it; bytes after it may be flagged spuriously.
+#[inline(always)]
+fn specials(w: u64) -> u64 {
+    let q = w ^ (ONES * b'"' as u64);
+    let s = w ^ (ONES * b'\\' as u64);
+    let quote = q.wrapping_sub(ONES) & !q;
+    let backslash = s.wrapping_sub(ONES) & !s;
+    let control = w.wrapping_sub(ONES * 0x20) & !w;
+    (quote | backslash | control) & HIGHS
+}
+
+/// `string_span`, and whether the raw content is all ASCII (then it, and its unescaped
+/// text, is valid UTF-8 without a check). Eight bytes at a time: names, keys and
+/// kernel names alike are a few word steps.
+#[inline]
+fn string_span_ascii(b: &[u8], i: usize) -> R<(usize, usize, bool, bool)> {
+    let start = i + 1;
     let mut j = start;
+    let mut high = 0u64;
     let mut escaped = false;
     loop {
-        let rest = &b[j.min(b.len())..];
-        let Some(k) = memchr::memchr2(b'"', b'\\', rest) else {
-            return Err(Fail::Short);
-        };
-        if rest[..k].iter().fold(false, |any, &c| any | (c < 0x20)) {
-            return Err(Fail::Odd);
+        if let Some(w) = b.get(j..j + 8) {
+            let w = u64::from_le_bytes(w.try_into().unwrap());
+            let m = specials(w);
+            if m == 0 {
+                high |= w;
+                j += 8;
+                continue;
+            }
+            let k = m.trailing_zeros() as usize / 8;
+            high |= w & ((1u64 << (k * 8)) - 1);
+            j += k;
+        } else {
+            let c = byte(b, j)?;
+            if c != b'"' && c != b'\\' && c >= 0x20 {
+                high |= c as u64;
+                j += 1;
+                continue;
+            }
         }
-        j += k;
-        if b[j] == b'"' {
-            return Ok((start, j, escaped));
+        match b[j] {
+            b'"' => return Ok((start, j, escaped, high & HIGHS == 0)),
+            b'\\' => {}
+            _ => return Err(Fail::Odd),
         }
         escaped = true;
         // Check the escape as the streaming reader would; decoding is `unescape`'s.
@@ -445,6 +648,122 @@ fn skip_value(b: &[u8], i: usize) -> R<usize> {
     }
 }
 
+/// The members of an event object the fast path reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Name,
+    Cat,
+    Pid,
+    Tid,
+    Ph,
+    /// `s` and `bp`: read as scalars, unused.
+    Unused,
+    Ts,
+    Dur,
+    Id,
+    Args,
+    Other,
+}
+
+fn key_of(k: &[u8]) -> Key {
+    match k {
+        b"name" => Key::Name,
+        b"cat" => Key::Cat,
+        b"pid" => Key::Pid,
+        b"tid" => Key::Tid,
+        b"ph" => Key::Ph,
+        b"s" | b"bp" => Key::Unused,
+        b"ts" => Key::Ts,
+        b"dur" => Key::Dur,
+        b"id" => Key::Id,
+        b"args" => Key::Args,
+        _ => Key::Other,
+    }
+}
+
+/// A key's bytes and its closing quote as one little-endian word, and the mask of
+/// that many bytes.
+const fn key_word(k: &[u8]) -> (u64, u64) {
+    let mut w = 0u64;
+    let mut i = 0;
+    while i < k.len() {
+        w |= (k[i] as u64) << (8 * i);
+        i += 1;
+    }
+    w |= (b'"' as u64) << (8 * k.len());
+    (w, (1u64 << (8 * (k.len() + 1))) - 1)
+}
+
+/// An event member's key (`b[j]` its opening quote) and where its value starts. The
+/// keys grove reads are at most four letters: one word compare against the key and its
+/// closing quote finds them without scanning for the quote; anything else (other
+/// keys, escapes, the slice's end near) takes `plain_key`.
+#[inline(always)]
+fn event_key(b: &[u8], j: usize) -> R<(Key, usize)> {
+    if b[j] == b'"' {
+        if let Some(w) = b.get(j + 1..j + 9) {
+            let w = u64::from_le_bytes(w.try_into().unwrap());
+            let is = |k: &[u8]| {
+                let (word, mask) = key_word(k);
+                w & mask == word
+            };
+            let found = match w as u8 {
+                b'n' if is(b"name") => Some((Key::Name, 4)),
+                b'c' if is(b"cat") => Some((Key::Cat, 3)),
+                b'p' if is(b"ph") => Some((Key::Ph, 2)),
+                b'p' if is(b"pid") => Some((Key::Pid, 3)),
+                b't' if is(b"tid") => Some((Key::Tid, 3)),
+                b't' if is(b"ts") => Some((Key::Ts, 2)),
+                b'd' if is(b"dur") => Some((Key::Dur, 3)),
+                b'a' if is(b"args") => Some((Key::Args, 4)),
+                b'i' if is(b"id") => Some((Key::Id, 2)),
+                b'b' if is(b"bp") => Some((Key::Unused, 2)),
+                b's' if is(b"s") => Some((Key::Unused, 1)),
+                _ => None,
+            };
+            if let Some((key, n)) = found {
+                let k = ws(b, j + n + 2)?;
+                if b[k] != b':' {
+                    return Err(Fail::Odd);
+                }
+                return Ok((key, ws(b, k + 1)?));
+            }
+        }
+    }
+    let (ks, kq, v) = plain_key(b, j)?;
+    Ok((key_of(&b[ks..kq]), v))
+}
+
+/// `parse_decimal_scaled` of a number's text, its common case (`1006.900`: digits, at
+/// most one point, no more fraction digits than the scale, at most 18 digits in all
+/// once scaled) done here in one pass; anything else goes to it.
+#[inline]
+fn decimal_scaled(t: &[u8], scale: u32) -> Option<i64> {
+    let (neg, d) = match t.first() {
+        Some(b'-') => (true, &t[1..]),
+        _ => (false, t),
+    };
+    let mut acc: u64 = 0;
+    let mut n = 0u32;
+    let mut point = None;
+    for (k, &c) in d.iter().enumerate() {
+        match c {
+            b'0'..=b'9' if n < 18 => {
+                acc = acc * 10 + (c - b'0') as u64;
+                n += 1;
+            }
+            b'.' if point.is_none() => point = Some(k),
+            _ => return parse_decimal_scaled(t, scale),
+        }
+    }
+    let frac = point.map_or(0, |p| (d.len() - p - 1) as u32);
+    if n == 0 || frac > scale || n + scale - frac > 18 {
+        return parse_decimal_scaled(t, scale);
+    }
+    let v = (acc * 10u64.pow(scale - frac)) as i64;
+    Some(if neg { -v } else { v })
+}
+
 /// A scalar field's text as the streaming reader's `read_scalar` gives it: a string's
 /// unescaped content, a number's text, nothing for true/false/null. Objects and arrays
 /// (a repair) are Odd. Returns the text and the end of the value.
@@ -459,7 +778,7 @@ impl Part {
     fn scalar(&mut self, b: &[u8], i: usize) -> R<(Text, usize)> {
         match byte(b, i)? {
             b'"' => {
-                let (s, q, escaped) = string_span(b, i)?;
+                let (s, q, escaped, ascii) = string_span_ascii(b, i)?;
                 let raw = &b[s..q];
                 let text = if escaped {
                     if odd_surrogate(raw) {
@@ -473,9 +792,7 @@ impl Part {
                     Text::Raw(s, q)
                 };
                 // Invalid UTF-8 in a value read is counted for a warning: not ours.
-                if !self.text(b, &text).is_ascii()
-                    && std::str::from_utf8(self.text(b, &text)).is_err()
-                {
+                if !ascii && std::str::from_utf8(self.text(b, &text)).is_err() {
                     return Err(Fail::Odd);
                 }
                 Ok((text, q + 1))
@@ -514,15 +831,73 @@ impl Part {
         if self.cache.is_empty() {
             self.cache = vec![(0, u32::MAX); CACHE_SLOTS];
         }
-        let h = sampled_hash(text);
-        let slot = (h >> 52) as usize & (CACHE_SLOTS - 1);
-        let (key, id) = self.cache[slot];
-        if key == h && id != u32::MAX && self.strings.resolve(id).as_bytes() == text {
-            return id;
+        match cache_find(&self.cache, text, |id| self.strings.resolve(id)) {
+            Ok(id) => id,
+            Err((slot, h)) => {
+                let id = self.strings.intern_bytes(text);
+                self.cache[slot] = (h, id);
+                id
+            }
         }
-        let id = self.strings.intern_bytes(text);
-        self.cache[slot] = (h, id);
-        id
+    }
+
+    /// Interns a key or string value of a typed args list; None when it is not valid
+    /// UTF-8 (`push_json` replaces that; the caller falls back to it).
+    #[inline]
+    fn intern_arg(&mut self, text: &[u8]) -> Option<u32> {
+        if self.arg_cache.is_empty() {
+            self.arg_cache = vec![(0, u32::MAX); ARG_CACHE_SLOTS];
+        }
+        match cache_find(&self.arg_cache, text, |id| self.arg_lists.resolve(id)) {
+            Ok(id) => Some(id),
+            Err((slot, h)) => {
+                let id = self.arg_lists.intern(std::str::from_utf8(text).ok()?);
+                self.arg_cache[slot] = (h, id);
+                Some(id)
+            }
+        }
+    }
+
+    /// The value at `b[j..e]` (a member value the walk has checked and skipped) as
+    /// `ArgStore::push_json` types it; None where unsure.
+    fn arg_value(&mut self, b: &[u8], j: usize, e: usize) -> Option<ArgValue> {
+        let t = &b[j..e];
+        Some(match t[0] {
+            b'"' => {
+                let raw = &t[1..t.len() - 1];
+                let id = if memchr::memchr(b'\\', raw).is_none() {
+                    self.intern_arg(raw)?
+                } else {
+                    // serde_json's surrogate rules differ from the streaming reader's:
+                    // \u escapes go to serde_json itself.
+                    if memchr::memmem::find(raw, b"\\u").is_some() {
+                        return None;
+                    }
+                    let mut out = std::mem::take(&mut self.scratch);
+                    unescape(raw, &mut out);
+                    let id = self.intern_arg(&out);
+                    self.scratch = out;
+                    id?
+                };
+                ArgValue::Str(id)
+            }
+            b't' => ArgValue::Bool(true),
+            b'f' => ArgValue::Bool(false),
+            b'n' => ArgValue::Null,
+            b'[' | b'{' => {
+                let mut out = std::mem::take(&mut self.nested);
+                if !(t[0] == b'[' && int_array(t, &mut out)) {
+                    // Nested objects, floats, strings: serde_json's own value and text.
+                    let v: serde_json::Value = serde_json::from_slice(t).ok()?;
+                    out.clear();
+                    out.extend_from_slice(v.to_string().as_bytes());
+                }
+                let id = self.intern_arg(&out);
+                self.nested = out;
+                ArgValue::Json(id?)
+            }
+            _ => json_number(t)?,
+        })
     }
 
     /// Whether events of category `cat` (a local id) may need their args text later:
@@ -564,52 +939,58 @@ impl Part {
             arg_list: u32::MAX,
         };
         let mut args_span: Option<(usize, usize)> = None;
+        // Whether `arg_lists` holds the typed list of the last `args` object, unfinished.
+        let mut typed_list = false;
         let mut j = ws(b, i + 1)?;
         if b[j] == b'}' {
             self.events.push(ev);
             return Ok(j + 1);
         }
         loop {
-            let (ks, kq);
-            (ks, kq, j) = plain_key(b, j)?;
-            let key = &b[ks..kq];
+            let key;
+            (key, j) = event_key(b, j)?;
             match key {
-                b"name" | b"cat" | b"pid" | b"tid" => {
+                Key::Name | Key::Cat | Key::Pid | Key::Tid => {
                     let (t, e) = self.scalar(b, j)?;
                     let id = self.intern(b, &t);
                     match key {
-                        b"name" => ev.name = id,
-                        b"cat" => ev.cat = id,
-                        b"pid" => ev.pid = id,
+                        Key::Name => ev.name = id,
+                        Key::Cat => ev.cat = id,
+                        Key::Pid => ev.pid = id,
                         _ => ev.tid = id,
                     }
                     j = e;
                 }
-                b"ph" => {
+                Key::Ph => {
                     let (t, e) = self.scalar(b, j)?;
                     ev.ph = self.text(b, &t).first().copied().unwrap_or(0);
                     j = e;
                 }
                 // Unused, but read as scalars (and so checked) by the streaming reader.
-                b"s" | b"bp" => j = self.scalar(b, j)?.1,
-                b"ts" | b"dur" => {
+                Key::Unused => j = self.scalar(b, j)?.1,
+                Key::Ts | Key::Dur => {
                     let (t, e) = self.scalar(b, j)?;
-                    let v = parse_decimal_scaled(self.text(b, &t), 3);
-                    if key == b"ts" {
+                    let v = decimal_scaled(self.text(b, &t), 3);
+                    if key == Key::Ts {
                         ev.ts = v;
                     } else {
                         ev.dur = v;
                     }
                     j = e;
                 }
-                b"id" => {
+                Key::Id => {
                     let (t, e) = self.scalar(b, j)?;
-                    ev.id = parse_decimal_scaled(self.text(b, &t), 0);
+                    ev.id = decimal_scaled(self.text(b, &t), 0);
                     j = e;
                 }
-                b"args" if b[j] == b'{' => {
+                Key::Args if b[j] == b'{' => {
                     ev.has_args = true;
-                    let e = self.args(b, j, &mut ev)?;
+                    // Typed in the same walk when what is known so far says the list
+                    // will be kept (checked again at the end: `ph` or `cat` may follow).
+                    let typed = !matches!(ev.ph, b'M' | b'C') && self.keeps_args(ev.cat);
+                    self.arg_lists.discard();
+                    let e;
+                    (e, typed_list) = self.args(b, j, &mut ev, typed)?;
                     args_span = Some((j, e));
                     j = e;
                 }
@@ -628,21 +1009,30 @@ impl Part {
             }
         }
         if let Some((s, e)) = args_span {
-            self.keep_args_of(&mut ev, &b[s..e]);
+            if typed_list && !matches!(ev.ph, b'M' | b'C') && self.keeps_args(ev.cat) {
+                ev.arg_list = self.arg_lists.finish();
+            } else {
+                self.arg_lists.discard();
+                self.keep_args_of(&mut ev, &b[s..e]);
+            }
         }
         self.events.push(ev);
         Ok(j + 1)
     }
 
-    /// The `args` object at `i`: the ids grove keeps typed on every event.
-    fn args(&mut self, b: &[u8], i: usize, ev: &mut Ev) -> R<usize> {
+    /// The `args` object at `i`: the ids grove keeps typed on every event, and with
+    /// `typed` the whole list pushed into `arg_lists` (unfinished) as `push_json` would
+    /// push it. Returns its end and whether that list is complete (false: something
+    /// was unsure, and `push_json` must read the text).
+    fn args(&mut self, b: &[u8], i: usize, ev: &mut Ev, mut typed: bool) -> R<(usize, bool)> {
         let mut j = ws(b, i + 1)?;
         if b[j] == b'}' {
-            return Ok(j + 1);
+            return Ok((j + 1, typed));
         }
         loop {
             let (ks, kq);
             (ks, kq, j) = plain_key(b, j)?;
+            let v = j;
             let slot = match &b[ks..kq] {
                 b"correlation" => Some(&mut ev.correlation),
                 b"External id" | b"external id" => Some(&mut ev.external_id),
@@ -657,13 +1047,20 @@ impl Part {
                     let (t, e) = self.scalar(b, j)?;
                     // true/false/null leave the slot unset, as the streaming reader does.
                     *slot = if matches!(c, b'"' | b'-' | b'0'..=b'9') {
-                        parse_decimal_scaled(self.text(b, &t), 0)
+                        decimal_scaled(self.text(b, &t), 0)
                     } else {
                         None
                     };
                     j = e;
                 }
                 None => j = skip_value(b, j)?,
+            }
+            if typed {
+                let key = self.intern_arg(&b[ks..kq]);
+                match (key, self.arg_value(b, v, j)) {
+                    (Some(k), Some(val)) => self.arg_lists.push_id(k, val),
+                    _ => typed = false,
+                }
             }
             j = ws(b, j)?;
             match b[j] {
@@ -673,7 +1070,7 @@ impl Part {
                         return Err(Fail::Odd);
                     }
                 }
-                b'}' => return Ok(j + 1),
+                b'}' => return Ok((j + 1, typed)),
                 _ => return Err(Fail::Odd),
             }
         }
@@ -709,6 +1106,7 @@ impl Part {
                 Err(f) => {
                     self.events.truncate(n_events);
                     self.args.truncate(n_args);
+                    self.arg_lists.discard();
                     let why = if f == Fail::Short {
                         Why::Short
                     } else {
@@ -743,19 +1141,13 @@ impl Part {
 
     /// Copies an event's typed args into the table's store: the same list (sorted,
     /// last duplicate kept) that parsing its text there would give.
-    pub fn copy_args(&self, ev: &Ev, store: &mut ArgStore) -> u32 {
+    pub fn copy_args(&mut self, ev: &Ev, store: &mut ArgStore) -> u32 {
         if ev.arg_list == u32::MAX {
             return store.push_json(b"");
         }
-        for (k, v) in self.arg_lists.list(ev.arg_list).iter() {
-            let v = match v {
-                ArgValue::Str(s) => store.str_value(self.arg_lists.resolve(s)),
-                ArgValue::Json(s) => store.json_value(self.arg_lists.resolve(s)),
-                other => other,
-            };
-            store.push(k, v);
-        }
-        store.finish()
+        // `copied` is valid for one block: this part's events all go to one table.
+        self.arg_lists
+            .copy_list(ev.arg_list, store, &mut self.copied)
     }
 
     /// Clears the events of the last block (the strings and id maps stay).
@@ -763,6 +1155,8 @@ impl Part {
         self.events.clear();
         self.args.clear();
         self.arg_lists = ArgStore::default();
+        self.arg_cache.fill((0, u32::MAX));
+        self.copied.clear();
     }
 
     /// The global id of local string `id`, interning it into `global` on first use.
@@ -830,5 +1224,238 @@ mod tests {
         assert_eq!(String::from_utf8(out.clone()).unwrap(), "é😀\n/");
         unescape(br#"\ud83dx"#, &mut out);
         assert_eq!(String::from_utf8(out).unwrap(), "\u{FFFD}x");
+    }
+
+    /// A typed args list as comparable text: keys, values (strings and nested text
+    /// resolved, floats by their bits).
+    fn list_text(store: &ArgStore, id: u32) -> Vec<(String, String)> {
+        store
+            .list(id)
+            .iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    ArgValue::Str(s) => format!("str {:?}", store.resolve(s)),
+                    ArgValue::Json(s) => format!("json {}", store.resolve(s)),
+                    ArgValue::Float(f) => format!("float {:x}", f.to_bits()),
+                    other => format!("{other:?}"),
+                };
+                (k.to_string(), v)
+            })
+            .collect()
+    }
+
+    /// The list the walk builds is the one `push_json` gives, on odd cases too (or
+    /// the walk falls back to it).
+    #[test]
+    fn typed_args_as_push_json() {
+        let cases: &[&[u8]] = &[
+            br#"{"z": 1, "a": "x\"y", "m": [1, 2.50, 3], "f": 1.0, "e": 1e3, "n": null,
+                "b": true, "o": {"q": 2, "p": 1}, "a": "last", "big": 18446744073709551615,
+                "neg": -4}"#,
+            br#"{"External id": 5, "queued": 0, "device": 0, "context": 1, "stream": 7,
+                "correlation": 1001, "registers per thread": 232, "shared memory": 73728,
+                "blocks per SM": 0.96, "warps per SM": 3.88, "grid": [128, 4, 1],
+                "block": [128, 1, 1], "est. achieved occupancy %": 6}"#,
+            br#"{}"#,
+            br#"{ "a" : [ ] , "b":[ -1 , 0,7 ], "c": [-0], "d": [1.5], "e": [[1]], "f": ["a"]}"#,
+            br#"{"a": -0, "b": -0.0, "c": 0.1, "d": 1E+2, "e": 1e-2, "f": -1.5e-7, "g": 0e5}"#,
+            br#"{"a": 123456789012345678901, "b": 1}"#,
+            br#"{"a": -9223372036854775808, "b": -9223372036854775809, "c": 9223372036854775808}"#,
+            br#"{"a": 9223372036854775807, "b": 18446744073709551615, "c": 18446744073709551616}"#,
+            br#"{"a": 1.7976931348623157e308, "b": 5e-324, "c": 1e400, "d": 2.2250738585072014e-308}"#,
+            br#"{"a": 9007199254740993, "b": 9007199254740993.0, "c": 0.30000000000000004}"#,
+            br#"{"a": 01}"#,
+            br#"{"a": 1.}"#,
+            br#"{"a": 1-2}"#,
+            br#"{"a": "\u00e9", "b": "\ud83d\ude00", "c": "\ud800", "d": "\\u"}"#,
+            br#"{"a": "\n\t\/\b\f\r\\", "b": "\u0041"}"#,
+            "{\"\u{e9}t\u{e9}\": \"\u{1f600}\", \"a\": \"\u{e9}\"}".as_bytes(),
+            b"{\"a\": \"\xff\", \"b\": 1}",
+            b"{\"\xff\": 2, \"b\": 1}",
+            br#"{"a": 1, "a": 2, "b": 3, "a": 4}"#,
+            br#"{"a": "\n\t\/\b\f\r\\ x\"y", "m": [1, 2.50, 3], "f": 1.0, "e": 1e3, "n": null,
+                "b": true, "o": {"q": 2, "p": 1}, "a": "last", "neg": -4, "x": 9007199254740992.0}"#,
+            br#"{"b": {"z": [1, {"y": null}], "a": 1.50}, "a": true, "c": false}"#,
+            br#"{"stream": "7", "device": null, "correlation": 1e3, "External id": -3}"#,
+        ];
+        for &text in cases {
+            let mut want = ArgStore::default();
+            let w = want.push_json(text);
+            let mut ev = b", {\"ph\":\"X\",\"cat\":\"kernel\",\"args\":".to_vec();
+            ev.extend_from_slice(text);
+            ev.extend_from_slice(b"}");
+            let mut p = Part::default();
+            let stop = p.scan(&ev, 0, usize::MAX);
+            if p.events.is_empty() {
+                // Left to the streaming reader (which calls push_json).
+                assert_eq!(stop.why, Why::Odd, "{}", String::from_utf8_lossy(text));
+                continue;
+            }
+            let got = p.events[0].arg_list;
+            assert_eq!(
+                list_text(&p.arg_lists, got),
+                list_text(&want, w),
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+            // Copied into another store, the list stays the same.
+            let mut dest = ArgStore::default();
+            let ev0 = p.events[0];
+            let c = p.copy_args(&ev0, &mut dest);
+            assert_eq!(list_text(&dest, c), list_text(&want, w));
+        }
+    }
+
+    /// `json_number` agrees with serde_json on every number it takes.
+    #[test]
+    fn numbers_as_serde_json() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut taken = 0;
+        for _ in 0..200_000 {
+            let mut t = String::new();
+            if rand(2) == 0 {
+                t.push('-');
+            }
+            for _ in 0..1 + rand(21) {
+                t.push((b'0' + rand(10) as u8) as char);
+            }
+            if rand(2) == 0 {
+                t.push('.');
+                for _ in 0..rand(12) {
+                    t.push((b'0' + rand(10) as u8) as char);
+                }
+            }
+            if rand(3) == 0 {
+                t.push(if rand(2) == 0 { 'e' } else { 'E' });
+                match rand(3) {
+                    0 => t.push('-'),
+                    1 => t.push('+'),
+                    _ => {}
+                }
+                for _ in 0..rand(4) {
+                    t.push((b'0' + rand(10) as u8) as char);
+                }
+            }
+            let ours = json_number(t.as_bytes());
+            let theirs = serde_json::from_str::<serde_json::Value>(&t).ok().map(|v| {
+                let n = v.as_number().unwrap().clone();
+                if let Some(u) = n.as_u64() {
+                    i64::try_from(u).map_or(ArgValue::UInt(u), ArgValue::Int)
+                } else if let Some(i) = n.as_i64() {
+                    ArgValue::Int(i)
+                } else {
+                    ArgValue::Float(n.as_f64().unwrap())
+                }
+            });
+            if let Some(v) = ours {
+                taken += 1;
+                let bits = |v: Option<ArgValue>| match v {
+                    Some(ArgValue::Float(f)) => format!("f{:x}", f.to_bits()),
+                    other => format!("{other:?}"),
+                };
+                assert_eq!(bits(Some(v)), bits(theirs), "{t}");
+            }
+        }
+        assert!(taken > 50_000, "{taken}");
+    }
+
+    /// The word-at-a-time string scan agrees with a byte-at-a-time one, at every
+    /// length and end of the slice.
+    #[test]
+    fn string_span_as_bytewise() {
+        fn bytewise(b: &[u8], i: usize) -> R<(usize, usize, bool, bool)> {
+            let (mut j, mut escaped, mut ascii) = (i + 1, false, true);
+            loop {
+                let c = byte(b, j)?;
+                match c {
+                    b'"' => return Ok((i + 1, j, escaped, ascii)),
+                    b'\\' => {
+                        escaped = true;
+                        match byte(b, j + 1)? {
+                            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 2,
+                            b'u' => {
+                                for d in 0..4 {
+                                    if !byte(b, j + 2 + d)?.is_ascii_hexdigit() {
+                                        return Err(Fail::Odd);
+                                    }
+                                }
+                                j += 6;
+                            }
+                            _ => return Err(Fail::Odd),
+                        }
+                    }
+                    c if c < 0x20 => return Err(Fail::Odd),
+                    c => {
+                        ascii &= c < 0x80;
+                        j += 1;
+                    }
+                }
+            }
+        }
+        let alphabet: &[u8] = b"ab\"\\u0/n\x01\x1f\x7f\x80\xc3\xa9 ";
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let n = (x % 40) as usize;
+            let mut t = vec![b'"'];
+            let mut y = x;
+            // Half the strings: long plain runs with a rare special byte.
+            let plain = x.is_multiple_of(2);
+            for _ in 0..n {
+                y = y
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let c = alphabet[(y >> 33) as usize % alphabet.len()];
+                t.push(if plain && !(y >> 20).is_multiple_of(8) {
+                    b'a'
+                } else {
+                    c
+                });
+            }
+            if plain && x.is_multiple_of(4) {
+                t.push(b'"');
+            }
+            assert_eq!(string_span_ascii(&t, 0), bytewise(&t, 0), "{t:?}");
+        }
+    }
+
+    /// The one-pass decimal agrees with `parse_decimal_scaled`.
+    #[test]
+    fn decimals_as_parse_decimal_scaled() {
+        let alphabet = b"0123456789.-+e ";
+        let mut x = 0x1234_5678_9abc_def1u64;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let n = (x % 24) as usize;
+            let t: Vec<u8> = (0..n)
+                .map(|k| {
+                    let r = (x >> (k * 2 % 60)) as usize ^ k;
+                    // Mostly digits, a point sometimes, the rest rarely.
+                    match r % 16 {
+                        0..=11 => b'0' + (r / 16 % 10) as u8,
+                        12 | 13 => b'.',
+                        _ => alphabet[r / 16 % alphabet.len()],
+                    }
+                })
+                .collect();
+            for scale in [0, 3, 6] {
+                assert_eq!(
+                    decimal_scaled(&t, scale),
+                    parse_decimal_scaled(&t, scale),
+                    "{:?} {scale}",
+                    String::from_utf8_lossy(&t)
+                );
+            }
+        }
     }
 }
