@@ -671,6 +671,8 @@ fn first_frame(args: &[String]) {
 }
 
 fn main() {
+    // The allocator as grove's binary sets it, so peaks match `grove`'s.
+    grove::memory::tune_allocator();
     // `cargo bench` appends `--bench` to a harness-less bench's arguments.
     let args: Vec<String> = std::env::args()
         .skip(1)
