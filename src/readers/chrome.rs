@@ -13,7 +13,7 @@ use crate::json::{parse_decimal_scaled, JsonError, JsonReader, Kind};
 mod blocks;
 mod scan;
 
-use crate::model::events::{CounterTable, EventKind, EventTable, NONE_I64};
+use crate::model::events::{CounterTable, EventKind, EventTable, Row, NONE_I64};
 use crate::model::intern::FxBuild;
 pub use blocks::{set_thread_override, threads};
 use scan::{Ev, Part};
@@ -549,11 +549,13 @@ impl Parser {
                         return;
                     }
                 }
-                let i = t.push(
-                    b.ev.name, b.ev.cat, b.ev.kind, b.ev.ts, dur, b.ev.pid, b.ev.tid,
-                );
-                t.seq[i] = b.seq;
-                t.begin_end[i] = true;
+                t.push_row(&Row {
+                    seq: b.seq,
+                    begin_end: true,
+                    ..Row::new(
+                        b.ev.name, b.ev.cat, b.ev.kind, b.ev.ts, dur, b.ev.pid, b.ev.tid,
+                    )
+                });
                 return;
             }
             _ => {}
@@ -583,18 +585,14 @@ impl Parser {
         }
         let name = part.global_id(ev.name, &mut self.out.events.strings);
         let t = &mut self.out.events;
-        let i = t.push(name, cat, kind, ts, dur, pid, tid);
-        t.seq[i] = self.seq;
+        let mut row = Row {
+            seq: self.seq,
+            correlation: ev.correlation.unwrap_or(NONE_I64),
+            external_id: ev.external_id.unwrap_or(NONE_I64),
+            record_function_id: ev.record_function_id.unwrap_or(NONE_I64),
+            ..Row::new(name, cat, kind, ts, dur, pid, tid)
+        };
         self.max_ts = self.max_ts.max(ts + dur);
-        if let Some(c) = ev.correlation {
-            t.correlation[i] = c;
-        }
-        if let Some(x) = ev.external_id {
-            t.external_id[i] = x;
-        }
-        if let Some(x) = ev.record_function_id {
-            t.record_function_id[i] = x;
-        }
         if kind.on_gpu_lane() || kind == EventKind::Sync {
             let pid_text = part.strings.resolve(ev.pid);
             let tid_text = part.strings.resolve(ev.tid);
@@ -604,7 +602,7 @@ impl Parser {
                     .then(|| pid_text.trim().parse().ok())
                     .flatten()
             };
-            t.device[i] = ev.device.or_else(pid_device).unwrap_or(NONE_I64);
+            row.device = ev.device.or_else(pid_device).unwrap_or(NONE_I64);
             let mut stream = ev
                 .stream
                 .or_else(|| stream_number(tid_text))
@@ -612,11 +610,12 @@ impl Parser {
             if kind == EventKind::Sync && cat_info.cuda_sync && stream >= STREAM_SYNC_OFFSET {
                 stream -= STREAM_SYNC_OFFSET;
             }
-            t.stream[i] = stream;
+            row.stream = stream;
             if ev.has_args && kind != EventKind::Sync {
-                t.args[i] = part.copy_args(ev, &mut t.arg_store);
+                row.args = part.copy_args(ev, &mut t.arg_store);
             }
         }
+        t.push_row(&row);
     }
 
     fn metadata_event(&mut self, part: &mut Part, ev: &Ev) {
@@ -705,18 +704,19 @@ impl Parser {
         open.sort_by_key(|b| b.seq);
         for b in open {
             self.stats.unclosed_begin += 1;
-            let t = &mut self.out.events;
-            let i = t.push(
-                b.ev.name,
-                b.ev.cat,
-                b.ev.kind,
-                b.ev.ts,
-                (end - b.ev.ts).max(0),
-                b.ev.pid,
-                b.ev.tid,
-            );
-            t.seq[i] = b.seq;
-            t.begin_end[i] = true;
+            self.out.events.push_row(&Row {
+                seq: b.seq,
+                begin_end: true,
+                ..Row::new(
+                    b.ev.name,
+                    b.ev.cat,
+                    b.ev.kind,
+                    b.ev.ts,
+                    (end - b.ev.ts).max(0),
+                    b.ev.pid,
+                    b.ev.tid,
+                )
+            });
         }
         if let Some(base) = base_ns {
             self.out.events.shift_time(base);

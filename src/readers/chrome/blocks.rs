@@ -1,5 +1,5 @@
 //! The event array read block by block: a block of the file (a few MB, never the
-//! whole file) is split at event boundaries into parts (two per thread), the parts are
+//! whole file) is split at event boundaries into parts (four per thread), the parts are
 //! scanned as slices at the same time (`scan`), and their events are then handled in
 //! file order, so B/E matching, flows, `--steps` and every later step see exactly what
 //! a serial read sees. The handling of one block runs while the next is read and
@@ -24,10 +24,12 @@ use crate::json::{JsonError, JsonReader};
 /// Bytes per part: big enough that a part's events outweigh handing it to a thread,
 /// small enough that the block (a few parts per thread) stays in the caches while it
 /// is read and scanned, and the buffer stays a few MB.
-const PART_BYTES: usize = 1 << 20;
+const PART_BYTES: usize = 512 << 10;
 
-/// Parts per block and thread when several threads scan (see `scan_parts`).
-const PARTS_PER_THREAD: usize = 2;
+/// Parts per block and thread when several threads scan: a thread that is free while
+/// the others still scan waits at most one part for the block's end (`scan_block`).
+/// One thread scans the block in one part of the same size.
+const PARTS_PER_THREAD: usize = 4;
 
 /// The most threads used by default (more rarely pays: the handling in file order that
 /// follows the scan is serial).
@@ -66,7 +68,7 @@ pub fn threads() -> usize {
 
 /// Bytes per part: the test override, else `GROVE_PART_BYTES` (for tests that run the
 /// binary: tiny parts split everywhere; 0 reads with the streaming reader alone, the
-/// reference the fast path is compared with), else 1 MiB. None: streaming only.
+/// reference the fast path is compared with), else 512 KiB. None: streaming only.
 fn part_bytes() -> Option<usize> {
     let n = OVERRIDE.with(|c| c.get().0).or_else(|| {
         std::env::var("GROVE_PART_BYTES")
@@ -275,7 +277,7 @@ impl Parser {
         } else {
             1
         };
-        let block = part_bytes.saturating_mul(per_block);
+        let block = part_bytes.saturating_mul(threads * PARTS_PER_THREAD);
         // Two sets of parts: one is scanned while the events of the other, the block
         // before, are handled in file order.
         let mut sets: [Vec<Part>; 2] =
