@@ -187,6 +187,26 @@ impl EventTable {
         }
     }
 
+    /// Gives back the columns' spare capacity (up to half of each, grown by doubling
+    /// while reading): the table lives on while the CCT is built, the peak of a load.
+    pub fn shrink_to_fit(&mut self) {
+        self.name.shrink_to_fit();
+        self.cat.shrink_to_fit();
+        self.kind.shrink_to_fit();
+        self.ts.shrink_to_fit();
+        self.dur.shrink_to_fit();
+        self.pid.shrink_to_fit();
+        self.tid.shrink_to_fit();
+        self.device.shrink_to_fit();
+        self.stream.shrink_to_fit();
+        self.correlation.shrink_to_fit();
+        self.external_id.shrink_to_fit();
+        self.record_function_id.shrink_to_fit();
+        self.args.shrink_to_fit();
+        self.seq.shrink_to_fit();
+        self.begin_end.shrink_to_fit();
+    }
+
     pub fn shift_time(&mut self, by: i64) {
         for t in &mut self.ts {
             *t += by;
@@ -254,4 +274,15 @@ pub struct CounterTable {
     pub pid: Vec<u32>,
     pub ts: Vec<i64>,
     pub value: Vec<f64>,
+}
+
+impl CounterTable {
+    /// Gives back the columns' spare capacity (see `EventTable::shrink_to_fit`).
+    pub fn shrink_to_fit(&mut self) {
+        self.name.shrink_to_fit();
+        self.series.shrink_to_fit();
+        self.pid.shrink_to_fit();
+        self.ts.shrink_to_fit();
+        self.value.shrink_to_fit();
+    }
 }

@@ -156,6 +156,12 @@ struct Parser {
     max_ts: i64,
     /// `--steps`/`--window` while streaming (`select::Stream`): which events to keep.
     filter: Option<super::select::Stream>,
+    /// Launch flows in file order, put into `out.flow_starts`/`flow_ends` by `finish`:
+    /// a list grows at the end, where a hash map growing a flow at a time rehashes
+    /// and touches fresh memory again and again (flows are a third of a Kineto
+    /// trace's events); the maps are then built at their final size, apart.
+    flow_starts: Vec<(i64, (u32, u32, i64))>,
+    flow_ends: Vec<((u32, u32, i64), i64)>,
 }
 
 fn int_of(text: &[u8]) -> Option<i64> {
@@ -194,6 +200,8 @@ pub fn parse_filtered<R: Read>(
         seq: 0,
         max_ts: i64::MIN,
         filter,
+        flow_starts: Vec::new(),
+        flow_ends: Vec::new(),
     };
     let mut base_ns: Option<i64> = None;
     match r.peek_kind()? {
@@ -691,10 +699,23 @@ impl Parser {
         let pid = part.global_id(ev.pid, &mut self.out.events.strings);
         let tid = part.global_id(ev.tid, &mut self.out.events.strings);
         if ev.ph == b's' {
-            self.out.flow_starts.insert(id, (pid, tid, ts));
+            self.flow_starts.push((id, (pid, tid, ts)));
         } else if ev.ph == b'f' {
-            self.out.flow_ends.insert((pid, tid, ts), id);
+            self.flow_ends.push(((pid, tid, ts), id));
         }
+    }
+
+    /// The flow maps from the lists, a later flow replacing an earlier one with the same
+    /// key as it did when inserted while reading. One after the other: each list is
+    /// freed before the next map is built.
+    fn build_flows(&mut self) {
+        fn build<K: std::hash::Hash + Eq, V>(list: Vec<(K, V)>) -> HashMap<K, V, FxBuild> {
+            let mut m = HashMap::with_capacity_and_hasher(list.len(), FxBuild::default());
+            m.extend(list);
+            m
+        }
+        self.out.flow_starts = build(std::mem::take(&mut self.flow_starts));
+        self.out.flow_ends = build(std::mem::take(&mut self.flow_ends));
     }
 
     fn finish(&mut self, base_ns: Option<i64>, repairs: crate::json::Repairs) {
@@ -723,17 +744,19 @@ impl Parser {
             for t in &mut self.out.counters.ts {
                 *t += base;
             }
-            for v in self.out.flow_starts.values_mut() {
+            for (_, v) in &mut self.flow_starts {
                 v.2 += base;
             }
-            self.out.flow_ends = std::mem::take(&mut self.out.flow_ends)
-                .into_iter()
-                .map(|((p, t, ts), id)| ((p, t, ts + base), id))
-                .collect();
+            for (k, _) in &mut self.flow_ends {
+                k.2 += base;
+            }
             self.out
                 .meta
                 .push(("baseTimeNanoseconds".into(), base.to_string()));
         }
+        self.build_flows();
+        self.out.events.shrink_to_fit();
+        self.out.counters.shrink_to_fit();
         let s = &self.stats;
         let w = &mut self.out.warnings;
         if repairs.control_chars > 0 {

@@ -1,5 +1,5 @@
 //! The event array read block by block: a block of the file (a few MB, never the
-//! whole file) is split at event boundaries into parts (four per thread), the parts are
+//! whole file) is split at event boundaries into parts (two per thread), the parts are
 //! scanned as slices at the same time (`scan`), and their events are then handled in
 //! file order, so B/E matching, flows, `--steps` and every later step see exactly what
 //! a serial read sees. The handling of one block runs while the next is read and
@@ -29,7 +29,7 @@ const PART_BYTES: usize = 512 << 10;
 /// Parts per block and thread when several threads scan: a thread that is free while
 /// the others still scan waits at most one part for the block's end (`scan_block`).
 /// One thread scans the block in one part of the same size.
-const PARTS_PER_THREAD: usize = 4;
+const PARTS_PER_THREAD: usize = 2;
 
 /// The most threads used by default (more rarely pays: the handling in file order that
 /// follows the scan is serial).
