@@ -252,7 +252,13 @@ mod tests {
         assert_eq!(c, Coded::from(kept));
         // Ids past the table's bound take the hash map; both kinds mix.
         let mixed: Vec<u32> = (0..300u32)
-            .map(|i| if i % 3 == 0 { DENSE_BOUND + i % 7 } else { i % 11 })
+            .map(|i| {
+                if i % 3 == 0 {
+                    DENSE_BOUND + i % 7
+                } else {
+                    i % 11
+                }
+            })
             .collect();
         let m = Coded::from(mixed.clone());
         assert!(m.plain.is_none() && m.values.len() == 7 + 11);

@@ -237,15 +237,7 @@ pub struct Row {
 
 impl Row {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        name: u32,
-        cat: u32,
-        kind: EventKind,
-        ts: i64,
-        dur: i64,
-        pid: u32,
-        tid: u32,
-    ) -> Row {
+    pub fn new(name: u32, cat: u32, kind: EventKind, ts: i64, dur: i64, pid: u32, tid: u32) -> Row {
         Row {
             name,
             cat,

@@ -117,7 +117,7 @@ impl<T: Absent> Sparse<T> {
         let i = self.len;
         // `resize_none(i + 1)`, without its general case: a new bitmap block only
         // every 64 rows (this runs once per event and column).
-        if i % 64 == 0 {
+        if i.is_multiple_of(64) {
             self.bits.push(0);
             self.before.push(self.vals.len() as u32);
         }

@@ -108,12 +108,18 @@ fn boundary_after(b: &[u8], from: usize) -> Option<usize> {
 }
 
 /// Where the parts of `win` start: the first at 0, the others at a guessed boundary
-/// after their share (fewer parts when no boundary is found).
+/// after their share (fewer parts when no boundary is found). The shares shrink
+/// towards the block's end (4:3:2:1 for four parts): the threads start at different
+/// times (one reads the block, another handles the block before), and small last
+/// parts let them finish together instead of one waiting for the other's big part.
 fn split(win: &[u8], parts: usize) -> Vec<usize> {
     let n = win.len();
+    // Share of part j: parts - j; the shares before part k add up to `before(k)`.
+    let total = parts * (parts + 1) / 2;
+    let before = |k: usize| k * parts - k * k.saturating_sub(1) / 2;
     let mut starts = vec![0usize];
     for k in 1..parts {
-        let from = (k * n / parts).max(starts[k - 1] + 1);
+        let from = (before(k) * n / total).max(starts[k - 1] + 1);
         match boundary_after(win, from) {
             Some(s) if s < n => starts.push(s),
             _ => break,
@@ -221,7 +227,13 @@ fn scan_block<'w>(
             let win = read();
             let starts = split(win, parts.len());
             let count = starts.len();
-            let queue = Mutex::new(parts.iter_mut().zip(stops.iter_mut()).take(count).enumerate());
+            let queue = Mutex::new(
+                parts
+                    .iter_mut()
+                    .zip(stops.iter_mut())
+                    .take(count)
+                    .enumerate(),
+            );
             let j = job.get_or_init(|| Job { win, starts, queue });
             // Published: wake the helpers (the flag is not read once a job is there).
             drop(abandon);
@@ -341,6 +353,17 @@ impl Parser {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shares_shrink_towards_the_end() {
+        let win: Vec<u8> = std::iter::repeat_n(&b"{\"a\":1},"[..], 100)
+            .flatten()
+            .copied()
+            .collect();
+        let starts = split(&win, 4);
+        // 40%, 30%, 20%, 10% of 800 bytes, each at the next boundary.
+        assert_eq!(starts, vec![0, 327, 567, 727]);
+    }
 
     #[test]
     fn boundaries_are_between_elements() {
