@@ -28,7 +28,7 @@ const PART_BYTES: usize = 512 << 10;
 
 /// Parts per block and thread when several threads scan: a thread that is free while
 /// the others still scan waits at most one part for the block's end (`scan_block`).
-/// One thread scans the block in one part of the same size.
+/// One thread scans a block of two threads' size in one part.
 const PARTS_PER_THREAD: usize = 2;
 
 /// The most threads used by default (more rarely pays: the handling in file order that
@@ -289,7 +289,9 @@ impl Parser {
         } else {
             1
         };
-        let block = part_bytes.saturating_mul(threads * PARTS_PER_THREAD);
+        // One thread reads blocks as big as two threads do (less peak memory on big300
+        // than blocks half that size, measured; the allocator keeps less around).
+        let block = part_bytes.saturating_mul(threads.max(2) * PARTS_PER_THREAD);
         // Two sets of parts: one is scanned while the events of the other, the block
         // before, are handled in file order.
         let mut sets: [Vec<Part>; 2] =
