@@ -13,13 +13,38 @@ use std::ops::{Index, IndexMut};
 
 use super::intern::FxBuild;
 
-pub trait Code: Copy + Eq + Hash + std::fmt::Debug {}
-impl<T: Copy + Eq + Hash + std::fmt::Debug> Code for T {}
+pub trait Code: Copy + Eq + Hash + std::fmt::Debug {
+    /// The value as a small table index, for values that are (string) ids: their codes
+    /// are then looked up in a plain table, not hashed (a name changes on almost every
+    /// row, so the lookup runs once per row).
+    fn index(self) -> Option<usize> {
+        None
+    }
+}
+
+impl Code for u32 {
+    #[inline]
+    fn index(self) -> Option<usize> {
+        // Ids past this bound are not string ids; a table that big would cost memory.
+        (self < DENSE_BOUND).then_some(self as usize)
+    }
+}
+
+impl Code for i64 {}
+
+/// Values below this (as an index) take the table; the others the hash map.
+const DENSE_BOUND: u32 = 1 << 22;
+
+/// "No code yet" in the table of codes by index.
+const NO_CODE: u32 = u32::MAX;
 
 #[derive(Debug, Clone)]
 pub struct Coded<T: Code> {
     values: Vec<T>,
+    /// Code of each value without a table index.
     ids: HashMap<T, u16, FxBuild>,
+    /// Code of each value with a table index (`Code::index`), NO_CODE where none.
+    by_index: Vec<u32>,
     codes: Vec<u16>,
     /// The last row's value, not yet coded.
     tail: Option<T>,
@@ -32,6 +57,7 @@ impl<T: Code> Default for Coded<T> {
         Coded {
             values: Vec::new(),
             ids: HashMap::default(),
+            by_index: Vec::new(),
             codes: Vec::new(),
             tail: None,
             plain: None,
@@ -66,15 +92,32 @@ impl<T: Code> Coded<T> {
                 return true;
             }
         }
-        let code = match self.ids.get(&v) {
-            Some(&c) => c,
+        let known = match v.index() {
+            Some(i) => match self.by_index.get(i) {
+                Some(&c) if c != NO_CODE => Some(c as u16),
+                _ => None,
+            },
+            None => self.ids.get(&v).copied(),
+        };
+        let code = match known {
+            Some(c) => c,
             None => {
                 if self.values.len() > u16::MAX as usize {
                     return false;
                 }
                 let c = self.values.len() as u16;
                 self.values.push(v);
-                self.ids.insert(v, c);
+                match v.index() {
+                    Some(i) => {
+                        if i >= self.by_index.len() {
+                            self.by_index.resize(i + 1, NO_CODE);
+                        }
+                        self.by_index[i] = c as u32;
+                    }
+                    None => {
+                        self.ids.insert(v, c);
+                    }
+                }
                 c
             }
         };
@@ -207,6 +250,19 @@ mod tests {
         let kept: Vec<i64> = want.iter().step_by(2).copied().collect();
         assert_eq!(c, kept.iter().copied().collect::<Coded<i64>>());
         assert_eq!(c, Coded::from(kept));
+        // Ids past the table's bound take the hash map; both kinds mix.
+        let mixed: Vec<u32> = (0..300u32)
+            .map(|i| {
+                if i % 3 == 0 {
+                    DENSE_BOUND + i % 7
+                } else {
+                    i % 11
+                }
+            })
+            .collect();
+        let m = Coded::from(mixed.clone());
+        assert!(m.plain.is_none() && m.values.len() == 7 + 11);
+        assert!(m.iter().copied().eq(mixed.iter().copied()));
         // Past 65,536 distinct values.
         let many: Vec<u32> = (0..70_000).collect();
         let m = Coded::from(many.clone());

@@ -148,21 +148,31 @@ impl EventTable {
         pid: u32,
         tid: u32,
     ) -> usize {
-        self.name.push(name);
-        self.cat.push(cat);
-        self.kind.push(kind);
-        self.ts.push(ts);
-        self.dur.push(dur);
-        self.pid.push(pid);
-        self.tid.push(tid);
-        self.device.push(NONE_I64);
-        self.stream.push(NONE_I64);
-        self.correlation.push(NONE_I64);
-        self.external_id.push(NONE_I64);
-        self.record_function_id.push(NONE_I64);
-        self.args.push(NONE_U32);
-        self.seq.push(self.name.len() as u32 - 1);
-        self.begin_end.push(false);
+        self.push_row(&Row {
+            seq: self.len() as u32,
+            ..Row::new(name, cat, kind, ts, dur, pid, tid)
+        })
+    }
+
+    /// Appends a row with every field given: each column is written once (setting a
+    /// field after `push` writes it twice, and a sparse or coded column's last row
+    /// goes through its slower setter).
+    pub fn push_row(&mut self, r: &Row) -> usize {
+        self.name.push(r.name);
+        self.cat.push(r.cat);
+        self.kind.push(r.kind);
+        self.ts.push(r.ts);
+        self.dur.push(r.dur);
+        self.pid.push(r.pid);
+        self.tid.push(r.tid);
+        self.device.push(r.device);
+        self.stream.push(r.stream);
+        self.correlation.push(r.correlation);
+        self.external_id.push(r.external_id);
+        self.record_function_id.push(r.record_function_id);
+        self.args.push(r.args);
+        self.seq.push(r.seq);
+        self.begin_end.push(r.begin_end);
         self.len() - 1
     }
 
@@ -177,9 +187,73 @@ impl EventTable {
         }
     }
 
+    /// Gives back the columns' spare capacity (up to half of each, grown by doubling
+    /// while reading): the table lives on while the CCT is built, the peak of a load.
+    pub fn shrink_to_fit(&mut self) {
+        self.name.shrink_to_fit();
+        self.cat.shrink_to_fit();
+        self.kind.shrink_to_fit();
+        self.ts.shrink_to_fit();
+        self.dur.shrink_to_fit();
+        self.pid.shrink_to_fit();
+        self.tid.shrink_to_fit();
+        self.device.shrink_to_fit();
+        self.stream.shrink_to_fit();
+        self.correlation.shrink_to_fit();
+        self.external_id.shrink_to_fit();
+        self.record_function_id.shrink_to_fit();
+        self.args.shrink_to_fit();
+        self.seq.shrink_to_fit();
+        self.begin_end.shrink_to_fit();
+    }
+
     pub fn shift_time(&mut self, by: i64) {
         for t in &mut self.ts {
             *t += by;
+        }
+    }
+}
+
+/// One event table row (see [`EventTable::push_row`]); `Row::new` leaves the optional
+/// fields empty and `seq` 0.
+#[derive(Debug, Clone, Copy)]
+pub struct Row {
+    pub name: u32,
+    pub cat: u32,
+    pub kind: EventKind,
+    pub ts: i64,
+    pub dur: i64,
+    pub pid: u32,
+    pub tid: u32,
+    pub device: i64,
+    pub stream: i64,
+    pub correlation: i64,
+    pub external_id: i64,
+    pub record_function_id: i64,
+    pub args: u32,
+    pub seq: u32,
+    pub begin_end: bool,
+}
+
+impl Row {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: u32, cat: u32, kind: EventKind, ts: i64, dur: i64, pid: u32, tid: u32) -> Row {
+        Row {
+            name,
+            cat,
+            kind,
+            ts,
+            dur,
+            pid,
+            tid,
+            device: NONE_I64,
+            stream: NONE_I64,
+            correlation: NONE_I64,
+            external_id: NONE_I64,
+            record_function_id: NONE_I64,
+            args: NONE_U32,
+            seq: 0,
+            begin_end: false,
         }
     }
 }
@@ -192,4 +266,15 @@ pub struct CounterTable {
     pub pid: Vec<u32>,
     pub ts: Vec<i64>,
     pub value: Vec<f64>,
+}
+
+impl CounterTable {
+    /// Gives back the columns' spare capacity (see `EventTable::shrink_to_fit`).
+    pub fn shrink_to_fit(&mut self) {
+        self.name.shrink_to_fit();
+        self.series.shrink_to_fit();
+        self.pid.shrink_to_fit();
+        self.ts.shrink_to_fit();
+        self.value.shrink_to_fit();
+    }
 }

@@ -115,7 +115,13 @@ impl<T: Absent> Sparse<T> {
             return;
         }
         let i = self.len;
-        self.resize_none(i + 1);
+        // `resize_none(i + 1)`, without its general case: a new bitmap block only
+        // every 64 rows (this runs once per event and column).
+        if i.is_multiple_of(64) {
+            self.bits.push(0);
+            self.before.push(self.vals.len() as u32);
+        }
+        self.len = i + 1;
         if v != self.none {
             self.bits[i / 64] |= 1 << (i % 64);
             self.vals.push(v);

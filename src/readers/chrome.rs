@@ -13,7 +13,7 @@ use crate::json::{parse_decimal_scaled, JsonError, JsonReader, Kind};
 mod blocks;
 mod scan;
 
-use crate::model::events::{CounterTable, EventKind, EventTable, NONE_I64};
+use crate::model::events::{CounterTable, EventKind, EventTable, Row, NONE_I64};
 use crate::model::intern::FxBuild;
 pub use blocks::{set_thread_override, threads};
 use scan::{Ev, Part};
@@ -156,6 +156,12 @@ struct Parser {
     max_ts: i64,
     /// `--steps`/`--window` while streaming (`select::Stream`): which events to keep.
     filter: Option<super::select::Stream>,
+    /// Launch flows in file order, put into `out.flow_starts`/`flow_ends` by `finish`:
+    /// a list grows at the end, where a hash map growing a flow at a time rehashes
+    /// and touches fresh memory again and again (flows are a third of a Kineto
+    /// trace's events); the maps are then built at their final size, apart.
+    flow_starts: Vec<(i64, (u32, u32, i64))>,
+    flow_ends: Vec<((u32, u32, i64), i64)>,
 }
 
 fn int_of(text: &[u8]) -> Option<i64> {
@@ -194,6 +200,8 @@ pub fn parse_filtered<R: Read>(
         seq: 0,
         max_ts: i64::MIN,
         filter,
+        flow_starts: Vec::new(),
+        flow_ends: Vec::new(),
     };
     let mut base_ns: Option<i64> = None;
     match r.peek_kind()? {
@@ -549,11 +557,13 @@ impl Parser {
                         return;
                     }
                 }
-                let i = t.push(
-                    b.ev.name, b.ev.cat, b.ev.kind, b.ev.ts, dur, b.ev.pid, b.ev.tid,
-                );
-                t.seq[i] = b.seq;
-                t.begin_end[i] = true;
+                t.push_row(&Row {
+                    seq: b.seq,
+                    begin_end: true,
+                    ..Row::new(
+                        b.ev.name, b.ev.cat, b.ev.kind, b.ev.ts, dur, b.ev.pid, b.ev.tid,
+                    )
+                });
                 return;
             }
             _ => {}
@@ -583,18 +593,14 @@ impl Parser {
         }
         let name = part.global_id(ev.name, &mut self.out.events.strings);
         let t = &mut self.out.events;
-        let i = t.push(name, cat, kind, ts, dur, pid, tid);
-        t.seq[i] = self.seq;
+        let mut row = Row {
+            seq: self.seq,
+            correlation: ev.correlation.unwrap_or(NONE_I64),
+            external_id: ev.external_id.unwrap_or(NONE_I64),
+            record_function_id: ev.record_function_id.unwrap_or(NONE_I64),
+            ..Row::new(name, cat, kind, ts, dur, pid, tid)
+        };
         self.max_ts = self.max_ts.max(ts + dur);
-        if let Some(c) = ev.correlation {
-            t.correlation[i] = c;
-        }
-        if let Some(x) = ev.external_id {
-            t.external_id[i] = x;
-        }
-        if let Some(x) = ev.record_function_id {
-            t.record_function_id[i] = x;
-        }
         if kind.on_gpu_lane() || kind == EventKind::Sync {
             let pid_text = part.strings.resolve(ev.pid);
             let tid_text = part.strings.resolve(ev.tid);
@@ -604,7 +610,7 @@ impl Parser {
                     .then(|| pid_text.trim().parse().ok())
                     .flatten()
             };
-            t.device[i] = ev.device.or_else(pid_device).unwrap_or(NONE_I64);
+            row.device = ev.device.or_else(pid_device).unwrap_or(NONE_I64);
             let mut stream = ev
                 .stream
                 .or_else(|| stream_number(tid_text))
@@ -612,11 +618,12 @@ impl Parser {
             if kind == EventKind::Sync && cat_info.cuda_sync && stream >= STREAM_SYNC_OFFSET {
                 stream -= STREAM_SYNC_OFFSET;
             }
-            t.stream[i] = stream;
+            row.stream = stream;
             if ev.has_args && kind != EventKind::Sync {
-                t.args[i] = part.copy_args(ev, &mut t.arg_store);
+                row.args = part.copy_args(ev, &mut t.arg_store);
             }
         }
+        t.push_row(&row);
     }
 
     fn metadata_event(&mut self, part: &mut Part, ev: &Ev) {
@@ -692,10 +699,23 @@ impl Parser {
         let pid = part.global_id(ev.pid, &mut self.out.events.strings);
         let tid = part.global_id(ev.tid, &mut self.out.events.strings);
         if ev.ph == b's' {
-            self.out.flow_starts.insert(id, (pid, tid, ts));
+            self.flow_starts.push((id, (pid, tid, ts)));
         } else if ev.ph == b'f' {
-            self.out.flow_ends.insert((pid, tid, ts), id);
+            self.flow_ends.push(((pid, tid, ts), id));
         }
+    }
+
+    /// The flow maps from the lists, a later flow replacing an earlier one with the same
+    /// key as it did when inserted while reading. One after the other: each list is
+    /// freed before the next map is built.
+    fn build_flows(&mut self) {
+        fn build<K: std::hash::Hash + Eq, V>(list: Vec<(K, V)>) -> HashMap<K, V, FxBuild> {
+            let mut m = HashMap::with_capacity_and_hasher(list.len(), FxBuild::default());
+            m.extend(list);
+            m
+        }
+        self.out.flow_starts = build(std::mem::take(&mut self.flow_starts));
+        self.out.flow_ends = build(std::mem::take(&mut self.flow_ends));
     }
 
     fn finish(&mut self, base_ns: Option<i64>, repairs: crate::json::Repairs) {
@@ -705,35 +725,38 @@ impl Parser {
         open.sort_by_key(|b| b.seq);
         for b in open {
             self.stats.unclosed_begin += 1;
-            let t = &mut self.out.events;
-            let i = t.push(
-                b.ev.name,
-                b.ev.cat,
-                b.ev.kind,
-                b.ev.ts,
-                (end - b.ev.ts).max(0),
-                b.ev.pid,
-                b.ev.tid,
-            );
-            t.seq[i] = b.seq;
-            t.begin_end[i] = true;
+            self.out.events.push_row(&Row {
+                seq: b.seq,
+                begin_end: true,
+                ..Row::new(
+                    b.ev.name,
+                    b.ev.cat,
+                    b.ev.kind,
+                    b.ev.ts,
+                    (end - b.ev.ts).max(0),
+                    b.ev.pid,
+                    b.ev.tid,
+                )
+            });
         }
         if let Some(base) = base_ns {
             self.out.events.shift_time(base);
             for t in &mut self.out.counters.ts {
                 *t += base;
             }
-            for v in self.out.flow_starts.values_mut() {
+            for (_, v) in &mut self.flow_starts {
                 v.2 += base;
             }
-            self.out.flow_ends = std::mem::take(&mut self.out.flow_ends)
-                .into_iter()
-                .map(|((p, t, ts), id)| ((p, t, ts + base), id))
-                .collect();
+            for (k, _) in &mut self.flow_ends {
+                k.2 += base;
+            }
             self.out
                 .meta
                 .push(("baseTimeNanoseconds".into(), base.to_string()));
         }
+        self.build_flows();
+        self.out.events.shrink_to_fit();
+        self.out.counters.shrink_to_fit();
         let s = &self.stats;
         let w = &mut self.out.warnings;
         if repairs.control_chars > 0 {

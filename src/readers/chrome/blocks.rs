@@ -1,8 +1,9 @@
-//! The event array read block by block: a block of the file (a few MB per thread, never
-//! the whole file) is split at event boundaries into one part per thread, the parts are
+//! The event array read block by block: a block of the file (a few MB, never the
+//! whole file) is split at event boundaries into parts (two per thread), the parts are
 //! scanned as slices at the same time (`scan`), and their events are then handled in
-//! file order on the loading thread, so B/E matching, flows, `--steps` and every later
-//! step see exactly what a serial read sees.
+//! file order, so B/E matching, flows, `--steps` and every later step see exactly what
+//! a serial read sees. The handling of one block runs while the next is read and
+//! scanned, one thread per core in all.
 //!
 //! Where a part starts is a guess (the next `},{` after its share of the block, which
 //! could lie inside a string); the part before it proves or refutes it: that part is
@@ -13,14 +14,22 @@
 
 use std::cell::Cell;
 use std::io::Read;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use super::scan::{Part, Stop, Why};
 use super::Parser;
 use crate::json::{JsonError, JsonReader};
 
-/// Bytes per part: big enough that a part's events outweigh starting a thread, small
-/// enough that the buffer (parts × threads) stays a few MB.
-const PART_BYTES: usize = 4 << 20;
+/// Bytes per part: big enough that a part's events outweigh handing it to a thread,
+/// small enough that the block (a few parts per thread) stays in the caches while it
+/// is read and scanned, and the buffer stays a few MB.
+const PART_BYTES: usize = 512 << 10;
+
+/// Parts per block and thread when several threads scan: a thread that is free while
+/// the others still scan waits at most one part for the block's end (`scan_block`).
+/// One thread scans a block of two threads' size in one part.
+const PARTS_PER_THREAD: usize = 2;
 
 /// The most threads used by default (more rarely pays: the handling in file order that
 /// follows the scan is serial).
@@ -59,7 +68,7 @@ pub fn threads() -> usize {
 
 /// Bytes per part: the test override, else `GROVE_PART_BYTES` (for tests that run the
 /// binary: tiny parts split everywhere; 0 reads with the streaming reader alone, the
-/// reference the fast path is compared with), else 4 MiB. None: streaming only.
+/// reference the fast path is compared with), else 512 KiB. None: streaming only.
 fn part_bytes() -> Option<usize> {
     let n = OVERRIDE.with(|c| c.get().0).or_else(|| {
         std::env::var("GROVE_PART_BYTES")
@@ -98,51 +107,148 @@ fn boundary_after(b: &[u8], from: usize) -> Option<usize> {
     None
 }
 
-/// Scans `win` in up to `parts.len()` parts at once, running `meanwhile` on this thread
-/// (the handling of the block before); returns how many parts (from the first) hold
-/// proven events, and where the last of them stopped. One part: no thread at all.
-fn scan_parts(parts: &mut [Part], win: &[u8], meanwhile: impl FnOnce()) -> (usize, Stop) {
+/// Where the parts of `win` start: the first at 0, the others at a guessed boundary
+/// after their share (fewer parts when no boundary is found). The shares shrink
+/// towards the block's end (4:3:2:1 for four parts): the threads start at different
+/// times (one reads the block, another handles the block before), and small last
+/// parts let them finish together instead of one waiting for the other's big part.
+fn split(win: &[u8], parts: usize) -> Vec<usize> {
     let n = win.len();
+    // Share of part j: parts - j; the shares before part k add up to `before(k)`.
+    let total = parts * (parts + 1) / 2;
+    let before = |k: usize| k * parts - k * k.saturating_sub(1) / 2;
     let mut starts = vec![0usize];
-    for k in 1..parts.len() {
-        let from = (k * n / parts.len()).max(starts[k - 1] + 1);
+    for k in 1..parts {
+        let from = (before(k) * n / total).max(starts[k - 1] + 1);
         match boundary_after(win, from) {
             Some(s) if s < n => starts.push(s),
             _ => break,
         }
     }
-    let count = starts.len();
-    let limit = |k: usize| starts.get(k + 1).copied().unwrap_or(n);
+    starts
+}
+
+/// A block being scanned: its bytes, where its parts start, and the parts (each with
+/// its stop slot) not taken yet, in file order.
+struct Job<'a> {
+    win: &'a [u8],
+    starts: Vec<usize>,
+    queue: Mutex<Parts<'a>>,
+}
+
+type Parts<'a> = std::iter::Enumerate<
+    std::iter::Take<std::iter::Zip<std::slice::IterMut<'a, Part>, std::slice::IterMut<'a, Stop>>>,
+>;
+
+/// Tells helper threads still waiting for a block that none comes (this thread
+/// unwinds before it published one), so the scope can end.
+struct Abandon<'a> {
+    flag: &'a AtomicBool,
+    helpers: Vec<std::thread::Thread>,
+}
+
+impl Drop for Abandon<'_> {
+    fn drop(&mut self) {
+        self.flag.store(true, Ordering::Release);
+        for h in &self.helpers {
+            h.unpark();
+        }
+    }
+}
+
+/// Reads a block (`read`, on this thread) and scans it in up to `parts.len()` parts on
+/// `threads` threads, this one included, while `meanwhile` (the handling of the block
+/// before) runs on one of the others: the read, the handling and the scan overlap,
+/// and `threads` threads are busy on as many cores, never one more. Parts go to
+/// whichever thread is free next: the read, the handling and a part take different
+/// times, and a fixed share per thread would leave a core idle at the end of every
+/// block. Returns the window's length, how many parts (from the first) hold proven
+/// events, and where the last of them stopped. One thread: no thread spawned at all.
+fn scan_block<'w>(
+    parts: &mut [Part],
+    threads: usize,
+    read: impl FnOnce() -> &'w [u8],
+    meanwhile: impl FnOnce() + Send,
+) -> (usize, usize, Stop) {
     let mut stops = vec![
         Stop {
             pos: 0,
             why: Why::Odd
         };
-        count
+        parts.len()
     ];
-    if parts.len() == 1 {
+    let (n, starts) = if threads <= 1 || parts.len() == 1 {
         meanwhile();
-        stops[0] = parts[0].scan(win, 0, n);
+        let win = read();
+        let starts = split(win, parts.len());
+        for (k, part) in parts[..starts.len()].iter_mut().enumerate() {
+            let end = starts.get(k + 1).copied().unwrap_or(win.len());
+            stops[k] = part.scan(win, starts[k], end);
+        }
+        (win.len(), starts)
     } else {
+        let job = OnceLock::new();
+        let abandoned = AtomicBool::new(false);
+        let work = |job: &Job<'_>| loop {
+            let next = job.queue.lock().map(|mut q| q.next());
+            let Ok(Some((k, (part, stop)))) = next else {
+                return;
+            };
+            let end = job.starts.get(k + 1).copied().unwrap_or(job.win.len());
+            *stop = part.scan(job.win, job.starts[k], end);
+        };
         std::thread::scope(|s| {
-            let handles: Vec<_> = parts[..count]
-                .iter_mut()
-                .zip(stops.iter_mut())
-                .enumerate()
-                .map(|(k, (part, stop))| {
-                    let (start, end) = (starts[k], limit(k));
-                    s.spawn(move || *stop = part.scan(win, start, end))
+            let mut meanwhile = Some(meanwhile);
+            let helpers: Vec<_> = (1..threads)
+                .map(|_| {
+                    let first = meanwhile.take();
+                    let (job, abandoned) = (&job, &abandoned);
+                    s.spawn(move || {
+                        if let Some(f) = first {
+                            f();
+                        }
+                        // Wait for the block this thread reads meanwhile.
+                        loop {
+                            if let Some(j) = job.get() {
+                                break work(j);
+                            }
+                            if abandoned.load(Ordering::Acquire) {
+                                return;
+                            }
+                            std::thread::park();
+                        }
+                    })
                 })
                 .collect();
-            meanwhile();
-            for h in handles {
+            let abandon = Abandon {
+                flag: &abandoned,
+                helpers: helpers.iter().map(|h| h.thread().clone()).collect(),
+            };
+            let win = read();
+            let starts = split(win, parts.len());
+            let count = starts.len();
+            let queue = Mutex::new(
+                parts
+                    .iter_mut()
+                    .zip(stops.iter_mut())
+                    .take(count)
+                    .enumerate(),
+            );
+            let j = job.get_or_init(|| Job { win, starts, queue });
+            // Published: wake the helpers (the flag is not read once a job is there).
+            drop(abandon);
+            work(j);
+            for h in helpers {
                 // A panic in a part is a bug; surface it as the serial read would.
                 if let Err(p) = h.join() {
                     std::panic::resume_unwind(p);
                 }
             }
         });
-    }
+        let job = job.into_inner().expect("the block was published");
+        (job.win.len(), job.starts)
+    };
+    let count = starts.len();
     // Part k holds real events only if part k-1 ended exactly where it began.
     let mut proven = 1;
     while proven < count {
@@ -156,7 +262,7 @@ fn scan_parts(parts: &mut [Part], win: &[u8], meanwhile: impl FnOnce()) -> (usiz
     for p in &mut parts[proven..count] {
         p.clear_block();
     }
-    (proven, stops[proven - 1])
+    (n, proven, stops[proven - 1])
 }
 
 impl Parser {
@@ -176,28 +282,48 @@ impl Parser {
             return Ok(());
         };
         let threads = threads();
-        let block = part_bytes.saturating_mul(threads);
-        // Two sets of parts: one is scanned (on `threads` threads) while the events of
-        // the other, the block before, are handled here in file order.
+        // Several parts per thread when there are several threads, so that a thread
+        // free early (while this one still handles the block before) takes more.
+        let per_block = if threads > 1 {
+            threads * PARTS_PER_THREAD
+        } else {
+            1
+        };
+        // One thread reads blocks as big as two threads do (less peak memory on big300
+        // than blocks half that size, measured; the allocator keeps less around).
+        let block = part_bytes.saturating_mul(threads.max(2) * PARTS_PER_THREAD);
+        // Two sets of parts: one is scanned while the events of the other, the block
+        // before, are handled in file order.
         let mut sets: [Vec<Part>; 2] =
-            std::array::from_fn(|_| (0..threads).map(|_| Part::default()).collect());
+            std::array::from_fn(|_| (0..per_block).map(|_| Part::default()).collect());
         let mut cur = 0;
         // A scanned set not handled yet: (set, proven parts).
         let mut pending: Option<(usize, usize)> = None;
         let mut want = block;
         loop {
-            let (win, eof) = r.window(want);
-            let win_len = win.len();
             let [a, b] = &mut sets;
             let (scanning, done) = if cur == 0 { (a, b) } else { (b, a) };
             let before = pending.take();
-            let (proven, stop) = scan_parts(scanning, win, || {
-                if let Some((_, proven)) = before {
-                    for part in &mut done[..proven] {
-                        self.replay(part, &mut counted);
+            let mut eof = false;
+            let this = &mut *self;
+            let counted_ref = &mut counted;
+            let reader = &mut *r;
+            let (win_len, proven, stop) = scan_block(
+                scanning,
+                threads,
+                || {
+                    let (win, end) = reader.window(want);
+                    eof = end;
+                    win
+                },
+                move || {
+                    if let Some((_, proven)) = before {
+                        for part in &mut done[..proven] {
+                            this.replay(part, counted_ref);
+                        }
                     }
-                }
-            });
+                },
+            );
             pending = Some((cur, proven));
             cur ^= 1;
             r.advance(stop.pos);
@@ -229,6 +355,17 @@ impl Parser {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shares_shrink_towards_the_end() {
+        let win: Vec<u8> = std::iter::repeat_n(&b"{\"a\":1},"[..], 100)
+            .flatten()
+            .copied()
+            .collect();
+        let starts = split(&win, 4);
+        // 40%, 30%, 20%, 10% of 800 bytes, each at the next boundary.
+        assert_eq!(starts, vec![0, 327, 567, 727]);
+    }
 
     #[test]
     fn boundaries_are_between_elements() {
