@@ -72,6 +72,8 @@ pub(super) struct Part {
     /// `arg_lists`' string ids -> the event table store's (see `ArgStore::copy_list`);
     /// emptied with `arg_lists`.
     copied: Vec<u32>,
+    /// `arg_lists`' shape ids -> the event table store's, the same way.
+    copied_shapes: Vec<u32>,
     /// The compact text of a nested args value being built.
     nested: Vec<u8>,
 }
@@ -1147,7 +1149,7 @@ impl Part {
         }
         // `copied` is valid for one block: this part's events all go to one table.
         self.arg_lists
-            .copy_list(ev.arg_list, store, &mut self.copied)
+            .copy_list(ev.arg_list, store, &mut self.copied, &mut self.copied_shapes)
     }
 
     /// Clears the events of the last block (the strings and id maps stay).
@@ -1157,6 +1159,7 @@ impl Part {
         self.arg_lists = ArgStore::default();
         self.arg_cache.fill((0, u32::MAX));
         self.copied.clear();
+        self.copied_shapes.clear();
     }
 
     /// The global id of local string `id`, interning it into `global` on first use.
