@@ -547,6 +547,16 @@ fn odd_surrogate(raw: &[u8]) -> bool {
 #[inline]
 fn number_end(b: &[u8], i: usize) -> R<usize> {
     let mut j = i;
+    // Timestamps and ids are long runs of digits and a point: eight bytes at a time
+    // while every byte is one of those; the byte loop below takes the rest (signs,
+    // exponents, the end), so it ends where it alone would.
+    while let Some(w) = b.get(j..j + 8) {
+        let n = digits_or_point(u64::from_le_bytes(w.try_into().unwrap()));
+        j += n;
+        if n < 8 {
+            break;
+        }
+    }
     while is_num(byte(b, j)?) {
         j += 1;
     }
@@ -554,6 +564,25 @@ fn number_end(b: &[u8], i: usize) -> R<usize> {
         return Err(Fail::Odd);
     }
     Ok(j)
+}
+
+/// How many of the word's bytes, from the first (little-endian), are ASCII digits or
+/// `.` before the first that is not: per-byte tests without carries between bytes.
+#[inline]
+fn digits_or_point(w: u64) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let low7 = w & !HIGH;
+    // High bit per byte: the byte's low 7 bits are > 0x39, are >= 0x30.
+    let above_9 = low7 + ONES * (0x7F - 0x39);
+    let from_0 = low7 + ONES * (0x80 - 0x30);
+    let digit = from_0 & !above_9 & !w & HIGH;
+    // A byte equal to '.': its xor with '.' is zero (exact test, no borrow).
+    let x = w ^ (ONES * b'.' as u64);
+    let nonzero = ((x & !HIGH) + !HIGH) | x;
+    let point = !nonzero & HIGH;
+    let other = !(digit | point) & HIGH;
+    (other.trailing_zeros() / 8) as usize
 }
 
 fn literal_end(b: &[u8], i: usize) -> R<usize> {
@@ -1329,6 +1358,36 @@ mod tests {
             let ev0 = p.events[0];
             let c = p.copy_args(&ev0, &mut dest);
             assert_eq!(list_text(&dest, c), list_text(&want, w));
+        }
+    }
+
+    /// `digits_or_point` counts as a byte-by-byte walk does, for every byte at every
+    /// position of the word.
+    #[test]
+    fn digits_or_point_as_bytes() {
+        let walk = |w: &[u8; 8]| {
+            w.iter()
+                .take_while(|c| c.is_ascii_digit() || **c == b'.')
+                .count()
+        };
+        for c in 0..=255u8 {
+            for k in 0..8 {
+                let mut w = *b"12.45678";
+                w[k] = c;
+                assert_eq!(digits_or_point(u64::from_le_bytes(w)), walk(&w), "{c} {k}");
+                let mut v = [c; 8];
+                v[7 - k] = b'5';
+                assert_eq!(digits_or_point(u64::from_le_bytes(v)), walk(&v), "{c} {k}");
+            }
+        }
+        // Numbers of every length end where the byte loop ends them.
+        let text = b"[1, 22.5, -3e7, 123456789012.345678, 0.000001, 99999999, 1.5E+3]";
+        let mut i = 1;
+        while i < text.len() - 1 {
+            let e = number_end(text, i).unwrap();
+            let want = i + text[i..].iter().take_while(|c| is_num(**c)).count();
+            assert_eq!(e, want);
+            i = e + 2;
         }
     }
 
