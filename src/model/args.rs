@@ -403,8 +403,18 @@ impl ArgStore {
 
     /// Copies list `id` into `dest` (a list equal in keys and values), `memo` mapping
     /// this store's string ids to `dest`'s as they are met (`u32::MAX`: not yet), so a
-    /// key is interned there once, not once per row.
-    pub fn copy_list(&self, id: u32, dest: &mut ArgStore, memo: &mut Vec<u32>) -> u32 {
+    /// key is interned there once, not once per row, and `shapes` this store's shape
+    /// ids to `dest`'s the same way. The list is closed directly, not through `finish`:
+    /// its keys are sorted and unique here already, and string order does not depend on
+    /// the store, so `finish` would keep every pair in this order and find the same
+    /// shape (this runs once per GPU row, in the serial part of a load).
+    pub fn copy_list(
+        &self,
+        id: u32,
+        dest: &mut ArgStore,
+        memo: &mut Vec<u32>,
+        shapes: &mut Vec<u32>,
+    ) -> u32 {
         if memo.len() < self.strings.len() {
             memo.resize(self.strings.len(), u32::MAX);
         }
@@ -416,18 +426,55 @@ impl ArgStore {
             *m
         };
         let l = self.list(id);
+        let shape = self.shape_of[id as usize] as usize;
+        if shapes.len() <= shape {
+            shapes.resize(self.shape_ends.len().max(shape + 1), u32::MAX);
+        }
+        let known = shapes[shape];
+        let mut keys = std::mem::take(&mut dest.scratch);
+        keys.clear();
         for j in 0..l.len() {
             // The value first, then the key: the order `str_value` and `push` interned
             // them in, so `dest`'s ids come out as they did.
-            let v = match self.unpack(self.vals[l.start + j]) {
-                ArgValue::Str(s) => ArgValue::Str(map(s, dest)),
-                ArgValue::Json(s) => ArgValue::Json(map(s, dest)),
-                other => other,
+            let w = self.vals[l.start + j];
+            let w = match w >> TAG_SHIFT {
+                // Small integers and constants pack the same in any store.
+                TAG_INT | TAG_NULL | TAG_FALSE | TAG_TRUE => w,
+                _ => {
+                    let v = match self.unpack(w) {
+                        ArgValue::Str(s) => ArgValue::Str(map(s, dest)),
+                        ArgValue::Json(s) => ArgValue::Json(map(s, dest)),
+                        other => other,
+                    };
+                    dest.pack(v)
+                }
             };
+            dest.vals.push(w);
             let k = map(self.shape_keys[l.keys + j], dest);
-            dest.open.push((k, v));
+            if known == u32::MAX {
+                keys.push(k);
+            }
         }
-        dest.finish()
+        let s = if known != u32::MAX {
+            known
+        } else {
+            let s = match dest.shape_ids.get(&keys[..]) {
+                Some(&s) => s,
+                None => {
+                    let s = dest.shape_ends.len() as u32;
+                    dest.shape_keys.extend_from_slice(&keys);
+                    dest.shape_ends.push(dest.shape_keys.len() as u32);
+                    dest.shape_ids.insert(keys.clone(), s);
+                    s
+                }
+            };
+            shapes[shape] = s;
+            s
+        };
+        dest.scratch = keys;
+        dest.shape_of.push(s);
+        dest.ends.push(dest.vals.len() as u32);
+        dest.ends.len() as u32 - 1
     }
 
     /// Parses a JSON object's text into a new list; text that is not an object gives an
@@ -542,6 +589,70 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The old copy: every pair pushed again and the list closed by `finish`.
+    fn copy_by_finish(src: &ArgStore, id: u32, dest: &mut ArgStore) -> u32 {
+        let l = src.list(id);
+        for j in 0..l.len() {
+            let v = match src.unpack(src.vals[l.start + j]) {
+                ArgValue::Str(s) => dest.str_value(src.strings.resolve(s)),
+                ArgValue::Json(s) => dest.json_value(src.strings.resolve(s)),
+                other => other,
+            };
+            dest.push(src.strings.resolve(src.shape_keys[l.keys + j]), v);
+        }
+        dest.finish()
+    }
+
+    fn state(s: &ArgStore) -> impl PartialEq + std::fmt::Debug {
+        let strings: Vec<String> = (0..s.strings.len() as u32)
+            .map(|i| s.strings.resolve(i).to_string())
+            .collect();
+        let wide: Vec<String> = s.wide.iter().map(|v| format!("{v:?}")).collect();
+        (
+            strings,
+            s.vals.clone(),
+            s.ends.clone(),
+            s.shape_of.clone(),
+            s.shape_keys.clone(),
+            s.shape_ends.clone(),
+            wide,
+        )
+    }
+
+    /// `copy_list` leaves the destination exactly as pushing the pairs again and
+    /// `finish` did: the same string, shape and wide ids, in the same order.
+    #[test]
+    fn copy_list_as_finish() {
+        let texts: [&[u8]; 7] = [
+            br#"{"z": 1, "a": "x", "m": [1, 2], "big": 18446744073709551615, "f": 2.5}"#,
+            br#"{"b": null, "a": true, "c": false, "neg": -4, "w": -9007199254740993}"#,
+            br#"{}"#,
+            br#"{"z": 1, "a": "x", "m": [1, 2], "big": 18446744073709551615, "f": 2.5}"#,
+            br#"{"a": "y", "a": "last", "s": "x", "o": {"q": 2}}"#,
+            br#"{"k00":0,"k01":1,"k02":2,"k03":3,"k04":4,"k05":5,"k06":6,"k07":7,"k08":8,
+                "k09":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,
+                "k17":17,"k18":18,"k19":19,"k20":20,"k21":21,"k22":22,"k23":23,"k24":"s"}"#,
+            br#"{"b": null, "a": false, "c": false, "neg": 7, "w": 1e300}"#,
+        ];
+        let mut src = ArgStore::default();
+        let ids: Vec<u32> = texts.iter().map(|t| src.push_json(t)).collect();
+        let mut old = ArgStore::default();
+        let mut new = ArgStore::default();
+        // Both destinations hold lists of their own first (ids not equal to src's).
+        for d in [&mut old, &mut new] {
+            d.push_json(br#"{"s": "x", "q": 1.5, "z": "zz"}"#);
+        }
+        let (mut memo, mut shapes) = (Vec::new(), Vec::new());
+        for round in 0..2 {
+            for &id in ids.iter().chain(ids.iter().rev()) {
+                let a = copy_by_finish(&src, id, &mut old);
+                let b = src.copy_list(id, &mut new, &mut memo, &mut shapes);
+                assert_eq!(a, b, "round {round}, list {id}");
+            }
+        }
+        assert_eq!(state(&old), state(&new));
+    }
 
     /// The typed list prints what parsing the JSON into a serde_json map printed.
     #[test]

@@ -72,6 +72,8 @@ pub(super) struct Part {
     /// `arg_lists`' string ids -> the event table store's (see `ArgStore::copy_list`);
     /// emptied with `arg_lists`.
     copied: Vec<u32>,
+    /// `arg_lists`' shape ids -> the event table store's, the same way.
+    copied_shapes: Vec<u32>,
     /// The compact text of a nested args value being built.
     nested: Vec<u8>,
 }
@@ -90,10 +92,29 @@ fn cache_find<'s>(
     let h = sampled_hash(text);
     let slot = (h >> 52) as usize & (cache.len() - 1);
     let (key, id) = cache[slot];
-    if key == h && id != u32::MAX && resolve(id).as_bytes() == text {
+    if key == h && id != u32::MAX && same_bytes(resolve(id).as_bytes(), text) {
         return Ok(id);
     }
     Err((slot, h))
+}
+
+/// `a == b`, inline for the short names, categories, ids and args keys a cache hit
+/// confirms on nearly every event (a call to `memcmp` each cost more than the compare):
+/// strings up to 16 bytes are compared as two overlapping words.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let w8 = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().unwrap());
+    let w4 = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().unwrap());
+    match n {
+        8..=16 => w8(a, 0) == w8(b, 0) && w8(a, n - 8) == w8(b, n - 8),
+        4..=7 => w4(a, 0) == w4(b, 0) && w4(a, n - 4) == w4(b, n - 4),
+        0..=3 => a.iter().zip(b).all(|(x, y)| x == y),
+        _ => a == b,
+    }
 }
 
 /// 10^0..10^22: the powers of ten a double holds exactly.
@@ -526,6 +547,16 @@ fn odd_surrogate(raw: &[u8]) -> bool {
 #[inline]
 fn number_end(b: &[u8], i: usize) -> R<usize> {
     let mut j = i;
+    // Timestamps and ids are long runs of digits and a point: eight bytes at a time
+    // while every byte is one of those; the byte loop below takes the rest (signs,
+    // exponents, the end), so it ends where it alone would.
+    while let Some(w) = b.get(j..j + 8) {
+        let n = digits_or_point(u64::from_le_bytes(w.try_into().unwrap()));
+        j += n;
+        if n < 8 {
+            break;
+        }
+    }
     while is_num(byte(b, j)?) {
         j += 1;
     }
@@ -533,6 +564,25 @@ fn number_end(b: &[u8], i: usize) -> R<usize> {
         return Err(Fail::Odd);
     }
     Ok(j)
+}
+
+/// How many of the word's bytes, from the first (little-endian), are ASCII digits or
+/// `.` before the first that is not: per-byte tests without carries between bytes.
+#[inline]
+fn digits_or_point(w: u64) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let low7 = w & !HIGH;
+    // High bit per byte: the byte's low 7 bits are > 0x39, are >= 0x30.
+    let above_9 = low7 + ONES * (0x7F - 0x39);
+    let from_0 = low7 + ONES * (0x80 - 0x30);
+    let digit = from_0 & !above_9 & !w & HIGH;
+    // A byte equal to '.': its xor with '.' is zero (exact test, no borrow).
+    let x = w ^ (ONES * b'.' as u64);
+    let nonzero = ((x & !HIGH) + !HIGH) | x;
+    let point = !nonzero & HIGH;
+    let other = !(digit | point) & HIGH;
+    (other.trailing_zeros() / 8) as usize
 }
 
 fn literal_end(b: &[u8], i: usize) -> R<usize> {
@@ -1146,8 +1196,12 @@ impl Part {
             return store.push_json(b"");
         }
         // `copied` is valid for one block: this part's events all go to one table.
-        self.arg_lists
-            .copy_list(ev.arg_list, store, &mut self.copied)
+        self.arg_lists.copy_list(
+            ev.arg_list,
+            store,
+            &mut self.copied,
+            &mut self.copied_shapes,
+        )
     }
 
     /// Clears the events of the last block (the strings and id maps stay).
@@ -1157,6 +1211,7 @@ impl Part {
         self.arg_lists = ArgStore::default();
         self.arg_cache.fill((0, u32::MAX));
         self.copied.clear();
+        self.copied_shapes.clear();
     }
 
     /// The global id of local string `id`, interning it into `global` on first use.
@@ -1303,6 +1358,53 @@ mod tests {
             let ev0 = p.events[0];
             let c = p.copy_args(&ev0, &mut dest);
             assert_eq!(list_text(&dest, c), list_text(&want, w));
+        }
+    }
+
+    /// `digits_or_point` counts as a byte-by-byte walk does, for every byte at every
+    /// position of the word.
+    #[test]
+    fn digits_or_point_as_bytes() {
+        let walk = |w: &[u8; 8]| {
+            w.iter()
+                .take_while(|c| c.is_ascii_digit() || **c == b'.')
+                .count()
+        };
+        for c in 0..=255u8 {
+            for k in 0..8 {
+                let mut w = *b"12.45678";
+                w[k] = c;
+                assert_eq!(digits_or_point(u64::from_le_bytes(w)), walk(&w), "{c} {k}");
+                let mut v = [c; 8];
+                v[7 - k] = b'5';
+                assert_eq!(digits_or_point(u64::from_le_bytes(v)), walk(&v), "{c} {k}");
+            }
+        }
+        // Numbers of every length end where the byte loop ends them.
+        let text = b"[1, 22.5, -3e7, 123456789012.345678, 0.000001, 99999999, 1.5E+3]";
+        let mut i = 1;
+        while i < text.len() - 1 {
+            let e = number_end(text, i).unwrap();
+            let want = i + text[i..].iter().take_while(|c| is_num(**c)).count();
+            assert_eq!(e, want);
+            i = e + 2;
+        }
+    }
+
+    /// `same_bytes` is `==` for every length and every differing position.
+    #[test]
+    fn same_bytes_as_eq() {
+        for n in 0..40usize {
+            let a: Vec<u8> = (0..n as u8).map(|i| b'a' + i % 26).collect();
+            assert!(same_bytes(&a, &a.clone()));
+            for k in 0..n {
+                let mut b = a.clone();
+                b[k] ^= 1;
+                assert!(!same_bytes(&a, &b), "{n} {k}");
+            }
+            let mut longer = a.clone();
+            longer.push(b'z');
+            assert!(!same_bytes(&a, &longer));
         }
     }
 
