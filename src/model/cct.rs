@@ -165,6 +165,13 @@ impl Cct {
         }
     }
 
+    /// Every frame slot once (a shared slot once for all its nodes; a slot no node
+    /// points at any more may be among them): a pass that looks at frames by their
+    /// content alone reads thousands of slots instead of a big trace's million nodes.
+    pub fn frames(&self) -> impl Iterator<Item = &Frame> {
+        self.nodes.frames.iter()
+    }
+
     pub fn name(&self, n: u32) -> &str {
         &self.frame(n).name
     }

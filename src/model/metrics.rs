@@ -7,7 +7,8 @@
 //! (and checks a new one for a clash) by a linear scan over all names, which made
 //! building such a table quadratic. Export builds a DataFrame when it needs one
 //! (`to_frame`). Columns are `Arc`s so that cloning a table (undo checkpoints) shares
-//! them.
+//! them; an `Arc<Vec>` rather than an `Arc<[f64]>`, so that a new column keeps the
+//! buffer it was built in (an `Arc<[f64]>` copied every column once more, issue 16).
 
 use polars::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -22,7 +23,7 @@ pub struct MetricTable {
     rows: usize,
     /// Column names in table order.
     order: Vec<String>,
-    columns: Vec<Arc<[f64]>>,
+    columns: Vec<Arc<Vec<f64>>>,
     /// Name -> position in `order`/`columns`.
     index: HashMap<String, usize>,
     /// Unit per column ("ns", "s", "" for counts or unknown).
@@ -64,13 +65,15 @@ impl MetricTable {
     }
 
     /// Adds or replaces a column (a replaced column keeps its place).
-    pub fn set(&mut self, name: &str, unit: &str, values: Vec<f64>) {
+    pub fn set(&mut self, name: &str, unit: &str, mut values: Vec<f64>) {
         assert_eq!(
             values.len(),
             self.rows,
             "metric column has one value per node"
         );
-        let col: Arc<[f64]> = values.into();
+        // Spare room a builder reserved would stay with the column for good.
+        values.shrink_to_fit();
+        let col = Arc::new(values);
         match self.index.get(name) {
             Some(&i) => self.columns[i] = col,
             None => {
@@ -229,11 +232,15 @@ impl MetricTable {
     }
 
     /// Fills `<m> (inc)` as subtree sums of every exclusive metric that lacks one.
+    /// The sums of all columns are made in one pass over the tree's parents.
     pub fn derive_inclusive(&mut self, cct: &Cct, bases: &[&str]) {
-        for base in bases {
-            let Some(inc) = self.values(base).map(|exc| subtree_sums(cct, exc)) else {
-                continue;
-            };
+        let found: Vec<&str> = bases.iter().copied().filter(|b| self.has(b)).collect();
+        let mut sums: Vec<Vec<f64>> = found
+            .iter()
+            .map(|b| self.values(b).unwrap_or_default().to_vec())
+            .collect();
+        add_to_parents(cct, &mut sums);
+        for (base, inc) in found.into_iter().zip(sums) {
             let unit = self.unit(base).to_string();
             self.set(&inclusive_name(base), &unit, inc);
         }
@@ -260,17 +267,27 @@ pub fn is_time_metric(name: &str, unit: &str) -> bool {
 /// Sum of `exc` over each node's subtree (NaN counts as 0 unless the whole subtree is NaN).
 /// Nodes are created after their parents, so one backward pass over ids suffices.
 pub fn subtree_sums(cct: &Cct, exc: &[f64]) -> Vec<f64> {
-    let mut inc: Vec<f64> = exc.to_vec();
+    let mut inc = [exc.to_vec()];
+    add_to_parents(cct, &mut inc);
+    let [inc] = inc;
+    inc
+}
+
+/// Turns each column of exclusive values into subtree sums in place (NaN as in
+/// `subtree_sums`): one backward pass over ids for all of them, as a tree of a big
+/// trace has most of a million parents to look up.
+fn add_to_parents(cct: &Cct, cols: &mut [Vec<f64>]) {
     for n in (0..cct.len() as u32).rev() {
         if let Some(par) = cct.parent(n) {
-            let v = inc[n as usize];
-            if !v.is_nan() {
-                let p = &mut inc[par as usize];
-                *p = if p.is_nan() { v } else { *p + v };
+            for inc in cols.iter_mut() {
+                let v = inc[n as usize];
+                if !v.is_nan() {
+                    let p = &mut inc[par as usize];
+                    *p = if p.is_nan() { v } else { *p + v };
+                }
             }
         }
     }
-    inc
 }
 
 #[cfg(test)]

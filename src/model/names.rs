@@ -14,10 +14,11 @@ pub use super::demangle::{demangle as demangled, RAW_NAME};
 /// name as an attribute (nodes a reader already demangled are left as they are).
 /// Each frame is rewritten once, however many nodes share it.
 pub fn demangle_tree(cct: &mut Cct) {
-    let any = (0..cct.len() as u32).any(|n| {
-        let f = cct.frame(n);
-        f.attr(RAW_NAME).is_none() && demangled(&f.name).is_some()
-    });
+    // By slot, not by node: a slot no node uses can only make the rewrite run for
+    // nothing, never change what a node shows.
+    let any = cct
+        .frames()
+        .any(|f| f.attr(RAW_NAME).is_none() && demangled(&f.name).is_some());
     if !any {
         return;
     }

@@ -54,27 +54,46 @@ struct EventCounts {
 
 fn event_counts(p: &Profile) -> Option<EventCounts> {
     let ev = p.events.as_ref()?;
-    let gpu: Vec<usize> = (0..ev.len())
-        .filter(|&i| ev.kind[i].is_gpu_activity())
-        .collect();
-    let streams: BTreeSet<(i64, i64)> = gpu.iter().map(|&i| (ev.device[i], ev.stream[i])).collect();
+    // One pass over the rows (a big trace has millions); rows of one thread or stream
+    // come in runs, so a key equal to the last one skips the set.
+    const KINDS: [(&str, EventKind); 6] = [
+        ("cpu", EventKind::Cpu),
+        ("runtime", EventKind::Runtime),
+        ("kernel", EventKind::Kernel),
+        ("memcpy", EventKind::Memcpy),
+        ("memset", EventKind::Memset),
+        ("instant", EventKind::Instant),
+    ];
+    let mut by_kind = KINDS.map(|(name, _)| (name, 0usize));
+    let mut gpu_ns = 0i64;
+    let mut streams: BTreeSet<(i64, i64)> = BTreeSet::new();
+    let mut threads: BTreeSet<(u32, u32)> = BTreeSet::new();
+    let (mut last_stream, mut last_thread) = (None, None);
+    for (i, &kind) in ev.kind.iter().enumerate() {
+        if let Some(k) = KINDS.iter().position(|&(_, x)| x == kind) {
+            by_kind[k].1 += 1;
+        }
+        if kind.is_gpu_activity() {
+            gpu_ns += ev.dur[i];
+            let key = (ev.device[i], ev.stream[i]);
+            if last_stream != Some(key) {
+                streams.insert(key);
+                last_stream = Some(key);
+            }
+        }
+        if matches!(kind, EventKind::Cpu | EventKind::Runtime) {
+            let key = (ev.pid[i], ev.tid[i]);
+            if last_thread != Some(key) {
+                threads.insert(key);
+                last_thread = Some(key);
+            }
+        }
+    }
     let devices: BTreeSet<i64> = streams.iter().map(|x| x.0).collect();
-    let threads: BTreeSet<(u32, u32)> = (0..ev.len())
-        .filter(|&i| matches!(ev.kind[i], EventKind::Cpu | EventKind::Runtime))
-        .map(|i| (ev.pid[i], ev.tid[i]))
-        .collect();
-    let count = |k: EventKind| ev.kind.iter().filter(|&&x| x == k).count();
     Some(EventCounts {
         events: ev.len(),
-        by_kind: [
-            ("cpu", count(EventKind::Cpu)),
-            ("runtime", count(EventKind::Runtime)),
-            ("kernel", count(EventKind::Kernel)),
-            ("memcpy", count(EventKind::Memcpy)),
-            ("memset", count(EventKind::Memset)),
-            ("instant", count(EventKind::Instant)),
-        ],
-        gpu_ns: gpu.iter().map(|&i| ev.dur[i]).sum(),
+        by_kind,
+        gpu_ns,
         devices: devices.len(),
         streams: streams.len(),
         threads: threads.len(),

@@ -169,6 +169,14 @@ pub fn load_each_then_ensemble(
         // As `grove FILE` opens it (a database's trace.db included).
         let mut p = load(Some(f))?;
         visit(&p);
+        if expanded.len() == 1 {
+            // `grove info` exits once this input is shown: freeing its tree and event
+            // columns (millions of rows in a big trace) would cost time for nothing, as
+            // the process hands its memory back at exit. The profile holds no file,
+            // cache or output to finish, and the caller flushes what it prints.
+            std::mem::forget(p);
+            return Ok(None);
+        }
         p.events = None;
         p.counters = None;
         profiles.push(p);
