@@ -671,8 +671,6 @@ fn first_frame(args: &[String]) {
 }
 
 fn main() {
-    // The allocator as grove's binary sets it, so peaks match `grove`'s.
-    grove::memory::tune_allocator();
     // `cargo bench` appends `--bench` to a harness-less bench's arguments.
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -698,6 +696,8 @@ fn main() {
                 let t = Instant::now();
                 // Plain JSON only: a compressed file would time its decoder too.
                 let file = std::fs::File::open(path).unwrap();
+                // The allocator as a load sets it (`readers::load_all`).
+                let _alloc = grove::memory::LoadAllocator::begin();
                 let tr = grove::readers::chrome::parse(file).unwrap_or_else(|e| panic!("{e}"));
                 let secs = t.elapsed().as_secs_f64();
                 println!("file {f}");

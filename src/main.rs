@@ -10,7 +10,6 @@ use clap::Parser;
 use grove::cli::Cli;
 
 fn main() -> ExitCode {
-    grove::memory::tune_allocator();
     let cli = Cli::parse();
     // The user's configuration (config dir, keymap, theme, categories) is to be loaded
     // here, once, and passed to the shell; today each subcommand still loads what it

@@ -20,22 +20,51 @@ static KNOWN_LIMIT: AtomicU64 = AtomicU64::new(0);
 /// Values at or above this mean "no limit" (cgroup v1 writes 2^63 rounded to a page).
 const UNLIMITED: u64 = 1 << 60;
 
-/// Makes glibc serve every allocation of 128 KiB or more from its own mapping, at once
-/// and for the whole run (its default threshold, but fixed). Why: glibc raises the
-/// threshold (up to 32 MiB) to the size of each mapped block freed, so once a load has
-/// freed its first block buffers, everything below that size (growing columns, per-part
-/// tables) comes from the heap, where freed pages stay with the process and the next
-/// column is laid beside them: the peak then depends on the heap's layout (node300's
-/// `info` peaked at 146 or 160 MiB for two builds of one source). With the threshold
-/// fixed, a freed buffer goes back to the system at once and a growing one is moved by
+/// Loads running now (see [`LoadAllocator`]).
+static LOADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// While a load runs, glibc serves every allocation of 128 KiB or more from a mapping
+/// of its own; once no load runs, only those above 32 MiB. Why the first: glibc raises
+/// its threshold (up to 32 MiB) to the size of each mapped block freed, so once a load
+/// has freed its first block buffers, everything below that size (growing columns,
+/// per-part tables) comes from the heap, where freed pages stay with the process and
+/// the next column is laid beside them: the load's peak then depends on the heap's
+/// layout (node300's `info` peaked at 146 or 160 MiB for two builds of one source).
+/// With 128 KiB, a freed buffer goes back at once and a growing one is moved by
 /// `mremap`, not copied (issue 16: big300 86 -> 79 MiB, node300 137 -> 130 MiB, time
-/// unchanged). A user's `MALLOC_MMAP_THRESHOLD_` wins. Call it before any thread starts.
-pub fn tune_allocator() {
+/// unchanged). Why the second: the commands that follow allocate and free arrays of a
+/// node each (a filter of a 1M-node tree); mapped afresh each time, their pages fault
+/// in again (`:sort` 6 -> 8.4 ms, a filter 36 -> 43 ms), while from the heap they are
+/// reused, as glibc's own adjustment would end up doing. A user's
+/// `MALLOC_MMAP_THRESHOLD_` wins over both.
+pub struct LoadAllocator(());
+
+impl LoadAllocator {
+    /// Marks a load as running until the value is dropped.
+    pub fn begin() -> LoadAllocator {
+        if LOADS.fetch_add(1, Ordering::SeqCst) == 0 {
+            set_mmap_threshold(128 << 10);
+        }
+        LoadAllocator(())
+    }
+}
+
+impl Drop for LoadAllocator {
+    fn drop(&mut self) {
+        if LOADS.fetch_sub(1, Ordering::SeqCst) == 1 {
+            set_mmap_threshold(32 << 20);
+        }
+    }
+}
+
+/// Sets glibc's mmap threshold (only a tuning: two loads starting and ending at once
+/// may leave either value for a moment).
+fn set_mmap_threshold(_bytes: i32) {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     if std::env::var_os("MALLOC_MMAP_THRESHOLD_").is_none() {
-        // SAFETY: mallopt sets one glibc malloc parameter; no other thread runs yet.
+        // SAFETY: mallopt sets one malloc parameter under glibc's own lock.
         unsafe {
-            libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10);
+            libc::mallopt(libc::M_MMAP_THRESHOLD, _bytes);
         }
     }
 }

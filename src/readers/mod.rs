@@ -298,6 +298,7 @@ impl std::error::Error for LoadError {}
 /// stream: detection looks at the buffered head and never reopens the path, so only
 /// the stream formats are asked.
 pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
+    let _alloc = crate::memory::LoadAllocator::begin();
     let err = |msg: String| LoadError {
         path: path.display().to_string(),
         msg,
