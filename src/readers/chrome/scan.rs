@@ -447,19 +447,25 @@ fn string_span_ascii(b: &[u8], i: usize) -> R<(usize, usize, bool, bool)> {
             _ => return Err(Fail::Odd),
         }
         escaped = true;
-        // Check the escape as the streaming reader would; decoding is `unescape`'s.
-        match byte(b, j + 1)? {
-            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 2,
-            b'u' => {
-                for d in 0..4 {
-                    if !byte(b, j + 2 + d)?.is_ascii_hexdigit() {
-                        return Err(Fail::Odd);
-                    }
+        j = escape_end(b, j)?;
+    }
+}
+
+/// Past the escape whose backslash is `b[j]`, checked as the streaming reader checks it
+/// (decoding is `unescape`'s).
+#[inline]
+fn escape_end(b: &[u8], j: usize) -> R<usize> {
+    match byte(b, j + 1)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Ok(j + 2),
+        b'u' => {
+            for d in 0..4 {
+                if !byte(b, j + 2 + d)?.is_ascii_hexdigit() {
+                    return Err(Fail::Odd);
                 }
-                j += 6;
             }
-            _ => return Err(Fail::Odd),
+            Ok(j + 6)
         }
+        _ => Err(Fail::Odd),
     }
 }
 
@@ -1479,18 +1485,7 @@ mod tests {
                     b'"' => return Ok((i + 1, j, escaped, ascii)),
                     b'\\' => {
                         escaped = true;
-                        match byte(b, j + 1)? {
-                            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 2,
-                            b'u' => {
-                                for d in 0..4 {
-                                    if !byte(b, j + 2 + d)?.is_ascii_hexdigit() {
-                                        return Err(Fail::Odd);
-                                    }
-                                }
-                                j += 6;
-                            }
-                            _ => return Err(Fail::Odd),
-                        }
+                        j = escape_end(b, j)?;
                     }
                     c if c < 0x20 => return Err(Fail::Odd),
                     c => {
