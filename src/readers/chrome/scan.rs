@@ -619,84 +619,54 @@ fn skip_value(b: &[u8], i: usize) -> R<usize> {
     let mut objects: u64 = 0;
     let mut depth = 0u32;
     let mut j = i;
-    // At an opening bracket: push it, then an element/member or the close.
-    'open: loop {
-        let obj = b[j] == b'{';
-        if depth == 64 {
-            return Err(Fail::Odd);
-        }
-        objects = (objects & !(1 << depth)) | ((obj as u64) << depth);
-        depth += 1;
-        j = ws(b, j + 1)?;
-        let close = if obj { b'}' } else { b']' };
-        if b[j] == close {
-            j += 1;
-        } else {
-            // First member or element.
-            loop {
-                if objects >> (depth - 1) & 1 == 1 {
-                    j = member_value(b, j)?;
+    // `j` is at a value (a member's value past its key) inside the open containers.
+    loop {
+        match b[j] {
+            open @ (b'{' | b'[') => {
+                if depth == 64 {
+                    return Err(Fail::Odd);
                 }
-                match b[j] {
-                    b'{' | b'[' => continue 'open,
-                    _ => j = scalar_end(b, j)?,
-                }
-                // A value ended: a separator, or closes (possibly several levels).
-                loop {
-                    j = ws(b, j)?;
-                    let obj = objects >> (depth - 1) & 1 == 1;
-                    let close = if obj { b'}' } else { b']' };
-                    match b[j] {
-                        b',' => {
-                            j = ws(b, j + 1)?;
-                            // A trailing comma is a repair: the streaming reader's.
-                            if b[j] == close {
-                                return Err(Fail::Odd);
-                            }
-                            break;
-                        }
-                        c if c == close => {
-                            j += 1;
-                            depth -= 1;
-                            if depth == 0 {
-                                return Ok(j);
-                            }
-                        }
-                        _ => return Err(Fail::Odd),
+                let obj = open == b'{';
+                objects = (objects & !(1 << depth)) | ((obj as u64) << depth);
+                depth += 1;
+                j = ws(b, j + 1)?;
+                if b[j] != if obj { b'}' } else { b']' } {
+                    // Its first member or element.
+                    if obj {
+                        j = member_value(b, j)?;
                     }
+                    continue;
                 }
-                continue;
+                // Empty: it closes at once.
+                j += 1;
+                depth -= 1;
             }
+            _ => j = scalar_end(b, j)?,
         }
-        // An empty container closed at j.
-        depth -= 1;
-        if depth == 0 {
-            return Ok(j);
-        }
+        // A value ended: closes (possibly several levels), then a separator and the
+        // next value.
         loop {
+            if depth == 0 {
+                return Ok(j);
+            }
             j = ws(b, j)?;
             let obj = objects >> (depth - 1) & 1 == 1;
             let close = if obj { b'}' } else { b']' };
             match b[j] {
                 b',' => {
                     j = ws(b, j + 1)?;
+                    // A trailing comma is a repair: the streaming reader's.
                     if b[j] == close {
                         return Err(Fail::Odd);
                     }
                     if obj {
                         j = member_value(b, j)?;
                     }
-                    match b[j] {
-                        b'{' | b'[' => continue 'open,
-                        _ => j = scalar_end(b, j)?,
-                    }
+                    break;
                 }
                 c if c == close => {
                     j += 1;
                     depth -= 1;
-                    if depth == 0 {
-                        return Ok(j);
-                    }
                 }
                 _ => return Err(Fail::Odd),
             }
