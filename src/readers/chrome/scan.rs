@@ -965,6 +965,10 @@ impl Part {
             arg_list: u32::MAX,
         };
         let mut args_span: Option<(usize, usize)> = None;
+        // A repeated `cat` or `args` is the streaming reader's: it decides whether to keep
+        // args with the category seen so far and joins the args texts, which this walk
+        // does not reproduce.
+        let mut seen_cat = false;
         // Whether `arg_lists` holds the typed list of the last `args` object, unfinished.
         let mut typed_list = false;
         let mut j = ws(b, i + 1)?;
@@ -976,7 +980,10 @@ impl Part {
             let key;
             (key, j) = event_key(b, j)?;
             match key {
+                Key::Cat if seen_cat => return Err(Fail::Odd),
+                Key::Args if args_span.is_some() => return Err(Fail::Odd),
                 Key::Name | Key::Cat | Key::Pid | Key::Tid => {
+                    seen_cat |= key == Key::Cat;
                     let (t, e) = self.scalar(b, j)?;
                     let id = self.intern(b, &t);
                     match key {
@@ -1242,6 +1249,8 @@ mod tests {
             ", 3, {}",
             "]",
             ", {\"name\":\"\\q\"}",
+            ", {\"cat\":\"a\",\"cat\":\"b\"}, {}",
+            ", {\"args\":{\"x\":1},\"args\":{}}, {}",
         ] {
             let (p, s) = scan(odd);
             assert_eq!((s.pos, s.why, p.events.len()), (0, Why::Odd, 0), "{odd}");
