@@ -24,6 +24,7 @@ use crate::model::{Cct, MetricTable, NO_NODE};
 mod launches;
 mod nodes;
 mod phases;
+mod sort;
 
 use nodes::NodeIndex;
 
@@ -152,32 +153,33 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
                     format!("<unattributed> stream {stream}")
                 };
                 let mut r = cct.child(None, &label, "stream");
-                grow_count(&mut count, cct.len());
-                count[r as usize] = 1;
+                grow(&mut count, cct.len());
+                count[r as usize] = 1.0;
                 // Framework and XLA ops (XPlane's tf_op/hlo_op) group what has no launch.
                 if let Some(a) = ev.args_of(i) {
                     for key in GROUP_ARGS {
                         if let Some(v) = a.get(key) {
                             r = cct.child(Some(r), &a.text(v), key);
-                            grow_count(&mut count, cct.len());
-                            count[r as usize] += 1;
+                            grow(&mut count, cct.len());
+                            count[r as usize] += 1.0;
                         }
                     }
                 }
                 r
             }
         };
-        let node = nodes.child(&mut cct, parent, ev, i);
-        grow_count(&mut count, cct.len());
+        let mut g = cct.grow();
+        let node = nodes.child(&mut g, parent, ev, i);
+        grow(&mut count, g.len());
         // A no-op: the bound above holds.
-        grow(&mut gpu_time, cct.len());
+        grow(&mut gpu_time, g.len());
         // A node's first instance is its first row: its launch configuration is the
         // node's attrs.
-        if count[node as usize] == 0 {
+        if count[node as usize] == 0.0 {
             let list = gpu.list[k];
-            nodes.set_attrs(&mut cct, node, list, &gpu.lists[list as usize]);
+            nodes.set_attrs(&mut g, node, list, &gpu.lists[list as usize]);
         }
-        count[node as usize] += 1;
+        count[node as usize] += 1.0;
         gpu_time[node as usize] += ev.dur[i] as f64;
         node_of_event[i] = node;
     }
@@ -207,8 +209,7 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     grow(&mut time, len);
     gpu_time.truncate(len);
     grow(&mut gpu_time, len);
-    grow_count(&mut count, len);
-    let count: Vec<f64> = count.into_iter().map(f64::from).collect();
+    grow(&mut count, len);
     let mut metrics = MetricTable::new(len);
     metrics.set("time", "ns", time);
     metrics.set("gpu_time", "ns", gpu_time);
@@ -230,21 +231,15 @@ fn grow(v: &mut Vec<f64>, len: usize) {
     }
 }
 
-fn grow_count(v: &mut Vec<u32>, len: usize) {
-    if v.len() < len {
-        v.resize(len, 0);
-    }
-}
-
 /// The tree as the CPU lanes leave it, and what the GPU pass adds to.
 struct Builder {
     cct: Cct,
     nodes: NodeIndex,
     node_of_event: Vec<u32>,
-    /// Memory at the load's peak (the end of the build, issue 16): counts are whole
-    /// numbers (u32 until the column is made).
     time: Vec<f64>,
-    count: Vec<u32>,
+    /// The column as it is kept (whole numbers): made as u32 and converted, it stood
+    /// beside its copy at the load's peak and cost a pass.
+    count: Vec<f64>,
     warnings: Vec<String>,
 }
 
@@ -258,7 +253,7 @@ fn cpu_tree(tr: &ChromeTrace, ph: &mut phases::Phases) -> Builder {
     let mut cct = Cct::default();
     let mut node_of_event = vec![NO_NODE; n];
     let mut time = Vec::<f64>::new();
-    let mut count = Vec::<u32>::new();
+    let mut count = Vec::<f64>::new();
     let mut warnings = Vec::new();
     let mut nodes = NodeIndex::new(ev, n);
 
@@ -318,8 +313,10 @@ fn cpu_tree(tr: &ChromeTrace, ph: &mut phases::Phases) -> Builder {
             }
         }
         grow(&mut time, cct.len());
-        grow_count(&mut count, cct.len());
-        count[root as usize] = 1;
+        grow(&mut count, cct.len());
+        count[root as usize] = 1.0;
+        // The lane's nodes are added through the arrays held once.
+        let mut g = cct.grow();
         // Open slices: (event, end, node, children's summed duration).
         let mut stack: Vec<(usize, i64, u32, i64)> = Vec::new();
         let close = |s: (usize, i64, u32, i64), time: &mut Vec<f64>| {
@@ -354,10 +351,10 @@ fn cpu_tree(tr: &ChromeTrace, ph: &mut phases::Phases) -> Builder {
             if parent_at > 0 {
                 stack[parent_at - 1].3 += ev.dur[i];
             }
-            let node = nodes.child(&mut cct, parent_node, ev, i);
-            grow(&mut time, cct.len());
-            grow_count(&mut count, cct.len());
-            count[node as usize] += 1;
+            let node = nodes.child(&mut g, parent_node, ev, i);
+            grow(&mut time, g.len());
+            grow(&mut count, g.len());
+            count[node as usize] += 1.0;
             node_of_event[i] = node;
             if parent_at == stack.len() {
                 stack.push((i, end, node, 0));
@@ -391,7 +388,12 @@ fn cpu_tree(tr: &ChromeTrace, ph: &mut phases::Phases) -> Builder {
 /// slices keep their place in the file. Reordering only the X slices inside each run of
 /// equal starts keeps the order total and consistent.
 fn order_slices(ev: &EventTable, idx: &mut [u32]) {
-    idx.sort_unstable_by_key(|&i| (ev.ts[i as usize], ev.seq[i as usize]));
+    // The row is the last key: (ts, seq) is unique already (a seq per file event), and
+    // with it any correct sort gives this one order.
+    let key = |i: u32| (ev.ts[i as usize], ev.seq[i as usize], i);
+    if !sort::nearly_sorted(idx, key) {
+        idx.sort_unstable_by_key(|&i| key(i));
+    }
     let mut start = 0;
     while start < idx.len() {
         let ts = ev.ts[idx[start] as usize];

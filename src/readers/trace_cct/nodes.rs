@@ -10,10 +10,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::model::cct::FrameId;
+use crate::model::cct::{FrameId, Grow};
 use crate::model::events::EventTable;
 use crate::model::intern::FxBuild;
-use crate::model::{Attrs, Cct, Frame};
+use crate::model::{Attrs, Frame};
 
 /// The key of a node not made here (roots, group nodes): never equal to a real key,
 /// whose ids are below the interner's length.
@@ -68,7 +68,7 @@ impl NodeIndex {
             .clone()
     }
 
-    fn plain_frame(&mut self, cct: &mut Cct, ev: &EventTable, name: u32, cat: u32) -> FrameId {
+    fn plain_frame(&mut self, cct: &mut Grow, ev: &EventTable, name: u32, cat: u32) -> FrameId {
         match self.plain_first[name as usize] {
             Some((c, f)) if c == cat => return f,
             Some(_) => {
@@ -98,7 +98,7 @@ impl NodeIndex {
         f
     }
 
-    pub fn child(&mut self, cct: &mut Cct, parent: u32, ev: &EventTable, i: usize) -> u32 {
+    pub fn child(&mut self, cct: &mut Grow, parent: u32, ev: &EventTable, i: usize) -> u32 {
         let (name, cat) = (ev.name[i], ev.cat[i]);
         let key = key_of(name, cat);
         let p = parent as usize;
@@ -137,7 +137,7 @@ impl NodeIndex {
     /// Gives a new GPU activity node (its frame is the plain one of its name and cat)
     /// the shared frame with its launch configuration: with this list it is the same
     /// for every kernel launched with this configuration.
-    pub fn set_attrs(&mut self, cct: &mut Cct, node: u32, list: u32, attrs: &Attrs) {
+    pub fn set_attrs(&mut self, cct: &mut Grow, node: u32, list: u32, attrs: &Attrs) {
         let k = self.key[node as usize];
         let key = ((k >> 32) as u32, k as u32, list);
         let f = match self.with_attrs.get(&key) {
