@@ -84,15 +84,26 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     // they are made while the CPU lanes are swept.
     let (gpu, b) = if super::chrome::threads() > 1 {
         std::thread::scope(|s| {
-            let gpu = s.spawn(|| launches::gpu_rows(ev));
-            let b = cpu_tree(tr, &mut ph);
+            // The second core also makes the event-to-node column (its pages are
+            // fresh memory, first written here) while the lanes are gathered and
+            // sorted: the sweep takes it when it starts.
+            let (give, take) = std::sync::mpsc::sync_channel(1);
+            let gpu = s.spawn(move || {
+                // The sweep takes it or has ended early by a panic: either way no one
+                // waits on a failed send.
+                let _ = give.send(vec![NO_NODE; n]);
+                launches::gpu_rows(ev)
+            });
+            let b = cpu_tree(tr, &mut ph, || {
+                take.recv().unwrap_or_else(|_| vec![NO_NODE; n])
+            });
             let gpu = gpu.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
             (gpu, b)
         })
     } else {
         let gpu = launches::gpu_rows(ev);
         ph.mark("launch-index");
-        (gpu, cpu_tree(tr, &mut ph))
+        (gpu, cpu_tree(tr, &mut ph, || vec![NO_NODE; n]))
     };
     ph.mark("launch-index-wait");
     let Builder {
@@ -211,9 +222,24 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     grow(&mut gpu_time, len);
     grow(&mut count, len);
     let mut metrics = MetricTable::new(len);
-    metrics.set("time", "ns", time);
-    metrics.set("gpu_time", "ns", gpu_time);
-    metrics.derive_inclusive(&cct, &["time", "gpu_time"]);
+    if super::chrome::threads() > 1 {
+        // Each column's sums are their own pass (the same additions in the same order
+        // as `derive_inclusive`'s): with a second core the two run side by side.
+        let (time_inc, gpu_inc) = std::thread::scope(|s| {
+            let gpu = s.spawn(|| crate::model::metrics::subtree_sums(&cct, &gpu_time));
+            let time_inc = crate::model::metrics::subtree_sums(&cct, &time);
+            let gpu = gpu.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+            (time_inc, gpu)
+        });
+        metrics.set("time", "ns", time);
+        metrics.set("gpu_time", "ns", gpu_time);
+        metrics.set("time (inc)", "ns", time_inc);
+        metrics.set("gpu_time (inc)", "ns", gpu_inc);
+    } else {
+        metrics.set("time", "ns", time);
+        metrics.set("gpu_time", "ns", gpu_time);
+        metrics.derive_inclusive(&cct, &["time", "gpu_time"]);
+    }
     metrics.set("count", "", count);
     ph.mark("metrics");
     TraceTree {
@@ -244,14 +270,18 @@ struct Builder {
 }
 
 /// The CPU lanes' slices nested by time, one root per lane.
-fn cpu_tree(tr: &ChromeTrace, ph: &mut phases::Phases) -> Builder {
+/// `node_of_event`: gives the event-to-node column, every row NO_NODE.
+fn cpu_tree(
+    tr: &ChromeTrace,
+    ph: &mut phases::Phases,
+    node_of_event: impl FnOnce() -> Vec<u32>,
+) -> Builder {
     let ev = &tr.events;
     let n = ev.len();
     // The node arrays grow as nodes come: events bound them, but a trace whose events
     // repeat few call paths (grove-gen's) has far fewer nodes, and room for every event
     // raised its peak.
     let mut cct = Cct::default();
-    let mut node_of_event = vec![NO_NODE; n];
     let mut time = Vec::<f64>::new();
     let mut count = Vec::<f64>::new();
     let mut warnings = Vec::new();
@@ -300,6 +330,7 @@ fn cpu_tree(tr: &ChromeTrace, ph: &mut phases::Phases) -> Builder {
         order_slices(ev, idx);
     }
     ph.mark("lane-sort");
+    let mut node_of_event = node_of_event();
     let mut overlaps = 0u64;
     for ((key, idx), label) in lanes.into_iter().zip(&labels) {
         let root = cct.child(None, label, "thread");
