@@ -63,6 +63,13 @@ impl Frame {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FrameId(u32);
 
+impl FrameId {
+    /// The slot's number (below 2^31): a builder's key for the frame.
+    pub fn id(self) -> u32 {
+        self.0
+    }
+}
+
 /// Marks a slot id as shared: `frame_mut` copies such a slot before changing it.
 const SHARED: u32 = 1 << 31;
 

@@ -1,4 +1,4 @@
-//! Finds or makes the node for an event under a parent, keyed by interned ids so the
+//! Finds or makes the node for an event under a parent, keyed by frame slots so the
 //! hot loop neither hashes nor allocates text; frames share one string per name.
 //!
 //! Most parents have a handful of children (a runtime call and its kernel, an op and
@@ -15,22 +15,22 @@ use crate::model::events::EventTable;
 use crate::model::intern::FxBuild;
 use crate::model::{Attrs, Frame};
 
-/// The key of a node not made here (roots, group nodes): never equal to a real key,
-/// whose ids are below the interner's length.
-const OTHER: u64 = u64::MAX;
+/// The key of a node not made here (roots, group nodes): never equal to a real key, a
+/// frame slot id (below 2^31).
+const OTHER: u32 = u32::MAX;
 
 /// Children made under one parent before its children move to the map: a walk of up to
 /// this many short links is cheaper than hashing, and a longer one is not.
 const WIDE: u8 = 8;
 
 pub struct NodeIndex {
-    /// (name id, cat id) of each node made here, OTHER for the rest.
-    key: Vec<u64>,
+    /// The plain frame slot of each node made here, OTHER for the rest: one slot per
+    /// (name, cat), so it stands for the pair in half the memory of the two ids.
+    key: Vec<u32>,
     /// Children made here under each node, counted up to WIDE.
     kids: Vec<u8>,
-    /// (parent, name, cat) -> child, for parents at WIDE children and parents not made
-    /// here.
-    wide: HashMap<(u32, u32, u32), u32, FxBuild>,
+    /// (parent, key) -> child, for parents at WIDE children and parents not made here.
+    wide: HashMap<(u32, u32), u32, FxBuild>,
     text: Vec<Option<Arc<str>>>,
     function: Arc<str>,
     /// Frames repeat across nodes (every `cudaLaunchKernel`, a kernel under each of its
@@ -39,12 +39,8 @@ pub struct NodeIndex {
     /// rest.
     plain_first: Vec<Option<(u32, FrameId)>>,
     plain: HashMap<(u32, u32), FrameId, FxBuild>,
-    /// One shared slot per (name, cat, attrs list) of GPU activity nodes.
-    with_attrs: HashMap<(u32, u32, u32), FrameId, FxBuild>,
-}
-
-fn key_of(name: u32, cat: u32) -> u64 {
-    (name as u64) << 32 | cat as u64
+    /// One shared slot per (key, attrs list) of GPU activity nodes.
+    with_attrs: HashMap<(u32, u32), FrameId, FxBuild>,
 }
 
 impl NodeIndex {
@@ -100,7 +96,10 @@ impl NodeIndex {
 
     pub fn child(&mut self, cct: &mut Grow, parent: u32, ev: &EventTable, i: usize) -> u32 {
         let (name, cat) = (ev.name[i], ev.cat[i]);
-        let key = key_of(name, cat);
+        // Made first when the pair is new, where no child can have it and the node is
+        // made next anyway: frame slots come in the same order.
+        let frame = self.plain_frame(cct, ev, name, cat);
+        let key = frame.id();
         let p = parent as usize;
         // A parent made here has only children made here: nodes made elsewhere hang
         // under roots and group nodes alone.
@@ -111,10 +110,9 @@ impl NodeIndex {
                     return c;
                 }
             }
-        } else if let Some(&c) = self.wide.get(&(parent, name, cat)) {
+        } else if let Some(&c) = self.wide.get(&(parent, key)) {
             return c;
         }
-        let frame = self.plain_frame(cct, ev, name, cat);
         let n = cct.add_shared(Some(parent), frame);
         self.key.resize(n as usize, OTHER);
         self.kids.resize(n as usize, 0);
@@ -124,12 +122,11 @@ impl NodeIndex {
             self.kids[p] += 1;
             if self.kids[p] == WIDE {
                 for c in cct.children(parent) {
-                    let k = self.key[c as usize];
-                    self.wide.insert((parent, (k >> 32) as u32, k as u32), c);
+                    self.wide.insert((parent, self.key[c as usize]), c);
                 }
             }
         } else {
-            self.wide.insert((parent, name, cat), n);
+            self.wide.insert((parent, key), n);
         }
         n
     }
@@ -138,8 +135,7 @@ impl NodeIndex {
     /// the shared frame with its launch configuration: with this list it is the same
     /// for every kernel launched with this configuration.
     pub fn set_attrs(&mut self, cct: &mut Grow, node: u32, list: u32, attrs: &Attrs) {
-        let k = self.key[node as usize];
-        let key = ((k >> 32) as u32, k as u32, list);
+        let key = (self.key[node as usize], list);
         let f = match self.with_attrs.get(&key) {
             Some(&f) => f,
             None => {
