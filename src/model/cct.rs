@@ -408,6 +408,11 @@ impl Grow<'_> {
         &self.nodes.frames[(self.nodes.slot[n as usize] & !SHARED) as usize]
     }
 
+    /// The number of a node's frame slot (`FrameId::id`), shared or not.
+    pub fn frame_slot(&self, n: u32) -> u32 {
+        self.nodes.slot[n as usize] & !SHARED
+    }
+
     pub fn children(&self, n: u32) -> Children<'_> {
         Children {
             nodes: self.nodes,

@@ -24,9 +24,11 @@ const OTHER: u32 = u32::MAX;
 const WIDE: u8 = 8;
 
 pub struct NodeIndex {
-    /// The plain frame slot of each node made here, OTHER for the rest: one slot per
-    /// (name, cat), so it stands for the pair in half the memory of the two ids.
-    key: Vec<u32>,
+    /// A node's key is the plain frame slot of its (name, cat), one slot per pair: by
+    /// its frame slot, the plain one itself or the one a GPU node's attrs frame was
+    /// made from (`set_attrs`); OTHER for slots made elsewhere. Frames are far fewer
+    /// than nodes: no array per node.
+    key_of_slot: Vec<u32>,
     /// Children made here under each node, counted up to WIDE.
     kids: Vec<u8>,
     /// (parent, key) -> child, for parents at WIDE children and parents not made here.
@@ -47,7 +49,7 @@ impl NodeIndex {
     /// `nodes`: about how many nodes the tree will have (room is made for them).
     pub fn new(ev: &EventTable, nodes: usize) -> NodeIndex {
         NodeIndex {
-            key: Vec::with_capacity(nodes),
+            key_of_slot: Vec::new(),
             kids: Vec::with_capacity(nodes),
             wide: HashMap::default(),
             text: vec![None; ev.strings.len()],
@@ -85,6 +87,7 @@ impl NodeIndex {
             kind,
             attrs: Attrs::new(),
         });
+        self.set_key(f, f.id());
         match self.plain_first[name as usize] {
             None => self.plain_first[name as usize] = Some((cat, f)),
             Some(_) => {
@@ -92,6 +95,23 @@ impl NodeIndex {
             }
         }
         f
+    }
+
+    /// A node's key (OTHER for nodes made elsewhere).
+    fn key(&self, cct: &Grow, node: u32) -> u32 {
+        let slot = cct.frame_slot(node);
+        self.key_of_slot
+            .get(slot as usize)
+            .copied()
+            .unwrap_or(OTHER)
+    }
+
+    fn set_key(&mut self, frame: FrameId, key: u32) {
+        let at = frame.id() as usize;
+        if self.key_of_slot.len() <= at {
+            self.key_of_slot.resize(at + 1, OTHER);
+        }
+        self.key_of_slot[at] = key;
     }
 
     pub fn child(&mut self, cct: &mut Grow, parent: u32, ev: &EventTable, i: usize) -> u32 {
@@ -103,10 +123,10 @@ impl NodeIndex {
         let p = parent as usize;
         // A parent made here has only children made here: nodes made elsewhere hang
         // under roots and group nodes alone.
-        let narrow = self.key.get(p).is_some_and(|&k| k != OTHER) && self.kids[p] < WIDE;
+        let narrow = self.key(cct, parent) != OTHER && self.kids[p] < WIDE;
         if narrow {
             for c in cct.children(parent) {
-                if self.key[c as usize] == key {
+                if self.key(cct, c) == key {
                     return c;
                 }
             }
@@ -114,15 +134,14 @@ impl NodeIndex {
             return c;
         }
         let n = cct.add_shared(Some(parent), frame);
-        self.key.resize(n as usize, OTHER);
         self.kids.resize(n as usize, 0);
-        self.key.push(key);
         self.kids.push(0);
         if narrow {
             self.kids[p] += 1;
             if self.kids[p] == WIDE {
                 for c in cct.children(parent) {
-                    self.wide.insert((parent, self.key[c as usize]), c);
+                    let k = self.key(cct, c);
+                    self.wide.insert((parent, k), c);
                 }
             }
         } else {
@@ -135,7 +154,8 @@ impl NodeIndex {
     /// the shared frame with its launch configuration: with this list it is the same
     /// for every kernel launched with this configuration.
     pub fn set_attrs(&mut self, cct: &mut Grow, node: u32, list: u32, attrs: &Attrs) {
-        let key = (self.key[node as usize], list);
+        let plain = self.key(cct, node);
+        let key = (plain, list);
         let f = match self.with_attrs.get(&key) {
             Some(&f) => f,
             None => {
@@ -143,6 +163,7 @@ impl NodeIndex {
                 frame.attrs = attrs.clone();
                 let f = cct.shared_frame(frame);
                 self.with_attrs.insert(key, f);
+                self.set_key(f, plain);
                 f
             }
         };
