@@ -422,8 +422,14 @@ fn order_slices(ev: &EventTable, idx: &mut [u32]) {
     // The row is the last key: (ts, seq) is unique already (a seq per file event), and
     // with it any correct sort gives this one order.
     let key = |i: u32| (ev.ts[i as usize], ev.seq[i as usize], i);
-    if !sort::nearly_sorted(idx, key) {
-        idx.sort_unstable_by_key(|&i| key(i));
+    if !sort::nearly_sorted(idx, key) && !sort::few_out_of_place(idx, key) {
+        // The keys side by side: the sort compares them without reaching into two
+        // columns at scattered rows.
+        let mut keyed: Vec<(i64, u32, u32)> = idx.iter().map(|&i| key(i)).collect();
+        keyed.sort_unstable();
+        for (row, k) in idx.iter_mut().zip(&keyed) {
+            *row = k.2;
+        }
     }
     let mut start = 0;
     while start < idx.len() {

@@ -45,6 +45,41 @@ pub fn nearly_sorted<K: Ord>(idx: &mut [u32], key: impl Fn(u32) -> K) -> bool {
     true
 }
 
+/// Sorts `idx` by `key` when few rows are out of place, however far (a file that writes
+/// each step's annotation after the step): rows in order of the running maximum are
+/// kept, the rest sorted alone and merged in. Says whether it did; otherwise `idx` is
+/// unchanged. Keys must be unique.
+pub fn few_out_of_place<K: Ord + Copy>(idx: &mut [u32], key: impl Fn(u32) -> K) -> bool {
+    let mut kept: Vec<(K, u32)> = Vec::with_capacity(idx.len());
+    let mut rest: Vec<(K, u32)> = Vec::new();
+    for &x in idx.iter() {
+        let k = key(x);
+        match kept.last() {
+            Some(&(last, _)) if k < last => rest.push((k, x)),
+            _ => kept.push((k, x)),
+        }
+        // Past this share a general sort of everything is cheaper.
+        if rest.len() > idx.len() / 8 + 64 {
+            return false;
+        }
+    }
+    // Keys side by side: no reaching into columns at scattered rows while sorting.
+    rest.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let (mut a, mut b) = (kept.iter().peekable(), rest.iter().peekable());
+    for slot in idx.iter_mut() {
+        let take_a = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => x.0 < y.0,
+            (Some(_), None) => true,
+            _ => false,
+        };
+        let next = if take_a { a.next() } else { b.next() };
+        if let Some(&(_, x)) = next {
+            *slot = x;
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,6 +89,7 @@ mod tests {
         let key = |i: u32| (keys[i as usize], i);
         let mut want = idx.clone();
         want.sort_by_key(|&i| key(i));
+        let mut other = idx.clone();
         if !nearly_sorted(&mut idx, key) {
             let mut seen = idx.clone();
             seen.sort();
@@ -61,6 +97,12 @@ mod tests {
             idx.sort_unstable_by_key(|&i| key(i));
         }
         assert_eq!(idx, want);
+        let before = other.clone();
+        if few_out_of_place(&mut other, key) {
+            assert_eq!(other, want);
+        } else {
+            assert_eq!(other, before);
+        }
     }
 
     #[test]
@@ -79,6 +121,15 @@ mod tests {
             post.push(step * 1000);
         }
         check(&post);
+        // Each step's annotation written after the step: far out of place, but few.
+        let mut late = Vec::new();
+        for step in 0..20i64 {
+            late.extend((1..500).map(|k| step * 1000 + k));
+            late.push(step * 1000);
+        }
+        check(&late);
+        let mut idx: Vec<u32> = (0..late.len() as u32).collect();
+        assert!(few_out_of_place(&mut idx, |i| (late[i as usize], i)));
         let mut idx: Vec<u32> = (0..post.len() as u32).collect();
         assert!(nearly_sorted(&mut idx, |i| (post[i as usize], i)));
         // Reversed: far from order, given up.
