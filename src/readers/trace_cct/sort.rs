@@ -64,7 +64,7 @@ pub fn few_out_of_place<K: Ord + Copy>(idx: &mut [u32], key: impl Fn(u32) -> K) 
         }
     }
     // Keys side by side: no reaching into columns at scattered rows while sorting.
-    rest.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    rest.sort_unstable_by_key(|a| a.0);
     let (mut a, mut b) = (kept.iter().peekable(), rest.iter().peekable());
     for slot in idx.iter_mut() {
         let take_a = match (a.peek(), b.peek()) {
