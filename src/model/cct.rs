@@ -63,6 +63,13 @@ impl Frame {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FrameId(u32);
 
+impl FrameId {
+    /// The slot's number (below 2^31): a builder's key for the frame.
+    pub fn id(self) -> u32 {
+        self.0
+    }
+}
+
 /// Marks a slot id as shared: `frame_mut` copies such a slot before changing it.
 const SHARED: u32 = 1 << 31;
 
@@ -225,29 +232,21 @@ impl Cct {
     }
 
     fn push_node(&mut self, parent: Option<u32>, slot: u32) -> u32 {
+        self.grow().push(parent, slot)
+    }
+
+    /// The arrays for adding many nodes (`Grow`): a builder that adds a node per event
+    /// takes them once, where `add_shared` makes sure per node that no clone shares
+    /// them (an atomic compare-exchange each time).
+    pub fn grow(&mut self) -> Grow<'_> {
         let nodes = Arc::make_mut(&mut self.nodes);
         if nodes.last_child.len() < nodes.slot.len() {
             nodes.relink_last_children();
         }
-        let id = nodes.slot.len() as u32;
-        assert!(id != NO_NODE, "a tree holds fewer than 2^32 - 1 nodes");
-        nodes.slot.push(slot);
-        nodes.parent.push(parent.unwrap_or(NO_NODE));
-        nodes.first_child.push(NO_NODE);
-        nodes.last_child.push(NO_NODE);
-        nodes.next_sibling.push(NO_NODE);
-        match parent {
-            Some(p) => {
-                let p = p as usize;
-                match nodes.last_child[p] {
-                    NO_NODE => nodes.first_child[p] = id,
-                    last => nodes.next_sibling[last as usize] = id,
-                }
-                nodes.last_child[p] = id;
-            }
-            None => self.roots.push(id),
+        Grow {
+            nodes,
+            roots: &mut self.roots,
         }
-        id
     }
 
     /// Returns the child of `parent` with this name and kind, creating it if needed:
@@ -386,6 +385,77 @@ impl Nodes {
         assert!(s < SHARED, "a tree holds fewer than 2^31 frames");
         frames.push(frame);
         s
+    }
+}
+
+/// A tree's arrays held for adding nodes (`Cct::grow`): the node-adding calls of `Cct`
+/// without its per-call checks. Ids and links are what `Cct::add_shared` would give.
+pub struct Grow<'a> {
+    nodes: &'a mut Nodes,
+    roots: &'a mut Vec<u32>,
+}
+
+impl Grow<'_> {
+    pub fn len(&self) -> usize {
+        self.nodes.slot.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.slot.is_empty()
+    }
+
+    pub fn frame(&self, n: u32) -> &Frame {
+        &self.nodes.frames[(self.nodes.slot[n as usize] & !SHARED) as usize]
+    }
+
+    /// The number of a node's frame slot (`FrameId::id`), shared or not.
+    pub fn frame_slot(&self, n: u32) -> u32 {
+        self.nodes.slot[n as usize] & !SHARED
+    }
+
+    pub fn children(&self, n: u32) -> Children<'_> {
+        Children {
+            nodes: self.nodes,
+            next: self.nodes.first_child[n as usize],
+        }
+    }
+
+    /// As `Cct::shared_frame`.
+    pub fn shared_frame(&mut self, frame: Frame) -> FrameId {
+        FrameId(Nodes::new_slot(&mut self.nodes.frames, frame))
+    }
+
+    /// As `Cct::set_frame`.
+    pub fn set_frame(&mut self, n: u32, frame: FrameId) {
+        self.nodes.slot[n as usize] = frame.0 | SHARED;
+    }
+
+    /// As `Cct::add_shared`.
+    pub fn add_shared(&mut self, parent: Option<u32>, frame: FrameId) -> u32 {
+        self.push(parent, frame.0 | SHARED)
+    }
+
+    fn push(&mut self, parent: Option<u32>, slot: u32) -> u32 {
+        let nodes = &mut *self.nodes;
+        let id = nodes.slot.len() as u32;
+        assert!(id != NO_NODE, "a tree holds fewer than 2^32 - 1 nodes");
+        nodes.slot.push(slot);
+        nodes.parent.push(parent.unwrap_or(NO_NODE));
+        nodes.first_child.push(NO_NODE);
+        nodes.last_child.push(NO_NODE);
+        nodes.next_sibling.push(NO_NODE);
+        match parent {
+            Some(p) => {
+                let p = p as usize;
+                match nodes.last_child[p] {
+                    NO_NODE => nodes.first_child[p] = id,
+                    last => nodes.next_sibling[last as usize] = id,
+                }
+                nodes.last_child[p] = id;
+            }
+            None => self.roots.push(id),
+        }
+        id
     }
 }
 

@@ -24,6 +24,7 @@ use crate::model::{Cct, MetricTable, NO_NODE};
 mod launches;
 mod nodes;
 mod phases;
+mod sort;
 
 use nodes::NodeIndex;
 
@@ -83,15 +84,26 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     // they are made while the CPU lanes are swept.
     let (gpu, b) = if super::chrome::threads() > 1 {
         std::thread::scope(|s| {
-            let gpu = s.spawn(|| launches::gpu_rows(ev));
-            let b = cpu_tree(tr, &mut ph);
+            // The second core also makes the event-to-node column (its pages are
+            // fresh memory, first written here) while the lanes are gathered and
+            // sorted: the sweep takes it when it starts.
+            let (give, take) = std::sync::mpsc::sync_channel(1);
+            let gpu = s.spawn(move || {
+                // The sweep takes it or has ended early by a panic: either way no one
+                // waits on a failed send.
+                let _ = give.send(vec![NO_NODE; n]);
+                launches::gpu_rows(ev)
+            });
+            let b = cpu_tree(tr, &mut ph, || {
+                take.recv().unwrap_or_else(|_| vec![NO_NODE; n])
+            });
             let gpu = gpu.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
             (gpu, b)
         })
     } else {
         let gpu = launches::gpu_rows(ev);
         ph.mark("launch-index");
-        (gpu, cpu_tree(tr, &mut ph))
+        (gpu, cpu_tree(tr, &mut ph, || vec![NO_NODE; n]))
     };
     ph.mark("launch-index-wait");
     let Builder {
@@ -152,32 +164,33 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
                     format!("<unattributed> stream {stream}")
                 };
                 let mut r = cct.child(None, &label, "stream");
-                grow_count(&mut count, cct.len());
-                count[r as usize] = 1;
+                grow(&mut count, cct.len());
+                count[r as usize] = 1.0;
                 // Framework and XLA ops (XPlane's tf_op/hlo_op) group what has no launch.
                 if let Some(a) = ev.args_of(i) {
                     for key in GROUP_ARGS {
                         if let Some(v) = a.get(key) {
                             r = cct.child(Some(r), &a.text(v), key);
-                            grow_count(&mut count, cct.len());
-                            count[r as usize] += 1;
+                            grow(&mut count, cct.len());
+                            count[r as usize] += 1.0;
                         }
                     }
                 }
                 r
             }
         };
-        let node = nodes.child(&mut cct, parent, ev, i);
-        grow_count(&mut count, cct.len());
+        let mut g = cct.grow();
+        let node = nodes.child(&mut g, parent, ev, i);
+        grow(&mut count, g.len());
         // A no-op: the bound above holds.
-        grow(&mut gpu_time, cct.len());
+        grow(&mut gpu_time, g.len());
         // A node's first instance is its first row: its launch configuration is the
         // node's attrs.
-        if count[node as usize] == 0 {
+        if count[node as usize] == 0.0 {
             let list = gpu.list[k];
-            nodes.set_attrs(&mut cct, node, list, &gpu.lists[list as usize]);
+            nodes.set_attrs(&mut g, node, list, &gpu.lists[list as usize]);
         }
-        count[node as usize] += 1;
+        count[node as usize] += 1.0;
         gpu_time[node as usize] += ev.dur[i] as f64;
         node_of_event[i] = node;
     }
@@ -207,12 +220,26 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     grow(&mut time, len);
     gpu_time.truncate(len);
     grow(&mut gpu_time, len);
-    grow_count(&mut count, len);
-    let count: Vec<f64> = count.into_iter().map(f64::from).collect();
+    grow(&mut count, len);
     let mut metrics = MetricTable::new(len);
-    metrics.set("time", "ns", time);
-    metrics.set("gpu_time", "ns", gpu_time);
-    metrics.derive_inclusive(&cct, &["time", "gpu_time"]);
+    if super::chrome::threads() > 1 {
+        // Each column's sums are their own pass (the same additions in the same order
+        // as `derive_inclusive`'s): with a second core the two run side by side.
+        let (time_inc, gpu_inc) = std::thread::scope(|s| {
+            let gpu = s.spawn(|| crate::model::metrics::subtree_sums(&cct, &gpu_time));
+            let time_inc = crate::model::metrics::subtree_sums(&cct, &time);
+            let gpu = gpu.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+            (time_inc, gpu)
+        });
+        metrics.set("time", "ns", time);
+        metrics.set("gpu_time", "ns", gpu_time);
+        metrics.set("time (inc)", "ns", time_inc);
+        metrics.set("gpu_time (inc)", "ns", gpu_inc);
+    } else {
+        metrics.set("time", "ns", time);
+        metrics.set("gpu_time", "ns", gpu_time);
+        metrics.derive_inclusive(&cct, &["time", "gpu_time"]);
+    }
     metrics.set("count", "", count);
     ph.mark("metrics");
     TraceTree {
@@ -230,35 +257,33 @@ fn grow(v: &mut Vec<f64>, len: usize) {
     }
 }
 
-fn grow_count(v: &mut Vec<u32>, len: usize) {
-    if v.len() < len {
-        v.resize(len, 0);
-    }
-}
-
 /// The tree as the CPU lanes leave it, and what the GPU pass adds to.
 struct Builder {
     cct: Cct,
     nodes: NodeIndex,
     node_of_event: Vec<u32>,
-    /// Memory at the load's peak (the end of the build, issue 16): counts are whole
-    /// numbers (u32 until the column is made).
     time: Vec<f64>,
-    count: Vec<u32>,
+    /// The column as it is kept (whole numbers): made as u32 and converted, it stood
+    /// beside its copy at the load's peak and cost a pass.
+    count: Vec<f64>,
     warnings: Vec<String>,
 }
 
 /// The CPU lanes' slices nested by time, one root per lane.
-fn cpu_tree(tr: &ChromeTrace, ph: &mut phases::Phases) -> Builder {
+/// `node_of_event`: gives the event-to-node column, every row NO_NODE.
+fn cpu_tree(
+    tr: &ChromeTrace,
+    ph: &mut phases::Phases,
+    node_of_event: impl FnOnce() -> Vec<u32>,
+) -> Builder {
     let ev = &tr.events;
     let n = ev.len();
     // The node arrays grow as nodes come: events bound them, but a trace whose events
     // repeat few call paths (grove-gen's) has far fewer nodes, and room for every event
     // raised its peak.
     let mut cct = Cct::default();
-    let mut node_of_event = vec![NO_NODE; n];
     let mut time = Vec::<f64>::new();
-    let mut count = Vec::<u32>::new();
+    let mut count = Vec::<f64>::new();
     let mut warnings = Vec::new();
     let mut nodes = NodeIndex::new(ev, n);
 
@@ -305,6 +330,7 @@ fn cpu_tree(tr: &ChromeTrace, ph: &mut phases::Phases) -> Builder {
         order_slices(ev, idx);
     }
     ph.mark("lane-sort");
+    let mut node_of_event = node_of_event();
     let mut overlaps = 0u64;
     for ((key, idx), label) in lanes.into_iter().zip(&labels) {
         let root = cct.child(None, label, "thread");
@@ -318,8 +344,10 @@ fn cpu_tree(tr: &ChromeTrace, ph: &mut phases::Phases) -> Builder {
             }
         }
         grow(&mut time, cct.len());
-        grow_count(&mut count, cct.len());
-        count[root as usize] = 1;
+        grow(&mut count, cct.len());
+        count[root as usize] = 1.0;
+        // The lane's nodes are added through the arrays held once.
+        let mut g = cct.grow();
         // Open slices: (event, end, node, children's summed duration).
         let mut stack: Vec<(usize, i64, u32, i64)> = Vec::new();
         let close = |s: (usize, i64, u32, i64), time: &mut Vec<f64>| {
@@ -354,10 +382,10 @@ fn cpu_tree(tr: &ChromeTrace, ph: &mut phases::Phases) -> Builder {
             if parent_at > 0 {
                 stack[parent_at - 1].3 += ev.dur[i];
             }
-            let node = nodes.child(&mut cct, parent_node, ev, i);
-            grow(&mut time, cct.len());
-            grow_count(&mut count, cct.len());
-            count[node as usize] += 1;
+            let node = nodes.child(&mut g, parent_node, ev, i);
+            grow(&mut time, g.len());
+            grow(&mut count, g.len());
+            count[node as usize] += 1.0;
             node_of_event[i] = node;
             if parent_at == stack.len() {
                 stack.push((i, end, node, 0));
@@ -391,7 +419,18 @@ fn cpu_tree(tr: &ChromeTrace, ph: &mut phases::Phases) -> Builder {
 /// slices keep their place in the file. Reordering only the X slices inside each run of
 /// equal starts keeps the order total and consistent.
 fn order_slices(ev: &EventTable, idx: &mut [u32]) {
-    idx.sort_unstable_by_key(|&i| (ev.ts[i as usize], ev.seq[i as usize]));
+    // The row is the last key: (ts, seq) is unique already (a seq per file event), and
+    // with it any correct sort gives this one order.
+    let key = |i: u32| (ev.ts[i as usize], ev.seq[i as usize], i);
+    if !sort::nearly_sorted(idx, key) && !sort::few_out_of_place(idx, key) {
+        // The keys side by side: the sort compares them without reaching into two
+        // columns at scattered rows.
+        let mut keyed: Vec<(i64, u32, u32)> = idx.iter().map(|&i| key(i)).collect();
+        keyed.sort_unstable();
+        for (row, k) in idx.iter_mut().zip(&keyed) {
+            *row = k.2;
+        }
+    }
     let mut start = 0;
     while start < idx.len() {
         let ts = ev.ts[idx[start] as usize];

@@ -1,4 +1,4 @@
-//! Finds or makes the node for an event under a parent, keyed by interned ids so the
+//! Finds or makes the node for an event under a parent, keyed by frame slots so the
 //! hot loop neither hashes nor allocates text; frames share one string per name.
 //!
 //! Most parents have a handful of children (a runtime call and its kernel, an op and
@@ -10,27 +10,29 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::model::cct::FrameId;
+use crate::model::cct::{FrameId, Grow};
 use crate::model::events::EventTable;
 use crate::model::intern::FxBuild;
-use crate::model::{Attrs, Cct, Frame};
+use crate::model::{Attrs, Frame};
 
-/// The key of a node not made here (roots, group nodes): never equal to a real key,
-/// whose ids are below the interner's length.
-const OTHER: u64 = u64::MAX;
+/// The key of a node not made here (roots, group nodes): never equal to a real key, a
+/// frame slot id (below 2^31).
+const OTHER: u32 = u32::MAX;
 
 /// Children made under one parent before its children move to the map: a walk of up to
 /// this many short links is cheaper than hashing, and a longer one is not.
 const WIDE: u8 = 8;
 
 pub struct NodeIndex {
-    /// (name id, cat id) of each node made here, OTHER for the rest.
-    key: Vec<u64>,
+    /// A node's key is the plain frame slot of its (name, cat), one slot per pair: by
+    /// its frame slot, the plain one itself or the one a GPU node's attrs frame was
+    /// made from (`set_attrs`); OTHER for slots made elsewhere. Frames are far fewer
+    /// than nodes: no array per node.
+    key_of_slot: Vec<u32>,
     /// Children made here under each node, counted up to WIDE.
     kids: Vec<u8>,
-    /// (parent, name, cat) -> child, for parents at WIDE children and parents not made
-    /// here.
-    wide: HashMap<(u32, u32, u32), u32, FxBuild>,
+    /// (parent, key) -> child, for parents at WIDE children and parents not made here.
+    wide: HashMap<(u32, u32), u32, FxBuild>,
     text: Vec<Option<Arc<str>>>,
     function: Arc<str>,
     /// Frames repeat across nodes (every `cudaLaunchKernel`, a kernel under each of its
@@ -39,19 +41,15 @@ pub struct NodeIndex {
     /// rest.
     plain_first: Vec<Option<(u32, FrameId)>>,
     plain: HashMap<(u32, u32), FrameId, FxBuild>,
-    /// One shared slot per (name, cat, attrs list) of GPU activity nodes.
-    with_attrs: HashMap<(u32, u32, u32), FrameId, FxBuild>,
-}
-
-fn key_of(name: u32, cat: u32) -> u64 {
-    (name as u64) << 32 | cat as u64
+    /// One shared slot per (key, attrs list) of GPU activity nodes.
+    with_attrs: HashMap<(u32, u32), FrameId, FxBuild>,
 }
 
 impl NodeIndex {
     /// `nodes`: about how many nodes the tree will have (room is made for them).
     pub fn new(ev: &EventTable, nodes: usize) -> NodeIndex {
         NodeIndex {
-            key: Vec::with_capacity(nodes),
+            key_of_slot: Vec::new(),
             kids: Vec::with_capacity(nodes),
             wide: HashMap::default(),
             text: vec![None; ev.strings.len()],
@@ -68,7 +66,7 @@ impl NodeIndex {
             .clone()
     }
 
-    fn plain_frame(&mut self, cct: &mut Cct, ev: &EventTable, name: u32, cat: u32) -> FrameId {
+    fn plain_frame(&mut self, cct: &mut Grow, ev: &EventTable, name: u32, cat: u32) -> FrameId {
         match self.plain_first[name as usize] {
             Some((c, f)) if c == cat => return f,
             Some(_) => {
@@ -89,6 +87,7 @@ impl NodeIndex {
             kind,
             attrs: Attrs::new(),
         });
+        self.set_key(f, f.id());
         match self.plain_first[name as usize] {
             None => self.plain_first[name as usize] = Some((cat, f)),
             Some(_) => {
@@ -98,38 +97,55 @@ impl NodeIndex {
         f
     }
 
-    pub fn child(&mut self, cct: &mut Cct, parent: u32, ev: &EventTable, i: usize) -> u32 {
+    /// A node's key (OTHER for nodes made elsewhere).
+    fn key(&self, cct: &Grow, node: u32) -> u32 {
+        let slot = cct.frame_slot(node);
+        self.key_of_slot
+            .get(slot as usize)
+            .copied()
+            .unwrap_or(OTHER)
+    }
+
+    fn set_key(&mut self, frame: FrameId, key: u32) {
+        let at = frame.id() as usize;
+        if self.key_of_slot.len() <= at {
+            self.key_of_slot.resize(at + 1, OTHER);
+        }
+        self.key_of_slot[at] = key;
+    }
+
+    pub fn child(&mut self, cct: &mut Grow, parent: u32, ev: &EventTable, i: usize) -> u32 {
         let (name, cat) = (ev.name[i], ev.cat[i]);
-        let key = key_of(name, cat);
+        // Made first when the pair is new, where no child can have it and the node is
+        // made next anyway: frame slots come in the same order.
+        let frame = self.plain_frame(cct, ev, name, cat);
+        let key = frame.id();
         let p = parent as usize;
         // A parent made here has only children made here: nodes made elsewhere hang
         // under roots and group nodes alone.
-        let narrow = self.key.get(p).is_some_and(|&k| k != OTHER) && self.kids[p] < WIDE;
+        let narrow = self.key(cct, parent) != OTHER && self.kids[p] < WIDE;
         if narrow {
             for c in cct.children(parent) {
-                if self.key[c as usize] == key {
+                if self.key(cct, c) == key {
                     return c;
                 }
             }
-        } else if let Some(&c) = self.wide.get(&(parent, name, cat)) {
+        } else if let Some(&c) = self.wide.get(&(parent, key)) {
             return c;
         }
-        let frame = self.plain_frame(cct, ev, name, cat);
         let n = cct.add_shared(Some(parent), frame);
-        self.key.resize(n as usize, OTHER);
         self.kids.resize(n as usize, 0);
-        self.key.push(key);
         self.kids.push(0);
         if narrow {
             self.kids[p] += 1;
             if self.kids[p] == WIDE {
                 for c in cct.children(parent) {
-                    let k = self.key[c as usize];
-                    self.wide.insert((parent, (k >> 32) as u32, k as u32), c);
+                    let k = self.key(cct, c);
+                    self.wide.insert((parent, k), c);
                 }
             }
         } else {
-            self.wide.insert((parent, name, cat), n);
+            self.wide.insert((parent, key), n);
         }
         n
     }
@@ -137,9 +153,9 @@ impl NodeIndex {
     /// Gives a new GPU activity node (its frame is the plain one of its name and cat)
     /// the shared frame with its launch configuration: with this list it is the same
     /// for every kernel launched with this configuration.
-    pub fn set_attrs(&mut self, cct: &mut Cct, node: u32, list: u32, attrs: &Attrs) {
-        let k = self.key[node as usize];
-        let key = ((k >> 32) as u32, k as u32, list);
+    pub fn set_attrs(&mut self, cct: &mut Grow, node: u32, list: u32, attrs: &Attrs) {
+        let plain = self.key(cct, node);
+        let key = (plain, list);
         let f = match self.with_attrs.get(&key) {
             Some(&f) => f,
             None => {
@@ -147,6 +163,7 @@ impl NodeIndex {
                 frame.attrs = attrs.clone();
                 let f = cct.shared_frame(frame);
                 self.with_attrs.insert(key, f);
+                self.set_key(f, plain);
                 f
             }
         };
