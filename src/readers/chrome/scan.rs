@@ -62,13 +62,13 @@ pub(super) struct Part {
     pub(super) categories: Vec<Option<super::Category>>,
     /// Unescaped text of the string being read, when it had escapes.
     scratch: Vec<u8>,
-    /// A direct-mapped cache in front of `strings`: (sampled hash, id). Names repeat
-    /// on almost every event; a hit costs a few loads and one compare instead of
-    /// hashing the whole name, looking it up and checking its UTF-8 again.
-    cache: Vec<(u64, u32)>,
+    /// A direct-mapped cache in front of `strings` (see [`Slot`]). Names repeat on
+    /// almost every event; a hit costs a few loads and compares instead of hashing the
+    /// whole name, looking it up and checking its UTF-8 again.
+    cache: Vec<Slot>,
     /// The same in front of `arg_lists`' strings (args keys repeat on every GPU row);
     /// emptied with `arg_lists`, once per block.
-    arg_cache: Vec<(u64, u32)>,
+    arg_cache: Vec<Slot>,
     /// `arg_lists`' string ids -> the event table store's (see `ArgStore::copy_list`);
     /// emptied with `arg_lists`.
     copied: Vec<u32>,
@@ -81,21 +81,110 @@ pub(super) struct Part {
 const CACHE_SLOTS: usize = 1 << 12;
 const ARG_CACHE_SLOTS: usize = 1 << 8;
 
-/// Looks `text` up in a direct-mapped cache of (sampled hash, id): the id on a hit
-/// (confirmed by comparing with `resolve`'s text), else the slot and hash to fill.
-#[inline]
-fn cache_find<'s>(
-    cache: &[(u64, u32)],
-    text: &[u8],
-    resolve: impl FnOnce(u32) -> &'s str,
-) -> Result<u32, (usize, u64)> {
-    let h = sampled_hash(text);
-    let slot = (h >> 52) as usize & (cache.len() - 1);
-    let (key, id) = cache[slot];
-    if key == h && id != u32::MAX && same_bytes(resolve(id).as_bytes(), text) {
-        return Ok(id);
+/// A cache entry: a string's length, its first and last words (see [`Ends`]) and its
+/// id. Up to 16 bytes the words are the whole string, so a hit on the categories, ids
+/// and most names is confirmed in the entry itself, without following the id to the
+/// interned text (two dependent loads that missed the caches on every event).
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    head: u64,
+    tail: u64,
+    /// `u32::MAX`: empty (no string is that long here).
+    len: u32,
+    id: u32,
+}
+
+const EMPTY_SLOT: Slot = Slot {
+    head: 0,
+    tail: 0,
+    len: u32::MAX,
+    id: u32::MAX,
+};
+
+/// A string's length and its first and last words, overlapping: bytes 0..8 and n-8..n
+/// (4-byte words for 4 to 7 bytes, the bytes themselves below 4). With the length they
+/// determine a string of up to 16 bytes.
+#[derive(Debug, Clone, Copy)]
+struct Ends {
+    head: u64,
+    tail: u64,
+    len: usize,
+}
+
+impl Ends {
+    #[inline(always)]
+    fn of(b: &[u8]) -> Ends {
+        let n = b.len();
+        // Whole-word loads only (a copy of a partial word is a call to memcpy).
+        let w8 = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+        let w4 = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap()) as u64;
+        let (head, tail) = if n >= 8 {
+            (w8(0), w8(n - 8))
+        } else if n >= 4 {
+            (w4(0), w4(n - 4))
+        } else if n > 0 {
+            (
+                b[0] as u64 | (b[n / 2] as u64) << 8 | (b[n - 1] as u64) << 16,
+                0,
+            )
+        } else {
+            (0, 0)
+        };
+        Ends { head, tail, len: n }
     }
-    Err((slot, h))
+
+    /// The cache slot (of `slots`, a power of two) for the string `b` these are the ends
+    /// of: one multiply of the ends, and for longer strings one more of a middle word
+    /// (kernel names share long prefixes and suffixes).
+    #[inline(always)]
+    fn slot(&self, b: &[u8], slots: usize) -> usize {
+        let k = 0x9E37_79B9_7F4A_7C15u64;
+        let mut h =
+            (self.head ^ self.tail.rotate_left(29) ^ (self.len as u64) << 56).wrapping_mul(k);
+        if self.len > 16 {
+            let m = self.len / 2 - 4;
+            h = (h ^ u64::from_le_bytes(b[m..m + 8].try_into().unwrap())).wrapping_mul(k);
+        }
+        (h >> 40) as usize & (slots - 1)
+    }
+}
+
+/// Looks `text` (with its `ends`) up in a direct-mapped cache: the id on a hit (longer
+/// strings confirmed by comparing with `resolve`'s text), else the slot to fill.
+#[inline(always)]
+fn cache_find<'s>(
+    cache: &[Slot],
+    text: &[u8],
+    ends: Ends,
+    resolve: impl FnOnce(u32) -> &'s str,
+) -> Result<u32, usize> {
+    let slot = ends.slot(text, cache.len());
+    let e = cache[slot];
+    // The empty marker's length is u32::MAX: a text that long (never cached) must not
+    // match it.
+    if e.len as usize == ends.len
+        && ends.len < u32::MAX as usize
+        && e.head == ends.head
+        && e.tail == ends.tail
+        && (ends.len <= 16 || same_bytes(resolve(e.id).as_bytes(), text))
+    {
+        return Ok(e.id);
+    }
+    Err(slot)
+}
+
+/// The cache entry for a string with `ends` interned as `id`.
+#[inline]
+fn slot_of(ends: Ends, id: u32) -> Slot {
+    if ends.len >= u32::MAX as usize {
+        return EMPTY_SLOT;
+    }
+    Slot {
+        head: ends.head,
+        tail: ends.tail,
+        len: ends.len as u32,
+        id,
+    }
 }
 
 /// `a == b`, inline for the short names, categories, ids and args keys a cache hit
@@ -264,36 +353,6 @@ fn int_array(t: &[u8], out: &mut Vec<u8>) -> bool {
     }
 }
 
-/// A hash of a string from a few of its words (length, start, middle, end): enough
-/// to tell apart the names of one trace, and cheap for long kernel names. Only a
-/// cache key: a hit is confirmed by comparing the bytes.
-#[inline]
-fn sampled_hash(b: &[u8]) -> u64 {
-    let n = b.len();
-    // Whole-word loads only (a copy of a partial word is a call to memcpy); short
-    // strings are covered whole by overlapping loads.
-    let w8 = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
-    let w4 = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap()) as u64;
-    let (a, m, z) = if n >= 8 {
-        (w8(0), w8(n / 2 - 4), w8(n - 8))
-    } else if n >= 4 {
-        (w4(0) | w4(n - 4) << 32, 0, 0)
-    } else if n > 0 {
-        (
-            b[0] as u64 | (b[n / 2] as u64) << 8 | (b[n - 1] as u64) << 16,
-            0,
-            0,
-        )
-    } else {
-        (0, 0, 0)
-    };
-    let k = 0x9E37_79B9_7F4A_7C15u64;
-    let mut h = (n as u64).wrapping_mul(k) ^ a;
-    h = h.rotate_left(23).wrapping_mul(k) ^ m;
-    h = h.rotate_left(23).wrapping_mul(k) ^ z;
-    h.rotate_left(29).wrapping_mul(k)
-}
-
 /// Where and why a scan stopped, at a separator position (just after an element, or
 /// where the scan started).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -331,8 +390,23 @@ fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-#[inline]
-fn ws(b: &[u8], mut i: usize) -> R<usize> {
+/// Past the whitespace at `i`. Every byte above a space is not whitespace, and the
+/// common cases (none, or the one space of `", "` and `": "`) are decided by that one
+/// compare per byte; anything else takes the loop.
+#[inline(always)]
+fn ws(b: &[u8], i: usize) -> R<usize> {
+    let c = byte(b, i)?;
+    if c > b' ' {
+        return Ok(i);
+    }
+    if c == b' ' && byte(b, i + 1)? > b' ' {
+        return Ok(i + 1);
+    }
+    ws_loop(b, i)
+}
+
+#[inline(never)]
+fn ws_loop(b: &[u8], mut i: usize) -> R<usize> {
     while is_ws(byte(b, i)?) {
         i += 1;
     }
@@ -415,7 +489,8 @@ fn specials(w: u64) -> u64 {
 /// `string_span`, and whether the raw content is all ASCII (then it, and its unescaped
 /// text, is valid UTF-8 without a check). Eight bytes at a time: names, keys and
 /// kernel names alike are a few word steps.
-#[inline]
+// Inline: every key and string value of every event goes through here.
+#[inline(always)]
 fn string_span_ascii(b: &[u8], i: usize) -> R<(usize, usize, bool, bool)> {
     let start = i + 1;
     let mut j = start;
@@ -760,6 +835,60 @@ fn event_key(b: &[u8], j: usize) -> R<(Key, usize)> {
     Ok((key_of(&b[ks..kq]), v))
 }
 
+/// The args keys whose values every event keeps typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum IdKey {
+    Correlation,
+    External,
+    RecordFunction,
+    Device,
+    Stream,
+    Other,
+}
+
+/// [`Ends`] of a literal, at compile time.
+const fn ends_of(k: &[u8]) -> (u64, u64) {
+    const fn word(k: &[u8], at: usize, len: usize) -> u64 {
+        let mut w = 0u64;
+        let mut i = 0;
+        while i < len {
+            w |= (k[at + i] as u64) << (8 * i);
+            i += 1;
+        }
+        w
+    }
+    let n = k.len();
+    if n >= 8 {
+        (word(k, 0, 8), word(k, n - 8, 8))
+    } else if n >= 4 {
+        (word(k, 0, 4), word(k, n - 4, 4))
+    } else {
+        panic!("keys of 4 bytes or more")
+    }
+}
+
+/// Which id key `k` (with its `ends`) is: word compares instead of a `memcmp` per
+/// member of every args object (most keys are none of these).
+#[inline(always)]
+fn id_key(k: &[u8], e: Ends) -> IdKey {
+    const CORRELATION: (u64, u64) = ends_of(b"correlation");
+    const EXTERNAL: (u64, u64) = ends_of(b"External id");
+    const EXTERNAL_LOWER: (u64, u64) = ends_of(b"external id");
+    const RECORD: (u64, u64) = ends_of(b"Record function id");
+    const DEVICE: (u64, u64) = ends_of(b"device");
+    const STREAM: (u64, u64) = ends_of(b"stream");
+    let is = |w: (u64, u64)| (e.head, e.tail) == w;
+    match e.len {
+        11 if is(CORRELATION) => IdKey::Correlation,
+        11 if is(EXTERNAL) || is(EXTERNAL_LOWER) => IdKey::External,
+        // The two words cover 16 of its 18 bytes: the rest compared as well.
+        18 if is(RECORD) && k == b"Record function id" => IdKey::RecordFunction,
+        6 if is(DEVICE) => IdKey::Device,
+        6 if is(STREAM) => IdKey::Stream,
+        _ => IdKey::Other,
+    }
+}
+
 /// `parse_decimal_scaled` of a number's text, its common case (`1006.900`: digits, at
 /// most one point, no more fraction digits than the scale, at most 18 digits in all
 /// once scaled) done here in one pass; anything else goes to it.
@@ -801,6 +930,9 @@ enum Text {
 }
 
 impl Part {
+    // Inline: called for most members of every event, and a call's saving and
+    // restoring of registers cost as much as the work of a short value.
+    #[inline(always)]
     fn scalar(&mut self, b: &[u8], i: usize) -> R<(Text, usize)> {
         match byte(b, i)? {
             b'"' => {
@@ -832,6 +964,19 @@ impl Part {
         }
     }
 
+    /// `decimal_scaled` of the scalar at `b[i]` (its text as `scalar` gives it) and the
+    /// value's end; a plain number (timestamps, durations, ids) read straight from the
+    /// slice.
+    #[inline(always)]
+    fn scaled(&mut self, b: &[u8], i: usize, scale: u32) -> R<(Option<i64>, usize)> {
+        if matches!(byte(b, i)?, b'-' | b'0'..=b'9') {
+            let e = number_end(b, i)?;
+            return Ok((decimal_scaled(&b[i..e], scale), e));
+        }
+        let (t, e) = self.scalar(b, i)?;
+        Ok((decimal_scaled(self.text(b, &t), scale), e))
+    }
+
     #[inline]
     fn text<'a>(&'a self, b: &'a [u8], t: &Text) -> &'a [u8] {
         match *t {
@@ -855,33 +1000,48 @@ impl Part {
     #[inline]
     fn intern_cached(&mut self, text: &[u8]) -> u32 {
         if self.cache.is_empty() {
-            self.cache = vec![(0, u32::MAX); CACHE_SLOTS];
+            self.cache = vec![EMPTY_SLOT; CACHE_SLOTS];
         }
-        match cache_find(&self.cache, text, |id| self.strings.resolve(id)) {
+        let ends = Ends::of(text);
+        match cache_find(&self.cache, text, ends, |id| self.strings.resolve(id)) {
             Ok(id) => id,
-            Err((slot, h)) => {
-                let id = self.strings.intern_bytes(text);
-                self.cache[slot] = (h, id);
-                id
-            }
+            Err(slot) => self.intern_missed(text, ends, slot),
         }
+    }
+
+    /// `intern_cached` past a cache miss: out of line, so the hit path stays small.
+    #[inline(never)]
+    fn intern_missed(&mut self, text: &[u8], ends: Ends, slot: usize) -> u32 {
+        let id = self.strings.intern_bytes(text);
+        self.cache[slot] = slot_of(ends, id);
+        id
     }
 
     /// Interns a key or string value of a typed args list; None when it is not valid
     /// UTF-8 (`push_json` replaces that; the caller falls back to it).
     #[inline]
     fn intern_arg(&mut self, text: &[u8]) -> Option<u32> {
+        self.intern_arg_ends(text, Ends::of(text))
+    }
+
+    /// `intern_arg` with the text's ends already known.
+    #[inline]
+    fn intern_arg_ends(&mut self, text: &[u8], ends: Ends) -> Option<u32> {
         if self.arg_cache.is_empty() {
-            self.arg_cache = vec![(0, u32::MAX); ARG_CACHE_SLOTS];
+            self.arg_cache = vec![EMPTY_SLOT; ARG_CACHE_SLOTS];
         }
-        match cache_find(&self.arg_cache, text, |id| self.arg_lists.resolve(id)) {
+        match cache_find(&self.arg_cache, text, ends, |id| self.arg_lists.resolve(id)) {
             Ok(id) => Some(id),
-            Err((slot, h)) => {
-                let id = self.arg_lists.intern(std::str::from_utf8(text).ok()?);
-                self.arg_cache[slot] = (h, id);
-                Some(id)
-            }
+            Err(slot) => self.intern_arg_missed(text, ends, slot),
         }
+    }
+
+    /// `intern_arg` past a cache miss, out of line.
+    #[inline(never)]
+    fn intern_arg_missed(&mut self, text: &[u8], ends: Ends, slot: usize) -> Option<u32> {
+        let id = self.arg_lists.intern(std::str::from_utf8(text).ok()?);
+        self.arg_cache[slot] = slot_of(ends, id);
+        Some(id)
     }
 
     /// The value at `b[j..e]` (a member value the walk has checked and skipped) as
@@ -1002,20 +1162,15 @@ impl Part {
                 // Unused, but read as scalars (and so checked) by the streaming reader.
                 Key::Unused => j = self.scalar(b, j)?.1,
                 Key::Ts | Key::Dur => {
-                    let (t, e) = self.scalar(b, j)?;
-                    let v = decimal_scaled(self.text(b, &t), 3);
+                    let v;
+                    (v, j) = self.scaled(b, j, 3)?;
                     if key == Key::Ts {
                         ev.ts = v;
                     } else {
                         ev.dur = v;
                     }
-                    j = e;
                 }
-                Key::Id => {
-                    let (t, e) = self.scalar(b, j)?;
-                    ev.id = decimal_scaled(self.text(b, &t), 0);
-                    j = e;
-                }
+                Key::Id => (ev.id, j) = self.scaled(b, j, 0)?,
                 Key::Args if b[j] == b'{' => {
                     ev.has_args = true;
                     // Typed in the same walk when what is known so far says the list
@@ -1066,30 +1221,37 @@ impl Part {
             let (ks, kq);
             (ks, kq, j) = plain_key(b, j)?;
             let v = j;
-            let slot = match &b[ks..kq] {
-                b"correlation" => Some(&mut ev.correlation),
-                b"External id" | b"external id" => Some(&mut ev.external_id),
-                b"Record function id" => Some(&mut ev.record_function_id),
-                b"device" => Some(&mut ev.device),
-                b"stream" => Some(&mut ev.stream),
-                _ => None,
+            let key = &b[ks..kq];
+            let ends = Ends::of(key);
+            let slot = match id_key(key, ends) {
+                IdKey::Correlation => Some(&mut ev.correlation),
+                IdKey::External => Some(&mut ev.external_id),
+                IdKey::RecordFunction => Some(&mut ev.record_function_id),
+                IdKey::Device => Some(&mut ev.device),
+                IdKey::Stream => Some(&mut ev.stream),
+                IdKey::Other => None,
             };
             match slot {
                 Some(slot) => {
                     let c = byte(b, j)?;
-                    let (t, e) = self.scalar(b, j)?;
-                    // true/false/null leave the slot unset, as the streaming reader does.
-                    *slot = if matches!(c, b'"' | b'-' | b'0'..=b'9') {
-                        decimal_scaled(self.text(b, &t), 0)
+                    if matches!(c, b'-' | b'0'..=b'9') {
+                        (*slot, j) = self.scaled(b, j, 0)?;
                     } else {
-                        None
-                    };
-                    j = e;
+                        let (t, e) = self.scalar(b, j)?;
+                        // true/false/null leave the slot unset, as the streaming reader
+                        // does.
+                        *slot = if c == b'"' {
+                            decimal_scaled(self.text(b, &t), 0)
+                        } else {
+                            None
+                        };
+                        j = e;
+                    }
                 }
                 None => j = skip_value(b, j)?,
             }
             if typed {
-                let key = self.intern_arg(&b[ks..kq]);
+                let key = self.intern_arg_ends(key, ends);
                 match (key, self.arg_value(b, v, j)) {
                     (Some(k), Some(val)) => self.arg_lists.push_id(k, val),
                     _ => typed = false,
@@ -1192,7 +1354,7 @@ impl Part {
         self.events.clear();
         self.args.clear();
         self.arg_lists = ArgStore::default();
-        self.arg_cache.fill((0, u32::MAX));
+        self.arg_cache.fill(EMPTY_SLOT);
         self.copied.clear();
         self.copied_shapes.clear();
     }
