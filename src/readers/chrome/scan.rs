@@ -20,28 +20,100 @@ use crate::model::events::EventKind;
 use crate::model::intern::Interner;
 
 /// One event object, its strings as ids into its part's [`Part::strings`].
+///
+/// Its numbers are held as plain values with a bit each saying whether they are set
+/// (96 bytes, where eight `Option<i64>` made it 168): every event is written here on
+/// the scanning thread and read again in file order, often on the other core, so its
+/// size is memory traffic on every event.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Ev {
     pub ph: u8,
     pub has_args: bool,
+    /// Bit `k`: `nums[k]` is set (`Num`); bit `ARGS_SET`: `args` is.
+    set: u16,
     pub name: u32,
     pub cat: u32,
     pub pid: u32,
     pub tid: u32,
-    pub ts: Option<i64>,
-    pub dur: Option<i64>,
-    pub id: Option<i64>,
-    pub correlation: Option<i64>,
-    pub external_id: Option<i64>,
-    pub record_function_id: Option<i64>,
-    pub device: Option<i64>,
-    pub stream: Option<i64>,
+    nums: [i64; 8],
     /// The raw text of `args` in [`Part::args`] (start, end) when a later step needs it
-    /// (GPU rows, metadata, counters); None otherwise.
-    pub args: Option<(u32, u32)>,
+    /// (GPU rows, metadata, counters); see [`Ev::args`].
+    args: (u32, u32),
     /// The typed args of a slice that may need them (GPU and sync rows), parsed here
     /// into [`Part::arg_lists`] so the parse runs on the part's thread; `u32::MAX`: none.
     pub arg_list: u32,
+}
+
+/// The numbers of an [`Ev`], as indices of its `nums`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Num {
+    Ts,
+    Dur,
+    Id,
+    Correlation,
+    ExternalId,
+    RecordFunctionId,
+    Device,
+    Stream,
+}
+
+const ARGS_SET: u16 = 1 << 8;
+
+impl Ev {
+    /// An event with no member read yet (`empty`: the id of "").
+    pub fn new(empty: u32) -> Ev {
+        Ev {
+            ph: 0,
+            has_args: false,
+            set: 0,
+            name: empty,
+            cat: empty,
+            pid: empty,
+            tid: empty,
+            nums: [0; 8],
+            args: (0, 0),
+            arg_list: u32::MAX,
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, n: Num) -> Option<i64> {
+        let k = n as usize;
+        (self.set >> k & 1 == 1).then_some(self.nums[k])
+    }
+
+    #[inline]
+    pub fn put(&mut self, n: Num, v: Option<i64>) {
+        let k = n as usize;
+        match v {
+            Some(v) => {
+                self.nums[k] = v;
+                self.set |= 1 << k;
+            }
+            None => self.set &= !(1 << k),
+        }
+    }
+
+    #[inline]
+    pub fn ts(&self) -> Option<i64> {
+        self.get(Num::Ts)
+    }
+
+    #[inline]
+    pub fn dur(&self) -> Option<i64> {
+        self.get(Num::Dur)
+    }
+
+    /// The kept `args` text's range in [`Part::args`], when one was kept.
+    #[inline]
+    pub fn args(&self) -> Option<(u32, u32)> {
+        (self.set & ARGS_SET != 0).then_some(self.args)
+    }
+
+    fn set_args(&mut self, range: (u32, u32)) {
+        self.args = range;
+        self.set |= ARGS_SET;
+    }
 }
 
 /// What one part of the event array gives: its events in file order and the strings
@@ -249,10 +321,15 @@ fn json_number(t: &[u8]) -> Option<ArgValue> {
     } else {
         &[]
     };
-    let sig = d[..int_end]
-        .iter()
-        .chain(frac_digits)
-        .fold(0u64, |v, &c| v * 10 + (c - b'0') as u64);
+    // Two plain loops: a chained iterator's fold did not unroll and cost about as much
+    // as the rest of the number.
+    let mut sig = 0u64;
+    for &c in &d[..int_end] {
+        sig = sig * 10 + (c - b'0') as u64;
+    }
+    for &c in frac_digits {
+        sig = sig * 10 + (c - b'0') as u64;
+    }
     if matches!(d.get(i), Some(b'e' | b'E')) {
         i += 1;
         let minus = match d.get(i) {
@@ -625,7 +702,8 @@ fn odd_surrogate(raw: &[u8]) -> bool {
 
 /// A skipped number: the run of number bytes (at least one), as the streaming reader
 /// walks it. It must end inside the slice (a number cut by the slice end is Short).
-#[inline]
+/// Inline: called for every number of every event, skipped ones included.
+#[inline(always)]
 fn number_end(b: &[u8], i: usize) -> R<usize> {
     let mut j = i;
     // Timestamps and ids are long runs of digits and a point: eight bytes at a time
@@ -919,6 +997,44 @@ fn decimal_scaled(t: &[u8], scale: u32) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
+/// `decimal_scaled` of the number at `b[i]` with its end (`number_end`'s) in one pass,
+/// for the form timestamps, durations and ids take: an optional minus, up to 18 digits
+/// with at most one point among them, no more fraction digits than `scale`, then a byte
+/// that cannot continue a number. None for anything else (an exponent, a sign inside,
+/// more digits, the slice's end), which the two passes (`number_end`, then
+/// `decimal_scaled`) take, giving exactly what they gave before.
+#[inline(always)]
+fn scaled_plain(b: &[u8], i: usize, scale: u32) -> Option<(i64, usize)> {
+    let neg = b[i] == b'-';
+    let mut j = i + neg as usize;
+    let mut acc = 0u64;
+    let mut n = 0u32;
+    let mut frac = 0u32;
+    let mut point = false;
+    let end = loop {
+        let c = *b.get(j)?;
+        let d = c.wrapping_sub(b'0');
+        if d < 10 {
+            if n == 18 {
+                return None;
+            }
+            acc = acc * 10 + d as u64;
+            n += 1;
+            frac += point as u32;
+        } else if c == b'.' && !point {
+            point = true;
+        } else {
+            break c;
+        }
+        j += 1;
+    };
+    if is_num(end) || n == 0 || frac > scale || n + scale - frac > 18 {
+        return None;
+    }
+    let v = (acc * 10u64.pow(scale - frac)) as i64;
+    Some((if neg { -v } else { v }, j))
+}
+
 /// A scalar field's text as the streaming reader's `read_scalar` gives it: a string's
 /// unescaped content, a number's text, nothing for true/false/null. Objects and arrays
 /// (a repair) are Odd. Returns the text and the end of the value.
@@ -970,6 +1086,9 @@ impl Part {
     #[inline(always)]
     fn scaled(&mut self, b: &[u8], i: usize, scale: u32) -> R<(Option<i64>, usize)> {
         if matches!(byte(b, i)?, b'-' | b'0'..=b'9') {
+            if let Some((v, e)) = scaled_plain(b, i, scale) {
+                return Ok((Some(v), e));
+            }
             let e = number_end(b, i)?;
             return Ok((decimal_scaled(&b[i..e], scale), e));
         }
@@ -1106,24 +1225,7 @@ impl Part {
 
     /// Parses the event object at `i` (its `{`) and appends it; returns its end.
     fn event(&mut self, b: &[u8], i: usize, empty: u32) -> R<usize> {
-        let mut ev = Ev {
-            ph: 0,
-            has_args: false,
-            name: empty,
-            cat: empty,
-            pid: empty,
-            tid: empty,
-            ts: None,
-            dur: None,
-            id: None,
-            correlation: None,
-            external_id: None,
-            record_function_id: None,
-            device: None,
-            stream: None,
-            args: None,
-            arg_list: u32::MAX,
-        };
+        let mut ev = Ev::new(empty);
         let mut args_span: Option<(usize, usize)> = None;
         // A repeated `cat` or `args` is the streaming reader's: it decides whether to keep
         // args with the category seen so far and joins the args texts, which this walk
@@ -1164,13 +1266,13 @@ impl Part {
                 Key::Ts | Key::Dur => {
                     let v;
                     (v, j) = self.scaled(b, j, 3)?;
-                    if key == Key::Ts {
-                        ev.ts = v;
-                    } else {
-                        ev.dur = v;
-                    }
+                    ev.put(if key == Key::Ts { Num::Ts } else { Num::Dur }, v);
                 }
-                Key::Id => (ev.id, j) = self.scaled(b, j, 0)?,
+                Key::Id => {
+                    let v;
+                    (v, j) = self.scaled(b, j, 0)?;
+                    ev.put(Num::Id, v);
+                }
                 Key::Args if b[j] == b'{' => {
                     ev.has_args = true;
                     // Typed in the same walk when what is known so far says the list
@@ -1224,29 +1326,31 @@ impl Part {
             let key = &b[ks..kq];
             let ends = Ends::of(key);
             let slot = match id_key(key, ends) {
-                IdKey::Correlation => Some(&mut ev.correlation),
-                IdKey::External => Some(&mut ev.external_id),
-                IdKey::RecordFunction => Some(&mut ev.record_function_id),
-                IdKey::Device => Some(&mut ev.device),
-                IdKey::Stream => Some(&mut ev.stream),
+                IdKey::Correlation => Some(Num::Correlation),
+                IdKey::External => Some(Num::ExternalId),
+                IdKey::RecordFunction => Some(Num::RecordFunctionId),
+                IdKey::Device => Some(Num::Device),
+                IdKey::Stream => Some(Num::Stream),
                 IdKey::Other => None,
             };
             match slot {
                 Some(slot) => {
                     let c = byte(b, j)?;
+                    let v;
                     if matches!(c, b'-' | b'0'..=b'9') {
-                        (*slot, j) = self.scaled(b, j, 0)?;
+                        (v, j) = self.scaled(b, j, 0)?;
                     } else {
                         let (t, e) = self.scalar(b, j)?;
                         // true/false/null leave the slot unset, as the streaming reader
                         // does.
-                        *slot = if c == b'"' {
+                        v = if c == b'"' {
                             decimal_scaled(self.text(b, &t), 0)
                         } else {
                             None
                         };
                         j = e;
                     }
+                    ev.put(slot, v);
                 }
                 None => j = skip_value(b, j)?,
             }
@@ -1315,7 +1419,7 @@ impl Part {
 
     /// The kept `args` text of an event (empty when none was kept).
     pub fn args_of(&self, ev: &Ev) -> &[u8] {
-        match ev.args {
+        match ev.args() {
             Some((s, e)) => &self.args[s as usize..e as usize],
             None => &[],
         }
@@ -1328,7 +1432,7 @@ impl Part {
         if matches!(ev.ph, b'M' | b'C') {
             let start = self.args.len() as u32;
             self.args.extend_from_slice(text);
-            ev.args = Some((start, self.args.len() as u32));
+            ev.set_args((start, self.args.len() as u32));
         } else if self.keeps_args(ev.cat) {
             ev.arg_list = self.arg_lists.push_json(text);
         }
@@ -1395,7 +1499,7 @@ mod tests {
         let e = p.events[0];
         assert_eq!(p.strings.resolve(e.name), "a\"b");
         assert_eq!(
-            (e.ts, e.dur, e.correlation, e.stream),
+            (e.ts(), e.dur(), e.get(Num::Correlation), e.get(Num::Stream)),
             (Some(1500), Some(2000), Some(9), None)
         );
         assert!(e.has_args);
@@ -1416,6 +1520,114 @@ mod tests {
         ] {
             let (p, s) = scan(odd);
             assert_eq!((s.pos, s.why, p.events.len()), (0, Why::Odd, 0), "{odd}");
+        }
+    }
+
+    /// Up to 16 bytes a string's ends determine it (a cache hit needs no other
+    /// compare); the id keys are found by them and near misses are not.
+    #[test]
+    fn ends_determine_short_strings_and_find_id_keys() {
+        let base: Vec<u8> = (b'a'..=b'z').collect();
+        for n in 0..=16 {
+            let s = &base[..n];
+            let e = Ends::of(s);
+            for k in 0..n {
+                let mut t = s.to_vec();
+                t[k] = b'A';
+                let f = Ends::of(&t);
+                assert_ne!((e.len, e.head, e.tail), (f.len, f.head, f.tail), "{n} {k}");
+            }
+        }
+        let key = |k: &str| id_key(k.as_bytes(), Ends::of(k.as_bytes()));
+        assert_eq!(key("correlation"), IdKey::Correlation);
+        assert_eq!(key("External id"), IdKey::External);
+        assert_eq!(key("external id"), IdKey::External);
+        assert_eq!(key("Record function id"), IdKey::RecordFunction);
+        assert_eq!(key("device"), IdKey::Device);
+        assert_eq!(key("stream"), IdKey::Stream);
+        for other in [
+            "Record fuNction id",
+            "correlatioN",
+            "External iD",
+            "devicE",
+            "streams",
+            "strea",
+            "",
+            "cbid",
+        ] {
+            assert_eq!(key(other), IdKey::Other, "{other}");
+        }
+    }
+
+    /// The one-pass number read gives what the two passes give (or leaves the number
+    /// to them), end included.
+    #[test]
+    fn scaled_plain_as_two_passes() {
+        let mut cases: Vec<String> = [
+            "0",
+            "-0",
+            "5.",
+            "-.5",
+            ".5",
+            "1006.900",
+            "1006.9001",
+            "-12.5",
+            "1e3",
+            "1.5e-3",
+            "--1",
+            "1-2",
+            "1.2.3",
+            "+1",
+            "-",
+            "123456789012345678",
+            "1234567890123456789",
+            "12345678901234567.8",
+            "999999999999999.999",
+            "9999999999999999.99",
+            "00012",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let digits = (x % 22) as usize;
+            let mut t: String = if x >> 40 & 1 == 1 {
+                "-".into()
+            } else {
+                String::new()
+            };
+            for k in 0..digits {
+                t.push((b'0' + (x >> (k % 50)) as u8 % 10) as char);
+            }
+            if digits > 0 && x >> 41 & 1 == 1 {
+                let at = (x >> 44) as usize % (t.len() + 1);
+                t.insert(at, '.');
+            }
+            cases.push(t);
+        }
+        for t in cases {
+            for end in [",", "}", " ", "e", "E", "+", "-", "."] {
+                let text = format!("{t}{end}");
+                let b = text.as_bytes();
+                if !matches!(b[0], b'-' | b'0'..=b'9') {
+                    continue;
+                }
+                for scale in [0, 3] {
+                    let two = number_end(b, 0).map(|e| (decimal_scaled(&b[..e], scale), e));
+                    if let Some((v, e)) = scaled_plain(b, 0, scale) {
+                        assert_eq!(Ok((Some(v), e)), two, "{text} scale {scale}");
+                    }
+                }
+            }
+            // Cut by the slice's end: left to the two passes (Short there).
+            let b = t.as_bytes();
+            if !b.is_empty() && matches!(b[0], b'-' | b'0'..=b'9') {
+                assert_eq!(scaled_plain(b, 0, 3), None, "{t}");
+            }
         }
     }
 
