@@ -1352,6 +1352,9 @@ impl Part {
                     }
                     ev.put(slot, v);
                 }
+                // A number (most args values) skipped here: a call to `skip_value` per
+                // member cost more than the number's walk.
+                None if matches!(b[j], b'-' | b'0'..=b'9') => j = number_end(b, j)?,
                 None => j = skip_value(b, j)?,
             }
             if typed {
