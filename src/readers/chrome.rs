@@ -16,7 +16,7 @@ mod scan;
 use crate::model::events::{CounterTable, EventKind, EventTable, Row, NONE_I64};
 use crate::model::intern::FxBuild;
 pub use blocks::{set_thread_override, threads};
-use scan::{Ev, Part};
+use scan::{Ev, Num, Part};
 
 /// The result of the streaming pass.
 #[derive(Debug, Default)]
@@ -335,24 +335,24 @@ impl Parser {
     fn raw_to_ev(&self, part: &mut Part) -> Ev {
         let raw = &self.raw;
         let s = &mut part.strings;
-        let mut ev = Ev {
-            ph: raw.ph,
-            has_args: raw.has_args,
-            name: s.intern_bytes(&raw.name),
-            cat: s.intern_bytes(&raw.cat),
-            pid: s.intern_bytes(&raw.pid),
-            tid: s.intern_bytes(&raw.tid),
-            ts: Self::time_of(&raw.ts),
-            dur: Self::time_of(&raw.dur),
-            id: raw.id.get().and_then(int_of),
-            correlation: raw.correlation.get().and_then(int_of),
-            external_id: raw.external_id.get().and_then(int_of),
-            record_function_id: raw.record_function_id.get().and_then(int_of),
-            device: raw.device.get().and_then(int_of),
-            stream: raw.stream.get().and_then(int_of),
-            args: None,
-            arg_list: u32::MAX,
-        };
+        let mut ev = Ev::new(0);
+        ev.ph = raw.ph;
+        ev.has_args = raw.has_args;
+        ev.name = s.intern_bytes(&raw.name);
+        ev.cat = s.intern_bytes(&raw.cat);
+        ev.pid = s.intern_bytes(&raw.pid);
+        ev.tid = s.intern_bytes(&raw.tid);
+        ev.put(Num::Ts, Self::time_of(&raw.ts));
+        ev.put(Num::Dur, Self::time_of(&raw.dur));
+        ev.put(Num::Id, raw.id.get().and_then(int_of));
+        ev.put(Num::Correlation, raw.correlation.get().and_then(int_of));
+        ev.put(Num::ExternalId, raw.external_id.get().and_then(int_of));
+        ev.put(
+            Num::RecordFunctionId,
+            raw.record_function_id.get().and_then(int_of),
+        );
+        ev.put(Num::Device, raw.device.get().and_then(int_of));
+        ev.put(Num::Stream, raw.stream.get().and_then(int_of));
         if raw.has_args || !raw.args.is_empty() {
             part.keep_args_of(&mut ev, &raw.args);
         }
@@ -488,7 +488,7 @@ impl Parser {
 
     fn slice_event(&mut self, part: &mut Part, ev: &Ev) {
         let ph = ev.ph;
-        let Some(ts) = ev.ts else {
+        let Some(ts) = ev.ts() else {
             self.stats.dropped_bad_time += 1;
             return;
         };
@@ -569,7 +569,7 @@ impl Parser {
             _ => {}
         }
         let dur = if ph == b'X' {
-            match ev.dur {
+            match ev.dur() {
                 Some(d) if d >= 0 => d,
                 Some(_) => {
                     self.stats.negative_dur += 1;
@@ -586,7 +586,7 @@ impl Parser {
         };
         if let Some(f) = &mut self.filter {
             let name = part.strings.resolve(ev.name).as_bytes();
-            if !f.slice(kind.on_gpu_lane(), name, ts, dur, ev.correlation) {
+            if !f.slice(kind.on_gpu_lane(), name, ts, dur, ev.get(Num::Correlation)) {
                 self.max_ts = self.max_ts.max(ts + dur);
                 return;
             }
@@ -595,9 +595,9 @@ impl Parser {
         let t = &mut self.out.events;
         let mut row = Row {
             seq: self.seq,
-            correlation: ev.correlation.unwrap_or(NONE_I64),
-            external_id: ev.external_id.unwrap_or(NONE_I64),
-            record_function_id: ev.record_function_id.unwrap_or(NONE_I64),
+            correlation: ev.get(Num::Correlation).unwrap_or(NONE_I64),
+            external_id: ev.get(Num::ExternalId).unwrap_or(NONE_I64),
+            record_function_id: ev.get(Num::RecordFunctionId).unwrap_or(NONE_I64),
             ..Row::new(name, cat, kind, ts, dur, pid, tid)
         };
         self.max_ts = self.max_ts.max(ts + dur);
@@ -610,9 +610,9 @@ impl Parser {
                     .then(|| pid_text.trim().parse().ok())
                     .flatten()
             };
-            row.device = ev.device.or_else(pid_device).unwrap_or(NONE_I64);
+            row.device = ev.get(Num::Device).or_else(pid_device).unwrap_or(NONE_I64);
             let mut stream = ev
-                .stream
+                .get(Num::Stream)
                 .or_else(|| stream_number(tid_text))
                 .unwrap_or(NONE_I64);
             if kind == EventKind::Sync && cat_info.cuda_sync && stream >= STREAM_SYNC_OFFSET {
@@ -655,7 +655,7 @@ impl Parser {
     }
 
     fn counter_event(&mut self, part: &mut Part, ev: &Ev) {
-        let Some(ts) = ev.ts else {
+        let Some(ts) = ev.ts() else {
             self.stats.dropped_bad_time += 1;
             return;
         };
@@ -693,7 +693,7 @@ impl Parser {
         if !is_launch_flow {
             return;
         }
-        let (Some(id), Some(ts)) = (ev.id, ev.ts) else {
+        let (Some(id), Some(ts)) = (ev.get(Num::Id), ev.ts()) else {
             return;
         };
         let pid = part.global_id(ev.pid, &mut self.out.events.strings);

@@ -20,28 +20,100 @@ use crate::model::events::EventKind;
 use crate::model::intern::Interner;
 
 /// One event object, its strings as ids into its part's [`Part::strings`].
+///
+/// Its numbers are held as plain values with a bit each saying whether they are set
+/// (96 bytes, where eight `Option<i64>` made it 168): every event is written here on
+/// the scanning thread and read again in file order, often on the other core, so its
+/// size is memory traffic on every event.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Ev {
     pub ph: u8,
     pub has_args: bool,
+    /// Bit `k`: `nums[k]` is set (`Num`); bit `ARGS_SET`: `args` is.
+    set: u16,
     pub name: u32,
     pub cat: u32,
     pub pid: u32,
     pub tid: u32,
-    pub ts: Option<i64>,
-    pub dur: Option<i64>,
-    pub id: Option<i64>,
-    pub correlation: Option<i64>,
-    pub external_id: Option<i64>,
-    pub record_function_id: Option<i64>,
-    pub device: Option<i64>,
-    pub stream: Option<i64>,
+    nums: [i64; 8],
     /// The raw text of `args` in [`Part::args`] (start, end) when a later step needs it
-    /// (GPU rows, metadata, counters); None otherwise.
-    pub args: Option<(u32, u32)>,
+    /// (GPU rows, metadata, counters); see [`Ev::args`].
+    args: (u32, u32),
     /// The typed args of a slice that may need them (GPU and sync rows), parsed here
     /// into [`Part::arg_lists`] so the parse runs on the part's thread; `u32::MAX`: none.
     pub arg_list: u32,
+}
+
+/// The numbers of an [`Ev`], as indices of its `nums`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Num {
+    Ts,
+    Dur,
+    Id,
+    Correlation,
+    ExternalId,
+    RecordFunctionId,
+    Device,
+    Stream,
+}
+
+const ARGS_SET: u16 = 1 << 8;
+
+impl Ev {
+    /// An event with no member read yet (`empty`: the id of "").
+    pub fn new(empty: u32) -> Ev {
+        Ev {
+            ph: 0,
+            has_args: false,
+            set: 0,
+            name: empty,
+            cat: empty,
+            pid: empty,
+            tid: empty,
+            nums: [0; 8],
+            args: (0, 0),
+            arg_list: u32::MAX,
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, n: Num) -> Option<i64> {
+        let k = n as usize;
+        (self.set >> k & 1 == 1).then_some(self.nums[k])
+    }
+
+    #[inline]
+    pub fn put(&mut self, n: Num, v: Option<i64>) {
+        let k = n as usize;
+        match v {
+            Some(v) => {
+                self.nums[k] = v;
+                self.set |= 1 << k;
+            }
+            None => self.set &= !(1 << k),
+        }
+    }
+
+    #[inline]
+    pub fn ts(&self) -> Option<i64> {
+        self.get(Num::Ts)
+    }
+
+    #[inline]
+    pub fn dur(&self) -> Option<i64> {
+        self.get(Num::Dur)
+    }
+
+    /// The kept `args` text's range in [`Part::args`], when one was kept.
+    #[inline]
+    pub fn args(&self) -> Option<(u32, u32)> {
+        (self.set & ARGS_SET != 0).then_some(self.args)
+    }
+
+    fn set_args(&mut self, range: (u32, u32)) {
+        self.args = range;
+        self.set |= ARGS_SET;
+    }
 }
 
 /// What one part of the event array gives: its events in file order and the strings
@@ -62,13 +134,13 @@ pub(super) struct Part {
     pub(super) categories: Vec<Option<super::Category>>,
     /// Unescaped text of the string being read, when it had escapes.
     scratch: Vec<u8>,
-    /// A direct-mapped cache in front of `strings`: (sampled hash, id). Names repeat
-    /// on almost every event; a hit costs a few loads and one compare instead of
-    /// hashing the whole name, looking it up and checking its UTF-8 again.
-    cache: Vec<(u64, u32)>,
+    /// A direct-mapped cache in front of `strings` (see [`Slot`]). Names repeat on
+    /// almost every event; a hit costs a few loads and compares instead of hashing the
+    /// whole name, looking it up and checking its UTF-8 again.
+    cache: Vec<Slot>,
     /// The same in front of `arg_lists`' strings (args keys repeat on every GPU row);
     /// emptied with `arg_lists`, once per block.
-    arg_cache: Vec<(u64, u32)>,
+    arg_cache: Vec<Slot>,
     /// `arg_lists`' string ids -> the event table store's (see `ArgStore::copy_list`);
     /// emptied with `arg_lists`.
     copied: Vec<u32>,
@@ -81,21 +153,110 @@ pub(super) struct Part {
 const CACHE_SLOTS: usize = 1 << 12;
 const ARG_CACHE_SLOTS: usize = 1 << 8;
 
-/// Looks `text` up in a direct-mapped cache of (sampled hash, id): the id on a hit
-/// (confirmed by comparing with `resolve`'s text), else the slot and hash to fill.
-#[inline]
-fn cache_find<'s>(
-    cache: &[(u64, u32)],
-    text: &[u8],
-    resolve: impl FnOnce(u32) -> &'s str,
-) -> Result<u32, (usize, u64)> {
-    let h = sampled_hash(text);
-    let slot = (h >> 52) as usize & (cache.len() - 1);
-    let (key, id) = cache[slot];
-    if key == h && id != u32::MAX && same_bytes(resolve(id).as_bytes(), text) {
-        return Ok(id);
+/// A cache entry: a string's length, its first and last words (see [`Ends`]) and its
+/// id. Up to 16 bytes the words are the whole string, so a hit on the categories, ids
+/// and most names is confirmed in the entry itself, without following the id to the
+/// interned text (two dependent loads that missed the caches on every event).
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    head: u64,
+    tail: u64,
+    /// `u32::MAX`: empty (no string is that long here).
+    len: u32,
+    id: u32,
+}
+
+const EMPTY_SLOT: Slot = Slot {
+    head: 0,
+    tail: 0,
+    len: u32::MAX,
+    id: u32::MAX,
+};
+
+/// A string's length and its first and last words, overlapping: bytes 0..8 and n-8..n
+/// (4-byte words for 4 to 7 bytes, the bytes themselves below 4). With the length they
+/// determine a string of up to 16 bytes.
+#[derive(Debug, Clone, Copy)]
+struct Ends {
+    head: u64,
+    tail: u64,
+    len: usize,
+}
+
+impl Ends {
+    #[inline(always)]
+    fn of(b: &[u8]) -> Ends {
+        let n = b.len();
+        // Whole-word loads only (a copy of a partial word is a call to memcpy).
+        let w8 = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+        let w4 = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap()) as u64;
+        let (head, tail) = if n >= 8 {
+            (w8(0), w8(n - 8))
+        } else if n >= 4 {
+            (w4(0), w4(n - 4))
+        } else if n > 0 {
+            (
+                b[0] as u64 | (b[n / 2] as u64) << 8 | (b[n - 1] as u64) << 16,
+                0,
+            )
+        } else {
+            (0, 0)
+        };
+        Ends { head, tail, len: n }
     }
-    Err((slot, h))
+
+    /// The cache slot (of `slots`, a power of two) for the string `b` these are the ends
+    /// of: one multiply of the ends, and for longer strings one more of a middle word
+    /// (kernel names share long prefixes and suffixes).
+    #[inline(always)]
+    fn slot(&self, b: &[u8], slots: usize) -> usize {
+        let k = 0x9E37_79B9_7F4A_7C15u64;
+        let mut h =
+            (self.head ^ self.tail.rotate_left(29) ^ (self.len as u64) << 56).wrapping_mul(k);
+        if self.len > 16 {
+            let m = self.len / 2 - 4;
+            h = (h ^ u64::from_le_bytes(b[m..m + 8].try_into().unwrap())).wrapping_mul(k);
+        }
+        (h >> 40) as usize & (slots - 1)
+    }
+}
+
+/// Looks `text` (with its `ends`) up in a direct-mapped cache: the id on a hit (longer
+/// strings confirmed by comparing with `resolve`'s text), else the slot to fill.
+#[inline(always)]
+fn cache_find<'s>(
+    cache: &[Slot],
+    text: &[u8],
+    ends: Ends,
+    resolve: impl FnOnce(u32) -> &'s str,
+) -> Result<u32, usize> {
+    let slot = ends.slot(text, cache.len());
+    let e = cache[slot];
+    // The empty marker's length is u32::MAX: a text that long (never cached) must not
+    // match it.
+    if e.len as usize == ends.len
+        && ends.len < u32::MAX as usize
+        && e.head == ends.head
+        && e.tail == ends.tail
+        && (ends.len <= 16 || same_bytes(resolve(e.id).as_bytes(), text))
+    {
+        return Ok(e.id);
+    }
+    Err(slot)
+}
+
+/// The cache entry for a string with `ends` interned as `id`.
+#[inline]
+fn slot_of(ends: Ends, id: u32) -> Slot {
+    if ends.len >= u32::MAX as usize {
+        return EMPTY_SLOT;
+    }
+    Slot {
+        head: ends.head,
+        tail: ends.tail,
+        len: ends.len as u32,
+        id,
+    }
 }
 
 /// `a == b`, inline for the short names, categories, ids and args keys a cache hit
@@ -160,10 +321,15 @@ fn json_number(t: &[u8]) -> Option<ArgValue> {
     } else {
         &[]
     };
-    let sig = d[..int_end]
-        .iter()
-        .chain(frac_digits)
-        .fold(0u64, |v, &c| v * 10 + (c - b'0') as u64);
+    // Two plain loops: a chained iterator's fold did not unroll and cost about as much
+    // as the rest of the number.
+    let mut sig = 0u64;
+    for &c in &d[..int_end] {
+        sig = sig * 10 + (c - b'0') as u64;
+    }
+    for &c in frac_digits {
+        sig = sig * 10 + (c - b'0') as u64;
+    }
     if matches!(d.get(i), Some(b'e' | b'E')) {
         i += 1;
         let minus = match d.get(i) {
@@ -264,36 +430,6 @@ fn int_array(t: &[u8], out: &mut Vec<u8>) -> bool {
     }
 }
 
-/// A hash of a string from a few of its words (length, start, middle, end): enough
-/// to tell apart the names of one trace, and cheap for long kernel names. Only a
-/// cache key: a hit is confirmed by comparing the bytes.
-#[inline]
-fn sampled_hash(b: &[u8]) -> u64 {
-    let n = b.len();
-    // Whole-word loads only (a copy of a partial word is a call to memcpy); short
-    // strings are covered whole by overlapping loads.
-    let w8 = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
-    let w4 = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap()) as u64;
-    let (a, m, z) = if n >= 8 {
-        (w8(0), w8(n / 2 - 4), w8(n - 8))
-    } else if n >= 4 {
-        (w4(0) | w4(n - 4) << 32, 0, 0)
-    } else if n > 0 {
-        (
-            b[0] as u64 | (b[n / 2] as u64) << 8 | (b[n - 1] as u64) << 16,
-            0,
-            0,
-        )
-    } else {
-        (0, 0, 0)
-    };
-    let k = 0x9E37_79B9_7F4A_7C15u64;
-    let mut h = (n as u64).wrapping_mul(k) ^ a;
-    h = h.rotate_left(23).wrapping_mul(k) ^ m;
-    h = h.rotate_left(23).wrapping_mul(k) ^ z;
-    h.rotate_left(29).wrapping_mul(k)
-}
-
 /// Where and why a scan stopped, at a separator position (just after an element, or
 /// where the scan started).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -331,8 +467,23 @@ fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-#[inline]
-fn ws(b: &[u8], mut i: usize) -> R<usize> {
+/// Past the whitespace at `i`. Every byte above a space is not whitespace, and the
+/// common cases (none, or the one space of `", "` and `": "`) are decided by that one
+/// compare per byte; anything else takes the loop.
+#[inline(always)]
+fn ws(b: &[u8], i: usize) -> R<usize> {
+    let c = byte(b, i)?;
+    if c > b' ' {
+        return Ok(i);
+    }
+    if c == b' ' && byte(b, i + 1)? > b' ' {
+        return Ok(i + 1);
+    }
+    ws_loop(b, i)
+}
+
+#[inline(never)]
+fn ws_loop(b: &[u8], mut i: usize) -> R<usize> {
     while is_ws(byte(b, i)?) {
         i += 1;
     }
@@ -415,7 +566,8 @@ fn specials(w: u64) -> u64 {
 /// `string_span`, and whether the raw content is all ASCII (then it, and its unescaped
 /// text, is valid UTF-8 without a check). Eight bytes at a time: names, keys and
 /// kernel names alike are a few word steps.
-#[inline]
+// Inline: every key and string value of every event goes through here.
+#[inline(always)]
 fn string_span_ascii(b: &[u8], i: usize) -> R<(usize, usize, bool, bool)> {
     let start = i + 1;
     let mut j = start;
@@ -550,7 +702,8 @@ fn odd_surrogate(raw: &[u8]) -> bool {
 
 /// A skipped number: the run of number bytes (at least one), as the streaming reader
 /// walks it. It must end inside the slice (a number cut by the slice end is Short).
-#[inline]
+/// Inline: called for every number of every event, skipped ones included.
+#[inline(always)]
 fn number_end(b: &[u8], i: usize) -> R<usize> {
     let mut j = i;
     // Timestamps and ids are long runs of digits and a point: eight bytes at a time
@@ -760,6 +913,60 @@ fn event_key(b: &[u8], j: usize) -> R<(Key, usize)> {
     Ok((key_of(&b[ks..kq]), v))
 }
 
+/// The args keys whose values every event keeps typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum IdKey {
+    Correlation,
+    External,
+    RecordFunction,
+    Device,
+    Stream,
+    Other,
+}
+
+/// [`Ends`] of a literal, at compile time.
+const fn ends_of(k: &[u8]) -> (u64, u64) {
+    const fn word(k: &[u8], at: usize, len: usize) -> u64 {
+        let mut w = 0u64;
+        let mut i = 0;
+        while i < len {
+            w |= (k[at + i] as u64) << (8 * i);
+            i += 1;
+        }
+        w
+    }
+    let n = k.len();
+    if n >= 8 {
+        (word(k, 0, 8), word(k, n - 8, 8))
+    } else if n >= 4 {
+        (word(k, 0, 4), word(k, n - 4, 4))
+    } else {
+        panic!("keys of 4 bytes or more")
+    }
+}
+
+/// Which id key `k` (with its `ends`) is: word compares instead of a `memcmp` per
+/// member of every args object (most keys are none of these).
+#[inline(always)]
+fn id_key(k: &[u8], e: Ends) -> IdKey {
+    const CORRELATION: (u64, u64) = ends_of(b"correlation");
+    const EXTERNAL: (u64, u64) = ends_of(b"External id");
+    const EXTERNAL_LOWER: (u64, u64) = ends_of(b"external id");
+    const RECORD: (u64, u64) = ends_of(b"Record function id");
+    const DEVICE: (u64, u64) = ends_of(b"device");
+    const STREAM: (u64, u64) = ends_of(b"stream");
+    let is = |w: (u64, u64)| (e.head, e.tail) == w;
+    match e.len {
+        11 if is(CORRELATION) => IdKey::Correlation,
+        11 if is(EXTERNAL) || is(EXTERNAL_LOWER) => IdKey::External,
+        // The two words cover 16 of its 18 bytes: the rest compared as well.
+        18 if is(RECORD) && k == b"Record function id" => IdKey::RecordFunction,
+        6 if is(DEVICE) => IdKey::Device,
+        6 if is(STREAM) => IdKey::Stream,
+        _ => IdKey::Other,
+    }
+}
+
 /// `parse_decimal_scaled` of a number's text, its common case (`1006.900`: digits, at
 /// most one point, no more fraction digits than the scale, at most 18 digits in all
 /// once scaled) done here in one pass; anything else goes to it.
@@ -790,6 +997,44 @@ fn decimal_scaled(t: &[u8], scale: u32) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
+/// `decimal_scaled` of the number at `b[i]` with its end (`number_end`'s) in one pass,
+/// for the form timestamps, durations and ids take: an optional minus, up to 18 digits
+/// with at most one point among them, no more fraction digits than `scale`, then a byte
+/// that cannot continue a number. None for anything else (an exponent, a sign inside,
+/// more digits, the slice's end), which the two passes (`number_end`, then
+/// `decimal_scaled`) take, giving exactly what they gave before.
+#[inline(always)]
+fn scaled_plain(b: &[u8], i: usize, scale: u32) -> Option<(i64, usize)> {
+    let neg = b[i] == b'-';
+    let mut j = i + neg as usize;
+    let mut acc = 0u64;
+    let mut n = 0u32;
+    let mut frac = 0u32;
+    let mut point = false;
+    let end = loop {
+        let c = *b.get(j)?;
+        let d = c.wrapping_sub(b'0');
+        if d < 10 {
+            if n == 18 {
+                return None;
+            }
+            acc = acc * 10 + d as u64;
+            n += 1;
+            frac += point as u32;
+        } else if c == b'.' && !point {
+            point = true;
+        } else {
+            break c;
+        }
+        j += 1;
+    };
+    if is_num(end) || n == 0 || frac > scale || n + scale - frac > 18 {
+        return None;
+    }
+    let v = (acc * 10u64.pow(scale - frac)) as i64;
+    Some((if neg { -v } else { v }, j))
+}
+
 /// A scalar field's text as the streaming reader's `read_scalar` gives it: a string's
 /// unescaped content, a number's text, nothing for true/false/null. Objects and arrays
 /// (a repair) are Odd. Returns the text and the end of the value.
@@ -801,6 +1046,9 @@ enum Text {
 }
 
 impl Part {
+    // Inline: called for most members of every event, and a call's saving and
+    // restoring of registers cost as much as the work of a short value.
+    #[inline(always)]
     fn scalar(&mut self, b: &[u8], i: usize) -> R<(Text, usize)> {
         match byte(b, i)? {
             b'"' => {
@@ -832,6 +1080,22 @@ impl Part {
         }
     }
 
+    /// `decimal_scaled` of the scalar at `b[i]` (its text as `scalar` gives it) and the
+    /// value's end; a plain number (timestamps, durations, ids) read straight from the
+    /// slice.
+    #[inline(always)]
+    fn scaled(&mut self, b: &[u8], i: usize, scale: u32) -> R<(Option<i64>, usize)> {
+        if matches!(byte(b, i)?, b'-' | b'0'..=b'9') {
+            if let Some((v, e)) = scaled_plain(b, i, scale) {
+                return Ok((Some(v), e));
+            }
+            let e = number_end(b, i)?;
+            return Ok((decimal_scaled(&b[i..e], scale), e));
+        }
+        let (t, e) = self.scalar(b, i)?;
+        Ok((decimal_scaled(self.text(b, &t), scale), e))
+    }
+
     #[inline]
     fn text<'a>(&'a self, b: &'a [u8], t: &Text) -> &'a [u8] {
         match *t {
@@ -855,33 +1119,48 @@ impl Part {
     #[inline]
     fn intern_cached(&mut self, text: &[u8]) -> u32 {
         if self.cache.is_empty() {
-            self.cache = vec![(0, u32::MAX); CACHE_SLOTS];
+            self.cache = vec![EMPTY_SLOT; CACHE_SLOTS];
         }
-        match cache_find(&self.cache, text, |id| self.strings.resolve(id)) {
+        let ends = Ends::of(text);
+        match cache_find(&self.cache, text, ends, |id| self.strings.resolve(id)) {
             Ok(id) => id,
-            Err((slot, h)) => {
-                let id = self.strings.intern_bytes(text);
-                self.cache[slot] = (h, id);
-                id
-            }
+            Err(slot) => self.intern_missed(text, ends, slot),
         }
+    }
+
+    /// `intern_cached` past a cache miss: out of line, so the hit path stays small.
+    #[inline(never)]
+    fn intern_missed(&mut self, text: &[u8], ends: Ends, slot: usize) -> u32 {
+        let id = self.strings.intern_bytes(text);
+        self.cache[slot] = slot_of(ends, id);
+        id
     }
 
     /// Interns a key or string value of a typed args list; None when it is not valid
     /// UTF-8 (`push_json` replaces that; the caller falls back to it).
     #[inline]
     fn intern_arg(&mut self, text: &[u8]) -> Option<u32> {
+        self.intern_arg_ends(text, Ends::of(text))
+    }
+
+    /// `intern_arg` with the text's ends already known.
+    #[inline]
+    fn intern_arg_ends(&mut self, text: &[u8], ends: Ends) -> Option<u32> {
         if self.arg_cache.is_empty() {
-            self.arg_cache = vec![(0, u32::MAX); ARG_CACHE_SLOTS];
+            self.arg_cache = vec![EMPTY_SLOT; ARG_CACHE_SLOTS];
         }
-        match cache_find(&self.arg_cache, text, |id| self.arg_lists.resolve(id)) {
+        match cache_find(&self.arg_cache, text, ends, |id| self.arg_lists.resolve(id)) {
             Ok(id) => Some(id),
-            Err((slot, h)) => {
-                let id = self.arg_lists.intern(std::str::from_utf8(text).ok()?);
-                self.arg_cache[slot] = (h, id);
-                Some(id)
-            }
+            Err(slot) => self.intern_arg_missed(text, ends, slot),
         }
+    }
+
+    /// `intern_arg` past a cache miss, out of line.
+    #[inline(never)]
+    fn intern_arg_missed(&mut self, text: &[u8], ends: Ends, slot: usize) -> Option<u32> {
+        let id = self.arg_lists.intern(std::str::from_utf8(text).ok()?);
+        self.arg_cache[slot] = slot_of(ends, id);
+        Some(id)
     }
 
     /// The value at `b[j..e]` (a member value the walk has checked and skipped) as
@@ -946,24 +1225,7 @@ impl Part {
 
     /// Parses the event object at `i` (its `{`) and appends it; returns its end.
     fn event(&mut self, b: &[u8], i: usize, empty: u32) -> R<usize> {
-        let mut ev = Ev {
-            ph: 0,
-            has_args: false,
-            name: empty,
-            cat: empty,
-            pid: empty,
-            tid: empty,
-            ts: None,
-            dur: None,
-            id: None,
-            correlation: None,
-            external_id: None,
-            record_function_id: None,
-            device: None,
-            stream: None,
-            args: None,
-            arg_list: u32::MAX,
-        };
+        let mut ev = Ev::new(empty);
         let mut args_span: Option<(usize, usize)> = None;
         // A repeated `cat` or `args` is the streaming reader's: it decides whether to keep
         // args with the category seen so far and joins the args texts, which this walk
@@ -1002,19 +1264,14 @@ impl Part {
                 // Unused, but read as scalars (and so checked) by the streaming reader.
                 Key::Unused => j = self.scalar(b, j)?.1,
                 Key::Ts | Key::Dur => {
-                    let (t, e) = self.scalar(b, j)?;
-                    let v = decimal_scaled(self.text(b, &t), 3);
-                    if key == Key::Ts {
-                        ev.ts = v;
-                    } else {
-                        ev.dur = v;
-                    }
-                    j = e;
+                    let v;
+                    (v, j) = self.scaled(b, j, 3)?;
+                    ev.put(if key == Key::Ts { Num::Ts } else { Num::Dur }, v);
                 }
                 Key::Id => {
-                    let (t, e) = self.scalar(b, j)?;
-                    ev.id = decimal_scaled(self.text(b, &t), 0);
-                    j = e;
+                    let v;
+                    (v, j) = self.scaled(b, j, 0)?;
+                    ev.put(Num::Id, v);
                 }
                 Key::Args if b[j] == b'{' => {
                     ev.has_args = true;
@@ -1066,30 +1323,42 @@ impl Part {
             let (ks, kq);
             (ks, kq, j) = plain_key(b, j)?;
             let v = j;
-            let slot = match &b[ks..kq] {
-                b"correlation" => Some(&mut ev.correlation),
-                b"External id" | b"external id" => Some(&mut ev.external_id),
-                b"Record function id" => Some(&mut ev.record_function_id),
-                b"device" => Some(&mut ev.device),
-                b"stream" => Some(&mut ev.stream),
-                _ => None,
+            let key = &b[ks..kq];
+            let ends = Ends::of(key);
+            let slot = match id_key(key, ends) {
+                IdKey::Correlation => Some(Num::Correlation),
+                IdKey::External => Some(Num::ExternalId),
+                IdKey::RecordFunction => Some(Num::RecordFunctionId),
+                IdKey::Device => Some(Num::Device),
+                IdKey::Stream => Some(Num::Stream),
+                IdKey::Other => None,
             };
             match slot {
                 Some(slot) => {
                     let c = byte(b, j)?;
-                    let (t, e) = self.scalar(b, j)?;
-                    // true/false/null leave the slot unset, as the streaming reader does.
-                    *slot = if matches!(c, b'"' | b'-' | b'0'..=b'9') {
-                        decimal_scaled(self.text(b, &t), 0)
+                    let v;
+                    if matches!(c, b'-' | b'0'..=b'9') {
+                        (v, j) = self.scaled(b, j, 0)?;
                     } else {
-                        None
-                    };
-                    j = e;
+                        let (t, e) = self.scalar(b, j)?;
+                        // true/false/null leave the slot unset, as the streaming reader
+                        // does.
+                        v = if c == b'"' {
+                            decimal_scaled(self.text(b, &t), 0)
+                        } else {
+                            None
+                        };
+                        j = e;
+                    }
+                    ev.put(slot, v);
                 }
+                // A number (most args values) skipped here: a call to `skip_value` per
+                // member cost more than the number's walk.
+                None if matches!(b[j], b'-' | b'0'..=b'9') => j = number_end(b, j)?,
                 None => j = skip_value(b, j)?,
             }
             if typed {
-                let key = self.intern_arg(&b[ks..kq]);
+                let key = self.intern_arg_ends(key, ends);
                 match (key, self.arg_value(b, v, j)) {
                     (Some(k), Some(val)) => self.arg_lists.push_id(k, val),
                     _ => typed = false,
@@ -1153,7 +1422,7 @@ impl Part {
 
     /// The kept `args` text of an event (empty when none was kept).
     pub fn args_of(&self, ev: &Ev) -> &[u8] {
-        match ev.args {
+        match ev.args() {
             Some((s, e)) => &self.args[s as usize..e as usize],
             None => &[],
         }
@@ -1166,7 +1435,7 @@ impl Part {
         if matches!(ev.ph, b'M' | b'C') {
             let start = self.args.len() as u32;
             self.args.extend_from_slice(text);
-            ev.args = Some((start, self.args.len() as u32));
+            ev.set_args((start, self.args.len() as u32));
         } else if self.keeps_args(ev.cat) {
             ev.arg_list = self.arg_lists.push_json(text);
         }
@@ -1192,7 +1461,7 @@ impl Part {
         self.events.clear();
         self.args.clear();
         self.arg_lists = ArgStore::default();
-        self.arg_cache.fill((0, u32::MAX));
+        self.arg_cache.fill(EMPTY_SLOT);
         self.copied.clear();
         self.copied_shapes.clear();
     }
@@ -1233,7 +1502,7 @@ mod tests {
         let e = p.events[0];
         assert_eq!(p.strings.resolve(e.name), "a\"b");
         assert_eq!(
-            (e.ts, e.dur, e.correlation, e.stream),
+            (e.ts(), e.dur(), e.get(Num::Correlation), e.get(Num::Stream)),
             (Some(1500), Some(2000), Some(9), None)
         );
         assert!(e.has_args);
@@ -1254,6 +1523,114 @@ mod tests {
         ] {
             let (p, s) = scan(odd);
             assert_eq!((s.pos, s.why, p.events.len()), (0, Why::Odd, 0), "{odd}");
+        }
+    }
+
+    /// Up to 16 bytes a string's ends determine it (a cache hit needs no other
+    /// compare); the id keys are found by them and near misses are not.
+    #[test]
+    fn ends_determine_short_strings_and_find_id_keys() {
+        let base: Vec<u8> = (b'a'..=b'z').collect();
+        for n in 0..=16 {
+            let s = &base[..n];
+            let e = Ends::of(s);
+            for k in 0..n {
+                let mut t = s.to_vec();
+                t[k] = b'A';
+                let f = Ends::of(&t);
+                assert_ne!((e.len, e.head, e.tail), (f.len, f.head, f.tail), "{n} {k}");
+            }
+        }
+        let key = |k: &str| id_key(k.as_bytes(), Ends::of(k.as_bytes()));
+        assert_eq!(key("correlation"), IdKey::Correlation);
+        assert_eq!(key("External id"), IdKey::External);
+        assert_eq!(key("external id"), IdKey::External);
+        assert_eq!(key("Record function id"), IdKey::RecordFunction);
+        assert_eq!(key("device"), IdKey::Device);
+        assert_eq!(key("stream"), IdKey::Stream);
+        for other in [
+            "Record fuNction id",
+            "correlatioN",
+            "External iD",
+            "devicE",
+            "streams",
+            "strea",
+            "",
+            "cbid",
+        ] {
+            assert_eq!(key(other), IdKey::Other, "{other}");
+        }
+    }
+
+    /// The one-pass number read gives what the two passes give (or leaves the number
+    /// to them), end included.
+    #[test]
+    fn scaled_plain_as_two_passes() {
+        let mut cases: Vec<String> = [
+            "0",
+            "-0",
+            "5.",
+            "-.5",
+            ".5",
+            "1006.900",
+            "1006.9001",
+            "-12.5",
+            "1e3",
+            "1.5e-3",
+            "--1",
+            "1-2",
+            "1.2.3",
+            "+1",
+            "-",
+            "123456789012345678",
+            "1234567890123456789",
+            "12345678901234567.8",
+            "999999999999999.999",
+            "9999999999999999.99",
+            "00012",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let digits = (x % 22) as usize;
+            let mut t: String = if x >> 40 & 1 == 1 {
+                "-".into()
+            } else {
+                String::new()
+            };
+            for k in 0..digits {
+                t.push((b'0' + (x >> (k % 50)) as u8 % 10) as char);
+            }
+            if digits > 0 && x >> 41 & 1 == 1 {
+                let at = (x >> 44) as usize % (t.len() + 1);
+                t.insert(at, '.');
+            }
+            cases.push(t);
+        }
+        for t in cases {
+            for end in [",", "}", " ", "e", "E", "+", "-", "."] {
+                let text = format!("{t}{end}");
+                let b = text.as_bytes();
+                if !matches!(b[0], b'-' | b'0'..=b'9') {
+                    continue;
+                }
+                for scale in [0, 3] {
+                    let two = number_end(b, 0).map(|e| (decimal_scaled(&b[..e], scale), e));
+                    if let Some((v, e)) = scaled_plain(b, 0, scale) {
+                        assert_eq!(Ok((Some(v), e)), two, "{text} scale {scale}");
+                    }
+                }
+            }
+            // Cut by the slice's end: left to the two passes (Short there).
+            let b = t.as_bytes();
+            if !b.is_empty() && matches!(b[0], b'-' | b'0'..=b'9') {
+                assert_eq!(scaled_plain(b, 0, 3), None, "{t}");
+            }
         }
     }
 
