@@ -433,7 +433,13 @@ impl App {
     fn resort(&mut self) {
         let cct = &self.profile.cct;
         let po = match &self.sort {
-            SortKey::Data => PreOrder::build(cct, |v| v.sort_unstable()),
+            // Child lists are in id order already (a child is added after its older
+            // siblings, with a larger id): checking costs less than sorting again.
+            SortKey::Data => PreOrder::build(cct, |v| {
+                if !v.is_sorted() {
+                    v.sort_unstable()
+                }
+            }),
             SortKey::Name { descending } => {
                 let d = *descending;
                 // The first 8 bytes of every name, read once: most comparisons end
