@@ -413,7 +413,7 @@ impl App {
         self.heatmap.clear();
         let col = self.inclusive_column();
         let m = &self.profile.metrics;
-        self.tree.rules.weight = m.values(&col).map(Into::into).unwrap_or_default();
+        self.tree.rules.weight = m.column(&col).unwrap_or_default();
         if let Some(v) = m.values(&col) {
             self.heat = HeatScale::from_values(v.iter().copied());
             self.total = self
