@@ -221,6 +221,8 @@ impl App {
         keymap: Keymap,
         cats: crate::gpu::classify::Categories,
     ) -> App {
+        // Commands allocate and free arrays of a node each (memory::for_commands).
+        crate::memory::for_commands();
         let metric = if profile.metrics.has(&profile.default_metric) {
             profile.default_metric.clone()
         } else {
