@@ -44,6 +44,9 @@ impl LoadAllocator {
     pub fn begin() -> LoadAllocator {
         if LOADS.fetch_add(1, Ordering::SeqCst) == 0 {
             set_mmap_threshold(128 << 10);
+            // glibc's default: heap that commands kept (`for_commands`) is given back
+            // again, so a load's peak does not count it.
+            set_trim_threshold(128 << 10);
         }
         LoadAllocator(())
     }
@@ -53,6 +56,35 @@ impl Drop for LoadAllocator {
     fn drop(&mut self) {
         if LOADS.fetch_sub(1, Ordering::SeqCst) == 1 {
             set_mmap_threshold(32 << 20);
+        }
+    }
+}
+
+/// Sets the allocator up for commands on a tree (`App::new`), unless a load runs: the
+/// 32 MiB threshold a load leaves, which a tree built without a load (grove's cache, a
+/// benchmark) did not get, and freed heap kept up to 64 MiB, as glibc's own adjustment
+/// does after freeing a 32 MiB block. A command on a 1M-node tree allocates and frees
+/// arrays of 1-8 MB; mapped afresh, or given back at the top of the heap, each had its
+/// pages faulted in again by the next command, and which one paid depended on what the
+/// commands before had freed (`grove-bench commands 1000000`, best of 5: the first
+/// filter 22-28 -> 15 ms, pop-filter under a name sort 88-91 -> 63-67 ms; a session of
+/// filters on the 1M-node literal peaks 168 MiB as before). `MALLOC_*_` settings in
+/// the environment win.
+pub fn for_commands() {
+    if LOADS.load(Ordering::SeqCst) == 0 {
+        set_mmap_threshold(32 << 20);
+        set_trim_threshold(64 << 20);
+    }
+}
+
+/// Sets how much free heap glibc keeps at its top before giving it back (a tuning, as
+/// `set_mmap_threshold`).
+fn set_trim_threshold(_bytes: i32) {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if std::env::var_os("MALLOC_TRIM_THRESHOLD_").is_none() {
+        // SAFETY: mallopt sets one malloc parameter under glibc's own lock.
+        unsafe {
+            libc::mallopt(libc::M_TRIM_THRESHOLD, _bytes);
         }
     }
 }

@@ -221,6 +221,8 @@ impl App {
         keymap: Keymap,
         cats: crate::gpu::classify::Categories,
     ) -> App {
+        // Commands allocate and free arrays of a node each (memory::for_commands).
+        crate::memory::for_commands();
         let metric = if profile.metrics.has(&profile.default_metric) {
             profile.default_metric.clone()
         } else {
@@ -413,7 +415,7 @@ impl App {
         self.heatmap.clear();
         let col = self.inclusive_column();
         let m = &self.profile.metrics;
-        self.tree.rules.weight = m.values(&col).map(Into::into).unwrap_or_default();
+        self.tree.rules.weight = m.column(&col).unwrap_or_default();
         if let Some(v) = m.values(&col) {
             self.heat = HeatScale::from_values(v.iter().copied());
             self.total = self
@@ -433,7 +435,13 @@ impl App {
     fn resort(&mut self) {
         let cct = &self.profile.cct;
         let po = match &self.sort {
-            SortKey::Data => PreOrder::build(cct, |v| v.sort_unstable()),
+            // Child lists are in id order already (a child is added after its older
+            // siblings, with a larger id): checking costs less than sorting again.
+            SortKey::Data => PreOrder::build(cct, |v| {
+                if !v.is_sorted() {
+                    v.sort_unstable()
+                }
+            }),
             SortKey::Name { descending } => {
                 let d = *descending;
                 // The first 8 bytes of every name, read once: most comparisons end

@@ -41,7 +41,7 @@ impl App {
     /// Installs a rebuilt tree, keeping folds, the selection and derived metrics.
     pub(super) fn install(&mut self, r: Rebuilt, matched_old: Option<&[bool]>) {
         let keep = self.tree.selected().map(|n| self.path_of(n));
-        let open_old = self.tree.open.clone();
+        let open_old = &self.tree.open;
         let open: Vec<bool> = r.origin.iter().map(|&o| open_old[o as usize]).collect();
         self.matched = matched_old.map(|m| r.origin.iter().map(|&o| m[o as usize]).collect());
         self.keep_original();

@@ -274,6 +274,86 @@ impl Cct {
         n
     }
 
+    /// The tree of the nodes with `keep[n]`, each under its nearest kept ancestor (one
+    /// with none becomes a root), and the old id of each new node: a filter's tree.
+    /// New ids follow the old order, so every child list keeps its order. Built in one
+    /// pass over the old nodes into arrays of the final size, where adding the nodes one
+    /// by one grew six arrays and gave every node a frame of its own; nodes that shared
+    /// a frame slot share one here too (a trace's kernels and runtime calls), an own
+    /// frame is copied.
+    pub fn subset(&self, keep: &[bool]) -> (Cct, Vec<u32>) {
+        let old = &*self.nodes;
+        let count = keep[..self.len()].iter().filter(|&&k| k).count();
+        let mut nodes = Nodes {
+            frames: Vec::new(),
+            slot: Vec::with_capacity(count),
+            parent: Vec::with_capacity(count),
+            first_child: vec![NO_NODE; count],
+            last_child: vec![NO_NODE; count],
+            next_sibling: vec![NO_NODE; count],
+        };
+        let mut origin = Vec::with_capacity(count);
+        let mut roots = Vec::new();
+        // Per old node: its new id when kept, else its nearest kept ancestor's new id.
+        // Parents have smaller ids than their children, so one pass in id order sees
+        // every parent first.
+        let mut near = vec![NO_NODE; self.len()];
+        // Old shared slot -> new shared slot (made when the first shared slot is met).
+        let mut shared: Vec<u32> = Vec::new();
+        // The old slot of each new slot: frames are copied once their number is known.
+        let mut from: Vec<u32> = Vec::with_capacity(count);
+        for o in 0..self.len() {
+            let up = match old.parent[o] {
+                NO_NODE => NO_NODE,
+                p => near[p as usize],
+            };
+            if !keep[o] {
+                near[o] = up;
+                continue;
+            }
+            let id = origin.len() as u32;
+            near[o] = id;
+            origin.push(o as u32);
+            let s = old.slot[o];
+            let slot = if s & SHARED == 0 {
+                from.push(s);
+                from.len() as u32 - 1
+            } else {
+                if shared.is_empty() {
+                    shared = vec![NO_NODE; old.frames.len()];
+                }
+                let i = (s & !SHARED) as usize;
+                if shared[i] == NO_NODE {
+                    shared[i] = from.len() as u32;
+                    from.push(i as u32);
+                }
+                shared[i] | SHARED
+            };
+            nodes.slot.push(slot);
+            nodes.parent.push(up);
+            if up == NO_NODE {
+                roots.push(id);
+            } else {
+                let u = up as usize;
+                match nodes.last_child[u] {
+                    NO_NODE => nodes.first_child[u] = id,
+                    last => nodes.next_sibling[last as usize] = id,
+                }
+                nodes.last_child[u] = id;
+            }
+        }
+        nodes.frames = from
+            .iter()
+            .map(|&s| old.frames[s as usize].clone())
+            .collect();
+        let cct = Cct {
+            nodes: Arc::new(nodes),
+            roots,
+            ..Cct::default()
+        };
+        (cct, origin)
+    }
+
     /// Gives back the last-child links, which only adding nodes uses: a reader that is
     /// done adding frees a u32 per node before it makes the metric columns (issue 16:
     /// the load's peak). Adding a node later makes them again.

@@ -118,6 +118,12 @@ impl MetricTable {
         self.index.get(name).map(|&i| &self.columns[i][..])
     }
 
+    /// The column itself, shared: state kept beside the table (the tree view's row
+    /// weights) holds it without copying a value per node.
+    pub fn column(&self, name: &str) -> Option<Arc<Vec<f64>>> {
+        self.index.get(name).map(|&i| self.columns[i].clone())
+    }
+
     pub fn get(&self, name: &str, row: u32) -> f64 {
         self.values(name)
             .and_then(|v| v.get(row as usize).copied())

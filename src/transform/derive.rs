@@ -220,10 +220,29 @@ fn eval(e: &Arith, t: &MetricTable, inclusive: bool, rows: usize) -> Val {
     }
 }
 
+/// The values of a result, NaN for null (no value), array by array: the per-value
+/// iterator of a chunked column (an Option each) cost more than the arithmetic.
 fn materialise(v: Val, rows: usize) -> Vec<f64> {
     match v {
         Val::Num(x) => vec![x; rows],
-        Val::Col(c) => c.iter().map(|x| x.unwrap_or(f64::NAN)).collect(),
+        Val::Col(c) => {
+            let mut out = Vec::with_capacity(c.len());
+            for a in c.downcast_iter() {
+                match a.validity().filter(|v| v.unset_bits() > 0) {
+                    None => out.extend_from_slice(a.values()),
+                    Some(valid) => {
+                        out.extend(a.values().iter().zip(valid.iter()).map(|(&x, ok)| {
+                            if ok {
+                                x
+                            } else {
+                                f64::NAN
+                            }
+                        }))
+                    }
+                }
+            }
+            out
+        }
     }
 }
 
@@ -357,6 +376,24 @@ mod tests {
         derive(&mut t, &n, &e).unwrap();
         assert_eq!(t.values("d").unwrap(), &[4.0, -3.0, 2.0]);
         assert_eq!(t.unit("d"), "ns");
+    }
+
+    #[test]
+    fn results_read_array_by_array() {
+        // Several arrays, with and without nulls: the values as the per-value
+        // iterator gives them, NaN for null.
+        let mut c: Float64Chunked = [Some(1.0), None, Some(f64::NAN), Some(-0.0)]
+            .into_iter()
+            .collect();
+        c.append(&Float64Chunked::from_slice("c".into(), &[2.5, 3.5]))
+            .unwrap();
+        c.append(&[None, Some(4.0)].into_iter().collect()).unwrap();
+        let want: Vec<u64> = c.iter().map(|x| x.unwrap_or(f64::NAN).to_bits()).collect();
+        let got: Vec<u64> = materialise(Val::Col(c), 8)
+            .iter()
+            .map(|x| x.to_bits())
+            .collect();
+        assert_eq!(got, want);
     }
 
     #[test]

@@ -19,7 +19,6 @@ pub fn group_by(cct: &Cct, metrics: &MetricTable, key: &str) -> Rebuilt {
     };
     let mut out = Cct::default();
     let mut origin = Vec::new();
-    let mut members: Vec<Vec<u32>> = Vec::new();
     let mut new_of = vec![NO_NODE; cct.len()];
     let mut index: HashMap<(u32, String), u32> = HashMap::new();
     // Parents have smaller ids than their children: one pass in id order.
@@ -43,15 +42,13 @@ pub fn group_by(cct: &Cct, metrics: &MetricTable, key: &str) -> Rebuilt {
                     );
                     index.insert(k, n);
                     origin.push(old);
-                    members.push(Vec::new());
                     n
                 }
             }
         };
-        members[n as usize].push(old);
         new_of[old as usize] = n;
     }
-    let metrics = aggregate(metrics, &out, &members, &origin, true);
+    let metrics = aggregate(metrics, &out, &new_of, &origin, true);
     Rebuilt {
         cct: out,
         metrics,

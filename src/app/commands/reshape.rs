@@ -167,14 +167,7 @@ impl App {
                     )
                 } else {
                     let keep = transform::with_ancestors(&self.profile.cct, &matched);
-                    transform::rebuild(
-                        &self.profile.cct,
-                        &self.profile.metrics,
-                        &keep,
-                        &|_| None,
-                        false,
-                        false,
-                    )
+                    transform::subset(&self.profile.cct, &self.profile.metrics, &keep)
                 };
                 let before = self.profile.cct.len();
                 self.install(r, (!*squash).then_some(&matched[..]));

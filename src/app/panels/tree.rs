@@ -32,8 +32,9 @@ pub struct RowRules {
     /// Parents whose pruned children are shown anyway (`unprune`).
     pub unpruned: Vec<bool>,
     pub focus: Option<u32>,
-    /// Primary inclusive metric per node (aggregate totals).
-    pub weight: Arc<[f64]>,
+    /// Primary inclusive metric per node (aggregate totals): the metric table's own
+    /// column, shared rather than copied each time the tree or the metric changes.
+    pub weight: Arc<Vec<f64>>,
 }
 
 #[derive(Debug, Clone, Default)]
