@@ -92,7 +92,7 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
                 // The sweep takes it or has ended early by a panic: either way no one
                 // waits on a failed send.
                 let _ = give.send(vec![NO_NODE; n]);
-                launches::gpu_rows(ev)
+                launches::gpu_rows(tr)
             });
             let b = cpu_tree(tr, &mut ph, || {
                 take.recv().unwrap_or_else(|_| vec![NO_NODE; n])
@@ -101,7 +101,7 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
             (gpu, b)
         })
     } else {
-        let gpu = launches::gpu_rows(ev);
+        let gpu = launches::gpu_rows(tr);
         ph.mark("launch-index");
         (gpu, cpu_tree(tr, &mut ph, || vec![NO_NODE; n]))
     };
@@ -115,44 +115,17 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         mut warnings,
     } = b;
 
-    // Launch links: correlation first, ac2g flows as the fallback. The start index of
-    // the fallback is built only when an activity needs it (Kineto traces link every
-    // activity by correlation).
-    let mut by_start: Option<HashMap<(u32, u32, i64), usize, FxBuild>> = None;
-    let mut launch_of = |k: usize, i: usize| -> Option<usize> {
-        if gpu.launch[k] != NONE_U32 {
-            return Some(gpu.launch[k] as usize);
-        }
-        let by_start = by_start.get_or_insert_with(|| {
-            let mut m = HashMap::default();
-            for r in (0..n).filter(|&r| ev.kind[r] == EventKind::Runtime) {
-                m.entry((ev.pid[r], ev.tid[r], ev.ts[r])).or_insert(r);
-            }
-            m
-        });
-        let id = tr.flow_ends.get(&(ev.pid[i], ev.tid[i], ev.ts[i]))?;
-        let start = tr.flow_starts.get(id)?;
-        by_start.get(start).copied()
-    };
     let mut unattributed = 0u64;
     // An activity adds its own node at most, and one without a launch by correlation
     // its stream root and group nodes too: the column is made once at that bound (a
     // looser one cost memory at the load's peak). The zeroed allocation is not touched
     // below the first GPU node: the CPU nodes' zeros cost no memory.
-    let unlinked = gpu.launch.iter().filter(|&&l| l == NONE_U32).count();
-    let bound = cct.len() + gpu.rows.len() + unlinked * (1 + GROUP_ARGS.len());
+    let bound = cct.len() + gpu.rows.len() + gpu.unlinked * (1 + GROUP_ARGS.len());
     let mut gpu_time = vec![0.0f64; bound];
-    // Filled in row order, so the sparse column only ever appends.
-    let mut launch_of_event: Sparse<u32> = Sparse::new();
     for (k, &i) in gpu.rows.iter().enumerate() {
         let i = i as usize;
-        let parent = match launch_of(k, i) {
-            Some(r) => {
-                launch_of_event.resize_none(i);
-                launch_of_event.push(r as u32);
-                node_of_event[r]
-            }
-            None => {
+        let parent = match gpu.launch[k] {
+            NONE_U32 => {
                 unattributed += 1;
                 let stream = match ev.stream[i] {
                     NONE_I64 => "?".to_string(),
@@ -178,6 +151,7 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
                 }
                 r
             }
+            r => node_of_event[r as usize],
         };
         let mut g = cct.grow();
         let node = nodes.child(&mut g, parent, ev, i);
@@ -196,8 +170,11 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     }
     ph.mark("gpu-pass");
     // The build's indexes go before the metric columns are made: the load's peak.
-    drop(by_start);
-    drop(gpu);
+    let launch_of_event = gpu.launch_of_event;
+    drop(gpu.rows);
+    drop(gpu.launch);
+    drop(gpu.list);
+    drop(gpu.lists);
     drop(nodes);
     cct.release_last_children();
     // glibc keeps what the build freed in its heap, where the metric columns do not
@@ -214,8 +191,6 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
             "{unattributed} GPU activit(ies) have no launch in the file; shown under <unattributed> roots"
         ));
     }
-    launch_of_event.resize_none(n);
-    launch_of_event.shrink_to_fit();
     let len = cct.len();
     grow(&mut time, len);
     gpu_time.truncate(len);

@@ -1,21 +1,28 @@
 //! The GPU side of the build that needs no tree: the runtime call that launched each
-//! GPU activity (same `correlation`) and the launch configuration its node shows as
-//! attrs. Nothing here depends on the CPU lanes, so it runs on a second core while
-//! they are swept.
+//! GPU activity (same `correlation`, else the ac2g flow) and the launch configuration
+//! its node shows as attrs. Nothing here depends on the CPU lanes, so it runs on a
+//! second core while they are swept, and the GPU pass after the sweep is left with
+//! the nodes alone.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::model::args::ArgValue;
-use crate::model::events::{EventKind, EventTable, NONE_I64, NONE_U32};
+use crate::model::events::{EventKind, EventTable, Sparse, NONE_I64, NONE_U32};
 use crate::model::intern::FxBuild;
 use crate::model::Attrs;
+use crate::readers::chrome::ChromeTrace;
 
 pub struct GpuRows {
     /// The GPU activity rows, in file order.
     pub rows: Vec<u32>,
-    /// Per activity: the first runtime row with its correlation, NONE_U32 if none.
+    /// Per activity: the runtime row that launched it (the first with its
+    /// correlation, else the one its ac2g flow starts at), NONE_U32 if none.
     pub launch: Vec<u32>,
+    /// The same per event (the table's `launch_of_event`).
+    pub launch_of_event: Sparse<u32>,
+    /// Activities with no launch (NONE_U32 in `launch`).
+    pub unlinked: usize,
     /// Per activity: its attrs list, an index into `lists`; equal lists (by text) have
     /// one index.
     pub list: Vec<u32>,
@@ -32,7 +39,8 @@ fn per_launch(key: &str) -> bool {
     )
 }
 
-pub fn gpu_rows(ev: &EventTable) -> GpuRows {
+pub fn gpu_rows(tr: &ChromeTrace) -> GpuRows {
+    let ev = &tr.events;
     // Runtime rows are all CPU-tree rows, so every one of them is placed in the tree.
     let mut runtime: Vec<(i64, u32)> = Vec::new();
     let mut rows = Vec::new();
@@ -58,17 +66,52 @@ pub fn gpu_rows(ev: &EventTable) -> GpuRows {
     let mut launch = Vec::with_capacity(rows.len());
     let mut list = Vec::with_capacity(rows.len());
     let mut lists = AttrLists::default();
+    // Flows are the fallback: the start index is built only when an activity needs it
+    // (Kineto traces link every activity by correlation).
+    let mut by_start: Option<HashMap<(u32, u32, i64), u32, FxBuild>> = None;
+    let mut unlinked = 0;
+    // Filled in row order, so the sparse column only ever appends.
+    let mut launch_of_event: Sparse<u32> = Sparse::new();
     for &i in &rows {
         let i = i as usize;
-        launch.push(match ev.correlation[i] {
+        let mut l = match ev.correlation[i] {
             NONE_I64 => NONE_U32,
             c => by_corr.get(c),
-        });
+        };
+        if l == NONE_U32 {
+            let by_start = by_start.get_or_insert_with(|| {
+                let mut m = HashMap::default();
+                for r in (0..ev.len()).filter(|&r| ev.kind[r] == EventKind::Runtime) {
+                    m.entry((ev.pid[r], ev.tid[r], ev.ts[r]))
+                        .or_insert(r as u32);
+                }
+                m
+            });
+            l = tr
+                .flow_ends
+                .get(&(ev.pid[i], ev.tid[i], ev.ts[i]))
+                .and_then(|id| tr.flow_starts.get(id))
+                .and_then(|start| by_start.get(start))
+                .copied()
+                .unwrap_or(NONE_U32);
+        }
+        if l == NONE_U32 {
+            unlinked += 1;
+        } else {
+            launch_of_event.resize_none(i);
+            launch_of_event.push(l);
+        }
+        launch.push(l);
         list.push(lists.of(ev, i));
     }
+    drop(by_start);
+    launch_of_event.resize_none(ev.len());
+    launch_of_event.shrink_to_fit();
     GpuRows {
         rows,
         launch,
+        launch_of_event,
+        unlinked,
         list,
         lists: lists.lists,
         multi_device,
