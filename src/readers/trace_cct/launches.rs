@@ -66,45 +66,57 @@ pub fn gpu_rows(tr: &ChromeTrace) -> GpuRows {
     let mut launch = Vec::with_capacity(rows.len());
     let mut list = Vec::with_capacity(rows.len());
     let mut lists = AttrLists::default();
-    // Flows are the fallback: the start index is built only when an activity needs it
-    // (Kineto traces link every activity by correlation).
-    let mut by_start: Option<HashMap<(u32, u32, i64), u32, FxBuild>> = None;
-    let mut unlinked = 0;
-    // Filled in row order, so the sparse column only ever appends.
-    let mut launch_of_event: Sparse<u32> = Sparse::new();
+    // Flows are the fallback (Kineto traces link every activity by correlation): the
+    // flow start of each activity without a launch, and the runtime rows looked up
+    // for those starts alone. An index of every runtime row, made here beside the
+    // lanes' sort, raised the load's peak.
+    let mut pending: Vec<(usize, (u32, u32, i64))> = Vec::new();
     for &i in &rows {
         let i = i as usize;
-        let mut l = match ev.correlation[i] {
+        let l = match ev.correlation[i] {
             NONE_I64 => NONE_U32,
             c => by_corr.get(c),
         };
         if l == NONE_U32 {
-            let by_start = by_start.get_or_insert_with(|| {
-                let mut m = HashMap::default();
-                for r in (0..ev.len()).filter(|&r| ev.kind[r] == EventKind::Runtime) {
-                    m.entry((ev.pid[r], ev.tid[r], ev.ts[r]))
-                        .or_insert(r as u32);
-                }
-                m
-            });
-            l = tr
+            let start = tr
                 .flow_ends
                 .get(&(ev.pid[i], ev.tid[i], ev.ts[i]))
-                .and_then(|id| tr.flow_starts.get(id))
-                .and_then(|start| by_start.get(start))
-                .copied()
-                .unwrap_or(NONE_U32);
-        }
-        if l == NONE_U32 {
-            unlinked += 1;
-        } else {
-            launch_of_event.resize_none(i);
-            launch_of_event.push(l);
+                .and_then(|id| tr.flow_starts.get(id));
+            if let Some(&start) = start {
+                pending.push((launch.len(), start));
+            }
         }
         launch.push(l);
         list.push(lists.of(ev, i));
     }
-    drop(by_start);
+    if !pending.is_empty() {
+        // The first runtime row at each start.
+        let mut at_start: HashMap<(u32, u32, i64), u32, FxBuild> = pending
+            .iter()
+            .map(|&(_, start)| (start, NONE_U32))
+            .collect();
+        for r in (0..ev.len()).filter(|&r| ev.kind[r] == EventKind::Runtime) {
+            if let Some(slot) = at_start.get_mut(&(ev.pid[r], ev.tid[r], ev.ts[r])) {
+                if *slot == NONE_U32 {
+                    *slot = r as u32;
+                }
+            }
+        }
+        for (k, start) in pending {
+            launch[k] = at_start[&start];
+        }
+    }
+    let mut unlinked = 0;
+    // Filled in row order, so the sparse column only ever appends.
+    let mut launch_of_event: Sparse<u32> = Sparse::new();
+    for (&l, &i) in launch.iter().zip(&rows) {
+        if l == NONE_U32 {
+            unlinked += 1;
+        } else {
+            launch_of_event.resize_none(i as usize);
+            launch_of_event.push(l);
+        }
+    }
     launch_of_event.resize_none(ev.len());
     launch_of_event.shrink_to_fit();
     GpuRows {
