@@ -84,26 +84,37 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     // they are made while the CPU lanes are swept.
     let (gpu, b) = if super::chrome::threads() > 1 {
         std::thread::scope(|s| {
-            // The second core also makes the event-to-node column (its pages are
-            // fresh memory, first written here) while the lanes are gathered and
-            // sorted: the sweep takes it when it starts.
+            // The second core gathers the lanes of the second half of the rows, then
+            // makes the event-to-node column (its pages are fresh memory, first
+            // written here) while the lanes are sorted: each is taken when needed.
+            let half = n / 2;
+            let (give_lanes, take_lanes) = std::sync::mpsc::sync_channel(1);
             let (give, take) = std::sync::mpsc::sync_channel(1);
             let gpu = s.spawn(move || {
-                // The sweep takes it or has ended early by a panic: either way no one
-                // waits on a failed send.
+                // The loading thread takes them or has ended early by a panic: either
+                // way no one waits on a failed send.
+                let _ = give_lanes.send(gather_lanes(ev, half..n));
                 let _ = give.send(vec![NO_NODE; n]);
                 launches::gpu_rows(tr)
             });
-            let b = cpu_tree(tr, &mut ph, || {
-                take.recv().unwrap_or_else(|_| vec![NO_NODE; n])
-            });
+            let b = cpu_tree(
+                tr,
+                &mut ph,
+                half,
+                || {
+                    take_lanes
+                        .recv()
+                        .unwrap_or_else(|_| gather_lanes(ev, half..n))
+                },
+                || take.recv().unwrap_or_else(|_| vec![NO_NODE; n]),
+            );
             let gpu = gpu.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
             (gpu, b)
         })
     } else {
         let gpu = launches::gpu_rows(tr);
         ph.mark("launch-index");
-        (gpu, cpu_tree(tr, &mut ph, || vec![NO_NODE; n]))
+        (gpu, cpu_tree(tr, &mut ph, n, Vec::new, || vec![NO_NODE; n]))
     };
     ph.mark("launch-index-wait");
     let Builder {
@@ -245,10 +256,13 @@ struct Builder {
 }
 
 /// The CPU lanes' slices nested by time, one root per lane.
+/// `rest`: gives the lanes of the rows from `split` on (`gather_lanes`);
 /// `node_of_event`: gives the event-to-node column, every row NO_NODE.
 fn cpu_tree(
     tr: &ChromeTrace,
     ph: &mut phases::Phases,
+    split: usize,
+    rest: impl FnOnce() -> Lanes,
     node_of_event: impl FnOnce() -> Vec<u32>,
 ) -> Builder {
     let ev = &tr.events;
@@ -262,29 +276,26 @@ fn cpu_tree(
     let mut warnings = Vec::new();
     let mut nodes = NodeIndex::new(ev, n);
 
-    // CPU lanes in order of first appearance; rows of one lane mostly come in runs, so
-    // the last lane is tried before the map.
-    let mut lanes: Vec<((u32, u32), Vec<u32>)> = Vec::new();
-    let mut lane_of: HashMap<(u32, u32), usize, FxBuild> = HashMap::default();
-    let mut last: Option<((u32, u32), usize)> = None;
-    for i in 0..n {
-        if in_cpu_tree(ev, i) {
-            let key = (ev.pid[i], ev.tid[i]);
-            let l = match last {
-                Some((k, l)) if k == key => l,
-                _ => {
-                    let l = *lane_of.entry(key).or_insert_with(|| {
-                        lanes.push((key, Vec::new()));
-                        lanes.len() - 1
-                    });
-                    last = Some((key, l));
-                    l
+    let mut lanes = gather_lanes(ev, 0..split);
+    let rest = rest();
+    if !rest.is_empty() {
+        // The second part's lanes follow on from the first's; its new lanes come after
+        // them, still in order of first appearance.
+        let mut lane_of: HashMap<(u32, u32), usize, FxBuild> = lanes
+            .iter()
+            .enumerate()
+            .map(|(l, (key, _))| (*key, l))
+            .collect();
+        for (key, rows) in rest {
+            match lane_of.get(&key) {
+                Some(&l) => lanes[l].1.extend_from_slice(&rows),
+                None => {
+                    lane_of.insert(key, lanes.len());
+                    lanes.push((key, rows));
                 }
-            };
-            lanes[l].1.push(i as u32);
+            }
         }
     }
-    drop(lane_of);
     // Each event makes at most one node, each lane its root: the per-node columns are
     // made once at their size (what GPU activities without a launch add aside), not
     // regrown (issue 16: regrowing left holes that raised the load's peak).
@@ -387,6 +398,35 @@ fn cpu_tree(
         count,
         warnings,
     }
+}
+
+/// The rows of each CPU lane: (pid, tid) and its rows in file order.
+type Lanes = Vec<((u32, u32), Vec<u32>)>;
+
+/// The CPU lanes of `rows` in order of first appearance.
+fn gather_lanes(ev: &EventTable, rows: std::ops::Range<usize>) -> Lanes {
+    let mut lanes: Lanes = Vec::new();
+    let mut lane_of: HashMap<(u32, u32), usize, FxBuild> = HashMap::default();
+    // Rows of one lane mostly come in runs, so the last lane is tried before the map.
+    let mut last: Option<((u32, u32), usize)> = None;
+    for i in rows {
+        if in_cpu_tree(ev, i) {
+            let key = (ev.pid[i], ev.tid[i]);
+            let l = match last {
+                Some((k, l)) if k == key => l,
+                _ => {
+                    let l = *lane_of.entry(key).or_insert_with(|| {
+                        lanes.push((key, Vec::new()));
+                        lanes.len() - 1
+                    });
+                    last = Some((key, l));
+                    l
+                }
+            };
+            lanes[l].1.push(i as u32);
+        }
+    }
+    lanes
 }
 
 /// Orders one thread's slices for the nesting sweep: by start, then file order; among
