@@ -84,26 +84,37 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     // they are made while the CPU lanes are swept.
     let (gpu, b) = if super::chrome::threads() > 1 {
         std::thread::scope(|s| {
-            // The second core also makes the event-to-node column (its pages are
-            // fresh memory, first written here) while the lanes are gathered and
-            // sorted: the sweep takes it when it starts.
+            // The second core gathers the lanes of the second half of the rows, then
+            // makes the event-to-node column (its pages are fresh memory, first
+            // written here) while the lanes are sorted: each is taken when needed.
+            let half = n / 2;
+            let (give_lanes, take_lanes) = std::sync::mpsc::sync_channel(1);
             let (give, take) = std::sync::mpsc::sync_channel(1);
             let gpu = s.spawn(move || {
-                // The sweep takes it or has ended early by a panic: either way no one
-                // waits on a failed send.
+                // The loading thread takes them or has ended early by a panic: either
+                // way no one waits on a failed send.
+                let _ = give_lanes.send(gather_lanes(ev, half..n));
                 let _ = give.send(vec![NO_NODE; n]);
-                launches::gpu_rows(ev)
+                launches::gpu_rows(tr)
             });
-            let b = cpu_tree(tr, &mut ph, || {
-                take.recv().unwrap_or_else(|_| vec![NO_NODE; n])
-            });
+            let b = cpu_tree(
+                tr,
+                &mut ph,
+                half,
+                || {
+                    take_lanes
+                        .recv()
+                        .unwrap_or_else(|_| gather_lanes(ev, half..n))
+                },
+                || take.recv().unwrap_or_else(|_| vec![NO_NODE; n]),
+            );
             let gpu = gpu.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
             (gpu, b)
         })
     } else {
-        let gpu = launches::gpu_rows(ev);
+        let gpu = launches::gpu_rows(tr);
         ph.mark("launch-index");
-        (gpu, cpu_tree(tr, &mut ph, || vec![NO_NODE; n]))
+        (gpu, cpu_tree(tr, &mut ph, n, Vec::new, || vec![NO_NODE; n]))
     };
     ph.mark("launch-index-wait");
     let Builder {
@@ -115,44 +126,17 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         mut warnings,
     } = b;
 
-    // Launch links: correlation first, ac2g flows as the fallback. The start index of
-    // the fallback is built only when an activity needs it (Kineto traces link every
-    // activity by correlation).
-    let mut by_start: Option<HashMap<(u32, u32, i64), usize, FxBuild>> = None;
-    let mut launch_of = |k: usize, i: usize| -> Option<usize> {
-        if gpu.launch[k] != NONE_U32 {
-            return Some(gpu.launch[k] as usize);
-        }
-        let by_start = by_start.get_or_insert_with(|| {
-            let mut m = HashMap::default();
-            for r in (0..n).filter(|&r| ev.kind[r] == EventKind::Runtime) {
-                m.entry((ev.pid[r], ev.tid[r], ev.ts[r])).or_insert(r);
-            }
-            m
-        });
-        let id = tr.flow_ends.get(&(ev.pid[i], ev.tid[i], ev.ts[i]))?;
-        let start = tr.flow_starts.get(id)?;
-        by_start.get(start).copied()
-    };
     let mut unattributed = 0u64;
     // An activity adds its own node at most, and one without a launch by correlation
     // its stream root and group nodes too: the column is made once at that bound (a
     // looser one cost memory at the load's peak). The zeroed allocation is not touched
     // below the first GPU node: the CPU nodes' zeros cost no memory.
-    let unlinked = gpu.launch.iter().filter(|&&l| l == NONE_U32).count();
-    let bound = cct.len() + gpu.rows.len() + unlinked * (1 + GROUP_ARGS.len());
+    let bound = cct.len() + gpu.rows.len() + gpu.unlinked * (1 + GROUP_ARGS.len());
     let mut gpu_time = vec![0.0f64; bound];
-    // Filled in row order, so the sparse column only ever appends.
-    let mut launch_of_event: Sparse<u32> = Sparse::new();
     for (k, &i) in gpu.rows.iter().enumerate() {
         let i = i as usize;
-        let parent = match launch_of(k, i) {
-            Some(r) => {
-                launch_of_event.resize_none(i);
-                launch_of_event.push(r as u32);
-                node_of_event[r]
-            }
-            None => {
+        let parent = match gpu.launch[k] {
+            NONE_U32 => {
                 unattributed += 1;
                 let stream = match ev.stream[i] {
                     NONE_I64 => "?".to_string(),
@@ -178,6 +162,7 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
                 }
                 r
             }
+            r => node_of_event[r as usize],
         };
         let mut g = cct.grow();
         let node = nodes.child(&mut g, parent, ev, i);
@@ -196,8 +181,11 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     }
     ph.mark("gpu-pass");
     // The build's indexes go before the metric columns are made: the load's peak.
-    drop(by_start);
-    drop(gpu);
+    let launch_of_event = gpu.launch_of_event;
+    drop(gpu.rows);
+    drop(gpu.launch);
+    drop(gpu.list);
+    drop(gpu.lists);
     drop(nodes);
     cct.release_last_children();
     // glibc keeps what the build freed in its heap, where the metric columns do not
@@ -214,8 +202,6 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
             "{unattributed} GPU activit(ies) have no launch in the file; shown under <unattributed> roots"
         ));
     }
-    launch_of_event.resize_none(n);
-    launch_of_event.shrink_to_fit();
     let len = cct.len();
     grow(&mut time, len);
     gpu_time.truncate(len);
@@ -270,10 +256,13 @@ struct Builder {
 }
 
 /// The CPU lanes' slices nested by time, one root per lane.
+/// `rest`: gives the lanes of the rows from `split` on (`gather_lanes`);
 /// `node_of_event`: gives the event-to-node column, every row NO_NODE.
 fn cpu_tree(
     tr: &ChromeTrace,
     ph: &mut phases::Phases,
+    split: usize,
+    rest: impl FnOnce() -> Lanes,
     node_of_event: impl FnOnce() -> Vec<u32>,
 ) -> Builder {
     let ev = &tr.events;
@@ -287,29 +276,26 @@ fn cpu_tree(
     let mut warnings = Vec::new();
     let mut nodes = NodeIndex::new(ev, n);
 
-    // CPU lanes in order of first appearance; rows of one lane mostly come in runs, so
-    // the last lane is tried before the map.
-    let mut lanes: Vec<((u32, u32), Vec<u32>)> = Vec::new();
-    let mut lane_of: HashMap<(u32, u32), usize, FxBuild> = HashMap::default();
-    let mut last: Option<((u32, u32), usize)> = None;
-    for i in 0..n {
-        if in_cpu_tree(ev, i) {
-            let key = (ev.pid[i], ev.tid[i]);
-            let l = match last {
-                Some((k, l)) if k == key => l,
-                _ => {
-                    let l = *lane_of.entry(key).or_insert_with(|| {
-                        lanes.push((key, Vec::new()));
-                        lanes.len() - 1
-                    });
-                    last = Some((key, l));
-                    l
+    let mut lanes = gather_lanes(ev, 0..split);
+    let rest = rest();
+    if !rest.is_empty() {
+        // The second part's lanes follow on from the first's; its new lanes come after
+        // them, still in order of first appearance.
+        let mut lane_of: HashMap<(u32, u32), usize, FxBuild> = lanes
+            .iter()
+            .enumerate()
+            .map(|(l, (key, _))| (*key, l))
+            .collect();
+        for (key, rows) in rest {
+            match lane_of.get(&key) {
+                Some(&l) => lanes[l].1.extend_from_slice(&rows),
+                None => {
+                    lane_of.insert(key, lanes.len());
+                    lanes.push((key, rows));
                 }
-            };
-            lanes[l].1.push(i as u32);
+            }
         }
     }
-    drop(lane_of);
     // Each event makes at most one node, each lane its root: the per-node columns are
     // made once at their size (what GPU activities without a launch add aside), not
     // regrown (issue 16: regrowing left holes that raised the load's peak).
@@ -412,6 +398,35 @@ fn cpu_tree(
         count,
         warnings,
     }
+}
+
+/// The rows of each CPU lane: (pid, tid) and its rows in file order.
+type Lanes = Vec<((u32, u32), Vec<u32>)>;
+
+/// The CPU lanes of `rows` in order of first appearance.
+fn gather_lanes(ev: &EventTable, rows: std::ops::Range<usize>) -> Lanes {
+    let mut lanes: Lanes = Vec::new();
+    let mut lane_of: HashMap<(u32, u32), usize, FxBuild> = HashMap::default();
+    // Rows of one lane mostly come in runs, so the last lane is tried before the map.
+    let mut last: Option<((u32, u32), usize)> = None;
+    for i in rows {
+        if in_cpu_tree(ev, i) {
+            let key = (ev.pid[i], ev.tid[i]);
+            let l = match last {
+                Some((k, l)) if k == key => l,
+                _ => {
+                    let l = *lane_of.entry(key).or_insert_with(|| {
+                        lanes.push((key, Vec::new()));
+                        lanes.len() - 1
+                    });
+                    last = Some((key, l));
+                    l
+                }
+            };
+            lanes[l].1.push(i as u32);
+        }
+    }
+    lanes
 }
 
 /// Orders one thread's slices for the nesting sweep: by start, then file order; among

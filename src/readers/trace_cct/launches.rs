@@ -1,21 +1,28 @@
 //! The GPU side of the build that needs no tree: the runtime call that launched each
-//! GPU activity (same `correlation`) and the launch configuration its node shows as
-//! attrs. Nothing here depends on the CPU lanes, so it runs on a second core while
-//! they are swept.
+//! GPU activity (same `correlation`, else the ac2g flow) and the launch configuration
+//! its node shows as attrs. Nothing here depends on the CPU lanes, so it runs on a
+//! second core while they are swept, and the GPU pass after the sweep is left with
+//! the nodes alone.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::model::args::ArgValue;
-use crate::model::events::{EventKind, EventTable, NONE_I64, NONE_U32};
+use crate::model::events::{EventKind, EventTable, Sparse, NONE_I64, NONE_U32};
 use crate::model::intern::FxBuild;
 use crate::model::Attrs;
+use crate::readers::chrome::ChromeTrace;
 
 pub struct GpuRows {
     /// The GPU activity rows, in file order.
     pub rows: Vec<u32>,
-    /// Per activity: the first runtime row with its correlation, NONE_U32 if none.
+    /// Per activity: the runtime row that launched it (the first with its
+    /// correlation, else the one its ac2g flow starts at), NONE_U32 if none.
     pub launch: Vec<u32>,
+    /// The same per event (the table's `launch_of_event`).
+    pub launch_of_event: Sparse<u32>,
+    /// Activities with no launch (NONE_U32 in `launch`).
+    pub unlinked: usize,
     /// Per activity: its attrs list, an index into `lists`; equal lists (by text) have
     /// one index.
     pub list: Vec<u32>,
@@ -32,7 +39,8 @@ fn per_launch(key: &str) -> bool {
     )
 }
 
-pub fn gpu_rows(ev: &EventTable) -> GpuRows {
+pub fn gpu_rows(tr: &ChromeTrace) -> GpuRows {
+    let ev = &tr.events;
     // Runtime rows are all CPU-tree rows, so every one of them is placed in the tree.
     let mut runtime: Vec<(i64, u32)> = Vec::new();
     let mut rows = Vec::new();
@@ -58,17 +66,64 @@ pub fn gpu_rows(ev: &EventTable) -> GpuRows {
     let mut launch = Vec::with_capacity(rows.len());
     let mut list = Vec::with_capacity(rows.len());
     let mut lists = AttrLists::default();
+    // Flows are the fallback (Kineto traces link every activity by correlation): the
+    // flow start of each activity without a launch, and the runtime rows looked up
+    // for those starts alone. An index of every runtime row, made here beside the
+    // lanes' sort, raised the load's peak.
+    let mut pending: Vec<(usize, (u32, u32, i64))> = Vec::new();
     for &i in &rows {
         let i = i as usize;
-        launch.push(match ev.correlation[i] {
+        let l = match ev.correlation[i] {
             NONE_I64 => NONE_U32,
             c => by_corr.get(c),
-        });
+        };
+        if l == NONE_U32 {
+            let start = tr
+                .flow_ends
+                .get(&(ev.pid[i], ev.tid[i], ev.ts[i]))
+                .and_then(|id| tr.flow_starts.get(id));
+            if let Some(&start) = start {
+                pending.push((launch.len(), start));
+            }
+        }
+        launch.push(l);
         list.push(lists.of(ev, i));
     }
+    if !pending.is_empty() {
+        // The first runtime row at each start.
+        let mut at_start: HashMap<(u32, u32, i64), u32, FxBuild> = pending
+            .iter()
+            .map(|&(_, start)| (start, NONE_U32))
+            .collect();
+        for r in (0..ev.len()).filter(|&r| ev.kind[r] == EventKind::Runtime) {
+            if let Some(slot) = at_start.get_mut(&(ev.pid[r], ev.tid[r], ev.ts[r])) {
+                if *slot == NONE_U32 {
+                    *slot = r as u32;
+                }
+            }
+        }
+        for (k, start) in pending {
+            launch[k] = at_start[&start];
+        }
+    }
+    let mut unlinked = 0;
+    // Filled in row order, so the sparse column only ever appends.
+    let mut launch_of_event: Sparse<u32> = Sparse::new();
+    for (&l, &i) in launch.iter().zip(&rows) {
+        if l == NONE_U32 {
+            unlinked += 1;
+        } else {
+            launch_of_event.resize_none(i as usize);
+            launch_of_event.push(l);
+        }
+    }
+    launch_of_event.resize_none(ev.len());
+    launch_of_event.shrink_to_fit();
     GpuRows {
         rows,
         launch,
+        launch_of_event,
+        unlinked,
         list,
         lists: lists.lists,
         multi_device,
