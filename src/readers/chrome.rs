@@ -11,6 +11,7 @@ use std::io::Read;
 use crate::json::{parse_decimal_scaled, JsonError, JsonReader, Kind};
 
 mod blocks;
+mod crew;
 mod scan;
 
 use crate::model::events::{CounterTable, EventKind, EventTable, Row, NONE_I64};

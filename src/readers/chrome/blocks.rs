@@ -17,6 +17,7 @@ use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+use super::crew::{Board, Crew};
 use super::scan::{Part, Stop, Why};
 use super::Parser;
 use crate::json::{JsonError, JsonReader};
@@ -26,12 +27,12 @@ use crate::json::{JsonError, JsonReader};
 /// is read and scanned, and the buffer stays a few MB.
 const PART_BYTES: usize = 512 << 10;
 
-/// Bytes per part when several threads scan. Each block costs a fixed handoff (a
-/// helper thread spawned, woken and joined); with parts twice as big (blocks of 4 MiB
-/// on 2 threads) the loading thread's share of the CPU on node300 fell from 0.40 to
-/// 0.29-0.33 s of 0.51-0.58 s (the helper scans more while the loading thread reads),
-/// the peak of `info` unchanged (122 MiB node300, 82 MiB big300); 2 MiB parts gained
-/// no more and raised the peak.
+/// Bytes per part when several threads scan. Each block costs a fixed handoff (the
+/// helpers woken and waited for; a thread spawned and joined before `crew`); with
+/// parts twice as big (blocks of 4 MiB on 2 threads) the loading thread's share of
+/// the CPU on node300 fell from 0.40 to 0.29-0.33 s of 0.51-0.58 s (the helper scans
+/// more while the loading thread reads), the peak of `info` unchanged (122 MiB
+/// node300, 82 MiB big300); 2 MiB parts gained no more and raised the peak.
 const PART_BYTES_THREADS: usize = 1 << 20;
 
 /// Parts per block and thread when several threads scan: a thread that is free while
@@ -154,29 +155,29 @@ type Parts<'a> = std::iter::Enumerate<
 /// unwinds before it published one), so the scope can end.
 struct Abandon<'a> {
     flag: &'a AtomicBool,
-    helpers: Vec<std::thread::Thread>,
+    helpers: &'a [std::thread::Thread],
 }
 
 impl Drop for Abandon<'_> {
     fn drop(&mut self) {
         self.flag.store(true, Ordering::Release);
-        for h in &self.helpers {
+        for h in self.helpers {
             h.unpark();
         }
     }
 }
 
 /// Reads a block (`read`, on this thread) and scans it in up to `parts.len()` parts on
-/// `threads` threads, this one included, while `meanwhile` (the handling of the block
-/// before) runs on one of the others: the read, the handling and the scan overlap,
-/// and `threads` threads are busy on as many cores, never one more. Parts go to
-/// whichever thread is free next: the read, the handling and a part take different
-/// times, and a fixed share per thread would leave a core idle at the end of every
-/// block. Returns the window's length, how many parts (from the first) hold proven
-/// events, and where the last of them stopped. One thread: no thread spawned at all.
+/// the crew's threads and this one, while `meanwhile` (the handling of the block
+/// before) runs on one of the helpers: the read, the handling and the scan overlap,
+/// and as many threads as cores are busy, never one more. Parts go to whichever
+/// thread is free next: the read, the handling and a part take different times, and a
+/// fixed share per thread would leave a core idle at the end of every block. Returns
+/// the window's length, how many parts (from the first) hold proven events, and where
+/// the last of them stopped. No crew (one thread): everything on this thread.
 fn scan_block<'w>(
     parts: &mut [Part],
-    threads: usize,
+    crew: Option<&Crew<'_>>,
     read: impl FnOnce() -> &'w [u8],
     meanwhile: impl FnOnce() + Send,
 ) -> (usize, usize, Stop) {
@@ -187,76 +188,70 @@ fn scan_block<'w>(
         };
         parts.len()
     ];
-    let (n, starts) = if threads <= 1 || parts.len() == 1 {
-        meanwhile();
-        let win = read();
-        let starts = split(win, parts.len());
-        for (k, part) in parts[..starts.len()].iter_mut().enumerate() {
-            let end = starts.get(k + 1).copied().unwrap_or(win.len());
-            stops[k] = part.scan(win, starts[k], end);
+    let (n, starts) = match crew {
+        Some(crew) if parts.len() > 1 => {
+            let job = OnceLock::new();
+            let abandoned = AtomicBool::new(false);
+            let work = |job: &Job<'_>| loop {
+                let next = job.queue.lock().map(|mut q| q.next());
+                let Ok(Some((k, (part, stop)))) = next else {
+                    return;
+                };
+                let end = job.starts.get(k + 1).copied().unwrap_or(job.win.len());
+                *stop = part.scan(job.win, job.starts[k], end);
+            };
+            let meanwhile = Mutex::new(Some(meanwhile));
+            let task = || {
+                let first = meanwhile.lock().ok().and_then(|mut m| m.take());
+                if let Some(f) = first {
+                    f();
+                }
+                // Wait for the block the loading thread reads meanwhile.
+                loop {
+                    if let Some(j) = job.get() {
+                        break work(j);
+                    }
+                    if abandoned.load(Ordering::Acquire) {
+                        return;
+                    }
+                    std::thread::park();
+                }
+            };
+            crew.run(&task, || {
+                // Releases the helpers waiting for the block also when `read` or the
+                // split unwinds, so that `run` can wait for them.
+                let abandon = Abandon {
+                    flag: &abandoned,
+                    helpers: crew.threads(),
+                };
+                let win = read();
+                let starts = split(win, parts.len());
+                let count = starts.len();
+                let queue = Mutex::new(
+                    parts
+                        .iter_mut()
+                        .zip(stops.iter_mut())
+                        .take(count)
+                        .enumerate(),
+                );
+                let j = job.get_or_init(|| Job { win, starts, queue });
+                // Published: wake the helpers (the flag is not read once a job is there).
+                drop(abandon);
+                work(j);
+            });
+            let job = job.into_inner().expect("the block was published");
+            (job.win.len(), job.starts)
         }
-        (win.len(), starts)
-    } else {
-        let job = OnceLock::new();
-        let abandoned = AtomicBool::new(false);
-        let work = |job: &Job<'_>| loop {
-            let next = job.queue.lock().map(|mut q| q.next());
-            let Ok(Some((k, (part, stop)))) = next else {
-                return;
-            };
-            let end = job.starts.get(k + 1).copied().unwrap_or(job.win.len());
-            *stop = part.scan(job.win, job.starts[k], end);
-        };
-        std::thread::scope(|s| {
-            let mut meanwhile = Some(meanwhile);
-            let helpers: Vec<_> = (1..threads)
-                .map(|_| {
-                    let first = meanwhile.take();
-                    let (job, abandoned) = (&job, &abandoned);
-                    s.spawn(move || {
-                        if let Some(f) = first {
-                            f();
-                        }
-                        // Wait for the block this thread reads meanwhile.
-                        loop {
-                            if let Some(j) = job.get() {
-                                break work(j);
-                            }
-                            if abandoned.load(Ordering::Acquire) {
-                                return;
-                            }
-                            std::thread::park();
-                        }
-                    })
-                })
-                .collect();
-            let abandon = Abandon {
-                flag: &abandoned,
-                helpers: helpers.iter().map(|h| h.thread().clone()).collect(),
-            };
+        _ => {
+            meanwhile();
             let win = read();
             let starts = split(win, parts.len());
-            let count = starts.len();
-            let queue = Mutex::new(
-                parts
-                    .iter_mut()
-                    .zip(stops.iter_mut())
-                    .take(count)
-                    .enumerate(),
-            );
-            let j = job.get_or_init(|| Job { win, starts, queue });
-            // Published: wake the helpers (the flag is not read once a job is there).
-            drop(abandon);
-            work(j);
-            for h in helpers {
-                // A panic in a part is a bug; surface it as the serial read would.
-                if let Err(p) = h.join() {
-                    std::panic::resume_unwind(p);
-                }
+            for (k, part) in parts[..starts.len()].iter_mut().enumerate() {
+                let end = starts.get(k + 1).copied().unwrap_or(win.len());
+                stops[k] = part.scan(win, starts[k], end);
             }
-        });
-        let job = job.into_inner().expect("the block was published");
-        (job.win.len(), job.starts)
+            (win.len(), starts)
+        }
     };
     let count = starts.len();
     // Part k holds real events only if part k-1 ended exactly where it began.
@@ -292,6 +287,29 @@ impl Parser {
             }
             return Ok(());
         };
+        if threads > 1 {
+            // Helpers for the whole load, handed each block in turn.
+            let board = Board::new();
+            std::thread::scope(|s| {
+                let crew = Crew::start(s, &board, threads - 1);
+                self.blocks(r, part_bytes, threads, Some(&crew), &mut slow, &mut counted)
+            })
+        } else {
+            self.blocks(r, part_bytes, threads, None, &mut slow, &mut counted)
+        }
+    }
+
+    /// The event array after its first element, block by block (`crew`: the helper
+    /// threads when there are several).
+    fn blocks<R: Read>(
+        &mut self,
+        r: &mut JsonReader<R>,
+        part_bytes: usize,
+        threads: usize,
+        crew: Option<&Crew<'_>>,
+        slow: &mut Part,
+        counted: &mut super::super::progress::EventCounter,
+    ) -> Result<(), JsonError> {
         // Several parts per thread when there are several threads, so that a thread
         // free early (while this one still handles the block before) takes more.
         let per_block = if threads > 1 {
@@ -316,11 +334,11 @@ impl Parser {
             let before = pending.take();
             let mut eof = false;
             let this = &mut *self;
-            let counted_ref = &mut counted;
+            let counted_ref = &mut *counted;
             let reader = &mut *r;
             let (win_len, proven, stop) = scan_block(
                 scanning,
-                threads,
+                crew,
                 || {
                     let (win, end) = reader.window(want);
                     eof = end;
@@ -351,13 +369,13 @@ impl Parser {
             // streaming reader takes the next element, after what came before it.
             if let Some((set, proven)) = pending.take() {
                 for part in &mut sets[set][..proven] {
-                    self.replay(part, &mut counted);
+                    self.replay(part, counted);
                 }
             }
             if !r.next_element(false)? {
                 return Ok(());
             }
-            self.slow_element(r, &mut slow, &mut counted)?;
+            self.slow_element(r, slow, counted)?;
         }
     }
 }
