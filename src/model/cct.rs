@@ -334,12 +334,7 @@ impl Cct {
             if up == NO_NODE {
                 roots.push(id);
             } else {
-                let u = up as usize;
-                match nodes.last_child[u] {
-                    NO_NODE => nodes.first_child[u] = id,
-                    last => nodes.next_sibling[last as usize] = id,
-                }
-                nodes.last_child[u] = id;
+                nodes.link_child(up, id);
             }
         }
         nodes.frames = from
@@ -447,6 +442,17 @@ impl Cct {
 }
 
 impl Nodes {
+    /// Appends node `id` to `parent`'s child list (its links already in the arrays).
+    #[inline]
+    fn link_child(&mut self, parent: u32, id: u32) {
+        let p = parent as usize;
+        match self.last_child[p] {
+            NO_NODE => self.first_child[p] = id,
+            last => self.next_sibling[last as usize] = id,
+        }
+        self.last_child[p] = id;
+    }
+
     /// The last-child links again from the child lists (after `release_last_children`).
     fn relink_last_children(&mut self) {
         let mut last = vec![NO_NODE; self.slot.len()];
@@ -525,14 +531,7 @@ impl Grow<'_> {
         nodes.last_child.push(NO_NODE);
         nodes.next_sibling.push(NO_NODE);
         match parent {
-            Some(p) => {
-                let p = p as usize;
-                match nodes.last_child[p] {
-                    NO_NODE => nodes.first_child[p] = id,
-                    last => nodes.next_sibling[last as usize] = id,
-                }
-                nodes.last_child[p] = id;
-            }
+            Some(p) => nodes.link_child(p, id),
             None => self.roots.push(id),
         }
         id

@@ -208,22 +208,11 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     grow(&mut gpu_time, len);
     grow(&mut count, len);
     let mut metrics = MetricTable::new(len);
+    metrics.set("time", "ns", time);
+    metrics.set("gpu_time", "ns", gpu_time);
     if super::chrome::threads() > 1 {
-        // Each column's sums are their own pass (the same additions in the same order
-        // as `derive_inclusive`'s): with a second core the two run side by side.
-        let (time_inc, gpu_inc) = std::thread::scope(|s| {
-            let gpu = s.spawn(|| crate::model::metrics::subtree_sums(&cct, &gpu_time));
-            let time_inc = crate::model::metrics::subtree_sums(&cct, &time);
-            let gpu = gpu.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-            (time_inc, gpu)
-        });
-        metrics.set("time", "ns", time);
-        metrics.set("gpu_time", "ns", gpu_time);
-        metrics.set("time (inc)", "ns", time_inc);
-        metrics.set("gpu_time (inc)", "ns", gpu_inc);
+        metrics.derive_inclusive_side_by_side(&cct, &["time", "gpu_time"]);
     } else {
-        metrics.set("time", "ns", time);
-        metrics.set("gpu_time", "ns", gpu_time);
         metrics.derive_inclusive(&cct, &["time", "gpu_time"]);
     }
     metrics.set("count", "", count);

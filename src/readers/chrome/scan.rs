@@ -1487,6 +1487,14 @@ impl Part {
 mod tests {
     use super::*;
 
+    /// The random inputs' generator (xorshift64): the next value of `x`, kept in `x`.
+    fn xorshift(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
     fn scan(text: &str) -> (Part, Stop) {
         let mut p = Part::default();
         let s = p.scan(text.as_bytes(), 0, usize::MAX);
@@ -1594,9 +1602,7 @@ mod tests {
         .collect();
         let mut x: u64 = 0x2545_F491_4F6C_DD1D;
         for _ in 0..20_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            xorshift(&mut x);
             let digits = (x % 22) as usize;
             let mut t: String = if x >> 40 & 1 == 1 {
                 "-".into()
@@ -1774,12 +1780,7 @@ mod tests {
     #[test]
     fn numbers_as_serde_json() {
         let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut rand = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut rand = |n: u64| xorshift(&mut x) % n;
         let mut taken = 0;
         for _ in 0..200_000 {
             let mut t = String::new();
@@ -1854,9 +1855,7 @@ mod tests {
         let alphabet: &[u8] = b"ab\"\\u0/n\x01\x1f\x7f\x80\xc3\xa9 ";
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..100_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            xorshift(&mut x);
             let n = (x % 40) as usize;
             let mut t = vec![b'"'];
             let mut y = x;
@@ -1886,9 +1885,7 @@ mod tests {
         let alphabet = b"0123456789.-+e ";
         let mut x = 0x1234_5678_9abc_def1u64;
         for _ in 0..200_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            xorshift(&mut x);
             let n = (x % 24) as usize;
             let t: Vec<u8> = (0..n)
                 .map(|k| {
