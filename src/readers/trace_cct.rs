@@ -6,8 +6,10 @@
 //! starts at or after its end, except that zero-duration slices at the same instant
 //! nest (later inside earlier). So a zero-duration slice at the start of a longer X
 //! nests inside it, and one at its exact end is a sibling — Perfetto's rules (HTA nests
-//! the latter; see docs/formats.md). A slice that starts inside an open one but ends after it is placed
-//! beside it, under the nearest open slice that contains it.
+//! the latter; see docs/formats.md). A slice that starts inside an open one but ends
+//! after it is placed beside it, under the nearest open slice that contains it, and
+//! counts from the end of the slice it overlaps: nothing is counted twice, and what
+//! runs inside it later nests under it.
 //!
 //! GPU activities hang under the runtime call that launched them (same `correlation`,
 //! else the ac2g flow); activities whose launch is not in the file go under one
@@ -307,6 +309,10 @@ fn cpu_tree(
     ph.mark("lane-sort");
     let mut node_of_event = node_of_event();
     let mut overlaps = 0u64;
+    // Overlaps where Python frames were cut short, and the time cut; the time that the
+    // other overlapping slices left in the slices they started in.
+    let (mut cut_short, mut cut_time, mut clipped) = (0u64, 0i64, 0i64);
+    let python = ev.strings.get("python_function");
     for ((key, idx), label) in lanes.into_iter().zip(&labels) {
         let root = cct.child(None, label, "thread");
         {
@@ -323,11 +329,12 @@ fn cpu_tree(
         count[root as usize] = 1.0;
         // The lane's nodes are added through the arrays held once.
         let mut g = cct.grow();
-        // Open slices: (event, end, node, children's summed duration).
-        let mut stack: Vec<(usize, i64, u32, i64)> = Vec::new();
-        let close = |s: (usize, i64, u32, i64), time: &mut Vec<f64>| {
-            let (e, _, node, child) = s;
-            time[node as usize] += (ev.dur[e] - child).max(0) as f64;
+        // Open slices: (event, end, node, children's summed duration, the duration it
+        // counts: its own, or from where it was placed when it overlapped).
+        let mut stack: Vec<(usize, i64, u32, i64, i64)> = Vec::new();
+        let close = |s: (usize, i64, u32, i64, i64), time: &mut Vec<f64>| {
+            let (_, _, node, child, dur) = s;
+            time[node as usize] += (dur - child).max(0) as f64;
         };
         for &i in &idx {
             let i = i as usize;
@@ -341,33 +348,61 @@ fn cpu_tree(
                     break;
                 }
             }
-            // Improper nesting: place the slice under the nearest open one containing it.
+            // Improper nesting (a PyTorch annotation that starts inside the Python
+            // frames of the `record_function.__enter__` that opens it and ends after
+            // them): nothing may be counted twice (docs/formats.md "Improper
+            // overlaps"). A Python frame yields to an op or annotation: the frames it
+            // overlaps end where it starts, so it keeps its whole duration, as
+            // PyTorch's key_averages counts it. Otherwise the later slice yields: it
+            // counts from the end of the outermost open slice it overlaps, and the
+            // part before stays time of the slices it started in. Either way its
+            // parent is the nearest open slice that contains it, and what runs inside
+            // it afterwards nests under it.
             let mut parent_at = stack.len();
             while parent_at > 0 && stack[parent_at - 1].1 < end {
                 parent_at -= 1;
             }
-            if parent_at < stack.len() {
+            let dur = if parent_at == stack.len() {
+                ev.dur[i]
+            } else {
                 overlaps += 1;
-            }
+                let yields = |e: usize| python.is_some_and(|p| ev.cat[e] == p);
+                if !yields(i) && stack[parent_at..].iter().all(|o| yields(o.0)) {
+                    cut_short += 1;
+                    while stack.len() > parent_at {
+                        let (e, oend, node, child, d) = stack.pop().unwrap();
+                        // A frame that counts from later than `ts` (it yielded
+                        // itself) loses only what it counts.
+                        let cut = (oend - ts).min(d);
+                        cut_time += cut;
+                        if let Some(up) = stack.last_mut() {
+                            up.3 -= cut;
+                        }
+                        close((e, oend, node, child, d - cut), &mut time);
+                    }
+                    ev.dur[i]
+                } else {
+                    let from = stack[parent_at].1;
+                    clipped += from - ts;
+                    end - from
+                }
+            };
             let parent_node = if parent_at == 0 {
                 root
             } else {
                 stack[parent_at - 1].2
             };
             if parent_at > 0 {
-                stack[parent_at - 1].3 += ev.dur[i];
+                stack[parent_at - 1].3 += dur;
             }
             let node = nodes.child(&mut g, parent_node, ev, i);
             grow(&mut time, g.len());
             grow(&mut count, g.len());
             count[node as usize] += 1.0;
             node_of_event[i] = node;
-            if parent_at == stack.len() {
-                stack.push((i, end, node, 0));
-            } else {
-                // It cannot enclose later slices that the open ones do not; account for it now.
-                time[node as usize] += ev.dur[i] as f64;
-            }
+            // Below the slices it overlaps: they end first, and it stays open for what
+            // starts after them. Ends on the stack stay in decreasing order.
+            stack.insert(parent_at, (i, end, node, 0, dur));
         }
         while let Some(s) = stack.pop() {
             close(s, &mut time);
@@ -376,7 +411,13 @@ fn cpu_tree(
     ph.mark("cpu-sweep");
     if overlaps > 0 {
         warnings.push(format!(
-            "{overlaps} CPU slice(s) overlap a slice they start in without nesting; placed beside it"
+            "{overlaps} CPU slice(s) overlap a slice they start in without nesting: {cut_short} \
+             op(s) or annotation(s) end the Python frames they start in ({:.3} ms cut from \
+             those frames), {} placed beside the slice they start in from its end on ({:.3} ms \
+             left in the slices they started in)",
+            cut_time as f64 / 1e6,
+            overlaps - cut_short,
+            clipped as f64 / 1e6
         ));
     }
     Builder {
