@@ -185,3 +185,159 @@ fn the_tui_takes_the_events_when_they_arrive() {
     app.run("panel timeline").unwrap();
     assert!(app.timeline.window.1 > app.timeline.window.0);
 }
+
+/// The one entry directory of a cache.
+fn entry_dir(cache: &Path) -> PathBuf {
+    std::fs::read_dir(cache.join("grove"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .find(|p| p.join("stamp.json").exists() || p.is_dir())
+        .unwrap()
+}
+
+fn mkfifo(p: &Path) {
+    let _ = std::fs::remove_file(p);
+    let ok = std::process::Command::new("mkfifo")
+        .arg(p)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+}
+
+/// Fault injection (issue 32): whatever happens to an entry, the tree is the cold one,
+/// exit 0, no hang. Each fault is applied to a freshly written entry.
+#[test]
+fn a_damaged_entry_is_a_miss_never_a_wrong_tree() {
+    let dir = scratch("faults");
+    let cache = dir.join("cache");
+    let file = dir.join("t.trace.json.gz");
+    std::fs::copy(data("rank0.trace.json.gz"), &file).unwrap();
+    let (_, cold, _) = tree(&file, &cache, &["--no-cache"], "csv");
+    // A foreign entry: another trace's summary files.
+    let other_cache = dir.join("other");
+    let other = dir.join("o.trace.json.gz");
+    std::fs::copy(data("rank1.trace.json.gz"), &other).unwrap();
+    tree(&other, &other_cache, &[], "csv");
+    let foreign = entry_dir(&other_cache);
+    type Fault = Box<dyn Fn(&Path)>;
+    let cct = |e: &Path| e.join("trace.cct.parquet");
+    let faults: Vec<(&str, Fault)> = vec![
+        (
+            "bit flips in the tree",
+            Box::new(move |e: &Path| {
+                let mut b = std::fs::read(cct(e)).unwrap();
+                for k in 1..8 {
+                    let i = b.len() * k / 8;
+                    b[i] ^= 0x10;
+                }
+                std::fs::write(cct(e), b).unwrap();
+            }),
+        ),
+        (
+            "the tree cut short",
+            Box::new(move |e: &Path| {
+                let b = std::fs::read(cct(e)).unwrap();
+                std::fs::write(cct(e), &b[..b.len() / 2]).unwrap();
+            }),
+        ),
+        (
+            "another trace's files",
+            Box::new(move |e: &Path| {
+                for f in ["trace.cct.parquet", "trace.meta.parquet"] {
+                    std::fs::copy(foreign.join(f), e.join(f)).unwrap();
+                }
+            }),
+        ),
+        (
+            "a FIFO for the stamp",
+            Box::new(|e: &Path| mkfifo(&e.join("stamp.json"))),
+        ),
+        (
+            "a FIFO for the tree",
+            Box::new(move |e: &Path| mkfifo(&cct(e))),
+        ),
+        (
+            "the stamp a link to /dev/zero",
+            Box::new(|e: &Path| {
+                let s = e.join("stamp.json");
+                std::fs::remove_file(&s).unwrap();
+                std::os::unix::fs::symlink("/dev/zero", &s).unwrap();
+            }),
+        ),
+        (
+            "a 100 GB sparse stamp",
+            Box::new(|e: &Path| {
+                let f = std::fs::File::options()
+                    .write(true)
+                    .open(e.join("stamp.json"))
+                    .unwrap();
+                f.set_len(100 << 30).unwrap();
+            }),
+        ),
+        (
+            "the tree a directory",
+            Box::new(move |e: &Path| {
+                std::fs::remove_file(cct(e)).unwrap();
+                std::fs::create_dir(cct(e)).unwrap();
+            }),
+        ),
+    ];
+    for (what, fault) in faults {
+        let _ = std::fs::remove_dir_all(&cache);
+        let (code, first, _) = tree(&file, &cache, &[], "csv");
+        assert!(code == 0 && first == cold, "{what}: first open");
+        fault(&entry_dir(&cache));
+        let (code, warm, err) = tree(&file, &cache, &[], "csv");
+        assert_eq!(code, 0, "{what}: {err}");
+        assert!(warm == cold, "{what}: a different tree");
+        assert!(!err.contains("panicked"), "{what}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An edit in the middle of the file, its size and modification time put back (`dd
+/// conv=notrunc` then `touch -r`): the status change time tells.
+#[test]
+fn an_edit_in_place_with_the_time_put_back_is_a_miss() {
+    let dir = scratch("inplace");
+    let cache = dir.join("cache");
+    let file = dir.join("t.json");
+    // Large enough that the edit is outside the hashed first and last 64 KiB.
+    let mut events = Vec::new();
+    for i in 0..6000 {
+        events.push(format!(
+            r#"{{"ph":"X","name":"op{}","pid":1,"tid":1,"ts":{},"dur":1000}}"#,
+            i % 7,
+            i * 2000
+        ));
+    }
+    let text = format!(r#"{{"traceEvents":[{}]}}"#, events.join(",\n"));
+    std::fs::write(&file, &text).unwrap();
+    let (_, before, _) = tree(&file, &cache, &[], "csv");
+    let (_, warm, _) = tree(&file, &cache, &[], "csv");
+    assert_eq!(before, warm);
+    let mtime = std::fs::metadata(&file).unwrap().modified().unwrap();
+    let mut bytes = text.into_bytes();
+    let mid = bytes.len() / 2;
+    let at = mid
+        + bytes[mid..]
+            .windows(10)
+            .position(|w| w == b"\"dur\":1000")
+            .unwrap();
+    bytes[at + 6] = b'9';
+    std::fs::write(&file, &bytes).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    let (_, cold, _) = tree(&file, &cache, &["--no-cache"], "csv");
+    let (code, after, err) = tree(&file, &cache, &[], "csv");
+    assert_eq!(code, 0, "{err}");
+    assert!(cold != before, "the edit changes the tree");
+    assert!(after == cold, "the edited file opened with the old numbers");
+    let _ = std::fs::remove_dir_all(&dir);
+}

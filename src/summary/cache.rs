@@ -2,9 +2,14 @@
 //! `cct` and `meta` tables of `summary`) kept in the XDG cache directory, so that
 //! reopening a big trace shows its tree at once while the events load behind it.
 //!
-//! An entry is used only while it is up to date: same size, same modification time
-//! and the same hash of the file's first and last 64 KiB as when it was written, the
-//! same summary schema and the same grove version. The cache lives in
+//! An entry is used only when it provably stands for the file as it is now and its own
+//! content checks out: the same device and inode, size, modification time and status
+//! change time (which `touch -r` cannot restore after an edit in place), the same hash
+//! of the file's first and last 64 KiB, the same summary schema and grove version; and
+//! every file of the entry a regular file of the size and CRC-32 its stamp records.
+//! Anything else (corrupt, foreign, oversized, a device or FIFO, unreadable, a reader
+//! that panics under a memory cap) is a miss: a cold load, the entry rewritten, never
+//! an error, a hang or a different tree. The cache lives in
 //! `$XDG_CACHE_HOME/grove` (else `~/.cache/grove`), never next to the trace, which may
 //! be on a read-only or shared file system. Writing it may fail (quota, read-only
 //! home): that is a warning, never an error. `--no-cache` bypasses it.
@@ -50,7 +55,18 @@ struct Stamp {
     path: String,
     size: u64,
     mtime_ns: u128,
+    /// Device, inode and status change time: an edit in place changes the last even
+    /// when the modification time is put back.
+    #[serde(default)]
+    dev: u64,
+    #[serde(default)]
+    ino: u64,
+    #[serde(default)]
+    ctime_ns: i128,
     ends: String,
+    /// Each file of the entry: (name, size, CRC-32), checked before it is read.
+    #[serde(default)]
+    files: Vec<(String, u64, u32)>,
     /// The cold load's source and dialect, so a warm open reads the same.
     format: String,
     gzip: bool,
@@ -98,13 +114,18 @@ fn stamp_now(path: &Path) -> Option<(PathBuf, Stamp)> {
         .ok()?
         .as_nanos();
     let ends = ends_hash(path, meta.len()).ok()?;
+    use std::os::unix::fs::MetadataExt;
     let stamp = Stamp {
         schema: SCHEMA_VERSION,
         grove: crate::cli::VERSION.to_string(),
         path: abs.display().to_string(),
         size: meta.len(),
         mtime_ns,
+        dev: meta.dev(),
+        ino: meta.ino(),
+        ctime_ns: meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128,
         ends,
+        files: Vec::new(),
         format: String::new(),
         gzip: false,
         label: String::new(),
@@ -117,6 +138,82 @@ fn stamp_now(path: &Path) -> Option<(PathBuf, Stamp)> {
 fn same_file(a: &Stamp, b: &Stamp) -> bool {
     (a.schema, &a.grove, &a.path, a.size, a.mtime_ns, &a.ends)
         == (b.schema, &b.grove, &b.path, b.size, b.mtime_ns, &b.ends)
+        && (a.dev, a.ino, a.ctime_ns) == (b.dev, b.ino, b.ctime_ns)
+}
+
+/// A stamp is a few hundred bytes; anything much larger is not one.
+const STAMP_MAX: u64 = 1 << 20;
+
+/// The bytes of `path` when it is a regular file (links followed) of at most `max`
+/// bytes: never opens a FIFO or a device, never reads more than `max`.
+fn read_small(path: &Path, max: u64) -> Option<Vec<u8>> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > max {
+        return None;
+    }
+    let mut buf = Vec::with_capacity(meta.len() as usize);
+    File::open(path)
+        .ok()?
+        .take(max + 1)
+        .read_to_end(&mut buf)
+        .ok()?;
+    (buf.len() as u64 <= max).then_some(buf)
+}
+
+/// Size and CRC-32 of a regular file (links followed), read in 1 MiB pieces; None for
+/// anything else.
+fn checksum(path: &Path) -> Option<(u64, u32)> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mut f = File::open(path).ok()?;
+    let mut h = crc32fast::Hasher::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut n = 0u64;
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(k) => {
+                h.update(&buf[..k]);
+                n += k as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    Some((n, h.finalize()))
+}
+
+/// Whether every file the stamp lists is there, a regular file, with its size and sum.
+fn entry_intact(dir: &Path, kept: &Stamp) -> bool {
+    !kept.files.is_empty()
+        && kept.files.iter().all(|(name, size, sum)| {
+            !name.contains('/')
+                && std::fs::metadata(dir.join(name)).is_ok_and(|m| m.len() == *size)
+                && checksum(&dir.join(name)) == Some((*size, *sum))
+        })
+}
+
+/// Runs `f`, a panic inside it (polars' thread pool cannot start under an address-space
+/// cap) being None and printing nothing: the cache is an optimisation, never a crash.
+fn quietly<T>(f: impl FnOnce() -> Option<T>) -> Option<T> {
+    use std::cell::Cell;
+    use std::sync::Once;
+    thread_local!(static QUIET: Cell<bool> = const { Cell::new(false) });
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(|q| q.get()) {
+                previous(info);
+            }
+        }));
+    });
+    let was = QUIET.with(|q| q.replace(true));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(was));
+    r.ok().flatten()
 }
 
 /// Whether `path` is an input the cache would hold (a large enough regular file).
@@ -128,12 +225,13 @@ pub fn applies(path: &Path) -> bool {
 /// cold load gives, without its event table.
 pub fn lookup(path: &Path) -> Option<Profile> {
     let (dir, now) = stamp_now(path)?;
-    let text = std::fs::read_to_string(dir.join("stamp.json")).ok()?;
-    let kept: Stamp = serde_json::from_str(&text).ok()?;
-    if !same_file(&kept, &now) {
+    let text = read_small(&dir.join("stamp.json"), STAMP_MAX)?;
+    let kept: Stamp = serde_json::from_slice(&text).ok()?;
+    if !same_file(&kept, &now) || !entry_intact(&dir, &kept) {
         return None;
     }
-    let mut p = read::read(&dir.join(format!("{NAME}{CCT_SUFFIX}"))).ok()?;
+    let cct = dir.join(format!("{NAME}{CCT_SUFFIX}"));
+    let mut p = quietly(|| read::read(&cct).ok())?;
     p.source = Source {
         path: Some(path.to_path_buf()),
         format: Format::from_label(&kept.format)?,
@@ -166,7 +264,26 @@ pub fn store(path: &Path, p: &Profile) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(|e| err(&e))?;
     let result = (|| {
-        write::write_tree_as(p, NAME, &tmp, polars::prelude::ParquetCompression::Lz4Raw)?;
+        quietly(|| {
+            Some(write::write_tree_as(
+                p,
+                NAME,
+                &tmp,
+                polars::prelude::ParquetCompression::Lz4Raw,
+            ))
+        })
+        .unwrap_or_else(|| Err(err(&"the summary writer could not start")))?;
+        let mut files: Vec<String> = std::fs::read_dir(&tmp)
+            .map_err(|e| err(&e))?
+            .filter_map(|e| e.ok())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
+        files.sort();
+        for name in files {
+            let (size, sum) =
+                checksum(&tmp.join(&name)).ok_or_else(|| err(&format!("{name}: unreadable")))?;
+            stamp.files.push((name, size, sum));
+        }
         let json = serde_json::to_string(&stamp).map_err(|e| err(&e))?;
         std::fs::write(tmp.join("stamp.json"), json).map_err(|e| err(&e))?;
         let _ = std::fs::remove_dir_all(&dir);
