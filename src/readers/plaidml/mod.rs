@@ -630,16 +630,18 @@ mod tests {
     /// metric or to the timeline, is counted in `open`, and the warning says why.
     #[test]
     fn open_activities_get_no_duration() {
-        let mut log = Log::default();
-        log.acts = vec![
-            act("Run", None, Some(100), Some(1100)),
-            act("AllocBuffer", Some(0), Some(200), None),
-            act("AllocBuffer", Some(0), Some(300), None),
-            act("Copy", Some(0), Some(400), Some(600)),
-            // A later activity on the same clock: the old rule stretched the open ones
-            // to its end.
-            act("Late", None, Some(5_000), Some(9_000)),
-        ];
+        let mut log = Log {
+            acts: vec![
+                act("Run", None, Some(100), Some(1100)),
+                act("AllocBuffer", Some(0), Some(200), None),
+                act("AllocBuffer", Some(0), Some(300), None),
+                act("Copy", Some(0), Some(400), Some(600)),
+                // A later activity on the same clock: the old rule stretched the open
+                // ones to its end.
+                act("Late", None, Some(5_000), Some(9_000)),
+            ],
+            ..Log::default()
+        };
         for (i, a) in log.acts.iter_mut().enumerate() {
             a.seq = i;
         }
