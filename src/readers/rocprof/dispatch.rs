@@ -186,25 +186,8 @@ pub fn profile_with_calls(
     metrics.set("count", "", count);
     ev.node = node_of_event;
     cct.finish();
-    let copies = ev.kind.iter().filter(|&&k| k == EventKind::Memcpy).count();
-    let mut meta = vec![
-        (
-            "dispatches".to_string(),
-            (ev.len() - copies - ncalls).to_string(),
-        ),
-        ("devices".to_string(), devices.len().to_string()),
-        (
-            "queues".to_string(),
-            queues.keys().filter(|k| !k.2).count().to_string(),
-        ),
-    ];
-    if copies > 0 {
-        meta.push(("copies".to_string(), copies.to_string()));
-    }
-    if ncalls > 0 {
-        meta.push(("HIP calls".to_string(), ncalls.to_string()));
-        meta.push(("linked to their call".to_string(), linked.to_string()));
-    }
+    let queues = queues.keys().filter(|k| !k.2).count();
+    let meta = counts(&ev, devices.len(), queues, ncalls, linked);
     Profile {
         source,
         dialect,
@@ -276,4 +259,31 @@ fn add_calls(
         }
     }
     linked
+}
+
+/// The metadata: how many dispatches, devices, queues, copies and HIP calls.
+fn counts(
+    ev: &EventTable,
+    devices: usize,
+    queues: usize,
+    ncalls: usize,
+    linked: usize,
+) -> Vec<(String, String)> {
+    let copies = ev.kind.iter().filter(|&&k| k == EventKind::Memcpy).count();
+    let mut meta = vec![
+        (
+            "dispatches".to_string(),
+            (ev.len() - copies - ncalls).to_string(),
+        ),
+        ("devices".to_string(), devices.to_string()),
+        ("queues".to_string(), queues.to_string()),
+    ];
+    if copies > 0 {
+        meta.push(("copies".to_string(), copies.to_string()));
+    }
+    if ncalls > 0 {
+        meta.push(("HIP calls".to_string(), ncalls.to_string()));
+        meta.push(("linked to their call".to_string(), linked.to_string()));
+    }
+    meta
 }
