@@ -72,14 +72,15 @@ fn parse_frame(line: &str) -> Option<(&str, &str)> {
 }
 
 /// A frame line written without indentation (some tools print `perf script` that way:
-/// FlameGraph's `perf-java-stacks-02.txt`), told from a sample header as
-/// stackcollapse-perf tells it: `addr sym (dso)` ends with a module in parentheses, and
-/// a header names a thread or a period before its event. A header whose frame sits on
-/// its own line (`dd 1234 1.0: 1 cycles: ffff f (dso)`) stays a header.
+/// FlameGraph's `perf-java-stacks-02.txt`): `addr sym (dso)`, ending with a module in
+/// parentheses, that does not read as a sample header (`comm ... event:`). A header
+/// whose comm looks like an address and whose frame sits on the same line
+/// (`dd 1234 1.0: 1 cycles: ffff f (dso)`, or without -g `dd cycles: ffff f (dso)`)
+/// stays a header.
 fn unindented_frame(line: &str) -> bool {
     line.trim_end().ends_with(')')
         && parse_frame(line).is_some_and(|(_, dso)| !dso.is_empty())
-        && !parse_header(line).is_some_and(|h| h.tid.is_some() || h.period.is_some())
+        && parse_header(line).is_none()
 }
 
 /// `main+0x1f` -> `main`: offsets split one function into many nodes.
@@ -470,6 +471,7 @@ mod tests {
             "dd 1234 1.000: 1 cycles: ffff f (/bin/dd)"
         ));
         assert!(!unindented_frame("beef 7 cycles: 7f00 g (/x)"));
+        assert!(!unindented_frame("dd cycles: ffff f (/bin/dd)"));
         assert!(!unindented_frame("7f72 no_module"));
         let text = "java 1 cycles:\nff01 leaf (/x)\nff02 main (/x)\n\n\
                     java 1 cycles:\n\tff03 other (/x)\nff02 main (/x)\n\n";
