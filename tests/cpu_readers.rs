@@ -629,3 +629,155 @@ fn perf_json_bad_input_never_panics() {
     let b = bytes(&repo("testdata/perf/spin.perf.json.gz"));
     never_panics(&b, grove::readers::perf_json::read, Format::PerfScript);
 }
+
+/// A frame name as FlameGraph's `stackcollapse-perf.pl --all` writes it (its tidy_generic
+/// and tidy_java rules, and the `_[k]`/`_[j]` annotations), from grove's raw name and
+/// module: grove keeps names whole, so the comparison tidies them the script's way.
+fn stackcollapse_name(raw: &str, module: &str, comm: &str) -> String {
+    let mut f = raw.replace(';', ":");
+    // Everything after the first `(` is noise, except in a Go method name
+    // (`net/http.(*Client).Do`) and an `(anonymous namespace)`.
+    let go_method = f.find(".(").is_some_and(|i| f[i + 2..].contains(")."));
+    if !go_method {
+        let mut cut = None;
+        let mut from = 0;
+        while let Some(i) = f[from..].find('(') {
+            let at = from + i;
+            if f[at..].starts_with("(anonymous namespace)") {
+                from = at + 1;
+                continue;
+            }
+            cut = Some(at);
+            break;
+        }
+        if let Some(at) = cut {
+            f.truncate(at);
+        }
+    }
+    f.retain(|c| c != '"' && c != '\'');
+    if comm == "java" && f.contains('/') {
+        if let Some(rest) = f.strip_prefix('L') {
+            f = rest.to_string();
+        }
+    }
+    // Its kernel rule: a module in brackets (`[kernel.kallsyms]`, `[vdso]`) or vmlinux,
+    // not `[unknown]`.
+    let kernel =
+        (module.starts_with('[') || module.ends_with("vmlinux")) && !module.contains("unknown");
+    let jit = module.starts_with("/tmp/perf-") && module.ends_with(".map");
+    if kernel {
+        f.push_str("_[k]");
+    } else if jit {
+        f.push_str("_[j]");
+    }
+    f
+}
+
+/// grove's tree as folded stacks in stackcollapse-perf's spelling: path -> the default
+/// metric's exclusive value.
+fn folded_like_stackcollapse(p: &Profile) -> std::collections::BTreeMap<String, f64> {
+    let v = p.metrics.values(&p.default_metric).unwrap();
+    let mut out = std::collections::BTreeMap::new();
+    for n in 0..p.cct.len() as u32 {
+        if v[n as usize] == 0.0 {
+            continue;
+        }
+        let mut chain = vec![n];
+        while let Some(up) = p.cct.parent(*chain.last().unwrap()) {
+            chain.push(up);
+        }
+        chain.reverse();
+        let comm = p.cct.name(chain[0]).to_string();
+        let mut parts = vec![comm.clone()];
+        for &c in &chain[1..] {
+            let fr = p.cct.frame(c);
+            let raw = fr
+                .attr(grove::model::demangle::RAW_NAME)
+                .unwrap_or(p.cct.name(c));
+            parts.push(stackcollapse_name(
+                raw,
+                fr.attr("module").unwrap_or(""),
+                &comm,
+            ));
+        }
+        *out.entry(parts.join(";")).or_insert(0.0) += v[n as usize];
+    }
+    out
+}
+
+fn folded_file(path: &Path) -> std::collections::BTreeMap<String, f64> {
+    let mut out = std::collections::BTreeMap::new();
+    for l in String::from_utf8(bytes(path)).unwrap().lines() {
+        if let Some((k, c)) = l.trim_end().rsplit_once(' ') {
+            *out.entry(k.to_string()).or_insert(0.0) += c.parse::<f64>().unwrap();
+        }
+    }
+    out
+}
+
+/// Path by path, not only in total: FlameGraph's perf test files against its own
+/// `results/*-collapsed-all.txt`. `perf-java-stacks-02.txt` writes its frames without
+/// indentation (issue 24: it used to fold into one `java` node). The files left out
+/// differ for reasons of the collapser's, not of reading (see docs/formats.md).
+#[test]
+fn perf_paths_equal_stackcollapse() {
+    let Some(dir) = corpus_dir() else { return };
+    let t = dir.join("FlameGraph/test");
+    let mut failed = Vec::new();
+    for stem in PERF_PATHS_EQUAL {
+        // stackcollapse-perf drops a last sample that no blank line closes (a known
+        // difference, warned by grove): fed to grove only up to the last blank line.
+        let text = bytes(&t.join(format!("perf-{stem}.txt")));
+        let cut = text
+            .windows(2)
+            .rposition(|w| w == b"\n\n")
+            .map_or(text.len(), |i| i + 2);
+        let p = grove::readers::perf::read(&mut &text[..cut], source(Format::PerfScript))
+            .unwrap_or_else(|e| panic!("{stem}: {e}"));
+        let got = folded_like_stackcollapse(&p);
+        let want = folded_file(&t.join(format!("results/perf-{stem}-collapsed-all.txt")));
+        let diff: Vec<_> = got
+            .iter()
+            .filter(|(k, v)| want.get(*k) != Some(v))
+            .map(|(k, v)| format!("grove {v} {k}"))
+            .chain(
+                want.iter()
+                    .filter(|(k, _)| !got.contains_key(*k))
+                    .map(|(k, v)| format!("stackcollapse {v} {k}")),
+            )
+            .take(5)
+            .collect();
+        if !diff.is_empty() {
+            failed.push(format!(
+                "{stem}: {} paths vs {}: {diff:#?}",
+                got.len(),
+                want.len()
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    let p = load_path(&t.join("perf-java-stacks-02.txt")).unwrap();
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    // Two samples of the same 24 frames: `java` and one chain of 24 nodes.
+    assert_eq!(p.cct.len(), 25);
+}
+
+/// The FlameGraph perf test files whose every folded path grove gives as stackcollapse
+/// does.
+const PERF_PATHS_EQUAL: &[&str] = &[
+    "cycles-instructions-01",
+    "dd-stacks-01",
+    "funcab-cmd-01",
+    "funcab-pid-01",
+    "iperf-stacks-pidtid-01",
+    "java-faults-01",
+    "java-stacks-01",
+    "java-stacks-02",
+    "js-stacks-01",
+    "mirageos-stacks-01",
+    "numa-stacks-01",
+    "rust-Yamakaky-dcpu",
+    // Not vertx-stacks-01: three samples pass through a frame with an empty symbol
+    // (`7f1e2215d058  (/lib/.../libc-2.15.so)`), which stackcollapse's regex names ` `
+    // and grove, as it names `[unknown]`, after its module (`[libc-2.15.so]`).
+];

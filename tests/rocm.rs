@@ -448,3 +448,172 @@ fn unplaced_dispatches_are_never_silent() {
     let (code, _, _) = grove(&["info", "--strict", p.to_str().unwrap()]);
     assert_eq!(code, 2);
 }
+
+/// The corpus stats file (rocprof quotes its names there): every row is read, nothing
+/// is left out, and calls and totals equal the file's own sums (56 dispatches,
+/// 9,025,354 ns; python's csv module gives the same).
+#[test]
+fn rocprof_stats_csv_reads_every_row() {
+    let Some(f) = corpus("gunrock/results.stats.csv") else {
+        return;
+    };
+    let p = load_path(&f).unwrap();
+    assert!(
+        !p.warnings.iter().any(|w| w.contains("left out")),
+        "{:?}",
+        p.warnings
+    );
+    let sum = |m: &str| p.metrics.values(m).unwrap().iter().sum::<f64>();
+    assert_eq!(p.cct.len(), 8);
+    assert_eq!(sum("count"), 56.0);
+    assert_eq!(sum("time"), 9_025_354.0);
+}
+
+/// Per kernel (calls, total ns) of the OPS table of `testdata/rocm/v1_hip_trace.db`, by
+/// sqlite3: `SELECT Name, count(*), sum(DurationNs) FROM OPS GROUP BY Name`.
+fn v1_ops_sums() -> BTreeMap<String, (u64, i64)> {
+    [
+        (
+            "void vector_add<float, 256>(float const*, float const*, float*, int)",
+            (4, 44800),
+        ),
+        (
+            "void reduce<double, 4>(double const*, double*, unsigned long)",
+            (2, 36400),
+        ),
+        ("fill_kernel", (1, 1250)),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// Older rocprof's stats CSV, names unquoted (`scripts/make_rocprof_v1_db.py`): the
+/// commas inside a kernel name stay in the name, and calls and totals equal the OPS
+/// table's own sums (sqlite3: `SELECT Name, count(*), sum(DurationNs) FROM OPS GROUP BY
+/// Name` gives 4/44800, 2/36400, 1/1250; 7 ops, 82,450 ns).
+#[test]
+fn rocprof_stats_csv_with_unquoted_commas() {
+    let p = load_path(&testdata("rocm/v1_hip_trace.stats.csv")).unwrap();
+    let mut got = BTreeMap::new();
+    let (t, c) = (
+        p.metrics.values("time").unwrap(),
+        p.metrics.values("count").unwrap(),
+    );
+    for n in 0..p.cct.len() {
+        got.insert(p.cct.name(n as u32).to_string(), (c[n] as u64, t[n] as i64));
+    }
+    assert_eq!(got, v1_ops_sums());
+    assert!(p.warnings.iter().any(|w| w.contains("unquoted commas")));
+    assert!(!p.warnings.iter().any(|w| w.contains("left out")));
+}
+
+/// rocprof's `--hip-trace` SQLite (OPS/COPY/HIP; the current layout with an empty KERN
+/// and the older one without KERN): kernels from OPS, copies from COPY, HIP calls as
+/// runtime events, each op linked to the HIP call of its correlation id.
+#[test]
+fn rocprof_v1_hip_trace_db() {
+    let want = v1_ops_sums();
+    for f in ["rocm/v1_hip_trace.db", "rocm/v1_hip_trace_old.db"] {
+        let path = testdata(f);
+        let p = load_path(&path).unwrap();
+        assert!(p.dialect.contains("OPS/COPY/HIP"), "{}", p.dialect);
+        assert!(p.warnings.is_empty(), "{f}: {:?}", p.warnings);
+        let ev = p.events.as_ref().unwrap();
+        let of = |k: EventKind| (0..ev.len()).filter(|&i| ev.kind[i] == k).count();
+        assert_eq!(
+            (
+                of(EventKind::Kernel),
+                of(EventKind::Memcpy),
+                of(EventKind::Runtime)
+            ),
+            (7, 2, 11),
+            "{f}"
+        );
+        let got: BTreeMap<String, (u64, i64)> = kernel_totals(&path)
+            .into_iter()
+            .filter(|(k, _)| !k.starts_with("Copy"))
+            .collect();
+        assert_eq!(got.len(), 3, "{f}");
+        for (k, v) in &got {
+            assert_eq!(want.get(k), Some(v), "{f}: {k}");
+        }
+        // Every device op is linked to the HIP call of its correlation id.
+        for i in (0..ev.len()).filter(|&i| ev.kind[i].is_gpu_activity()) {
+            let l = ev.launch[i] as usize;
+            assert_eq!(ev.correlation[l], ev.correlation[i], "{f}");
+            let call = ev.name_of(l);
+            let ok = if ev.kind[i] == EventKind::Kernel {
+                call == "hipLaunchKernel"
+            } else {
+                call == "hipMemcpy"
+            };
+            assert!(ok, "{f}: {} launched by {call}", ev.name_of(i));
+        }
+        // The host side: one process, one thread, the calls' own time.
+        let names: Vec<&str> = (0..p.cct.len() as u32).map(|n| p.cct.name(n)).collect();
+        assert!(names.contains(&"process 4242") && names.contains(&"thread 4243"));
+        let time = p.metrics.values("time").unwrap();
+        let host: f64 = (0..p.cct.len())
+            .filter(|&n| p.cct.frame(n as u32).kind.as_ref() == "runtime")
+            .map(|n| time[n])
+            .sum();
+        assert_eq!(host, 130_000.0, "{f}");
+    }
+}
+
+/// A legacy rocprof database with nothing to read says what it is, in one line.
+#[test]
+fn rocprof_v1_db_without_dispatches_says_what_it_is() {
+    let dir = std::env::temp_dir().join(format!("grove-rocm-v1-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("results.db");
+    let _ = std::fs::remove_file(&path);
+    let db = rusqlite::Connection::open(&path).unwrap();
+    db.execute_batch(
+        "CREATE TABLE HSA (\"BeginNs\" INTEGER, \"EndNs\" INTEGER, \"pid\" INTEGER, \"tid\" INTEGER, \"Name\" TEXT, \"args\" TEXT, \"Index\" INTEGER);
+         CREATE TABLE KERN (\"Index\" INTEGER, \"KernelName\" TEXT);",
+    )
+    .unwrap();
+    drop(db);
+    let (code, _, err) = grove(&["info", path.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("legacy rocprof SQLite database"), "{err}");
+    assert!(
+        err.contains("its KERN table holds no dispatch with times"),
+        "{err}"
+    );
+    assert!(err.contains("HSA, KERN"), "{err}");
+    assert!(!err.contains("Nsight"), "{err}");
+}
+
+/// The corpus MobileNet log opens 283 `vertexai::AllocBuffer` activities and ends 141
+/// of them: the 142 open ones get no duration (they were stretched to the clock's last
+/// time, 855 s), are counted in `open` and warned. The 141 closed ones keep their own
+/// spans, 9,041,699,848 ns in all (Python over the decoded log: the buffers' lifetimes
+/// overlap, so they add up to more than the 7.52 s the host clock spans).
+#[test]
+fn plaidml_open_activities_have_no_duration() {
+    let Some(f) = corpus("plaidml/tools/analysis/testdata/small_mobilenet_coco_log.gz") else {
+        return;
+    };
+    let p = load_path(&f).unwrap();
+    let open = p.metrics.values("open").unwrap();
+    assert_eq!(open.iter().sum::<f64>(), 142.0);
+    let alloc: Vec<usize> = (0..p.cct.len())
+        .filter(|&n| p.cct.name(n as u32) == "vertexai::AllocBuffer")
+        .collect();
+    assert_eq!(alloc.iter().map(|&n| open[n]).sum::<f64>(), 142.0);
+    let inc = p.metrics.values("time (inc)").unwrap();
+    assert_eq!(alloc.iter().map(|&n| inc[n]).sum::<f64>(), 9_041_699_848.0);
+    let ev = p.events.as_ref().unwrap();
+    assert_eq!(ev.len(), 3524 - 142);
+    let allocs = (0..ev.len())
+        .filter(|&i| ev.name_of(i) == "vertexai::AllocBuffer")
+        .count();
+    assert_eq!(allocs, 141);
+    assert!(p.warnings.iter().any(|w| w.starts_with(
+        "142 activit(ies) have no end event in the log (vertexai::AllocBuffer): no duration"
+    )));
+}

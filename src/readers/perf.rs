@@ -71,6 +71,18 @@ fn parse_frame(line: &str) -> Option<(&str, &str)> {
     Some((sym, dso))
 }
 
+/// A frame line written without indentation (some tools print `perf script` that way:
+/// FlameGraph's `perf-java-stacks-02.txt`): `addr sym (dso)`, ending with a module in
+/// parentheses, that does not read as a sample header (`comm ... event:`). A header
+/// whose comm looks like an address and whose frame sits on the same line
+/// (`dd 1234 1.0: 1 cycles: ffff f (dso)`, or without -g `dd cycles: ffff f (dso)`)
+/// stays a header.
+fn unindented_frame(line: &str) -> bool {
+    line.trim_end().ends_with(')')
+        && parse_frame(line).is_some_and(|(_, dso)| !dso.is_empty())
+        && parse_header(line).is_none()
+}
+
 /// `main+0x1f` -> `main`: offsets split one function into many nodes.
 fn strip_offset(sym: &str) -> &str {
     match sym.rfind("+0x") {
@@ -281,7 +293,7 @@ pub fn read(input: &mut dyn BufRead, source: Source) -> Result<Profile, String> 
         // A frame line belongs to the open sample; anything else may start one.
         if let Some(o) = open
             .as_mut()
-            .filter(|_| line.starts_with(char::is_whitespace))
+            .filter(|_| line.starts_with(char::is_whitespace) || unindented_frame(line))
         {
             if let Some((sym, dso)) = parse_frame(line) {
                 o.frames.push(frame_of(sym, dso));
@@ -442,6 +454,32 @@ mod tests {
         ));
         assert!(!claims(b"a;b 3\n"));
         assert!(!claims(b"events: Ir\n"));
+    }
+
+    /// Frames at the start of the line still belong to the sample above them; a header
+    /// that carries its frame on the same line is still a header.
+    #[test]
+    fn unindented_frames() {
+        assert!(unindented_frame(
+            "ffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])"
+        ));
+        assert!(unindented_frame(
+            "7f722d12e1d4 LBusy;::main (/tmp/perf-19982.map)"
+        ));
+        assert!(!unindented_frame("java 19983 cycles:"));
+        assert!(!unindented_frame(
+            "dd 1234 1.000: 1 cycles: ffff f (/bin/dd)"
+        ));
+        assert!(!unindented_frame("beef 7 cycles: 7f00 g (/x)"));
+        assert!(!unindented_frame("dd cycles: ffff f (/bin/dd)"));
+        assert!(!unindented_frame("7f72 no_module"));
+        let text = "java 1 cycles:\nff01 leaf (/x)\nff02 main (/x)\n\n\
+                    java 1 cycles:\n\tff03 other (/x)\nff02 main (/x)\n\n";
+        let p = read(&mut text.as_bytes(), src()).unwrap();
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        let names: Vec<&str> = (0..p.cct.len() as u32).map(|n| p.cct.name(n)).collect();
+        assert_eq!(names, ["java", "main", "leaf", "other"]);
+        assert_eq!(p.cct.parent(2), Some(1));
     }
 
     #[test]

@@ -246,7 +246,7 @@ type Clock = (usize, u64);
 /// child clock) pair the largest non-negative gap by which a child starts before its
 /// parent; a spanning walk from each group's first clock; then shifted so no epoch is
 /// negative.
-fn clock_epochs(acts: &[Activity], start: &[i64]) -> HashMap<Clock, i64> {
+fn clock_epochs(acts: &[Activity]) -> HashMap<Clock, i64> {
     let mut edges: HashMap<(Clock, Clock), i64> = HashMap::new();
     let mut clocks: Vec<Clock> = Vec::new();
     for a in acts {
@@ -254,12 +254,16 @@ fn clock_epochs(acts: &[Activity], start: &[i64]) -> HashMap<Clock, i64> {
             clocks.push(a.clock);
         }
     }
-    for (i, a) in acts.iter().enumerate() {
+    for a in acts {
         let Some(p) = a.parent else { continue };
         if acts[p].clock == a.clock {
             continue;
         }
-        let d = start[p].saturating_sub(start[i]);
+        // A missing start is no evidence of where a clock sits.
+        let (Some(ps), Some(cs)) = (acts[p].start, a.start) else {
+            continue;
+        };
+        let d = ps.saturating_sub(cs);
         if d < 0 {
             continue;
         }
@@ -313,44 +317,64 @@ fn kernel_of(acts: &[Activity], mut a: usize) -> Option<usize> {
     None
 }
 
-fn build(log: Log, source: Source, records: u64, mut warnings: Vec<String>) -> Profile {
-    let acts = log.acts;
-    let n = acts.len();
-    // Missing starts read as 0 and missing ends as the clock's last end, as PlaidML's
-    // reader does; counted so the guess is never silent.
-    let mut clock_end: HashMap<(usize, u64), i64> = HashMap::new();
-    for a in &acts {
-        if let Some(e) = a.end {
-            let c = clock_end.entry(a.clock).or_insert(e);
-            *c = (*c).max(e);
-        }
-    }
-    let start: Vec<i64> = acts.iter().map(|a| a.start.unwrap_or(0)).collect();
-    let end: Vec<i64> = acts
-        .iter()
+/// An activity's span, or None when the log does not give both its ends: an activity
+/// whose end event never came (PlaidML's `vertexai::AllocBuffer` in the corpus log), one
+/// without a start, and an event without an activity id have no duration to show.
+/// PlaidML's own reader stretches a missing end to its clock's last time (855 s of
+/// "allocation" in a 7.5 s log); grove leaves such activities out of every time metric
+/// and counts them instead.
+fn spans(acts: &[Activity], epoch: &HashMap<Clock, i64>) -> Vec<Option<(i64, i64)>> {
+    // Clamped to ±2^61 ns (73 years): a damaged log must not overflow later sums.
+    const LIMIT: i64 = 1 << 61;
+    acts.iter()
         .map(|a| {
-            a.end
-                .unwrap_or_else(|| clock_end.get(&a.clock).copied().unwrap_or(0))
+            let (s, e) = (a.start?, a.end?);
+            let off = epoch.get(&a.clock).copied().unwrap_or(0);
+            let s = s.saturating_add(off).clamp(-LIMIT, LIMIT);
+            Some((s, e.saturating_add(off).clamp(s, LIMIT)))
         })
-        .collect();
-    let (no_start, no_end) = (
-        acts.iter().filter(|a| !a.bare && a.start.is_none()).count(),
-        acts.iter().filter(|a| !a.bare && a.end.is_none()).count(),
-    );
+        .collect()
+}
+
+/// The warnings for activities `spans` gives no duration.
+fn open_warnings(acts: &[Activity], warnings: &mut Vec<String>) {
+    let timed = |a: &&Activity| !a.bare;
+    let no_end = acts
+        .iter()
+        .filter(timed)
+        .filter(|a| a.end.is_none())
+        .count();
+    let no_start = acts
+        .iter()
+        .filter(timed)
+        .filter(|a| a.start.is_none() && a.end.is_some())
+        .count();
     if no_end > 0 {
+        let mut verbs: Vec<&str> = acts
+            .iter()
+            .filter(timed)
+            .filter(|a| a.end.is_none())
+            .map(|a| a.verb.as_str())
+            .collect();
+        verbs.sort_unstable();
+        verbs.dedup();
+        let shown = verbs.iter().take(3).copied().collect::<Vec<_>>().join(", ");
+        let more = if verbs.len() > 3 { ", …" } else { "" };
         warnings.push(format!(
-            "{no_end} activit(ies) have no end event; they end at their clock's last time (as PlaidML's reader reads them)"
+            "{no_end} activit(ies) have no end event in the log ({shown}{more}): no duration, so left out of the time metrics and the timeline; counted in `open`"
         ));
     }
     if no_start > 0 {
         warnings.push(format!(
-            "{no_start} activit(ies) have no start time; they start at their clock's epoch"
+            "{no_start} activit(ies) have no start time in the log: no duration, so left out of the time metrics and the timeline; counted in `open`"
         ));
     }
-    let epoch = clock_epochs(&acts, &start);
+}
 
-    // Kernel names and details, by kernel activity.
-    let mut kname: Vec<Option<usize>> = vec![None; n];
+/// Each activity's kernel activity (the one whose `KernelInfo` names it), and the
+/// number of kernel runs.
+fn kernel_names(acts: &[Activity], warnings: &mut Vec<String>) -> (Vec<Option<usize>>, u64) {
+    let mut kname: Vec<Option<usize>> = vec![None; acts.len()];
     let mut unnamed = 0u64;
     let mut kernels = 0u64;
     for (i, a) in acts.iter().enumerate() {
@@ -358,7 +382,7 @@ fn build(log: Log, source: Source, records: u64, mut warnings: Vec<String>) -> P
             continue;
         }
         kernels += 1;
-        match kernel_of(&acts, i).filter(|&k| acts[k].kernel.is_some()) {
+        match kernel_of(acts, i).filter(|&k| acts[k].kernel.is_some()) {
             Some(k) => kname[i] = Some(k),
             None => unnamed += 1,
         }
@@ -374,17 +398,24 @@ fn build(log: Log, source: Source, records: u64, mut warnings: Vec<String>) -> P
                 .into(),
         );
     }
+    (kname, kernels)
+}
 
-    // The tree: each activity under its parent's node, merged by name.
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&i| acts[i].seq);
-    let mut node = vec![u32::MAX; n];
-    let mut cct = Cct::default();
+/// The tree: each activity under its parent's node, merged by name. Returns the node
+/// of each activity.
+fn tree(
+    acts: &[Activity],
+    order: &[usize],
+    kname: &[Option<usize>],
+    cct: &mut Cct,
+    warnings: &mut Vec<String>,
+) -> Vec<u32> {
+    let mut node = vec![u32::MAX; acts.len()];
     let mut children: HashMap<(u32, String), u32> = HashMap::new();
     let mut depth_guard = 0usize;
     // Parents first: resolve nodes with an explicit stack (parents may come later in
     // the file than children, and a corrupt log may have cycles).
-    for &i in &order {
+    for &i in order {
         let mut chain = vec![i];
         let mut p = acts[i].parent;
         while let Some(x) = p {
@@ -421,7 +452,7 @@ fn build(log: Log, source: Source, records: u64, mut warnings: Vec<String>) -> P
                 None => {
                     let id = cct.child(parent, &name, kind);
                     if let Some(k) = kname[c] {
-                        set_kernel_attrs(&mut cct, id, acts[k].kernel.as_ref());
+                        set_kernel_attrs(cct, id, acts[k].kernel.as_ref());
                     }
                     children.insert(key, id);
                     id
@@ -435,80 +466,98 @@ fn build(log: Log, source: Source, records: u64, mut warnings: Vec<String>) -> P
             "{depth_guard} activit(ies) sit in a parent cycle; placed at the top"
         ));
     }
+    node
+}
+
+/// One event per activity with a span: kernel runs on the device clock's lane, the
+/// rest on their host stream's.
+fn push_event(
+    ev: &mut EventTable,
+    a: &Activity,
+    (s, e): (i64, i64),
+    name: &str,
+    kernel: Option<&KernelInfo>,
+) {
+    let is_kernel = EXECUTING.contains(&a.verb.as_str());
+    let nm = ev.strings.intern(name);
+    let (pid, tid) = if is_kernel || a.clock.1 != 0 {
+        (
+            ev.strings.intern("device"),
+            ev.strings.intern(&format!("clock {}", a.clock.1)),
+        )
+    } else {
+        (
+            ev.strings.intern("host"),
+            ev.strings.intern(&format!("stream {}", a.clock.0)),
+        )
+    };
+    let (kind, cat) = if is_kernel {
+        (EventKind::Kernel, ev.strings.intern("kernel"))
+    } else {
+        (EventKind::Cpu, ev.strings.intern("activity"))
+    };
+    let j = ev.push(nm, cat, kind, s, e - s, pid, tid);
+    ev.seq[j] = a.seq as u32;
+    if !is_kernel {
+        return;
+    }
+    ev.device[j] = a.clock.0 as i64;
+    ev.stream[j] = a.clock.1 as i64;
+    if let Some(info) = kernel.and_then(|k| k.kinfo.as_ref()) {
+        let (kind, ops) = info.kind_and_ops();
+        ev.arg_store.push("flops", ArgValue::Int(info.flops));
+        ev.arg_store.push("bytes", ArgValue::Int(info.bytes));
+        let v = ev.arg_store.str_value(&kind);
+        ev.arg_store.push("type", v);
+        if !ops.is_empty() {
+            let v = ev.arg_store.str_value(&ops.join("\n"));
+            ev.arg_store.push("ops", v);
+        }
+    }
+    ev.arg_store.push("device", ArgValue::Int(a.clock.0 as i64));
+    ev.arg_store.push("stream", ArgValue::Int(a.clock.1 as i64));
+    ev.args[j] = ev.arg_store.finish();
+}
+
+fn build(log: Log, source: Source, records: u64, mut warnings: Vec<String>) -> Profile {
+    let acts = log.acts;
+    open_warnings(&acts, &mut warnings);
+    let epoch = clock_epochs(&acts);
+    let span = spans(&acts, &epoch);
+    let (kname, kernels) = kernel_names(&acts, &mut warnings);
+    let mut order: Vec<usize> = (0..acts.len()).collect();
+    order.sort_by_key(|&i| acts[i].seq);
+    let mut cct = Cct::default();
+    let node = tree(&acts, &order, &kname, &mut cct, &mut warnings);
 
     // Events and metrics.
     let mut ev = EventTable::default();
-    let (cat_k, cat_h) = (ev.strings.intern("kernel"), ev.strings.intern("activity"));
     let len = cct.len();
     let mut time_incl = vec![0.0; len];
     let mut child_sum = vec![0.0; len];
     let mut gpu = vec![0.0; len];
     let mut count = vec![0.0; len];
+    let mut open = vec![0.0; len];
     for &i in &order {
         let a = &acts[i];
-        let off = epoch.get(&a.clock).copied().unwrap_or(0);
-        // Clamped to ±2^61 ns (73 years): a damaged log must not overflow later sums.
-        const LIMIT: i64 = 1 << 61;
-        let s = start[i].saturating_add(off).clamp(-LIMIT, LIMIT);
-        let e = end[i].saturating_add(off).clamp(s, LIMIT);
-        let dur = e - s;
         let nd = node[i];
         count[nd as usize] += 1.0;
-        time_incl[nd as usize] += dur as f64;
+        let Some((s, e)) = span[i] else {
+            open[nd as usize] += f64::from(!a.bare);
+            continue;
+        };
+        let dur = (e - s) as f64;
+        time_incl[nd as usize] += dur;
         if let Some(p) = a.parent {
             if node[p] != u32::MAX && node[p] != nd {
-                child_sum[node[p] as usize] += dur as f64;
+                child_sum[node[p] as usize] += dur;
             }
         }
-        let is_kernel = EXECUTING.contains(&a.verb.as_str());
-        let name = ev.strings.intern(cct.name(nd));
-        let (pid, tid) = if is_kernel || a.clock.1 != 0 {
-            (
-                ev.strings.intern("device"),
-                ev.strings.intern(&format!("clock {}", a.clock.1)),
-            )
-        } else {
-            (
-                ev.strings.intern("host"),
-                ev.strings.intern(&format!("stream {}", a.clock.0)),
-            )
-        };
-        let kind = if is_kernel {
-            EventKind::Kernel
-        } else {
-            EventKind::Cpu
-        };
-        let j = ev.push(
-            name,
-            if is_kernel { cat_k } else { cat_h },
-            kind,
-            s,
-            dur,
-            pid,
-            tid,
-        );
-        ev.seq[j] = a.seq as u32;
-        if is_kernel {
-            gpu[nd as usize] += dur as f64;
-            ev.device[j] = a.clock.0 as i64;
-            ev.stream[j] = a.clock.1 as i64;
-            if let Some(k) = kname[i].and_then(|k| acts[k].kernel.as_ref()) {
-                if let Some(info) = &k.kinfo {
-                    let (kind, ops) = info.kind_and_ops();
-                    ev.arg_store.push("flops", ArgValue::Int(info.flops));
-                    ev.arg_store.push("bytes", ArgValue::Int(info.bytes));
-                    let v = ev.arg_store.str_value(&kind);
-                    ev.arg_store.push("type", v);
-                    if !ops.is_empty() {
-                        let v = ev.arg_store.str_value(&ops.join("\n"));
-                        ev.arg_store.push("ops", v);
-                    }
-                }
-            }
-            ev.arg_store.push("device", ArgValue::Int(a.clock.0 as i64));
-            ev.arg_store.push("stream", ArgValue::Int(a.clock.1 as i64));
-            ev.args[j] = ev.arg_store.finish();
+        if EXECUTING.contains(&a.verb.as_str()) {
+            gpu[nd as usize] += dur;
         }
+        let kernel = kname[i].and_then(|k| acts[k].kernel.as_ref());
+        push_event(&mut ev, a, (s, e), cct.name(nd), kernel);
         ev.node.push(nd);
     }
     ev.launch = crate::model::events::Sparse::with_len(ev.len());
@@ -524,10 +573,13 @@ fn build(log: Log, source: Source, records: u64, mut warnings: Vec<String>) -> P
     metrics.set("gpu_time", "ns", gpu);
     metrics.derive_inclusive(&cct, &["time", "gpu_time"]);
     metrics.set("count", "", count);
+    if open.iter().any(|&o| o > 0.0) {
+        metrics.set("open", "", open);
+    }
     cct.finish();
     let meta = vec![
         ("records".to_string(), records.to_string()),
-        ("activities".to_string(), n.to_string()),
+        ("activities".to_string(), acts.len().to_string()),
         ("kernel runs".to_string(), kernels.to_string()),
         ("streams".to_string(), log.streams.len().to_string()),
         ("clocks".to_string(), epoch.len().to_string()),
@@ -556,5 +608,72 @@ fn set_kernel_attrs(cct: &mut Cct, id: u32, k: Option<&KernelInfo>) {
     f.set_attr("bytes", &info.bytes.to_string());
     if !ops.is_empty() {
         f.set_attr("ops", &ops.join("\n"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Format;
+
+    fn act(verb: &str, parent: Option<usize>, start: Option<i64>, end: Option<i64>) -> Activity {
+        Activity {
+            verb: verb.into(),
+            parent,
+            start,
+            end,
+            ..Activity::default()
+        }
+    }
+
+    /// An activity whose end never came has no duration: it adds nothing to any time
+    /// metric or to the timeline, is counted in `open`, and the warning says why.
+    #[test]
+    fn open_activities_get_no_duration() {
+        let mut log = Log {
+            acts: vec![
+                act("Run", None, Some(100), Some(1100)),
+                act("AllocBuffer", Some(0), Some(200), None),
+                act("AllocBuffer", Some(0), Some(300), None),
+                act("Copy", Some(0), Some(400), Some(600)),
+                // A later activity on the same clock: the old rule stretched the open
+                // ones to its end.
+                act("Late", None, Some(5_000), Some(9_000)),
+            ],
+            ..Log::default()
+        };
+        for (i, a) in log.acts.iter_mut().enumerate() {
+            a.seq = i;
+        }
+        let src = Source {
+            path: None,
+            format: Format::PlaidML,
+            size: 0,
+            gzip: false,
+            label: "t".into(),
+        };
+        let p = build(log, src, 1, Vec::new());
+        let at = |name: &str| {
+            (0..p.cct.len())
+                .find(|&n| p.cct.name(n as u32) == name)
+                .unwrap()
+        };
+        let (run, alloc) = (at("Run"), at("AllocBuffer"));
+        let time = p.metrics.values("time").unwrap();
+        let inc = p.metrics.values("time (inc)").unwrap();
+        assert_eq!(time[alloc], 0.0);
+        assert_eq!(inc[run], 1000.0);
+        assert_eq!(time[run], 800.0);
+        assert_eq!(p.metrics.values("count").unwrap()[alloc], 2.0);
+        assert_eq!(p.metrics.values("open").unwrap()[alloc], 2.0);
+        assert_eq!(p.metrics.values("open").unwrap()[run], 0.0);
+        let ev = p.events.as_ref().unwrap();
+        assert_eq!(ev.len(), 3);
+        assert!((0..ev.len()).all(|i| ev.name_of(i) != "AllocBuffer"));
+        let w = p.warnings.join("\n");
+        assert!(
+            w.contains("2 activit(ies) have no end event in the log (AllocBuffer)"),
+            "{w}"
+        );
     }
 }

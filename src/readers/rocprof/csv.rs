@@ -59,6 +59,30 @@ pub fn parse(text: &str) -> Result<Vec<Vec<String>>, String> {
     Ok(rows)
 }
 
+/// Older rocprof (`sqlitedb.py`'s `dump_csv` before it quoted text) writes names
+/// unquoted, and a C++ kernel name holds commas (template and call arguments), so such a
+/// row has more fields than the header. Every column but the name has a fixed place
+/// counted from its own end of the row (rocprof's layouts put the name alone between
+/// fixed columns), so the surplus fields are the name's: they are joined back with the
+/// commas they were split at. Returns whether the row was mended; a row with too few
+/// fields is left as it is (the caller counts it).
+pub fn mend_name(row: &mut Vec<String>, columns: usize, name: usize) -> bool {
+    if row.len() <= columns || name >= columns {
+        return false;
+    }
+    let extra = row.len() - columns;
+    let joined = row[name..=name + extra].join(",");
+    row.splice(name..=name + extra, [joined]);
+    true
+}
+
+/// The warning for rows whose name `mend_name` joined back.
+pub fn mended_warning(n: u64) -> String {
+    format!(
+        "{n} row(s) have unquoted commas in the kernel name (as older rocprof writes them); the name is taken as everything between the fixed columns"
+    )
+}
+
 /// The first line of a CSV head, its fields unquoted.
 fn header_fields(head: &[u8]) -> Vec<String> {
     let end = head.iter().position(|&b| b == b'\n').unwrap_or(head.len());
@@ -206,9 +230,21 @@ pub fn dispatches(rows: &[Vec<String>]) -> Result<(Vec<Dispatch>, String, Vec<St
     let mut warnings = Vec::new();
     let mut bad = 0u64;
     let mut no_lane = 0u64;
+    let mut mended = 0u64;
+    let mut short = 0u64;
+    let mut fixed;
     for row in &rows[1..] {
+        let is_short = row.len() < header.len();
+        let row = if row.len() > header.len() {
+            fixed = row.clone();
+            mended += u64::from(mend_name(&mut fixed, header.len(), name));
+            &fixed
+        } else {
+            row
+        };
         let (Some(s), Some(e)) = (int(row, Some(start)), int(row, Some(end))) else {
             bad += 1;
+            short += u64::from(is_short);
             continue;
         };
         let (device, queue) = (int(row, dev), int(row, queue));
@@ -236,11 +272,20 @@ pub fn dispatches(rows: &[Vec<String>]) -> Result<(Vec<Dispatch>, String, Vec<St
                 .filter_map(|&(k, i)| int(row, i).map(|v| (k, v)))
                 .collect(),
             memcpy: false,
+            launch_key: None,
         });
     }
+    if mended > 0 {
+        warnings.push(mended_warning(mended));
+    }
     if bad > 0 {
+        let why = if short > 0 {
+            format!(" ({short} have fewer fields than the header)")
+        } else {
+            String::new()
+        };
         warnings.push(format!(
-            "{bad} row(s) without a readable begin/end time; left out"
+            "{bad} row(s) without a readable begin/end time{why}; left out"
         ));
     }
     if no_lane > 0 {
@@ -284,6 +329,35 @@ mod tests {
             assert_eq!(d[0].correlation, Some(7));
             assert!(d[0].args.contains(&("lds", 64)), "{:?}", d[0].args);
         }
+    }
+
+    #[test]
+    fn mend_name_joins_the_surplus_fields() {
+        let mut r: Vec<String> = ["0", "k<int", " float>(int", " int)", "2", "100", "200"]
+            .map(String::from)
+            .to_vec();
+        assert!(mend_name(&mut r, 5, 1));
+        assert_eq!(r, ["0", "k<int, float>(int, int)", "2", "100", "200"]);
+        let mut ok: Vec<String> = ["0", "k", "2"].map(String::from).to_vec();
+        assert!(!mend_name(&mut ok, 3, 1));
+        assert!(!mend_name(&mut ok, 4, 1));
+    }
+
+    /// Legacy `results.csv` with an unquoted name: every dispatch is read, named in full.
+    #[test]
+    fn unquoted_kernel_names_in_dispatch_rows() {
+        let rows = parse(
+            "Index,KernelName,gpu-id,queue-id,BeginNs,EndNs\n\
+             0,void k<int, float>(int*, int),2,0,100,250\n\
+             1,plain.kd,2,0,300,310\n",
+        )
+        .unwrap();
+        let (d, _, w) = dispatches(&rows).unwrap();
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].name, "void k<int, float>(int*, int)");
+        assert_eq!((d[0].device, d[0].start, d[0].end), (2, 100, 250));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].contains("unquoted commas"));
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! AMD rocprof outputs that carry no CPU call path: the legacy `rocprof` per-dispatch
-//! CSV (`results.csv`), its SQLite copy (`results.db`, table `KERN`), its per-kernel
+//! CSV (`results.csv`), its SQLite copy (`results.db`, table `KERN`, or the `OPS`,
+//! `COPY` and `HIP` tables of a `--hip-trace` run), its per-kernel
 //! `results.stats.csv`, and rocprofv3's `kernel_trace.csv` and `results.json`.
 //!
 //! Dispatches become GPU kernel events on lanes pid = GPU id, tid = queue id (device
@@ -12,6 +13,7 @@ mod csv;
 mod db;
 mod dispatch;
 mod stats;
+mod v1db;
 mod v3json;
 
 use std::io::BufRead;

@@ -28,10 +28,23 @@ pub fn read(rows: &[Vec<String>], source: Source) -> Result<Profile, String> {
     let num = |r: &[String], i: usize| r.get(i).and_then(|s| s.trim().parse::<f64>().ok());
     let mut cct = Cct::default();
     let (mut t, mut c, mut a) = (Vec::new(), Vec::new(), Vec::new());
-    let mut bad = 0u64;
+    let columns = rows[0].len();
+    let (mut short, mut no_total, mut mended) = (0u64, 0u64, 0u64);
+    let mut fixed;
     for r in rows.iter().skip(1) {
+        let r = if r.len() > columns {
+            fixed = r.clone();
+            mended += u64::from(super::csv::mend_name(&mut fixed, columns, name));
+            &fixed
+        } else {
+            r
+        };
+        if r.len() < columns {
+            short += 1;
+            continue;
+        }
         let (Some(n), Some(tot)) = (r.get(name), num(r, total)) else {
-            bad += 1;
+            no_total += 1;
             continue;
         };
         let node = cct.child(None, n, "kernel");
@@ -57,8 +70,18 @@ pub fn read(rows: &[Vec<String>], source: Source) -> Result<Profile, String> {
     let mut warnings = vec![
         "a per-kernel summary (rocprof --stats): no dispatch times, so no timeline or kernel chart; open results.csv or results.db for those".to_string(),
     ];
-    if bad > 0 {
-        warnings.push(format!("{bad} row(s) without a name or total; left out"));
+    if mended > 0 {
+        warnings.push(super::csv::mended_warning(mended));
+    }
+    if short > 0 {
+        warnings.push(format!(
+            "{short} row(s) have fewer fields than the header's {columns}; left out"
+        ));
+    }
+    if no_total > 0 {
+        warnings.push(format!(
+            "{no_total} row(s) whose TotalDurationNs is not a number; left out"
+        ));
     }
     let len = cct.len();
     let mut metrics = MetricTable::new(len);
@@ -87,4 +110,71 @@ pub fn read(rows: &[Vec<String>], source: Source) -> Result<Profile, String> {
         warnings,
         default_metric: "time".into(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Format;
+
+    fn src() -> Source {
+        Source {
+            path: None,
+            format: Format::Rocprof,
+            size: 0,
+            gzip: false,
+            label: "t".into(),
+        }
+    }
+
+    fn read_text(text: &str) -> Profile {
+        read(&super::super::csv::parse(text).unwrap(), src()).unwrap()
+    }
+
+    /// Older rocprof leaves names unquoted: the surplus fields are the name's, taken
+    /// back with their commas, and the trailing numbers stay numbers.
+    #[test]
+    fn unquoted_commas_belong_to_the_name() {
+        let p = read_text(
+            "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n\
+             void k<int, float>(int*, float, int) [clone .kd],3,900,300,90.0\n\
+             \"copy.kd\",2,100,50,10.0\n",
+        );
+        assert_eq!(p.cct.len(), 2);
+        assert_eq!(
+            p.cct.name(0),
+            "void k<int, float>(int*, float, int) [clone .kd]"
+        );
+        assert_eq!(p.metrics.values("time").unwrap(), &[900.0, 100.0]);
+        assert_eq!(p.metrics.values("count").unwrap(), &[3.0, 2.0]);
+        assert!(p
+            .warnings
+            .iter()
+            .any(|w| w.contains("1 row(s) have unquoted commas")));
+        assert!(
+            !p.warnings.iter().any(|w| w.contains("left out")),
+            "{:?}",
+            p.warnings
+        );
+    }
+
+    /// A row that is really short, or whose total is not a number, is left out with
+    /// its own reason.
+    #[test]
+    fn short_rows_and_bad_totals_say_so() {
+        let p = read_text(
+            "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n\
+             \"a\",1,10,10,50.0\n\"b\",1\n\"c\",1,x,1,1.0\n",
+        );
+        assert_eq!(p.cct.len(), 1);
+        let w = p.warnings.join("\n");
+        assert!(
+            w.contains("1 row(s) have fewer fields than the header's 5"),
+            "{w}"
+        );
+        assert!(
+            w.contains("1 row(s) whose TotalDurationNs is not a number"),
+            "{w}"
+        );
+    }
 }

@@ -235,6 +235,7 @@ pub fn read(input: &mut dyn BufRead, source: Source) -> Result<Profile, String> 
                 correlation: k.correlation_id.internal,
                 args,
                 memcpy: false,
+                launch_key: None,
             });
         }
         for c in &p.buffer_records.memory_copy {
@@ -253,6 +254,7 @@ pub fn read(input: &mut dyn BufRead, source: Source) -> Result<Profile, String> 
                 correlation: c.correlation_id.internal,
                 args,
                 memcpy: true,
+                launch_key: None,
             });
         }
     }
