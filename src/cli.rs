@@ -77,7 +77,9 @@ pub struct Cli {
 
     /// Memory grove may use (512M, 4G; default: the cgroup limit, `ulimit -v` or
     /// physical memory, whichever is smallest). Loads that cannot fit are refused.
-    #[arg(long, value_name = "SIZE", global = true)]
+    // A negative size reaches grove's own parser, which refuses it in one line (clap
+    // would print its usage block).
+    #[arg(long, value_name = "SIZE", global = true, allow_hyphen_values = true)]
     pub max_memory: Option<String>,
 
     /// Keep the full tree with all its metrics and the kernel table's numbers, but only

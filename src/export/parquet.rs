@@ -48,9 +48,17 @@ pub fn write<W: Write>(
         "grove.units".to_string(),
         serde_json::Value::Object(units).to_string(),
     )]);
-    ParquetWriter::new(out)
+    // Written whole first: polars turns the writer's I/O errors into text, and a reader
+    // that closes the pipe early (`| head`) must end the write quietly, as every other
+    // format does, not as "File out of specification". The file is the size of the
+    // tree's table, which is held already.
+    let mut buf = Vec::new();
+    ParquetWriter::new(&mut buf)
         .with_key_value_metadata(Some(meta))
         .finish(&mut df)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())?;
+    match out.write_all(&buf).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
+        _ => Ok(()),
+    }
 }
