@@ -9,7 +9,9 @@
 //! - **c** (traces) a thread root's `time (inc)` never exceeds the thread's busy span
 //!   (last end − first start of its CPU-lane events);
 //! - **d** count-like columns (instructions, samples, calls, visits, counts) hold
-//!   integers (see [`count_like`]).
+//!   integers (see [`count_like`]);
+//! - **e** (traces) each instant of a thread counts once: a thread root's `time (inc)`
+//!   never exceeds the time its CPU-lane slices cover (the union of their intervals).
 //!
 //! A file that fails a check today is listed in [`KNOWN`] with the reason; an entry
 //! that no longer fails fails the test, so the list cannot go stale. docs/testing.md
@@ -32,16 +34,25 @@ const KNOWN: &[(&str, char, &str)] = &[
     // twice (docs/formats.md, "Improper overlaps"); the lead is fixing trace_cct.rs.
     ("corpus/tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz", 'a', WITH_STACK),
     ("corpus/tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz", 'c', WITH_STACK),
+    ("corpus/tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz", 'e', WITH_STACK),
     ("corpus/tracelens/tests/traces/mi300/gaunernst_bert-small-uncased__1016001.json.gz", 'a', WITH_STACK),
     ("corpus/tracelens/tests/traces/mi300/gaunernst_bert-small-uncased__1016001.json.gz", 'c', WITH_STACK),
+    ("corpus/tracelens/tests/traces/mi300/gaunernst_bert-small-uncased__1016001.json.gz", 'e', WITH_STACK),
     ("corpus/tracelens/tests/traces/h100/Falconsai_nsfw_image_detection__1016002.json.gz", 'a', WITH_STACK),
     ("corpus/tracelens/tests/traces/h100/Falconsai_nsfw_image_detection__1016002.json.gz", 'c', WITH_STACK),
+    ("corpus/tracelens/tests/traces/h100/Falconsai_nsfw_image_detection__1016002.json.gz", 'e', WITH_STACK),
     ("corpus/tracelens/tests/traces/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz", 'a', WITH_STACK),
     ("corpus/tracelens/tests/traces/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz", 'c', WITH_STACK),
+    ("corpus/tracelens/tests/traces/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz", 'e', WITH_STACK),
     // The same rule on Perfetto's and speedscope's own improperly nested test slices.
     ("corpus/perfetto/inline_json/parser/json/test_overlapping_complete_event_import_log.json", 'c', OVERLAP),
+    ("corpus/perfetto/inline_json/parser/json/test_overlapping_complete_event_import_log.json", 'e', OVERLAP),
     ("corpus/perfetto/inline_json/parser/json/test_overlapping_complete_event_recovered.json", 'c', OVERLAP),
+    ("corpus/perfetto/inline_json/parser/json/test_overlapping_complete_event_recovered.json", 'e', OVERLAP),
     ("corpus/speedscope/sample/profiles/trace-event/invalid-x-nesting.json", 'c', OVERLAP),
+    ("corpus/speedscope/sample/profiles/trace-event/invalid-x-nesting.json", 'e', OVERLAP),
+    // A B/E slice that starts with an X slice at the same time but ends after it.
+    ("corpus/speedscope/sample/profiles/trace-event/bex-interaction.json", 'e', OVERLAP),
     // Call-graph formats: the call-path tree scales each edge's cost along the path.
     ("testdata/callgrind/rec.callgrind.out", 'd', CALLGRIND),
     ("testdata/callgrind/rec-instr.callgrind.out.gz", 'd', CALLGRIND),
@@ -55,6 +66,7 @@ const KNOWN: &[(&str, char, &str)] = &[
     // PlaidML: activities without an end event.
     ("corpus/plaidml/tools/analysis/testdata/small_mobilenet_coco_log.gz", 'a', PLAIDML),
     ("corpus/plaidml/tools/analysis/testdata/small_mobilenet_coco_log.gz", 'c', PLAIDML),
+    ("corpus/plaidml/tools/analysis/testdata/small_mobilenet_coco_log.gz", 'e', PLAIDML),
     (
         "corpus/pipit/pipit/tests/data/ping-pong-otf2-papi/",
         'b',
@@ -114,7 +126,7 @@ fn every_file_that_opens_meets_the_invariants() {
             passed += 1;
         }
         let status = if failures.is_empty() { "ok  " } else { "FAIL" };
-        let checks = if traced(&p).is_some() { "abcd" } else { "bd" };
+        let checks = if traced(&p).is_some() { "abcde" } else { "bd" };
         eprintln!(
             "{status} {name} ({} nodes, checks {checks}){line}",
             p.cct.len()
@@ -173,7 +185,7 @@ fn testdata_files() -> Vec<(String, PathBuf)> {
     out
 }
 
-/// Whether checks a and c apply: an event table mapped onto the tree, and a
+/// Whether checks a, c and e apply: an event table mapped onto the tree, and a
 /// `time (inc)` column with a time unit.
 fn traced(p: &Profile) -> Option<(&grove::model::EventTable, &[f64], f64)> {
     let ev = p
@@ -184,12 +196,13 @@ fn traced(p: &Profile) -> Option<(&grove::model::EventTable, &[f64], f64)> {
     Some((ev, inc, ns_per_unit(p)?))
 }
 
-/// All four checks on one profile.
+/// All the checks on one profile.
 fn check(p: &Profile) -> Vec<Failure> {
     let mut out = Vec::new();
     if let Some((ev, inc, scale)) = traced(p) {
         out.extend(events_cover_nodes(p, ev, inc, scale));
         out.extend(roots_within_busy_span(p, ev, inc, scale));
+        out.extend(roots_count_each_instant_once(p, ev, inc, scale));
     }
     out.extend(children_within_parent(p));
     out.extend(counts_are_integers(p));
@@ -300,6 +313,56 @@ fn roots_within_busy_span(
         check: 'c',
         what: format!(
             "root {}: time (inc) {got} ns > busy span {busy} ns ({} of {} roots over)",
+            p.cct.name(r),
+            bad.len(),
+            p.cct.roots.len()
+        ),
+    })
+}
+
+/// (e) each instant of a thread counts once: a thread root's `time (inc)` never exceeds
+/// the time covered by its CPU-lane slices (the union of their intervals), so no
+/// slice's duration is counted twice in the thread's total.
+fn roots_count_each_instant_once(
+    p: &Profile,
+    ev: &grove::model::EventTable,
+    inc: &[f64],
+    scale: f64,
+) -> Option<Failure> {
+    let root = roots_of(p);
+    let mut spans: HashMap<u32, Vec<(i64, i64)>> = HashMap::new();
+    for i in 0..ev.len() {
+        let n = ev.node[i];
+        if n == NONE_U32 || n as usize >= root.len() || !cpu_slice(ev.kind[i]) {
+            continue;
+        }
+        let end = ev.ts[i].saturating_add(ev.dur[i].max(0));
+        spans
+            .entry(root[n as usize])
+            .or_default()
+            .push((ev.ts[i], end));
+    }
+    let mut bad: Vec<(u32, f64, i64)> = spans
+        .into_iter()
+        .map(|(r, mut iv)| {
+            iv.sort_unstable();
+            let (mut covered, mut reach) = (0i64, i64::MIN);
+            for (lo, hi) in iv {
+                let lo = lo.max(reach);
+                if hi > lo {
+                    covered += hi - lo;
+                }
+                reach = reach.max(hi);
+            }
+            (r, inc[r as usize] * scale, covered)
+        })
+        .filter(|&(_, got, covered)| got.is_finite() && got > covered as f64 * (1.0 + SLACK) + 1.0)
+        .collect();
+    bad.sort_by(|a, b| (b.1 / b.2.max(1) as f64).total_cmp(&(a.1 / a.2.max(1) as f64)));
+    bad.first().map(|&(r, got, covered)| Failure {
+        check: 'e',
+        what: format!(
+            "root {}: time (inc) {got} ns > the {covered} ns its slices cover ({} of {} roots over)",
             p.cct.name(r),
             bad.len(),
             p.cct.roots.len()
