@@ -213,7 +213,7 @@ fn next_on_hot_path(inc: &[f64], exc: Option<&[f64]>, n: u32, kids: &[u32]) -> S
                 child_value,
             })
         }
-        // A node without a value under a heaviest child without one: nothing to follow.
+        // A node with a self value whose children have none: its own value outweighs them.
         _ if !child_value.is_finite() && own.is_some_and(|o| o > 0.0) => {
             Step::Stop(Stop::SelfHeavier {
                 own: own.unwrap_or(0.0),
