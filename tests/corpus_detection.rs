@@ -2,6 +2,8 @@
 //! is one input) either loads as the format its `format` column names, or is refused
 //! with exactly one line. A format grove does not read must never load as another.
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -60,23 +62,6 @@ fn corpus() -> Option<PathBuf> {
     }
 }
 
-/// (path, format wording) of every row of the Files table.
-fn rows(dir: &Path) -> Vec<(String, String)> {
-    let text = std::fs::read_to_string(dir.join("MANIFEST.md")).unwrap();
-    let files = text
-        .split_once("## Files")
-        .expect("MANIFEST has a Files section")
-        .1;
-    files
-        .lines()
-        .filter(|l| l.starts_with("| `"))
-        .map(|l| {
-            let cols: Vec<&str> = l.split('|').map(str::trim).collect();
-            (cols[1].trim_matches('`').to_string(), cols[2].to_string())
-        })
-        .collect()
-}
-
 fn expected(wording: &str) -> Option<&'static str> {
     let grove = FORMATS
         .iter()
@@ -88,7 +73,7 @@ fn expected(wording: &str) -> Option<&'static str> {
 #[test]
 fn no_corpus_file_loads_as_a_format_its_manifest_row_does_not_name() {
     let Some(dir) = corpus() else { return };
-    let rows = rows(&dir);
+    let rows = common::manifest_rows(&dir);
     assert!(rows.len() > 300, "{} rows", rows.len());
     let mut misreads = Vec::new();
     let mut tally: HashMap<&str, (usize, usize)> = HashMap::new();

@@ -781,3 +781,23 @@ const PERF_PATHS_EQUAL: &[&str] = &[
     // (`7f1e2215d058  (/lib/.../libc-2.15.so)`), which stackcollapse's regex names ` `
     // and grove, as it names `[unknown]`, after its module (`[libc-2.15.so]`).
 ];
+/// Samples that name no node are skipped with a warning that says what share of the
+/// samples it hides (issue 24: over 10%, it is shown in the header and fails --strict).
+#[test]
+fn cpuprofile_skipped_samples_state_their_share() {
+    let dir = std::env::temp_dir().join(format!("grove-cpuprofile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("t.cpuprofile");
+    std::fs::write(
+        &f,
+        r#"{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1,"columnNumber":-1},"children":[2]},{"id":2,"callFrame":{"functionName":"work","url":"a.js","lineNumber":1,"columnNumber":1}}],"startTime":0,"endTime":40,"samples":[2,2,2,9],"timeDeltas":[0,10,10,10]}"#,
+    )
+    .unwrap();
+    let p = load_path(&f).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        p.serious_warnings(),
+        vec!["1 sample(s) name no node and were skipped [hides 25.0% of the data]"],
+        "{:?}",
+        p.warnings
+    );
+}

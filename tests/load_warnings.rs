@@ -14,12 +14,42 @@ fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
     p
 }
 
-/// Folded stacks with one stray line: it loads, with a warning.
+/// Folded stacks with one stray line in eleven: it loads, with a warning (that hides
+/// less than 10% of the lines).
 fn warned() -> PathBuf {
     tmp(
         "warned.txt",
-        b"main;a 3\nmain;b 2\nmain;c 1\nmain;d 1\nstray line\n",
+        b"main;a 3\nmain;b 2\nmain;c 1\nmain;d 1\nmain;e 1\nmain;f 1\nmain;g 1\nmain;h 1\nmain;i 1\nmain;j 1\nstray line\n",
     )
+}
+
+/// Folded stacks where one line in six is not `stack count`: the warning hides 16.7% of
+/// the lines, so it leads the stderr lines, and `--strict` names it with its share.
+#[test]
+fn a_warning_that_hides_much_of_the_file_is_shown_first_and_fails_strict() {
+    let f = tmp(
+        "half.txt",
+        b"main;a 3\nmain;b 2\nmain;c 1\nstray line\nmain;d 1\nmain;e 1\n",
+    );
+    let f = f.to_str().unwrap();
+    let (code, out, err) = common::grove(&["info", f]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.starts_with("grove: warning: half.txt: data hidden: 1 line(s) are not 'stack count'"),
+        "{err}"
+    );
+    assert!(err.contains("[hides 16.7% of the data]"), "{err}");
+    assert!(out.contains("HIDDEN:   1 line(s)"), "{out}");
+    let (code, _, err) = common::grove(&["info", "--format", "json", f]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("data hidden"), "{err}");
+    let (code, out, err) = common::grove(&["tree", "--strict", f]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("[hides 16.7% of the data] (--strict)"),
+        "{err}"
+    );
 }
 
 #[test]

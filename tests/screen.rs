@@ -299,3 +299,91 @@ fn replay_prints_units_and_raw_on_request() {
     assert!(!raw.contains("name"), "{raw}");
     assert!(raw.contains(".000 "), "{raw}");
 }
+
+/// Where `H` stops: at a node whose self value exceeds its heaviest child (issue 24),
+/// and the status line says so.
+fn hot_path_stop(app: &mut App) -> (u32, String) {
+    keys(app, "H");
+    let n = app.tree.selected().unwrap();
+    (n, app.message.as_ref().unwrap().text.clone())
+}
+
+#[test]
+fn hot_path_stops_where_the_self_value_outweighs_the_heaviest_child() {
+    // A callgrind run: `H` used to end on `malloc` (3.2%) under `leaf`, whose own
+    // instructions are 93% of it.
+    let mut app = app_for("callgrind/rec.callgrind.out");
+    let (n, msg) = hot_path_stop(&mut app);
+    let m = &app.profile.metrics;
+    let inc = m.values(&app.inclusive_column()).unwrap();
+    let exc = m.values(&app.metric).unwrap();
+    let heaviest = app
+        .tree
+        .children(n)
+        .into_iter()
+        .map(|c| inc[c as usize])
+        .fold(0f64, f64::max);
+    let name = app.profile.cct.name(n).to_string();
+    assert!(
+        msg.starts_with(&format!("hot path: stopped at {name}: ")),
+        "{msg}"
+    );
+    assert!(!app.tree.children(n).is_empty(), "{msg}");
+    assert!(exc[n as usize] > heaviest, "{msg}");
+    assert!(msg.contains("> heaviest child"), "{msg}");
+    assert_eq!(name, "leaf");
+    // Every node on the way had a child that outweighed its self value.
+    let mut up = app.tree.parent(n);
+    while let Some(p) = up {
+        let best = app
+            .tree
+            .children(p)
+            .into_iter()
+            .map(|c| inc[c as usize])
+            .fold(0f64, f64::max);
+        assert!(exc[p as usize] <= best, "{}", app.profile.cct.name(p));
+        up = app.tree.parent(p);
+    }
+}
+
+#[test]
+fn hot_path_on_a_pytorch_trace_stops_at_the_op_that_spends_the_time() {
+    let Some(f) =
+        common::corpus("tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz")
+    else {
+        eprintln!("skipped: ../shared/corpus is missing");
+        return;
+    };
+    let mut app = App::new(load_path(&f).unwrap(), Keymap::default_map());
+    let (n, msg) = hot_path_stop(&mut app);
+    assert!(msg.contains("self") || msg.ends_with("a leaf"), "{msg}");
+    eprintln!("{msg} ({})", app.path_of(n));
+}
+
+/// A load warning that hides more than 10% of the file's data stays in the header
+/// (issue 24), at every width, not only on the first status line.
+#[test]
+fn the_header_shows_a_warning_that_hides_data() {
+    let dir = std::env::temp_dir().join(format!("grove-hidden-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("half.txt");
+    std::fs::write(
+        &f,
+        "main;a 3\nmain;b 2\nmain;c 1\nstray line\nmain;d 1\nmain;e 1\n",
+    )
+    .unwrap();
+    let mut app = App::new(load_path(&f).unwrap(), Keymap::default_map());
+    for (w, h) in [(120, 20), (50, 20)] {
+        app.page = tree_rows(w, h);
+        let text = render(&app, (w, h), false);
+        let header = text.lines().next().unwrap();
+        assert!(header.contains("16.7% of data hidden (!)"), "{w}: {header}");
+    }
+    // A file whose warnings hide nothing has no such mark.
+    let app = app_for("small.trace.json");
+    assert!(!render(&app, (120, 20), false)
+        .lines()
+        .next()
+        .unwrap()
+        .contains("hidden"));
+}

@@ -44,6 +44,7 @@ pub mod cct;
 pub mod coded;
 pub mod demangle;
 pub mod events;
+pub mod hidden;
 pub mod intern;
 pub mod lod;
 pub mod metric_aliases;

@@ -109,6 +109,7 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
     let samples = doc.get("samples").and_then(Value::as_array);
     let deltas = doc.get("timeDeltas").and_then(Value::as_array);
     let mut unknown = 0u64;
+    let total = samples.map_or(0, Vec::len);
     match samples {
         Some(samples) => {
             let start = doc.get("startTime").and_then(Value::as_f64).unwrap_or(0.0);
@@ -146,7 +147,10 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
         }
     }
     if unknown > 0 {
-        warnings.push(format!("{unknown} sample(s) name no node and were skipped"));
+        warnings.push(crate::model::hidden::hidden_warning(
+            format!("{unknown} sample(s) name no node and were skipped"),
+            unknown as f64 / total as f64,
+        ));
     }
     let mut metrics = MetricTable::new(len);
     metrics.set("time", "us", time_v);

@@ -88,8 +88,12 @@ pub fn read<R: BufRead>(src: R) -> Result<Folded, FoldedError> {
         ));
     }
     if invalid > 0 {
-        warnings.push(format!(
-            "{invalid} line(s) are not 'stack count' and were skipped (first at line {first_invalid})"
+        // A skipped line's count is unknown, so the share hidden is the share of lines.
+        warnings.push(crate::model::hidden::hidden_warning(
+            format!(
+                "{invalid} line(s) are not 'stack count' and were skipped (first at line {first_invalid})"
+            ),
+            invalid as f64 / (invalid + valid) as f64,
         ));
     }
     Ok(Folded {

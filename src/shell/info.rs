@@ -136,6 +136,7 @@ fn info_json(p: &Profile, ensemble: Option<usize>) -> Value {
         "metrics": p.metrics.names().iter().map(|m| json!({"name": m, "unit": p.metrics.unit(m)})).collect::<Vec<_>>(),
         "metadata": p.meta.iter().map(|(k, v)| (k.to_string(), Value::from(v.to_string()))).collect::<serde_json::Map<_, _>>(),
         "warnings": p.warnings,
+        "hidden_share": p.hidden_share(),
     });
     if ensemble.is_some() {
         v["members"] = members(p)
@@ -203,6 +204,10 @@ fn info_text(p: &Profile, ensemble: Option<usize>) -> String {
             ""
         }
     );
+    // A warning that hides more than 10% of the data is not left for the end.
+    for w in p.serious_warnings() {
+        let _ = writeln!(s, "HIDDEN:   {w}");
+    }
     let _ = writeln!(s, "size:     {} bytes", src.size);
     let _ = writeln!(s, "nodes:    {}", p.cct.len());
     let _ = writeln!(s, "roots:    {}", p.cct.roots.len());

@@ -32,11 +32,14 @@ fn checked(p: Profile) -> Result<Profile, String> {
     }
     let label = p.source.label.clone();
     if STRICT.load(Ordering::Relaxed) {
+        // The warning that hides the most data is the one to name (its share is in
+        // its text); otherwise the first.
+        let first = p.serious_warnings().first().copied().unwrap_or(&w[0]);
         let more = match w.len() {
             1 => String::new(),
             n => format!(" (and {} more warning(s))", n - 1),
         };
-        return Err(format!("{label}: {} (--strict){more}", w[0]));
+        return Err(format!("{label}: {first} (--strict){more}"));
     }
     if HEADLESS.load(Ordering::Relaxed) {
         for line in warning_lines(&label, w) {
@@ -46,17 +49,26 @@ fn checked(p: Profile) -> Result<Profile, String> {
     Ok(p)
 }
 
-/// The stderr lines for `warnings`: one each, up to the cap, then a count.
+/// The stderr lines for `warnings`: those that hide more than 10% of the data first,
+/// marked, then the others in load order; one each, up to the cap (never cutting a
+/// serious one), then a count.
 fn warning_lines(label: &str, warnings: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = warnings
+    let (serious, rest): (Vec<&String>, Vec<&String>) = warnings
         .iter()
-        .take(MAX_WARNING_LINES)
-        .map(|w| format!("grove: warning: {label}: {w}"))
+        .partition(|w| grove::model::hidden::is_serious(w));
+    let mut out: Vec<String> = serious
+        .iter()
+        .map(|w| format!("grove: warning: {label}: data hidden: {w}"))
         .collect();
-    if warnings.len() > MAX_WARNING_LINES {
+    out.extend(
+        rest.iter()
+            .take(MAX_WARNING_LINES.saturating_sub(out.len()))
+            .map(|w| format!("grove: warning: {label}: {w}")),
+    );
+    if warnings.len() > out.len() {
         out.push(format!(
             "grove: warning: {label}: … and {} more warning(s) (`grove info` lists them all)",
-            warnings.len() - MAX_WARNING_LINES
+            warnings.len() - out.len()
         ));
     }
     out
@@ -209,5 +221,20 @@ mod tests {
         assert_eq!(lines[0], "grove: warning: t.json: w0");
         assert!(lines[10].contains("3 more warning(s)"), "{}", lines[10]);
         assert_eq!(warning_lines("t", &w[..2]).len(), 2);
+    }
+
+    #[test]
+    fn warnings_that_hide_data_come_first_and_are_never_cut() {
+        let mut w: Vec<String> = (0..12).map(|i| format!("w{i}")).collect();
+        w.push(grove::model::hidden::hidden_warning("rows skipped", 0.5));
+        w.push(grove::model::hidden::hidden_warning("a few skipped", 0.01));
+        let lines = warning_lines("t.json", &w);
+        assert_eq!(
+            lines[0],
+            "grove: warning: t.json: data hidden: rows skipped [hides 50.0% of the data]"
+        );
+        assert_eq!(lines[1], "grove: warning: t.json: w0");
+        assert_eq!(lines.len(), MAX_WARNING_LINES + 1);
+        assert!(lines[10].contains("4 more warning(s)"), "{}", lines[10]);
     }
 }

@@ -174,6 +174,11 @@ pub fn header_text(app: &App, g: &Glyphs, width: usize) -> String {
         format!("2nd {m2}"),
         format!("sort {}", app.sort_label()),
     ];
+    // A load warning that hides more than 10% of the file's data stays in view as
+    // long as the file is open, not only on the first status line.
+    if let Some(share) = p.hidden_share() {
+        effect.insert(0, format!("{:.1}% of data hidden (!)", share * 100.0));
+    }
     effect.extend(view_state(app));
     // An ensemble's statistics say which convention they follow.
     if crate::app::compare::is_stat_column(&app.metric)

@@ -47,3 +47,21 @@ impl Rng {
         xs[(self.next() % xs.len() as u64) as usize]
     }
 }
+
+/// (path, format wording) of every row of the Files table of ../shared/corpus/MANIFEST.md:
+/// a file, or a directory that is one input.
+pub fn manifest_rows(dir: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(dir.join("MANIFEST.md")).unwrap();
+    let files = text
+        .split_once("## Files")
+        .expect("MANIFEST has a Files section")
+        .1;
+    files
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cols: Vec<&str> = l.split('|').map(str::trim).collect();
+            (cols[1].trim_matches('`').to_string(), cols[2].to_string())
+        })
+        .collect()
+}

@@ -29,6 +29,7 @@ use prost::Message;
 use super::chrome::ChromeTrace;
 use crate::model::args::ArgValue;
 use crate::model::events::{EventKind, NONE_I64};
+use crate::model::hidden::hidden_warning;
 use crate::model::{CounterTable, Format, Profile, Source};
 use proto::{Value, XPlane, XSpace};
 
@@ -188,7 +189,7 @@ pub fn read(input: &mut dyn BufRead, source: Source) -> Result<Profile, String> 
     for plane in &space.planes {
         read_plane(plane, &mut tr, &mut meta, &mut counts);
     }
-    counts.warn(&mut warnings);
+    counts.warn(&mut warnings, tr.events.len());
     if !counts.derived.is_empty() {
         // Kept as timeline rows, not in the tree: say so rather than drop them quietly.
         meta.push((
@@ -225,11 +226,17 @@ struct Counts {
 }
 
 impl Counts {
-    fn warn(&self, w: &mut Vec<String>) {
+    /// `kept`: the events read into the table, for the share the skipped ones hide.
+    fn warn(&self, w: &mut Vec<String>, kept: usize) {
+        let share =
+            |skipped: u64| skipped as f64 / (kept as u64 + self.aggregated + self.negative) as f64;
         if self.aggregated > 0 {
-            w.push(format!(
-                "{} aggregated event(s) (num_occurrences, no time) were skipped",
-                self.aggregated
+            w.push(hidden_warning(
+                format!(
+                    "{} aggregated event(s) (num_occurrences, no time) were skipped",
+                    self.aggregated
+                ),
+                share(self.aggregated),
             ));
         }
         if self.unknown_metadata > 0 {
@@ -239,9 +246,12 @@ impl Counts {
             ));
         }
         if self.negative > 0 {
-            w.push(format!(
-                "{} event(s) with a negative offset or duration were skipped",
-                self.negative
+            w.push(hidden_warning(
+                format!(
+                    "{} event(s) with a negative offset or duration were skipped",
+                    self.negative
+                ),
+                share(self.negative),
             ));
         }
     }
