@@ -29,30 +29,6 @@ use grove::model::{EventKind, Profile};
 /// (file, check, reason): files that fail a check today, each with why. A file is
 /// `corpus/<MANIFEST path>` or `testdata/<path>`.
 const KNOWN: &[(&str, char, &str)] = &[
-    // PyTorch traces recorded with `with_stack=True`: a step annotation that starts in
-    // one Python frame and ends in another is placed beside it and its ops counted
-    // twice (docs/formats.md, "Improper overlaps"); the lead is fixing trace_cct.rs.
-    ("corpus/tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz", 'a', WITH_STACK),
-    ("corpus/tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz", 'c', WITH_STACK),
-    ("corpus/tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz", 'e', WITH_STACK),
-    ("corpus/tracelens/tests/traces/mi300/gaunernst_bert-small-uncased__1016001.json.gz", 'a', WITH_STACK),
-    ("corpus/tracelens/tests/traces/mi300/gaunernst_bert-small-uncased__1016001.json.gz", 'c', WITH_STACK),
-    ("corpus/tracelens/tests/traces/mi300/gaunernst_bert-small-uncased__1016001.json.gz", 'e', WITH_STACK),
-    ("corpus/tracelens/tests/traces/h100/Falconsai_nsfw_image_detection__1016002.json.gz", 'a', WITH_STACK),
-    ("corpus/tracelens/tests/traces/h100/Falconsai_nsfw_image_detection__1016002.json.gz", 'c', WITH_STACK),
-    ("corpus/tracelens/tests/traces/h100/Falconsai_nsfw_image_detection__1016002.json.gz", 'e', WITH_STACK),
-    ("corpus/tracelens/tests/traces/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz", 'a', WITH_STACK),
-    ("corpus/tracelens/tests/traces/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz", 'c', WITH_STACK),
-    ("corpus/tracelens/tests/traces/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz", 'e', WITH_STACK),
-    // The same rule on Perfetto's and speedscope's own improperly nested test slices.
-    ("corpus/perfetto/inline_json/parser/json/test_overlapping_complete_event_import_log.json", 'c', OVERLAP),
-    ("corpus/perfetto/inline_json/parser/json/test_overlapping_complete_event_import_log.json", 'e', OVERLAP),
-    ("corpus/perfetto/inline_json/parser/json/test_overlapping_complete_event_recovered.json", 'c', OVERLAP),
-    ("corpus/perfetto/inline_json/parser/json/test_overlapping_complete_event_recovered.json", 'e', OVERLAP),
-    ("corpus/speedscope/sample/profiles/trace-event/invalid-x-nesting.json", 'c', OVERLAP),
-    ("corpus/speedscope/sample/profiles/trace-event/invalid-x-nesting.json", 'e', OVERLAP),
-    // A B/E slice that starts with an X slice at the same time but ends after it.
-    ("corpus/speedscope/sample/profiles/trace-event/bex-interaction.json", 'e', OVERLAP),
     // Call-graph formats: the call-path tree scales each edge's cost along the path.
     ("testdata/callgrind/rec.callgrind.out", 'd', CALLGRIND),
     ("testdata/callgrind/rec-instr.callgrind.out.gz", 'd', CALLGRIND),
@@ -63,7 +39,9 @@ const KNOWN: &[(&str, char, &str)] = &[
         'b',
         "gprof2dot DOT: the call-path tree is estimated from the call graph, so children's time (inc) exceed their parent's — being fixed (issue 24, call-graph formats)",
     ),
-    // PlaidML: activities without an end event.
+    // PlaidML: `vertexai::AllocBuffer` activities are buffer lifetimes that overlap
+    // one another on the one host lane (141 of them add up to 9.04 s in a 7.52 s
+    // log): the log's own data, not nested calls, so their sum exceeds the lane's span.
     ("corpus/plaidml/tools/analysis/testdata/small_mobilenet_coco_log.gz", 'a', PLAIDML),
     ("corpus/plaidml/tools/analysis/testdata/small_mobilenet_coco_log.gz", 'c', PLAIDML),
     ("corpus/plaidml/tools/analysis/testdata/small_mobilenet_coco_log.gz", 'e', PLAIDML),
@@ -74,10 +52,8 @@ const KNOWN: &[(&str, char, &str)] = &[
     ),
 ];
 
-const WITH_STACK: &str = "PyTorch with_stack improper overlap: a step placed beside the Python frame it starts in is counted twice — being fixed (trace_cct.rs)";
-const OVERLAP: &str = "improper overlap: a slice placed beside the slice it starts in is counted twice — being fixed (trace_cct.rs)";
 const CALLGRIND: &str = "callgrind estimated call paths: each edge's cost is scaled along the path, giving fractional counts and children over their parent — being fixed (issue 24, call-graph formats)";
-const PLAIDML: &str = "PlaidML activities without an end event are stretched to the end of the clock — being fixed (issue 24)";
+const PLAIDML: &str = "PlaidML buffer lifetimes (vertexai::AllocBuffer) overlap one another on the host lane: their sum exceeds the lane's span (the log's own data, docs/formats.md)";
 
 /// Relative slack of checks a, b and c.
 const SLACK: f64 = 1e-3;
@@ -112,6 +88,8 @@ fn every_file_that_opens_meets_the_invariants() {
         let mut line = String::new();
         for f in &failures {
             match KNOWN.iter().find(|k| k.0 == name && k.1 == f.check) {
+                // A check that fails on many nodes is one known exception: said once.
+                Some(k) if known_hit.contains(&(k.0, k.1)) => {}
                 Some(k) => {
                     known_hit.push((k.0, k.1));
                     line.push_str(&format!(" [{}: known: {}]", f.check, k.2));
