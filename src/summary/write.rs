@@ -9,7 +9,7 @@ use polars::prelude::*;
 
 use super::{CCT_SUFFIX, SCHEMA_VERSION};
 use crate::gpu::{self, kernels, report};
-use crate::model::paths::all_paths;
+use crate::model::paths::{path_numbered, sibling_numbers};
 use crate::model::Profile;
 
 pub struct Options {
@@ -96,13 +96,14 @@ pub fn write_tree_as(
         files: Vec::new(),
         bytes: 0,
     };
-    save(
+    let numbers = sibling_numbers(&p.cct);
+    save_batched(
         &mut w,
         dir,
         &format!("{name}{CCT_SUFFIX}"),
-        cct_table(p, name)?,
         p,
         codec,
+        |at| cct_rows(p, name, at, &numbers),
     )?;
     save(
         &mut w,
@@ -115,24 +116,15 @@ pub fn write_tree_as(
     Ok(w)
 }
 
-fn save(
-    w: &mut Written,
-    dir: &Path,
-    file: &str,
-    mut df: DataFrame,
-    p: &Profile,
-    codec: ParquetCompression,
-) -> Result<(), String> {
-    let path = dir.join(file);
-    let tmp = dir.join(format!(".{file}.tmp"));
-    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+/// The file-level metadata of every summary file: the schema version and the units.
+fn file_metadata(p: &Profile) -> KeyValueMetadata {
     let units: serde_json::Map<String, serde_json::Value> = p
         .metrics
         .names()
         .iter()
         .map(|n| (n.clone(), serde_json::Value::from(p.metrics.unit(n))))
         .collect();
-    let kv = KeyValueMetadata::from_static(vec![
+    KeyValueMetadata::from_static(vec![
         (
             "grove.summary.version".to_string(),
             SCHEMA_VERSION.to_string(),
@@ -141,26 +133,105 @@ fn save(
             "grove.units".to_string(),
             serde_json::Value::Object(units).to_string(),
         ),
-    ]);
+    ])
+}
+
+/// Writes under a temporary name, then renames: a reader never sees half a file.
+fn write_renamed(
+    w: &mut Written,
+    dir: &Path,
+    file: &str,
+    write: impl FnOnce(File) -> PolarsResult<()>,
+) -> Result<(), String> {
+    let path = dir.join(file);
+    let tmp = dir.join(format!(".{file}.tmp"));
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let f = File::create(&tmp).map_err(|e| err(&e))?;
-    ParquetWriter::new(f)
-        .with_compression(codec)
-        .with_key_value_metadata(Some(kv))
-        .finish(&mut df)
-        .map_err(|e| err(&e))?;
+    if let Err(e) = write(f) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(err(&e));
+    }
     std::fs::rename(&tmp, &path).map_err(|e| err(&e))?;
     w.bytes += std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     w.files.push(path);
     Ok(())
 }
 
+fn save(
+    w: &mut Written,
+    dir: &Path,
+    file: &str,
+    mut df: DataFrame,
+    p: &Profile,
+    codec: ParquetCompression,
+) -> Result<(), String> {
+    let kv = file_metadata(p);
+    write_renamed(w, dir, file, |f| {
+        ParquetWriter::new(f)
+            .with_compression(codec)
+            .with_key_value_metadata(Some(kv))
+            .finish(&mut df)
+            .map(|_| ())
+    })
+}
+
+/// Rows of the tree table made and written at a time, one row group each: its strings
+/// (names, paths, attributes) exist for one batch, so writing a tree of millions of
+/// nodes costs a batch's memory beside the tree, not a second copy of it.
+const BATCH: u32 = 1 << 16;
+
+/// `save` of a table made a batch of rows at a time by `batch` (rows `at`).
+fn save_batched(
+    w: &mut Written,
+    dir: &Path,
+    file: &str,
+    p: &Profile,
+    codec: ParquetCompression,
+    mut batch: impl FnMut(std::ops::Range<u32>) -> Result<DataFrame, String>,
+) -> Result<(), String> {
+    let rows = p.cct.len() as u32;
+    let kv = file_metadata(p);
+    let first = batch(0..rows.min(BATCH))?;
+    let mut failed = None;
+    write_renamed(w, dir, file, |f| {
+        let mut out = ParquetWriter::new(f)
+            .with_compression(codec)
+            .with_key_value_metadata(Some(kv))
+            .batched(first.schema())?;
+        out.write_batch(&first)?;
+        let mut at = BATCH;
+        while at < rows {
+            match batch(at..rows.min(at.saturating_add(BATCH))) {
+                Ok(df) => out.write_batch(&df)?,
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+            at = at.saturating_add(BATCH);
+        }
+        out.finish().map(|_| ())
+    })?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
 fn input_col(name: &str, rows: usize) -> Column {
     Column::new("input".into(), vec![name; rows])
 }
 
-fn cct_table(p: &Profile, name: &str) -> Result<DataFrame, String> {
-    let n = p.cct.len();
-    let ids: Vec<u32> = (0..n as u32).collect();
+/// Rows `at` of the tree table; `numbers` are the paths' sibling numbers
+/// (`sibling_numbers`, made once for all batches).
+fn cct_rows(
+    p: &Profile,
+    name: &str,
+    at: std::ops::Range<u32>,
+    numbers: &[u32],
+) -> Result<DataFrame, String> {
+    let n = at.len();
+    let ids: Vec<u32> = at.collect();
     let text = |f: &dyn Fn(u32) -> String| -> Vec<String> { ids.iter().map(|&i| f(i)).collect() };
     let parent: Int64Chunked = ids
         .iter()
@@ -170,10 +241,15 @@ fn cct_table(p: &Profile, name: &str) -> Result<DataFrame, String> {
         input_col(name, n),
         Column::new("node".into(), ids.clone()),
         parent.with_name("parent".into()).into_column(),
-        Column::new("depth".into(), p.cct.depths()),
+        Column::new(
+            "depth".into(),
+            ids.iter()
+                .map(|&i| p.cct.depth(i) as u32)
+                .collect::<Vec<u32>>(),
+        ),
         Column::new("name".into(), text(&|i| p.cct.frame(i).name.to_string())),
         Column::new("type".into(), text(&|i| p.cct.frame(i).kind.to_string())),
-        Column::new("path".into(), all_paths(&p.cct)),
+        Column::new("path".into(), text(&|i| path_numbered(&p.cct, i, numbers))),
         Column::new("attrs".into(), text(&|i| attrs_json(&p.cct.frame(i).attrs))),
     ];
     for m in p.metrics.names() {
