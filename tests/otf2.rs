@@ -176,10 +176,15 @@ fn load_or_one_line(dir: &Path) -> Result<grove::model::Profile, String> {
 
 #[test]
 fn truncated_event_and_definition_files_never_panic() {
+    truncated_never_panic(&async_archive(), "trunc-async");
     let Some(src) = corpus("ping-pong-otf2-papi") else {
         return;
     };
-    let dir = copy(&src, "trunc");
+    truncated_never_panic(&src, "trunc");
+}
+
+fn truncated_never_panic(src: &Path, tag: &str) {
+    let dir = copy(src, tag);
     for file in ["traces/0.evt", "traces.def", "traces/1.def", "traces.otf2"] {
         let orig = std::fs::read(src.join(file)).unwrap();
         // Every cut of the small files; every 7th byte of the definitions.
@@ -206,10 +211,15 @@ fn truncated_event_and_definition_files_never_panic() {
 
 #[test]
 fn corrupted_bytes_never_panic() {
+    corrupted_never_panic(&async_archive(), "corrupt-async");
     let Some(src) = corpus("ping-pong-otf2-papi") else {
         return;
     };
-    let dir = copy(&src, "corrupt");
+    corrupted_never_panic(&src, "corrupt");
+}
+
+fn corrupted_never_panic(src: &Path, tag: &str) {
+    let dir = copy(src, tag);
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = || {
         seed ^= seed << 13;
