@@ -18,7 +18,9 @@ Enter/Leave records (asynchronous metric classes, recorder kind CPU):
   that rank 0's thread records for the system tree node (a scope that is not the
   recording location, so not a call path of it).
 
-Deterministic: the same bytes each run (no clock, a fixed xorshift).
+Deterministic: the same events and definitions each run (a fixed xorshift; the
+library itself stamps a random trace id in the anchor and the writing date in the
+clock properties, which grove does not read).
 """
 import os
 import shutil
