@@ -317,7 +317,14 @@ impl Union {
             let unit = units.last().cloned().unwrap_or_default();
             units.resize(n, unit.clone());
             let cols = std::mem::take(&mut self.columns[k]);
-            let mut has: Vec<bool> = cols.iter().map(Option::is_some).collect();
+            // A member has the metric when it holds a value of it somewhere, as in
+            // `restat`: a column of NaN only (HPCToolkit's placeholder for a profile's
+            // default metric when the profile has no values, a GPU stream's `GPUOP`)
+            // is no value, and counting it as 0 halved `GPUOP@mean` beside `GKER@mean`.
+            let mut has: Vec<bool> = cols
+                .iter()
+                .map(|c| c.as_ref().is_some_and(|c| c.iter().any(|x| !x.is_nan())))
+                .collect();
             has.resize(n, false);
             // Every member's column on every node, each allocated once.
             let mut per: Vec<Vec<f64>> = cols
@@ -586,6 +593,31 @@ mod tests {
         let mut p = crate::model::profile_of_paths(paths, "s");
         p.meta = vec![("compiler".into(), "x".into())];
         p
+    }
+
+    /// A member whose column of a metric is NaN everywhere (an HPCToolkit profile's
+    /// placeholder for its default metric) does not have the metric: two metrics with
+    /// the same values get the same statistics, whether streamed, all at once or
+    /// recomputed by `restat`.
+    #[test]
+    fn an_all_nan_column_is_no_member_of_the_statistics() {
+        let a = prof(&[("main/kernel", 3.0)]);
+        let mut b = prof(&[("main/kernel", 1.0)]);
+        let rows = b.cct.len();
+        b.metrics = MetricTable::new(rows);
+        b.metrics.set("time", "s", vec![f64::NAN; rows]);
+        b.metrics.set("time (inc)", "s", vec![f64::NAN; rows]);
+        let l: Vec<String> = vec!["thread".into(), "stream".into()];
+        let ps = vec![a, b];
+        for u in [unify(&ps, &l), reference::unify(&ps, &l)] {
+            let m = &u.metrics;
+            assert_eq!(m.get("time (inc)@mean", 0), 3.0);
+            assert_eq!(m.get("time (inc)@min", 0), 3.0);
+            assert_eq!(m.get("time@std", 1), 0.0);
+            let mut again = m.clone();
+            restat(&mut again, &l, false, Stats::Zero);
+            assert_eq!(again.get("time (inc)@mean", 0), 3.0);
+        }
     }
 
     #[test]

@@ -98,6 +98,89 @@ fn inclusive_means_never_exceed_the_parents() {
     }
 }
 
+/// The members (summary left out) that hold a value of `m` somewhere.
+fn members_with(p: &Profile, m: &str) -> usize {
+    grove::app::compare::member_labels(&p.metrics)
+        .iter()
+        .filter(|l| *l != "summary")
+        .filter(|l| {
+            p.metrics
+                .values(&grove::ensemble::column(m, l))
+                .is_some_and(|c| c.iter().any(|x| !x.is_nan()))
+        })
+        .count()
+}
+
+/// hpcprof's own statistic: the summary profile holds the sum over the profiles at
+/// every node, so an inclusive `@mean` times the profiles that have the metric is it
+/// (v4 to the last bits; experiment.xml prints 6 significant digits). And metrics
+/// whose per-profile columns are equal get equal statistics: on the CUDA and HIP
+/// databases `GPUOP (sec) (inc)@mean` was half of `GKER (sec) (inc)@mean`, as the GPU
+/// stream profile, which holds no values, counted as a 0 for GPUOP.
+#[test]
+fn inclusive_means_times_the_profiles_are_hpcprofs_sums() {
+    let mut checked = 0;
+    for path in ensembles() {
+        let p = grove::load::load_inputs(std::slice::from_ref(&path), &HashMap::new())
+            .unwrap_or_else(|e| panic!("{e}"));
+        if p.source.format != grove::model::Format::HpcToolkit {
+            continue;
+        }
+        let old = path.join("experiment.xml").is_file();
+        let slack = if old { 5e-6 } else { 1e-12 };
+        for col in p.metrics.names() {
+            let Some(m) = col.strip_suffix("@mean") else {
+                continue;
+            };
+            let Some(sum) = p.metrics.values(&grove::ensemble::column(m, "summary")) else {
+                continue;
+            };
+            if !m.ends_with(" (inc)") {
+                continue;
+            }
+            let n = members_with(&p, m) as f64;
+            let mean = p.metrics.values(&col).unwrap();
+            for (i, (&s, &x)) in sum.iter().zip(mean).enumerate() {
+                if s.is_nan() || n == 0.0 {
+                    continue;
+                }
+                checked += 1;
+                assert!(
+                    (x * n - s).abs() <= slack * s.abs().max(1.0),
+                    "{}: {m} at {}: mean {x} x {n} profiles vs hpcprof's sum {s}",
+                    path.display(),
+                    p.cct.name(i as u32)
+                );
+            }
+        }
+        let name = path.file_name().unwrap().to_string_lossy();
+        if name.contains("cuda") || name.contains("hip") {
+            let stat = |m: &str, s: &str| p.metrics.values(&format!("{m}@{s}")).unwrap().to_vec();
+            for s in ["mean", "min", "max", "std"] {
+                assert_eq!(
+                    stat("GPUOP (sec) (inc)", s),
+                    stat("GKER (sec) (inc)", s),
+                    "{name}: @{s}"
+                );
+            }
+            if name == "loops-cuda-nvidia-t.d" {
+                // hpcprof's summary: 0.029794427999999984 s of GPU operations, all
+                // of them kernels, in the one CPU thread's profile.
+                let root = p.cct.roots[0] as usize;
+                assert_eq!(
+                    stat("GPUOP (sec) (inc)", "mean")[root],
+                    0.029794427999999984
+                );
+                assert_eq!(
+                    stat("GPUOP (sec) (inc)", "summary")[root],
+                    0.029794427999999984
+                );
+            }
+        }
+    }
+    eprintln!("{checked} node values: inclusive @mean x profiles = hpcprof's summary");
+}
+
 #[test]
 fn a_directory_of_runs_is_read_in_depth() {
     let Some(dir) = common::corpus(RAJAPERF) else {

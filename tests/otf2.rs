@@ -69,6 +69,59 @@ fn corpus_archives_load_as_one_tree_with_a_root_per_location() {
     assert_eq!(p.metrics.get("PAPI_TOT_CYC (inc)", init), 87_875_176.0);
 }
 
+/// testdata/otf2-async: asynchronous metrics written with the OTF2 library's Python
+/// bindings (scripts/otf2_async_gen.py).
+fn async_archive() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/otf2-async")
+}
+
+#[test]
+fn asynchronous_metrics_are_placed_on_the_call_path_open_at_them() {
+    let p = grove::load::load_path(&async_archive()).unwrap();
+    let node = |path: &[&str]| {
+        let mut n = *p
+            .cct
+            .roots
+            .iter()
+            .find(|&&r| p.cct.name(r) == path[0])
+            .unwrap();
+        for name in &path[1..] {
+            n = p.cct.children(n).find(|&c| p.cct.name(c) == *name).unwrap();
+        }
+        n
+    };
+    let get = |m: &str, path: &[&str]| p.metrics.get(m, node(path));
+    // otf2-print: the last PAPI_TOT_INS value (ACCUMULATED_START: the count since the
+    // measurement began) is 1486983 on rank 0 and 1529166 on rank 1; the io_bytes
+    // values (ACCUMULATED_LAST: each the amount since the previous) sum to 229376 and
+    // 188416. A location's root holds its total.
+    assert_eq!(get("PAPI_TOT_INS (inc)", &["MPI Rank 0"]), 1_486_983.0);
+    assert_eq!(get("PAPI_TOT_INS (inc)", &["MPI Rank 1"]), 1_529_166.0);
+    assert_eq!(get("io_bytes (inc)", &["MPI Rank 0"]), 229_376.0);
+    assert_eq!(get("io_bytes (inc)", &["MPI Rank 1"]), 188_416.0);
+    // The first value (59512 at t=0, before `main` is entered) is the root's own.
+    assert_eq!(get("PAPI_TOT_INS", &["MPI Rank 0"]), 59_512.0);
+    // Per call path, as scripts/otf2_check.py places otf2-print's records.
+    let kernel = ["MPI Rank 0", "main", "compute", "kernel"];
+    assert_eq!(get("PAPI_TOT_INS", &kernel), 476_851.0);
+    assert_eq!(get("PAPI_TOT_INS (inc)", &kernel[..3]), 976_424.0);
+    assert_eq!(get("io_bytes", &["MPI Rank 0", "main", "io"]), 229_376.0);
+    // mem_usage (ABSOLUTE_POINT): the largest value, never a sum.
+    assert_eq!(get("mem_usage:max", &kernel), 4_446_784.0);
+    assert_eq!(get("mem_usage:max (inc)", &["MPI Rank 1"]), 5_490_048.0);
+    assert!(
+        get("mem_usage:max", &["MPI Rank 1"]).is_nan(),
+        "no record on the root"
+    );
+    assert_eq!(p.metrics.unit("mem_usage:max"), "B");
+    // node_power is measured for the system tree node: on the recorder's root, said.
+    assert_eq!(get("node_power:max", &["MPI Rank 0"]), 104.56);
+    assert_eq!(
+        p.warnings,
+        vec!["11 METRIC record(s) of metric instances measured for a system tree node (not the recording location) are shown on the recording location's root, not on a call path"]
+    );
+}
+
 #[test]
 fn totals_agree_with_otf2_print() {
     let (Some(a), Some(b)) = (corpus("ping-pong-otf2"), corpus("ping-pong-otf2-papi")) else {
@@ -88,6 +141,7 @@ fn totals_agree_with_otf2_print() {
         .arg(env!("CARGO_BIN_EXE_grove"))
         .arg(&a)
         .arg(b.join("traces.otf2"))
+        .arg(async_archive())
         .output()
         .expect("python3 runs");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -96,7 +150,13 @@ fn totals_agree_with_otf2_print() {
         "{text}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(text.matches(": agree").count(), 2, "{text}");
+    assert_eq!(text.matches(": agree").count(), 3, "{text}");
+    // The totals it prints from otf2-print's records are the roots' above.
+    assert!(
+        text.contains("MPI Rank 0: PAPI_TOT_INS total 1486983"),
+        "{text}"
+    );
+    assert!(text.contains("MPI Rank 1: io_bytes total 188416"), "{text}");
 }
 
 /// Loads a damaged archive: a profile, or one line naming the archive.
@@ -116,10 +176,15 @@ fn load_or_one_line(dir: &Path) -> Result<grove::model::Profile, String> {
 
 #[test]
 fn truncated_event_and_definition_files_never_panic() {
+    truncated_never_panic(&async_archive(), "trunc-async");
     let Some(src) = corpus("ping-pong-otf2-papi") else {
         return;
     };
-    let dir = copy(&src, "trunc");
+    truncated_never_panic(&src, "trunc");
+}
+
+fn truncated_never_panic(src: &Path, tag: &str) {
+    let dir = copy(src, tag);
     for file in ["traces/0.evt", "traces.def", "traces/1.def", "traces.otf2"] {
         let orig = std::fs::read(src.join(file)).unwrap();
         // Every cut of the small files; every 7th byte of the definitions.
@@ -146,10 +211,15 @@ fn truncated_event_and_definition_files_never_panic() {
 
 #[test]
 fn corrupted_bytes_never_panic() {
+    corrupted_never_panic(&async_archive(), "corrupt-async");
     let Some(src) = corpus("ping-pong-otf2-papi") else {
         return;
     };
-    let dir = copy(&src, "corrupt");
+    corrupted_never_panic(&src, "corrupt");
+}
+
+fn corrupted_never_panic(src: &Path, tag: &str) {
+    let dir = copy(src, tag);
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = || {
         seed ^= seed << 13;

@@ -70,7 +70,9 @@ pub fn unify(profiles: &[Profile], labels: &[String]) -> Profile {
             per.push(col);
         }
         let masked: Vec<bool> = profiles.iter().map(is_summary).collect();
-        let has: Vec<bool> = profiles.iter().map(|p| p.metrics.has(m)).collect();
+        // A member has the metric when it holds a value of it somewhere (an all-NaN
+        // column, such as a reader's placeholder for its default metric, is none).
+        let has: Vec<bool> = per.iter().map(|c| c.iter().any(|x| !x.is_nan())).collect();
         let additive = is_additive(&metrics, m, &unit);
         set_stats(
             &mut table,

@@ -92,6 +92,18 @@ pub struct MetricClass {
     pub occurrence: u8,
 }
 
+/// A MetricInstance: a class recorded by one location for a scope, which may be the
+/// recording location or something else (another location, a location group, a
+/// system tree node, a group of locations).
+#[derive(Debug, Clone, Default)]
+pub struct MetricInstance {
+    pub class: u32,
+    pub recorder: u64,
+    /// OTF2_MetricScope: 0 location, 1 location group, 2 system tree node, 3 group.
+    pub scope_kind: u8,
+    pub scope: u64,
+}
+
 #[derive(Debug, Default)]
 pub struct Defs {
     pub clock_resolution: u64,
@@ -106,7 +118,7 @@ pub struct Defs {
     pub metric_members: HashMap<u32, MetricMember>,
     /// Metric classes and instances share one id space; an instance names its class.
     pub metric_classes: HashMap<u32, MetricClass>,
-    pub metric_instances: HashMap<u32, u32>,
+    pub metric_instances: HashMap<u32, MetricInstance>,
     pub comms: HashMap<u32, u32>,
     pub records: u64,
     /// Whether the file ended with its end-of-file mark (a cut file does not).
@@ -125,7 +137,7 @@ impl Defs {
         self.metric_classes.get(&id).or_else(|| {
             self.metric_instances
                 .get(&id)
-                .and_then(|c| self.metric_classes.get(c))
+                .and_then(|i| self.metric_classes.get(&i.class))
         })
     }
 }
@@ -288,7 +300,18 @@ pub fn global_record(d: &mut Defs, id: u8, r: &mut Buf<'_>) -> Res<()> {
         METRIC_INSTANCE => {
             let id = r.u32c()?;
             let class = r.u32c()?;
-            d.metric_instances.insert(id, class);
+            let recorder = r.u64c()?;
+            let scope_kind = r.u8()?;
+            let scope = r.u64c()?;
+            d.metric_instances.insert(
+                id,
+                MetricInstance {
+                    class,
+                    recorder,
+                    scope_kind,
+                    scope,
+                },
+            );
         }
         COMM => {
             let id = r.u32c()?;

@@ -9,8 +9,9 @@
 //! The model: one profile, one CCT root per location (an MPI rank's thread, or an
 //! accelerator stream), under which Enter/Leave nest into call paths with exclusive and
 //! inclusive time and visit counts; MPI messages and collectives add byte and message
-//! counts to the node they happen in; synchronous PAPI counters become a metric
-//! (exclusive and inclusive) per counter. Every region instance is also a row of the
+//! counts to the node they happen in; strict synchronous PAPI counters become a metric
+//! (exclusive and inclusive) per counter, and every other METRIC record (asynchronous
+//! counters, memory usage) is placed on the call path open at it (`metrics`). Every region instance is also a row of the
 //! event table (pid = location group, tid = location), so accelerator streams appear as
 //! timeline lanes. docs/formats.md says why this is not an ensemble of ranks.
 
@@ -18,6 +19,7 @@ pub mod anchor;
 pub mod buffer;
 pub mod defs;
 pub mod events;
+mod metrics;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -172,6 +174,7 @@ pub fn read(anchor_path: &Path, shown: &Path) -> Result<Profile, String> {
         let clock = defs::ClockCorrection::new(&local.clock_offsets);
         let mut dec = events::Decoder::new(&local.maps, clock);
         b.start_location(li);
+        b.placer.start_location();
         let res = buffer::for_each_chunk(&evt, anchor.chunk_size_events, |mut c| {
             dec.chunk(&mut c, &mut b)
         });
@@ -355,8 +358,7 @@ pub fn cpu_row_budget(archive_bytes: u64) -> usize {
 /// The metric members whose values are counters read at every Enter and Leave
 /// (accumulated from the start): their differences are what a region spent.
 struct Counter {
-    name: String,
-    unit: String,
+    member: u32,
 }
 
 /// One open region instance.
@@ -398,12 +400,16 @@ struct Builder<'d> {
     /// Latest counter values on this location and when they were read.
     last_counters: Vec<f64>,
     last_counter_t: u64,
+    /// The other METRIC records (synchronous, asynchronous, levels), placed on the
+    /// call path open at them.
+    placer: metrics::Placer,
+    /// The id of the location being read.
+    location: u64,
     // Damage and oddities, counted.
     unmatched_leave: u64,
     mismatched_leave: u64,
     unclosed: u64,
     unknown_region: u64,
-    async_metrics: u64,
     local_unknown: u64,
     cpu_rows: usize,
     cpu_budget: usize,
@@ -416,15 +422,20 @@ impl<'d> Builder<'d> {
         let mut counter_of_member = HashMap::new();
         let mut ids: Vec<&u32> = defs.metric_members.keys().collect();
         ids.sort();
+        // Members of strict synchronous classes, read at every Enter and Leave.
+        let strict: std::collections::HashSet<u32> = defs
+            .metric_classes
+            .values()
+            .filter(|c| c.occurrence == 0)
+            .flat_map(|c| c.members.iter().copied())
+            .collect();
         for &id in ids {
             let m = &defs.metric_members[&id];
-            // Accumulated values (mode's low nibble 0), read at region boundaries.
-            if m.mode & 0x0f == 0 {
+            // Accumulated values (mode's low nibble 0) of a strict synchronous class:
+            // region differences.
+            if m.mode & 0x0f == 0 && strict.contains(&id) {
                 counter_of_member.insert(id, counters.len());
-                counters.push(Counter {
-                    name: defs.string(m.name).to_string(),
-                    unit: defs.string(m.unit).to_string(),
-                });
+                counters.push(Counter { member: id });
             }
         }
         Builder {
@@ -452,11 +463,12 @@ impl<'d> Builder<'d> {
             kind: EventKind::Cpu,
             lane: (0, 0),
             last_counter_t: u64::MAX,
+            placer: metrics::Placer::new(defs),
+            location: 0,
             unmatched_leave: 0,
             mismatched_leave: 0,
             unclosed: 0,
             unknown_region: 0,
-            async_metrics: 0,
             local_unknown: 0,
             cpu_rows: 0,
             cpu_budget: 1 << 18,
@@ -545,6 +557,7 @@ impl<'d> Builder<'d> {
             loc.id
         ));
         self.lane = (loc.group as i64, loc.id as i64);
+        self.location = loc.id;
         self.kind = if loc.kind == defs::LOCATION_ACCELERATOR_STREAM {
             EventKind::Kernel
         } else {
@@ -713,12 +726,7 @@ impl<'d> Builder<'d> {
                 self.cpu_rows, self.cpu_budget
             ));
         }
-        if self.async_metrics > 0 {
-            w.push(format!(
-                "{} METRIC record(s) of asynchronous or unknown metrics were not attributed to regions",
-                self.async_metrics
-            ));
-        }
+        w.extend(self.placer.warnings());
         w
     }
 
@@ -750,15 +758,17 @@ impl<'d> Builder<'d> {
                 ],
             );
         }
-        for (k, c) in self.counters.iter().enumerate() {
-            let unit = if c.unit == "#" { "" } else { c.unit.as_str() };
-            m.set(&c.name, unit, std::mem::take(&mut self.counter_exc[k]));
-            m.set(
-                &crate::model::metrics::inclusive_name(&c.name),
-                unit,
-                std::mem::take(&mut self.counter_inc[k]),
-            );
-        }
+        let strict = self
+            .counters
+            .iter()
+            .enumerate()
+            .map(|(k, c)| metrics::Strict {
+                member: c.member,
+                exc: std::mem::take(&mut self.counter_exc[k]),
+                inc: std::mem::take(&mut self.counter_inc[k]),
+            })
+            .collect();
+        self.placer.finish(&self.cct, &mut m, strict);
         let len = self.ev.len();
         self.ev.launch = crate::model::events::Sparse::with_len(len);
         self.cct.finish();
@@ -847,11 +857,20 @@ impl events::Visit for Builder<'_> {
 
     fn metric(&mut self, t: u64, metric: u32, values: &[(u8, u64)]) {
         let Some(class) = self.defs.metric_class(metric) else {
-            self.async_metrics += 1;
+            self.placer.undefined();
             return;
         };
-        if class.occurrence == 2 {
-            self.async_metrics += 1;
+        let node = self.stack.last().map(|o| o.node).unwrap_or(self.root);
+        let strict = class.occurrence == 0;
+        let of = &self.counter_of_member;
+        self.placer.record(
+            self.defs,
+            metric,
+            values,
+            (node, self.root, self.location),
+            |m| strict && of.contains_key(&m),
+        );
+        if !strict {
             return;
         }
         if self.last_counter_t != t {
@@ -860,12 +879,7 @@ impl events::Visit for Builder<'_> {
         }
         for (&member, &(ty, raw)) in class.members.iter().zip(values) {
             if let Some(&k) = self.counter_of_member.get(&member) {
-                // OTF2_Type: 8 INT64, 10 DOUBLE; the rest are unsigned.
-                self.last_counters[k] = match ty {
-                    8 => raw as i64 as f64,
-                    10 => f64::from_bits(raw),
-                    _ => raw as f64,
-                };
+                self.last_counters[k] = metrics::value(ty, raw);
             }
         }
     }

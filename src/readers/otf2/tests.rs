@@ -66,3 +66,77 @@ fn mapping_tables_dense_and_sparse() {
     let body = [0u8, 8, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1];
     assert!(defs::local_record(&mut l, 5, &mut Buf::new(&body, 0)).is_err());
 }
+
+/// The placement rule of every metric mode (docs/formats.md, OTF2 "Metrics"), and
+/// what it cannot place said with its reason.
+#[test]
+fn metric_modes_are_placed_by_their_timing() {
+    let mut d = defs::Defs::default();
+    // Members 0..4: ACCUMULATED_START, _POINT, _LAST, _NEXT; 4: ABSOLUTE_POINT with an
+    // exponent.
+    for (id, mode) in [(0u32, 0x00u8), (1, 0x10), (2, 0x20), (3, 0x30), (4, 0x11)] {
+        d.strings.insert(id, format!("m{id}"));
+        let exponent = if id == 4 { 3 } else { 0 };
+        d.metric_members.insert(
+            id,
+            defs::MetricMember {
+                name: id,
+                mode,
+                exponent,
+                ..Default::default()
+            },
+        );
+    }
+    d.metric_classes.insert(
+        10,
+        defs::MetricClass {
+            members: vec![0, 1, 2, 3, 4],
+            occurrence: 2,
+        },
+    );
+    let mut cct = crate::model::Cct::default();
+    let root = cct.child(None, "loc", "thread");
+    let f = cct.child(Some(root), "f", "function");
+    let mut p = metrics::Placer::new(&d);
+    p.start_location();
+    let rec = |p: &mut metrics::Placer, node: u32, vals: [u64; 5]| {
+        let v: Vec<(u8, u64)> = vals.iter().map(|&x| (4u8, x)).collect();
+        p.record(&d, 10, &v, (node, root, 0), |_| false);
+    };
+    rec(&mut p, root, [5, 5, 5, 5, 7]);
+    rec(&mut p, f, [8, 8, 2, 2, 3]);
+    rec(&mut p, f, [6, 9, 1, 1, 9]);
+    // A record of an undefined metric, and one with a value short.
+    p.record(&d, 99, &[(4, 1)], (f, root, 0), |_| false);
+    p.record(&d, 10, &[(4, 20)], (f, root, 0), |_| false);
+    let warnings = p.warnings();
+    let mut m = crate::model::MetricTable::new(cct.len());
+    p.finish(&cct, &mut m, Vec::new());
+    let at = |name: &str| {
+        let v = m.values(name).unwrap();
+        (v[root as usize], v[f as usize])
+    };
+    // START: 5 since the start at the root, then +3, -2, +14 at f; total = last value.
+    assert_eq!(at("m0"), (5.0, 15.0));
+    assert_eq!(at("m0 (inc)"), (20.0, 15.0));
+    // POINT: the first value is the baseline.
+    assert_eq!(at("m1 (inc)"), (4.0, 4.0));
+    // LAST and NEXT: the values themselves.
+    assert_eq!(at("m2"), (5.0, 3.0));
+    assert_eq!(at("m3 (inc)"), (8.0, 3.0));
+    // ABSOLUTE: the largest, never a sum; no column without a value.
+    assert_eq!(at("m4:max"), (7.0, 9.0));
+    assert_eq!(at("m4:max (inc)"), (9.0, 9.0));
+    assert!(!m.has("m4"));
+    for said in [
+        "1 METRIC record(s) name a metric with no MetricClass",
+        "1 value(s) of accumulated metrics are lower",
+        "1 METRIC record(s) carry fewer values",
+        "m4 (exponent 3)",
+    ] {
+        assert!(
+            warnings.iter().any(|w| w.contains(said)),
+            "{said}: {warnings:?}"
+        );
+    }
+}
