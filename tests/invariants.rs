@@ -45,11 +45,6 @@ const KNOWN: &[(&str, char, &str)] = &[
     ("corpus/plaidml/tools/analysis/testdata/small_mobilenet_coco_log.gz", 'a', PLAIDML),
     ("corpus/plaidml/tools/analysis/testdata/small_mobilenet_coco_log.gz", 'c', PLAIDML),
     ("corpus/plaidml/tools/analysis/testdata/small_mobilenet_coco_log.gz", 'e', PLAIDML),
-    (
-        "corpus/pipit/pipit/tests/data/ping-pong-otf2-papi/",
-        'b',
-        "OTF2: a location root's PAPI counter (inc) is 0 instead of its regions' sum — OTF2 reader being fixed (issue 24)",
-    ),
 ];
 
 const CALLGRIND: &str = "callgrind estimated call paths: each edge's cost is scaled along the path, giving fractional counts and children over their parent — being fixed (issue 24, call-graph formats)";

@@ -220,7 +220,7 @@ impl Placer {
                 m.set(&inclusive_name(&name), unit, inc);
                 continue;
             }
-            let (exc, inc) = match s {
+            let (exc, mut inc) = match s {
                 Some(s) if !mem.seen => (s.exc, s.inc),
                 Some(s) => {
                     let sums = subtree_sums(cct, &placed);
@@ -233,6 +233,13 @@ impl Placer {
                     (placed, sums)
                 }
             };
+            // A strict counter counts between a region's Enter and Leave; a location's
+            // root has neither, so its inclusive value is what ran on it: its own
+            // (records placed there) and its top-level regions' (as for time).
+            for r in cct.root_ids() {
+                let kids: f64 = cct.children(r).map(|c| inc[c as usize]).sum();
+                inc[r as usize] = exc[r as usize] + kids;
+            }
             m.set(&mem.name, unit, exc);
             m.set(&inclusive_name(&mem.name), unit, inc);
         }
