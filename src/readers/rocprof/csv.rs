@@ -284,8 +284,9 @@ pub fn dispatches(rows: &[Vec<String>]) -> Result<(Vec<Dispatch>, String, Vec<St
         } else {
             String::new()
         };
-        warnings.push(format!(
-            "{bad} row(s) without a readable begin/end time{why}; left out"
+        warnings.push(crate::model::hidden::hidden_warning(
+            format!("{bad} row(s) without a readable begin/end time{why}; left out"),
+            bad as f64 / (rows.len() - 1).max(1) as f64,
         ));
     }
     if no_lane > 0 {

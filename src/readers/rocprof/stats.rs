@@ -73,14 +73,19 @@ pub fn read(rows: &[Vec<String>], source: Source) -> Result<Profile, String> {
     if mended > 0 {
         warnings.push(super::csv::mended_warning(mended));
     }
+    // Rows left out hide their share of the file's kernels (by rows: their times are
+    // what could not be read).
+    let share = |k: u64| k as f64 / (rows.len() - 1).max(1) as f64;
     if short > 0 {
-        warnings.push(format!(
-            "{short} row(s) have fewer fields than the header's {columns}; left out"
+        warnings.push(crate::model::hidden::hidden_warning(
+            format!("{short} row(s) have fewer fields than the header's {columns}; left out"),
+            share(short),
         ));
     }
     if no_total > 0 {
-        warnings.push(format!(
-            "{no_total} row(s) whose TotalDurationNs is not a number; left out"
+        warnings.push(crate::model::hidden::hidden_warning(
+            format!("{no_total} row(s) whose TotalDurationNs is not a number; left out"),
+            share(no_total),
         ));
     }
     let len = cct.len();
