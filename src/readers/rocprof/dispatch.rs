@@ -159,6 +159,7 @@ pub fn profile(
         meta.push(("copies".to_string(), copies.to_string()));
     }
     Profile {
+        call_graph: None,
         source,
         dialect,
         cct,
