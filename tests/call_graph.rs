@@ -65,7 +65,7 @@ fn check_tree(p: &Profile, whole: &[&str], what: &str) {
             .metrics
             .values(name.trim_end_matches(" (inc)"))
             .unwrap_or(v);
-        if name.ends_with("(inc)") && base.iter().all(|x| !(*x < 0.0)) {
+        if name.ends_with("(inc)") && base.iter().all(|x| x.is_nan() || *x >= 0.0) {
             for n in 0..p.cct.len() as u32 {
                 if let Some(par) = p.cct.parent(n) {
                     let (c, pv) = (v[n as usize], v[par as usize]);

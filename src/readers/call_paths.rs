@@ -47,7 +47,7 @@ pub struct Paths {
 }
 
 fn whole(v: f64) -> bool {
-    v >= 0.0 && v < EXACT && v.fract() == 0.0
+    (0.0..EXACT).contains(&v) && v.fract() == 0.0
 }
 
 /// Splits `total` in proportion to `weights`: plain shares, or whole parts by largest
@@ -141,9 +141,12 @@ struct Walk {
 pub fn unfold(g: &CallGraph) -> Paths {
     let (n, ne) = (g.len(), g.metrics.len());
     let out = out_edges(g);
+    // What the file gives in whole numbers (instructions, misses, pprof's whole ms)
+    // splits in whole numbers; pstats' seconds and gprof2dot's percents never do.
     let integer: Vec<bool> = (0..ne)
         .map(|m| {
-            (0..n).all(|f| whole(g.function(f).self_cost[m]))
+            !matches!(g.metrics[m].1.as_str(), "s" | "%")
+                && (0..n).all(|f| whole(g.function(f).self_cost[m]))
                 && out.iter().flatten().all(|(_, c)| whole(c[m]))
         })
         .collect();
@@ -296,15 +299,20 @@ impl Paths {
     /// nodes' budgets of metric `m` (equally where they are all zero); whole numbers
     /// stay whole.
     pub fn spread(&self, per_func: &[f64], m: usize) -> Vec<f64> {
+        let integer = per_func
+            .iter()
+            .filter(|v| !v.is_nan())
+            .all(|v| whole(v.abs()));
+        self.spread_as(per_func, m, integer)
+    }
+
+    /// `spread`, in whole numbers when `integer`.
+    fn spread_as(&self, per_func: &[f64], m: usize, integer: bool) -> Vec<f64> {
         let nf = per_func.len();
         let mut nodes: Vec<Vec<u32>> = vec![Vec::new(); nf];
         for (node, &f) in self.func.iter().enumerate() {
             nodes[f as usize].push(node as u32);
         }
-        let integer = per_func
-            .iter()
-            .filter(|v| !v.is_nan())
-            .all(|v| whole(v.abs()));
         let mut out = vec![0.0; self.func.len()];
         for (f, ns) in nodes.iter().enumerate() {
             let v = per_func[f];
@@ -333,7 +341,8 @@ impl Paths {
     /// Each node's estimated self cost of metric m.
     pub fn exclusive(&self, g: &CallGraph, m: usize) -> Vec<f64> {
         let per_func: Vec<f64> = (0..g.len()).map(|f| g.function(f).self_cost[m]).collect();
-        self.spread(&per_func, m)
+        // Whole only when the metric is (seconds that happen to be whole stay seconds).
+        self.spread_as(&per_func, m, self.integer[m])
     }
 }
 

@@ -79,7 +79,8 @@ fn call_graph(g: &Graph) -> CallGraph {
                 .collect()
         };
     }
-    cg.estimated_paths = true;
+    // Without calls (cachegrind) every function is a root with its own figures.
+    cg.estimated_paths = cg.graph.edge_count() > 0;
     cg
 }
 
