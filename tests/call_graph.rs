@@ -397,3 +397,22 @@ fn corpus_call_graph_files_keep_the_invariants() {
         check_tree(&p, whole, rel);
     }
 }
+
+/// The TUI header says the tree is estimated, at any width (it is part of what is in
+/// effect, which never gives way); a trace's header does not.
+#[test]
+fn the_header_says_paths_are_estimated() {
+    use grove::app::{keymap::Keymap, App};
+    use grove::ui::glyphs::Glyphs;
+    let note = grove::model::call_graph::ESTIMATED_NOTE;
+    let p = load_path(&repo("testdata/callgraph/work.pstats")).unwrap();
+    let app = App::new(p, Keymap::default_map());
+    for width in [200, 80] {
+        let h = grove::ui::layout::header_text(&app, &Glyphs::pick(false), width);
+        assert!(h.contains(note), "{width}: {h}");
+    }
+    let t = load_path(&repo("testdata/small.trace.json")).unwrap();
+    let app = App::new(t, Keymap::default_map());
+    let h = grove::ui::layout::header_text(&app, &Glyphs::pick(false), 200);
+    assert!(!h.contains(note), "{h}");
+}
