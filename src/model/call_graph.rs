@@ -59,6 +59,15 @@ impl CallGraph {
         }
     }
 
+    /// A graph without functions that only says a tree was estimated: what an ensemble
+    /// of call-graph profiles keeps (its members' graphs differ; their trees merge).
+    pub fn estimated_marker() -> CallGraph {
+        CallGraph {
+            estimated_paths: true,
+            ..CallGraph::default()
+        }
+    }
+
     pub fn add_function(&mut self, f: Function) -> NodeIndex {
         self.graph.add_node(f)
     }

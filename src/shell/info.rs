@@ -138,8 +138,11 @@ fn info_json(p: &Profile, ensemble: Option<usize>) -> Value {
         "warnings": p.warnings,
     });
     if let Some(g) = &p.call_graph {
-        v["functions"] = json!(g.len());
-        v["call_edges"] = json!(g.graph.edge_count());
+        // An ensemble keeps only the flag, not its members' graphs.
+        if !g.is_empty() {
+            v["functions"] = json!(g.len());
+            v["call_edges"] = json!(g.graph.edge_count());
+        }
         v["estimated_paths"] = json!(g.estimated_paths);
     }
     if ensemble.is_some() {
@@ -212,12 +215,14 @@ fn info_text(p: &Profile, ensemble: Option<usize>) -> String {
     let _ = writeln!(s, "nodes:    {}", p.cct.len());
     let _ = writeln!(s, "roots:    {}", p.cct.roots.len());
     if let Some(g) = &p.call_graph {
-        let _ = writeln!(
-            s,
-            "graph:    {} functions, {} caller-callee edges (exact, from the file)",
-            g.len(),
-            g.graph.edge_count()
-        );
+        if !g.is_empty() {
+            let _ = writeln!(
+                s,
+                "graph:    {} functions, {} caller-callee edges (exact, from the file)",
+                g.len(),
+                g.graph.edge_count()
+            );
+        }
         if g.estimated_paths {
             let _ = writeln!(s, "tree:     {}", grove::model::call_graph::ESTIMATED_NOTE);
         }
