@@ -267,6 +267,9 @@ impl Union {
             self.units[k].push(unit);
         }
         self.members.push(Profile {
+            call_graph: p
+                .estimated_paths()
+                .then(crate::model::call_graph::CallGraph::estimated_marker),
             source: p.source.clone(),
             dialect: String::new(),
             cct: Cct::default(),
@@ -364,7 +367,10 @@ impl Union {
             }
         }
         let first = self.members.first();
+        // A tree merged from estimated trees is estimated.
+        let estimated = self.members.iter().any(Profile::estimated_paths);
         Profile {
+            call_graph: estimated.then(crate::model::call_graph::CallGraph::estimated_marker),
             source: Source {
                 path: None,
                 format: first

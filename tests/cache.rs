@@ -45,11 +45,29 @@ fn tree(file: &Path, cache: &Path, extra: &[&str], format: &str) -> (i32, String
     )
 }
 
+/// A call-graph format's tree is estimated from its graph, which the cache does not
+/// keep: it is never cached, and says what it is each time.
+#[test]
+fn call_graph_trees_are_not_cached() {
+    let cache = scratch("callgrind");
+    let file = data("callgrind/rec.callgrind.out");
+    for _ in 0..2 {
+        let (code, out, err) = tree(&file, &cache, &[], "text");
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.starts_with("(call paths estimated from the call graph)"),
+            "{out}"
+        );
+        assert_eq!(entries(&cache), 0);
+    }
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
 #[test]
 fn warm_trees_equal_cold_ones() {
     for (name, file) in [
         ("kineto", data("rank0.trace.json.gz")),
-        ("callgrind", data("callgrind/rec.callgrind.out")),
+        ("perf", data("perf/spin.perf.txt")),
         ("nsys", data("nsys/schema_3_16.sqlite")),
     ] {
         let cache = scratch(name);

@@ -565,6 +565,8 @@ fn callgrind_separate_threads_open_as_an_ensemble() {
     let runs = [files.to_vec(), vec![dir.clone()]];
     for inputs in runs {
         let p = grove::load::load_inputs(&inputs, &HashMap::new()).unwrap();
+        // The members' trees are unfolded from their call graphs: so is the union.
+        assert!(p.estimated_paths());
         for (label, v) in want {
             let col = format!("Ir@{label}");
             assert!(

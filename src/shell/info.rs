@@ -138,6 +138,14 @@ fn info_json(p: &Profile, ensemble: Option<usize>) -> Value {
         "warnings": p.warnings,
         "hidden_share": p.hidden_share(),
     });
+    if let Some(g) = &p.call_graph {
+        // An ensemble keeps only the flag, not its members' graphs.
+        if !g.is_empty() {
+            v["functions"] = json!(g.len());
+            v["call_edges"] = json!(g.graph.edge_count());
+        }
+        v["estimated_paths"] = json!(g.estimated_paths);
+    }
     if ensemble.is_some() {
         v["members"] = members(p)
             .into_iter()
@@ -211,6 +219,19 @@ fn info_text(p: &Profile, ensemble: Option<usize>) -> String {
     let _ = writeln!(s, "size:     {} bytes", src.size);
     let _ = writeln!(s, "nodes:    {}", p.cct.len());
     let _ = writeln!(s, "roots:    {}", p.cct.roots.len());
+    if let Some(g) = &p.call_graph {
+        if !g.is_empty() {
+            let _ = writeln!(
+                s,
+                "graph:    {} functions, {} caller-callee edges (exact, from the file)",
+                g.len(),
+                g.graph.edge_count()
+            );
+        }
+        if g.estimated_paths {
+            let _ = writeln!(s, "tree:     {}", grove::model::call_graph::ESTIMATED_NOTE);
+        }
+    }
     if let Some(c) = event_counts(p) {
         let _ = writeln!(s, "events:   {}", c.events);
         let kinds: Vec<String> = c.by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
