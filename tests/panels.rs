@@ -158,3 +158,84 @@ fn kernel_names_scroll_sideways() {
     assert_eq!(app.kernels.hscroll, 0);
     assert_eq!(draw(&mut term, &app), before);
 }
+
+/// Each registered panel draws its own view (none falls back on another's, as the
+/// tree once drew for a panel whose arm was missing), with its tab marked.
+#[test]
+fn every_panel_draws_its_own_view() {
+    let mut app = open(TRACE);
+    let mut term = Terminal::new(TestBackend::new(140, 24)).unwrap();
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for p in grove::app::panels::PANELS {
+        app.run(&format!("panel {}", p.name())).unwrap();
+        assert_eq!(app.panel.name(), p.name());
+        let s = draw(&mut term, &app);
+        // The rows under the header and the tabs.
+        let body: String = s.lines().skip(2).collect();
+        for (other, b) in &seen {
+            assert!(*b != body, "{} draws what {other} draws", p.name());
+        }
+        seen.push((p.name().to_string(), body));
+    }
+}
+
+/// `panel next` and `panel prev` go round the panels in tab order, skipping those
+/// that cannot show the profile, and are logged as the panel they reached.
+#[test]
+fn next_and_prev_go_round_the_usable_panels() {
+    let names: Vec<&str> = grove::app::panels::PANELS
+        .iter()
+        .map(|p| p.name())
+        .collect();
+    let mut app = open(TRACE);
+    for want in names.iter().skip(1).chain(names.first()) {
+        app.run("panel next").unwrap();
+        assert_eq!(app.panel.name(), *want);
+    }
+    app.run("panel prev").unwrap();
+    assert_eq!(app.panel.name(), *names.last().unwrap());
+    assert_eq!(app.log.last().map(String::as_str), Some("panel summary"));
+    // A profile without events has neither kernels nor a timeline.
+    let mut cpu = open("testdata/callgrind/rec.callgrind.out");
+    let want: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| !matches!(*n, "kernels" | "timeline"))
+        .collect();
+    let mut went = Vec::new();
+    for _ in 0..want.len() {
+        cpu.run("panel next").unwrap();
+        went.push(cpu.panel.name());
+    }
+    went.rotate_right(1);
+    assert_eq!(went, want);
+    assert!(cpu.run("panel kernels").is_err());
+    assert!(cpu.run("panel 4").is_err());
+    assert_eq!(cpu.panel.name(), "tree");
+}
+
+/// Undo puts the whole view back — the panel on screen and every panel's state, the
+/// summary's sideways scroll included — and a panel's derived data comes back with
+/// it instead of being derived again.
+#[test]
+fn undo_puts_the_whole_view_back() {
+    let mut app = open(TRACE);
+    app.run("panel summary").unwrap();
+    app.run("down 3").unwrap();
+    app.run("scroll table 4").unwrap();
+    let lines = app.summary_lines();
+    app.run("filter time (inc) > 1000").unwrap();
+    app.run("down 5").unwrap();
+    app.run("scroll table 2").unwrap();
+    assert_eq!((app.summary.scroll, app.summary.hscroll), (8, 6));
+    app.run("undo").unwrap();
+    assert_eq!(app.panel.name(), "summary");
+    assert_eq!((app.summary.scroll, app.summary.hscroll), (3, 4));
+    assert!(Arc::ptr_eq(&lines, &app.summary_lines()));
+    // The kernel table's cursor too (`panel` is undoable).
+    app.run("panel kernels").unwrap();
+    app.run("down 2").unwrap();
+    app.run("panel tree").unwrap();
+    app.run("undo").unwrap();
+    assert_eq!((app.panel.name(), app.kernels.cursor), ("kernels", 2));
+}

@@ -196,7 +196,7 @@ impl App {
                 }
                 self.summary.clear();
                 self.refresh_kernels();
-                if self.panel == super::command::PanelChoice::Timeline {
+                if self.panel.is(&super::panels::timeline::Timeline) {
                     self.initial_window();
                 }
                 if let Some(text) = full.warning {

@@ -96,7 +96,7 @@ pub enum Command {
     },
     Save(String),
     /// Switch the main panel.
-    Panel(PanelChoice),
+    Panel(PanelMove),
     /// Kernel table options; unset fields keep their value.
     Kernels(KernelsSpec),
     /// Select a kernel by name (the row under the cursor without a name).
@@ -173,29 +173,13 @@ pub enum Selector {
     Hatchet(Option<crate::query::cypher::Parsed>),
 }
 
+/// What `panel` switches to: a panel, or the next or previous one that can show this
+/// profile (resolved before the command is logged).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PanelChoice {
-    Tree,
-    Heatmap,
-    Kernels,
-    Timeline,
-    Summary,
+pub enum PanelMove {
+    To(super::panels::PanelId),
     Next,
     Prev,
-}
-
-impl PanelChoice {
-    pub fn name(self) -> &'static str {
-        match self {
-            PanelChoice::Tree => "tree",
-            PanelChoice::Heatmap => "heatmap",
-            PanelChoice::Kernels => "kernels",
-            PanelChoice::Timeline => "timeline",
-            PanelChoice::Summary => "summary",
-            PanelChoice::Next => "next",
-            PanelChoice::Prev => "prev",
-        }
-    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]

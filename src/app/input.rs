@@ -329,6 +329,13 @@ impl App {
             Complete::Path => return self.complete_path(input, head),
             Complete::None => Vec::new(),
             Complete::Words(ws) => starting(&mut ws.iter().map(|w| w.to_string())),
+            Complete::Panels => starting(
+                &mut super::panels::PANELS
+                    .iter()
+                    .map(|p| p.name())
+                    .chain(["next", "prev"])
+                    .map(String::from),
+            ),
             Complete::File => {
                 let mut files: Vec<String> = std::fs::read_dir(&self.cwd)
                     .map(|d| {

@@ -10,8 +10,11 @@ use super::keys::Key;
 
 pub const DEFAULT: &str = include_str!("../../keymaps/default.toml");
 
-/// Key sections: `normal` applies everywhere; a panel's section comes first there.
-pub const MODES: [&str; 4] = ["normal", "kernels", "timeline", "heatmap"];
+/// Key sections: `normal` applies everywhere; each panel's section, named after it
+/// (`app::panels::PANELS`), comes first on that panel.
+pub fn sections() -> impl Iterator<Item = &'static str> {
+    std::iter::once("normal").chain(super::panels::PANELS.iter().map(|p| p.name()))
+}
 
 #[derive(Debug, Clone)]
 pub struct Binding {
@@ -63,14 +66,15 @@ impl Keymap {
             )
         })?;
         for key in doc.keys() {
-            if !MODES.contains(&key.as_str()) {
+            if !sections().any(|m| m == key) {
+                let all: Vec<&str> = sections().collect();
                 return Err(format!(
                     "{origin}: unknown section [[{key}]] (sections: {})",
-                    MODES.join(", ")
+                    all.join(", ")
                 ));
             }
         }
-        for mode in MODES {
+        for mode in sections() {
             if let Some(list) = doc.get(mode) {
                 self.merge_mode(mode, list, origin)?;
             }
@@ -161,11 +165,7 @@ impl Keymap {
 
     /// The command of a key in a section, falling back to `normal`.
     pub fn lookup_in(&self, mode: &str, key: &Key) -> Option<&str> {
-        let m = MODES
-            .iter()
-            .find(|m| **m == mode)
-            .copied()
-            .unwrap_or("normal");
+        let m = sections().find(|m| *m == mode).unwrap_or("normal");
         self.map
             .get(&(m, *key))
             .or_else(|| self.map.get(&("normal", *key)))
@@ -204,6 +204,19 @@ mod tests {
         assert_eq!(k.lookup(&Key::char('q')), None);
         assert_eq!(k.lookup(&Key::char('k')), Some("up"));
         assert_eq!(k.lookup(&Key::parse("<Down>").unwrap()), Some("down"));
+    }
+
+    /// Every panel has a section, named after it, looked up before `[[normal]]`.
+    #[test]
+    fn each_panel_has_its_section() {
+        let mut k = Keymap::default_map();
+        k.merge_text("[[summary]]\non = \"j\"\nrun = \"up\"", "user")
+            .unwrap();
+        assert_eq!(k.lookup_in("summary", &Key::char('j')), Some("up"));
+        assert_eq!(k.lookup_in("tree", &Key::char('j')), Some("down"));
+        let e = k.merge_text("[[flame]]\non = \"j\"\nrun = \"up\"", "f");
+        let want = "f: unknown section [[flame]] (sections: normal, tree, heatmap, kernels, timeline, summary)";
+        assert_eq!(e.unwrap_err(), want);
     }
 
     #[test]

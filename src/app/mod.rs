@@ -17,13 +17,13 @@ mod undo;
 use crate::model::{Cct, MetricTable, PreOrder, Profile};
 use crate::present::heat::HeatScale;
 use crate::session;
-use command::{Command, PanelChoice, PromptKind};
+use command::{Command, PromptKind};
 use commands::Log;
 pub use input::{Msg, PromptEdit, UiMsg};
 use keymap::Keymap;
 use tree_state::TreeState;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub enum SortKey {
     /// By a metric column.
     Metric {
@@ -34,6 +34,7 @@ pub enum SortKey {
         descending: bool,
     },
     /// File (data) order, as Hatchet prints.
+    #[default]
     Data,
 }
 
@@ -97,20 +98,15 @@ pub struct Search {
 
 pub struct App {
     pub profile: Profile,
-    pub tree: TreeState,
-    pub metric: String,
-    pub metric2: Option<String>,
-    pub sort: SortKey,
-    pub search: Option<Search>,
+    /// What undo puts back: the tree's view and each panel's state (`app.tree`,
+    /// `app.kernels`, ... read it through `Deref`).
+    pub view: panels::ViewState,
     pub mode: Mode,
     pub message: Option<Message>,
     pub quit: bool,
     pub keymap: Keymap,
     /// Rows of the tree pane (set from the terminal size; paging needs it).
     pub page: usize,
-    pub heat: HeatScale,
-    /// Sum of the primary inclusive metric over the roots (the 100 %).
-    pub total: f64,
     /// Commands that changed the view, in canonical form (the session log).
     pub log: Vec<String>,
     pub log_nav: bool,
@@ -119,11 +115,6 @@ pub struct App {
     /// reshaping starts again from here); until then the profile's own are they
     /// (`original()`), so opening a big tree copies nothing.
     original: Option<std::sync::Arc<(Cct, MetricTable)>>,
-    /// Nodes the last filter matched (its kept ancestors are context), for `squash`.
-    pub matched: Option<Vec<bool>>,
-    /// `derive` definitions, re-evaluated when the tree changes shape.
-    pub derived: Vec<(String, crate::transform::derive::Arith)>,
-    pub rules: Rules,
     /// Commands in effect (what undo pops) and what undo popped (what redo re-applies),
     /// kept parsed so undo replays them without parsing.
     pub applied: Vec<Command>,
@@ -145,28 +136,14 @@ pub struct App {
     pub term: (u16, u16),
     /// Candidates of the last Tab in the command line (shown above it).
     pub completions: Vec<String>,
-    pub panel: PanelChoice,
     /// GPU facts (None when the profile has no GPU activity).
     pub gpu: Option<panels::GpuState>,
-    pub kernels: panels::KernelsView,
-    pub timeline: panels::TimelineView,
-    pub summary: panels::SummaryView,
-    /// Nodes of the current tree on the call paths of the selected kernel.
-    pub kernel_marks: Option<Vec<bool>>,
     source_depth: usize,
-    pub heatmap: panels::heatmap::HeatmapView,
-    /// The two members `diff` compares, and the metric it compared.
-    pub diff: Option<(String, String)>,
-    pub diff_base: Option<String>,
-    /// Metadata filter on ensemble members (`meta KEY = VALUE`).
-    pub meta_filter: Option<String>,
     /// The event table still loading behind a tree opened from the cache.
     pub background: Option<background::Pending>,
     /// Warnings and errors shown on the status line since start-up, oldest first (the
     /// messages view lists them after the load warnings; the status line cuts them).
     pub past_messages: Vec<String>,
-    /// The convention of the ensemble statistics in the metric table (`stats`).
-    pub stats: crate::ensemble::Stats,
     /// The details pane's scroll: (the node it was scrolled on, lines skipped); another
     /// node shows from the top.
     pub details_scroll: (u32, usize),
@@ -174,6 +151,23 @@ pub struct App {
     /// (`metric `Avg time/rank` is grove's `Avg time/rank (inc)``), for the headless
     /// shell to print on stderr; the status line shows them too.
     pub notes: Vec<String>,
+}
+
+/// The view state reads as the app's own fields (`app.tree`, `app.metric`,
+/// `app.kernels.cursor`); code that borrows it beside another part of the app (the
+/// profile, the GPU state) names `app.view`.
+impl std::ops::Deref for App {
+    type Target = panels::ViewState;
+
+    fn deref(&self) -> &panels::ViewState {
+        &self.view
+    }
+}
+
+impl std::ops::DerefMut for App {
+    fn deref_mut(&mut self) -> &mut panels::ViewState {
+        &mut self.view
+    }
 }
 
 /// The second metric at start: the first other metric that is not `count`; when that
@@ -223,43 +217,19 @@ impl App {
     ) -> App {
         // Commands allocate and free arrays of a node each (memory::for_commands).
         crate::memory::for_commands();
-        let metric = if profile.metrics.has(&profile.default_metric) {
-            profile.default_metric.clone()
-        } else {
-            profile
-                .metrics
-                .base_metrics()
-                .first()
-                .cloned()
-                .unwrap_or_default()
-        };
-        let metric2 = default_metric2(&profile.metrics, &metric);
-        let sort = SortKey::Metric {
-            column: profile.metrics.inclusive_of(&metric),
-            descending: true,
-        };
-        let tree = TreeState::default();
+        // `initial_view` below sets the metrics, the sort and the tree's view.
         let mut app = App {
             profile,
-            tree,
-            metric,
-            metric2,
-            sort,
-            search: None,
+            view: panels::ViewState::default(),
             mode: Mode::Normal,
             message: None,
             quit: false,
             keymap,
             page: 20,
-            heat: HeatScale::default(),
-            total: 0.0,
             log: Vec::new(),
             log_nav: false,
             history: Vec::new(),
             original: None,
-            matched: None,
-            derived: Vec::new(),
-            rules: Rules::default(),
             applied: Vec::new(),
             redo: Vec::new(),
             replaying: false,
@@ -272,20 +242,10 @@ impl App {
             cwd: std::env::current_dir().unwrap_or_default(),
             term: (120, 40),
             completions: Vec::new(),
-            panel: PanelChoice::Tree,
             gpu: None,
-            kernels: panels::KernelsView::default(),
-            timeline: panels::TimelineView::default(),
-            summary: panels::SummaryView::default(),
-            kernel_marks: None,
             source_depth: 0,
-            heatmap: panels::heatmap::HeatmapView::default(),
-            diff: None,
-            diff_base: None,
-            meta_filter: None,
             background: None,
             past_messages: Vec::new(),
-            stats: crate::ensemble::Stats::default(),
             details_scroll: (0, 0),
             notes: Vec::new(),
         };
@@ -345,7 +305,8 @@ impl App {
     /// below them) open.
     fn initial_view(&mut self) {
         let p = &self.profile;
-        self.metric = if p.metrics.has(&p.default_metric) {
+        let v = &mut self.view;
+        v.metric = if p.metrics.has(&p.default_metric) {
             p.default_metric.clone()
         } else {
             p.metrics
@@ -354,12 +315,12 @@ impl App {
                 .cloned()
                 .unwrap_or_default()
         };
-        self.metric2 = default_metric2(&p.metrics, &self.metric);
-        self.sort = SortKey::Metric {
-            column: p.metrics.inclusive_of(&self.metric),
+        v.metric2 = default_metric2(&p.metrics, &v.metric);
+        v.sort = SortKey::Metric {
+            column: p.metrics.inclusive_of(&v.metric),
             descending: true,
         };
-        self.search = None;
+        v.search = None;
         // resort() below builds the pre-order index.
         self.tree = TreeState::new(&self.profile.cct, PreOrder::default());
         self.resort();
@@ -415,10 +376,10 @@ impl App {
         self.heatmap.clear();
         let col = self.inclusive_column();
         let m = &self.profile.metrics;
-        self.tree.rules.weight = m.column(&col).unwrap_or_default();
+        self.view.tree.rules.weight = m.column(&col).unwrap_or_default();
         if let Some(v) = m.values(&col) {
-            self.heat = HeatScale::from_values(v.iter().copied());
-            self.total = self
+            self.view.heat = HeatScale::from_values(v.iter().copied());
+            self.view.total = self
                 .profile
                 .cct
                 .root_ids()
@@ -619,7 +580,8 @@ impl App {
                 }
             }
         }
-        self.tree.scroll_into_view(self.page);
+        let page = self.page;
+        self.tree.scroll_into_view(page);
         Ok(())
     }
 

@@ -6,42 +6,23 @@
 //! no tree finds the right one in place. Checkpoints are bounded by a memory budget;
 //! once the oldest are dropped, undoing that far falls back to replaying.
 
-use super::command::{Command, PanelChoice};
+use super::command::Command;
 use super::commands::Log;
+use super::panels::ViewState;
 use super::tree_state::TreeState;
-use super::{compare, panels, App, CmdError, Rules, Search, SortKey};
+use super::{App, CmdError};
 use crate::model::{Cct, MetricTable};
-use crate::ui::heat::HeatScale;
 
 /// Default bound on the memory the checkpoints hold (the loaded tree is kept apart).
 pub const UNDO_BUDGET: usize = 1 << 30;
 
-/// The view state before one command.
+/// The state before one command: the profile's tree and metrics, and the view.
 pub struct Checkpoint {
     /// The tree the command replaced; None when it kept the tree (then the tree in
     /// place when this checkpoint is restored, in stack order, is the right one).
     cct: Option<Cct>,
     metrics: MetricTable,
-    tree: TreeState,
-    metric: String,
-    metric2: Option<String>,
-    sort: SortKey,
-    search: Option<Search>,
-    matched: Option<Vec<bool>>,
-    derived: Vec<(String, crate::transform::derive::Arith)>,
-    rules: Rules,
-    panel: PanelChoice,
-    heatmap: compare::HeatmapView,
-    diff: Option<(String, String)>,
-    diff_base: Option<String>,
-    meta_filter: Option<String>,
-    stats: crate::ensemble::Stats,
-    kernels: panels::KernelsView,
-    timeline: panels::TimelineView,
-    summary_scroll: usize,
-    kernel_marks: Option<Vec<bool>>,
-    heat: HeatScale,
-    total: f64,
+    view: ViewState,
     /// Memory this checkpoint holds on its own (shared parts not counted).
     bytes: usize,
 }
@@ -67,34 +48,15 @@ fn tree_bytes(t: &TreeState) -> usize {
 impl App {
     /// The view state as it is now (before a command runs).
     fn checkpoint(&self) -> Checkpoint {
-        let tree = self.tree.clone();
-        let bytes = tree_bytes(&tree)
-            + self.matched.as_ref().map_or(0, Vec::len)
-            + self.kernel_marks.as_ref().map_or(0, Vec::len)
-            + self.kernels.rows.len() * 64;
+        let view = self.view.clone();
+        let bytes = tree_bytes(&view.tree)
+            + view.matched.as_ref().map_or(0, Vec::len)
+            + view.kernel_marks.as_ref().map_or(0, Vec::len)
+            + view.kernels.rows.len() * 64;
         Checkpoint {
             cct: None,
             metrics: self.profile.metrics.clone(),
-            tree,
-            metric: self.metric.clone(),
-            metric2: self.metric2.clone(),
-            sort: self.sort.clone(),
-            search: self.search.clone(),
-            matched: self.matched.clone(),
-            derived: self.derived.clone(),
-            rules: self.rules.clone(),
-            panel: self.panel,
-            heatmap: self.heatmap.clone(),
-            diff: self.diff.clone(),
-            diff_base: self.diff_base.clone(),
-            meta_filter: self.meta_filter.clone(),
-            stats: self.stats,
-            kernels: self.kernels.clone(),
-            timeline: self.timeline.clone(),
-            summary_scroll: self.summary.scroll,
-            kernel_marks: self.kernel_marks.clone(),
-            heat: self.heat,
-            total: self.total,
+            view,
             bytes,
         }
     }
@@ -107,28 +69,10 @@ impl App {
             super::reshape::drop_elsewhere(old);
         }
         self.profile.metrics = c.metrics;
-        self.tree = c.tree;
-        self.metric = c.metric;
-        self.metric2 = c.metric2;
-        self.sort = c.sort;
-        self.search = c.search;
-        self.matched = c.matched;
-        self.derived = c.derived;
-        self.rules = c.rules;
-        self.panel = c.panel;
-        self.heatmap = c.heatmap;
-        // Its memoised columns may predate the metric table put back above.
-        self.heatmap.clear();
-        self.diff = c.diff;
-        self.diff_base = c.diff_base;
-        self.meta_filter = c.meta_filter;
-        self.stats = c.stats;
-        self.kernels = c.kernels;
-        self.timeline = c.timeline;
-        self.summary.scroll = c.summary_scroll;
-        self.kernel_marks = c.kernel_marks;
-        self.heat = c.heat;
-        self.total = c.total;
+        self.view = c.view;
+        // The heatmap's columns are derived again from the metric table put back above
+        // (cheap beside a restore), as they always were.
+        self.view.heatmap.clear();
     }
 
     /// Applies a view-changing command and pushes it on the undo stack with the

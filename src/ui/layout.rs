@@ -7,9 +7,9 @@ use ratatui::style::Style;
 use ratatui::Frame;
 
 use super::help;
-use super::panels::{self, heatmap, kernels, summary, timeline, tree};
+use super::panels::{self, Details, Legend};
 use super::theme::Theme;
-use crate::app::command::{PanelChoice, PromptKind};
+use crate::app::command::PromptKind;
 use crate::app::{App, Level, Mode};
 use crate::present::format;
 use crate::present::glyphs::Glyphs;
@@ -58,7 +58,8 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     );
     let main = Rect::new(area.x, area.y + 2, area.width, area.height - 4);
     let wide = area.width >= DETAILS_MIN_WIDTH;
-    let with_details = wide && !matches!(app.panel, PanelChoice::Summary | PanelChoice::Heatmap);
+    let view = panels::view(app.panel);
+    let with_details = wide && !matches!(view.details(), Details::Hidden);
     let (body, det) = if with_details {
         let dw = (area.width * 35 / 100).clamp(30, 60);
         (
@@ -68,13 +69,7 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     } else {
         (main, None)
     };
-    match app.panel {
-        PanelChoice::Kernels => kernels::kernels(app, theme, g, body, buf),
-        PanelChoice::Timeline => timeline::timeline(app, theme, g, body, buf),
-        PanelChoice::Summary => summary::summary(app, theme, body, buf),
-        PanelChoice::Heatmap => heatmap::render(app, theme, g, body, buf),
-        _ => tree::render(app, theme, g, body, buf),
-    }
+    view.draw(app, theme, g, body, buf);
     if let Some(det) = det {
         details(app, theme, g, det, buf);
     }
@@ -320,13 +315,9 @@ fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     let x = r.x + 2;
     let w = r.width.saturating_sub(3) as usize;
     let mut lines: Vec<(String, Style)> = Vec::new();
-    match app.panel {
-        PanelChoice::Kernels | PanelChoice::Timeline => {
-            if app.panel == PanelChoice::Kernels {
-                kernels::kernel_details(app, theme, g, r, &mut lines);
-            } else {
-                timeline::instance_details(app, theme, g, &mut lines);
-            }
+    match panels::view(app.panel).details() {
+        Details::Lines(panel_lines) => {
+            panel_lines(app, theme, g, r, &mut lines);
             let mut y = r.y;
             for (s, st) in &lines {
                 // Wrap long names and values.
@@ -344,7 +335,8 @@ fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
             }
             return;
         }
-        _ => {}
+        Details::Hidden => return,
+        Details::Node => {}
     }
     let Some(n) = app.tree.selected() else { return };
     let cct = &app.profile.cct;
@@ -518,7 +510,7 @@ fn category_legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buff
 }
 
 fn legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
-    if matches!(app.panel, PanelChoice::Kernels | PanelChoice::Timeline) {
+    if panels::view(app.panel).legend() == Legend::Categories {
         return category_legend(app, theme, g, r, buf);
     }
     let col = app.inclusive_column();

@@ -16,6 +16,7 @@ mod navigate;
 mod panels;
 mod reshape;
 mod scroll;
+pub(crate) use scroll::shifted;
 mod session;
 mod stats;
 mod view;
@@ -73,6 +74,8 @@ pub enum Complete {
     /// File names under the working directory.
     File,
     Words(&'static [&'static str]),
+    /// The panels' names (`app::panels::PANELS`), `next` and `prev`.
+    Panels,
 }
 
 pub type ParseFn = fn(&Input) -> Result<Command, ParseError>;
@@ -124,11 +127,8 @@ macro_rules! spec {
     };
 }
 
+use crate::app::panels::{panel_help, registry};
 use Complete as C;
-
-const WORDS_PANEL: &[&str] = &[
-    "tree", "heatmap", "kernels", "timeline", "summary", "next", "prev",
-];
 
 /// Every command grove knows, in the order help and completion list them.
 pub static SPECS: &[Spec] = &[
@@ -181,7 +181,7 @@ pub static SPECS: &[Spec] = &[
     spec!("source", Session, |i| Ok(Command::Source(i.rest("a file")?)), session::print, { usage: "FILE", help: "run the commands of a session or text file", complete: C::File, example: "source steps.txt" }),
     spec!("export", Session, session::parse_export, session::print, { usage: "FORMAT FILE", help: "hatchet|json|csv|parquet|folded|thicket FILE: write the current tree", log: Log::Ui, complete: C::File, example: "export csv out.csv" }),
     spec!("save", Session, |i| Ok(Command::Save(i.rest("a file")?)), session::print, { usage: "FILE", help: "write the session so far to FILE", log: Log::Ui, complete: C::File, example: "save \"my session.jsonl\"" }),
-    spec!("panel", Panels, panels::parse_panel, panels::print, { usage: "NAME | next | prev", help: "switch the panel: tree | heatmap | kernels | timeline | summary | next | prev", complete: C::Words(WORDS_PANEL), example: "panel timeline" }),
+    spec!("panel", Panels, panels::parse_panel, panels::print, { usage: "NAME | next | prev", help: registry!(panel_help), complete: C::Panels, example: "panel timeline" }),
     spec!("kernels", Panels, panels::parse_kernels, panels::print, { usage: "[top N|all] [by KEY] [memory on|off] [group name|category]", help: "kernel table: [top N|all] [by total|mean|count|next] [memory on|off] [group name|category]", panel: Some("kernels"), complete: C::Words(&["top", "all", "by", "memory", "group"]), example: "kernels top 20 by mean memory on group category" }),
     spec!("select-kernel", Panels, panels::parse_select_kernel, panels::print, { usage: "[NAME]", help: "select a kernel by name (marks its call paths and instances)", panel: Some("kernels"), example: "select-kernel \"void foo<int>(int)\"" }),
     spec!("zoom", Panels, panels::parse_zoom, panels::print, { usage: "START END | in | out | fit | kernel", help: "timeline window: zoom START END | in | out | fit | kernel", panel: Some("timeline"), complete: C::Words(&["in", "out", "fit", "kernel"]), example: "zoom 12.5ms 14ms" }),

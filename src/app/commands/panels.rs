@@ -5,26 +5,20 @@
 use std::fmt;
 
 use crate::app::command::{
-    format_time, parse_time, quote, Command, Input, KernelsSpec, PanelChoice, ParseError, Token,
+    format_time, parse_time, quote, Command, Input, KernelsSpec, PanelMove, ParseError, Token,
     ZoomSpec,
 };
+use crate::app::panels::{expected_panel, PanelId};
 
 pub fn parse_panel(i: &Input) -> Result<Command, ParseError> {
     match i.args {
         [t] => Ok(Command::Panel(match t.text.as_str() {
-            "tree" | "1" => PanelChoice::Tree,
-            "heatmap" | "2" => PanelChoice::Heatmap,
-            "kernels" | "3" => PanelChoice::Kernels,
-            "timeline" | "4" => PanelChoice::Timeline,
-            "summary" | "5" => PanelChoice::Summary,
-            "next" => PanelChoice::Next,
-            "prev" => PanelChoice::Prev,
-            _ => {
-                return Err(Input::at(
-                    t,
-                    "expected tree, heatmap, kernels, timeline, summary, next or prev",
-                ))
-            }
+            "next" => PanelMove::Next,
+            "prev" => PanelMove::Prev,
+            w => match PanelId::parse(w) {
+                Some(p) => PanelMove::To(p),
+                None => return Err(Input::at(t, expected_panel())),
+            },
         })),
         [_, t, ..] => Err(Input::too_many(t)),
         [] => Err(i.missing("expected a panel")),
@@ -102,7 +96,9 @@ pub fn parse_zoom(i: &Input) -> Result<Command, ParseError> {
 
 pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     match c {
-        Command::Panel(p) => write!(f, "panel {}", p.name()),
+        Command::Panel(PanelMove::To(p)) => write!(f, "panel {}", p.name()),
+        Command::Panel(PanelMove::Next) => f.write_str("panel next"),
+        Command::Panel(PanelMove::Prev) => f.write_str("panel prev"),
         Command::Kernels(k) => {
             f.write_str("kernels")?;
             match k.top {

@@ -258,7 +258,8 @@ impl App {
                     _ => {
                         let before = self.rules.hidden.len();
                         let cct = &self.profile.cct;
-                        self.rules
+                        self.view
+                            .rules
                             .hidden
                             .retain(|h| paths::resolve(cct, h).map(|x| x != n).unwrap_or(true));
                         if before == self.rules.hidden.len() {

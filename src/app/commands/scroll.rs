@@ -36,26 +36,20 @@ pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     }
 }
 
+/// `at` moved by `by`, not below 0. Saturating: a scroll of i64::MAX from the command
+/// line is no overflow.
+pub(crate) fn shifted(at: usize, by: i64) -> usize {
+    (at as i64).saturating_add(by).max(0) as usize
+}
+
 impl App {
     pub(in crate::app) fn scroll(&mut self, details: bool, by: i64) {
-        // Saturating: a scroll of i64::MAX from the command line is no overflow.
-        let shift = |at: usize| (at as i64).saturating_add(by).max(0) as usize;
         if details {
             let node = self.tree.selected().unwrap_or(0);
             let (at, off) = self.details_scroll;
             let from = if at == node { off } else { 0 };
-            self.details_scroll = (node, shift(from));
-        } else if self.panel == crate::app::command::PanelChoice::Kernels {
-            // The kernel table scrolls its names: the full names, from a column on.
-            let longest = self
-                .kernels
-                .rows
-                .iter()
-                .map(|r| r.name.chars().count())
-                .max()
-                .unwrap_or(0);
-            self.kernels.hscroll = shift(self.kernels.hscroll).min(longest.saturating_sub(8));
-        } else {
+            self.details_scroll = (node, shifted(from, by));
+        } else if !self.panel.get().scroll_table(self, by) {
             // No further than the widest line (its last columns stay in view).
             let widest = self
                 .summary_lines()
@@ -63,7 +57,8 @@ impl App {
                 .map(|(l, _)| l.chars().count())
                 .max()
                 .unwrap_or(0);
-            self.summary.hscroll = shift(self.summary.hscroll).min(widest.saturating_sub(8));
+            let s = &mut self.view.summary;
+            s.hscroll = shifted(s.hscroll, by).min(widest.saturating_sub(8));
         }
     }
 }

@@ -6,7 +6,8 @@
 use std::fmt;
 
 use crate::app::command::{quote, Command, ExportFormat, Input, ParseError};
-use crate::app::{compare, panels, paths, App, CmdError, PanelChoice, Rules};
+use crate::app::panels::PANELS;
+use crate::app::{paths, App, CmdError};
 
 pub fn parse_export(i: &Input) -> Result<Command, ParseError> {
     match i.args {
@@ -114,20 +115,12 @@ impl App {
         };
         crate::app::reshape::drop_elsewhere(std::mem::replace(&mut self.profile.cct, cct));
         self.profile.metrics = metrics;
-        self.matched = None;
-        self.derived.clear();
-        self.rules = Rules::default();
-        self.panel = PanelChoice::Tree;
-        self.heatmap = compare::HeatmapView::default();
-        self.diff = None;
-        self.diff_base = None;
-        self.meta_filter = None;
-        // The loaded table holds the default statistics.
-        self.stats = crate::ensemble::Stats::default();
+        // The view starts afresh; each panel carries over what is not view state.
+        let mut was = std::mem::take(&mut self.view);
+        for p in PANELS {
+            p.reset(&mut was, &mut self.view);
+        }
         self.default_markers();
-        self.kernels = panels::KernelsView::default();
-        self.timeline = panels::TimelineView::default();
-        self.kernel_marks = None;
         self.refresh_kernels();
         self.initial_view();
         self.replaying = true;

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::app::command::{
-    quote, Command, Input, KernelsSpec, MetricChoice, PanelChoice, ParseError, PromptKind, SortSpec,
+    quote, Command, Input, KernelsSpec, MetricChoice, ParseError, PromptKind, SortSpec,
 };
 use crate::app::{App, CmdError, Mode, SortKey};
 
@@ -84,11 +84,14 @@ impl App {
     pub(super) fn view_command(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
         match cmd {
             // In the kernel table, `s` cycles the table's order.
-            Command::Sort(SortSpec::Next) if self.panel == PanelChoice::Kernels => self
-                .panel_command(Command::Kernels(KernelsSpec {
+            Command::Sort(SortSpec::Next)
+                if self.panel.is(&crate::app::panels::kernels::Kernels) =>
+            {
+                self.panel_command(Command::Kernels(KernelsSpec {
                     by: Some("next".into()),
                     ..Default::default()
-                })),
+                }))
+            }
             Command::Sort(spec) => {
                 self.sort = match spec {
                     SortSpec::Next => self.next_sort(),

@@ -3,7 +3,7 @@
 //! from one of its rows. The gaps themselves are computed once per lane with the GPU
 //! state (`GpuState::gaps`); this file only searches and formats them.
 
-use super::super::command::{format_time, Command, GapSpec, PanelChoice};
+use super::super::command::{format_time, Command, GapSpec};
 use super::super::{paths, App, CmdError, Mode};
 use crate::gpu::gaps::{self, Gap};
 use crate::model::events::NONE_U32;
@@ -90,7 +90,7 @@ impl App {
     /// on its lane at its start and the kernel after it selected.
     fn show_gap(&mut self, lane: usize, label: &str, gap: Gap) {
         let pad = (gap.len() / 4).max(1);
-        self.panel = PanelChoice::Timeline;
+        self.view.panel = super::PanelId::of(&super::timeline::Timeline);
         self.timeline.lane = lane;
         self.timeline.cursor_t = gap.start;
         self.timeline.selected = Some(gap.after);

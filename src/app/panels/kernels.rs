@@ -1,7 +1,7 @@
 //! The kernels panel: the kernel table (rows computed when its options change), the
 //! selected kernel and its marks on the tree.
 
-use super::super::command::{Command, KernelsSpec, PanelChoice};
+use super::super::command::{Command, KernelsSpec};
 use super::super::{App, CmdError};
 use crate::gpu::kernels::{self, KernelRow, KernelSort, TableOptions};
 
@@ -55,7 +55,7 @@ impl App {
         let Some(ev) = self.profile.events.as_ref() else {
             return;
         };
-        let k = &mut self.kernels;
+        let k = &mut self.view.kernels;
         let opt = TableOptions {
             all: k.memory,
             by_category: k.by_category,
@@ -107,7 +107,7 @@ impl App {
     /// The selected kernel instance: on the timeline, or the first instance of the
     /// kernel row under the cursor.
     pub fn selected_instance(&self) -> Option<u32> {
-        if self.panel == PanelChoice::Timeline {
+        if self.panel.is(&super::timeline::Timeline) {
             return self.timeline.selected;
         }
         self.kernels
@@ -123,7 +123,7 @@ impl App {
                 if self.lod().is_none() {
                     self.need_gpu()?;
                 }
-                let k = &mut self.kernels;
+                let k = &mut self.view.kernels;
                 if let Some(t) = spec.top {
                     k.top = t;
                 }
@@ -154,25 +154,23 @@ impl App {
                     Some(n) => n,
                     None => {
                         let ev = self.profile.events.as_ref().unwrap();
-                        match self.panel {
-                            PanelChoice::Timeline => self
-                                .timeline
+                        if self.panel.is(&super::timeline::Timeline) {
+                            self.timeline
                                 .selected
                                 .map(|i| ev.name_of(i as usize).to_string())
-                                .ok_or("no kernel is selected on the timeline")?,
-                            _ => {
-                                let r = self
-                                    .kernels
-                                    .rows
-                                    .get(self.kernels.cursor)
-                                    .ok_or("no kernel row")?;
-                                if self.kernels.by_category {
-                                    return Err(
-                                        "select a kernel in the per-name table (group name)".into(),
-                                    );
-                                }
-                                r.name.clone()
+                                .ok_or("no kernel is selected on the timeline")?
+                        } else {
+                            let r = self
+                                .kernels
+                                .rows
+                                .get(self.kernels.cursor)
+                                .ok_or("no kernel row")?;
+                            if self.kernels.by_category {
+                                return Err(
+                                    "select a kernel in the per-name table (group name)".into()
+                                );
                             }
+                            r.name.clone()
                         }
                     }
                 };
@@ -200,5 +198,49 @@ pub fn bar_value(sort: KernelSort, r: &KernelRow) -> f64 {
         KernelSort::Total => r.total_ns as f64,
         KernelSort::Mean => r.mean_ns,
         KernelSort::Count => r.count as f64,
+    }
+}
+
+/// The kernels panel: the kernel table, its state `ViewState::kernels`.
+pub struct Kernels;
+
+impl super::Panel for Kernels {
+    fn usable(&self, app: &App) -> bool {
+        app.gpu_activity().is_some() || app.events_pending()
+    }
+
+    fn open(&self, app: &mut App) -> Result<(), CmdError> {
+        // Low-memory mode: the table is drawn from the summary.
+        if !app.events_pending() {
+            app.need_gpu()?;
+        }
+        Ok(())
+    }
+
+    fn move_cursor(&self, app: &mut App, delta: isize) -> bool {
+        let k = &mut app.view.kernels;
+        let n = k.rows.len();
+        if n > 0 {
+            k.cursor = (k.cursor as isize + delta).clamp(0, n as isize - 1) as usize;
+        }
+        true
+    }
+
+    /// The kernel table scrolls its names: the full names, from a column on.
+    fn scroll_table(&self, app: &mut App, by: i64) -> bool {
+        let k = &mut app.view.kernels;
+        let longest = k
+            .rows
+            .iter()
+            .map(|r| r.name.chars().count())
+            .max()
+            .unwrap_or(0);
+        k.hscroll = crate::app::commands::shifted(k.hscroll, by).min(longest.saturating_sub(8));
+        true
+    }
+
+    /// The options start afresh; the kernel categories are the app's, not the view's.
+    fn reset(&self, was: &mut super::ViewState, now: &mut super::ViewState) {
+        now.kernels.categories = was.kernels.categories.take();
     }
 }

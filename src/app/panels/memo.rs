@@ -38,10 +38,17 @@ impl<K, V> Default for Memo<K, V> {
     }
 }
 
-/// A copy starts empty: it recomputes on its first use.
-impl<K, V> Clone for Memo<K, V> {
+/// A copy shares the value: an undo checkpoint's copy of a panel's state keeps its
+/// derived data, so undoing does not derive it again. The key still decides on every
+/// use; of the inputs outside a key, the metric table is put back with the checkpoint,
+/// and the GPU state changes only when a trace's events arrive, before which no
+/// breakdown table was derived.
+impl<K: Clone, V> Clone for Memo<K, V> {
     fn clone(&self) -> Self {
-        Memo::default()
+        let slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        Memo {
+            slot: Mutex::new(slot.as_ref().map(|(k, v)| (k.clone(), Arc::clone(v)))),
+        }
     }
 }
 

@@ -1,6 +1,8 @@
 //! The panels, one slice each: its state and commands here under its name, its view
-//! under the same name in `ui::panels`. This file holds the list of panels, switching
-//! between them, and the GPU facts the kernel, timeline and summary panels share.
+//! under the same name in `ui::panels`. This file holds the one list of panels
+//! (`registry!`), the `Panel` trait each implements, the view state they make up
+//! (`ViewState`: what undo puts back), switching between them, and the GPU facts the
+//! kernel, timeline and summary panels share.
 
 pub mod gaps;
 pub mod heatmap;
@@ -10,24 +12,205 @@ pub mod summary;
 pub mod timeline;
 pub mod tree;
 
-use super::command::{Command, PanelChoice};
-use super::{App, CmdError};
+use super::command::{Command, PanelMove};
+use super::{App, CmdError, Rules, Search, SortKey};
 use crate::gpu::classify::Categories;
 use crate::gpu::gaps::Gap;
 use crate::gpu::timeline::LaneIndex;
 use crate::gpu::GpuModel;
+use crate::present::heat::HeatScale;
 
 pub use kernels::KernelsView;
 pub use summary::SummaryView;
 pub use timeline::{LaneRef, TimelineView};
 
-pub const PANELS: [PanelChoice; 5] = [
-    PanelChoice::Tree,
-    PanelChoice::Heatmap,
-    PanelChoice::Kernels,
-    PanelChoice::Timeline,
-    PanelChoice::Summary,
-];
+/// Every panel, in tab order (`1:tree 2:heatmap ...`; the first is the one a view
+/// starts on): the one list. An entry `NAME: Panel, State;` is the panel's name —
+/// what `panel NAME` takes, the tab shows and its keymap section `[[NAME]]` is called,
+/// also the name of its modules `app/panels/NAME.rs` and `ui/panels/NAME.rs` and of
+/// its field in `ViewState` — then its unit type, which implements `Panel` in the
+/// first module and `ui::panels::View` in the second, then the type of its state,
+/// defined in the first. `PANELS`, the names, `ViewState`'s panel fields, the `panel`
+/// command's help line (`app::commands`) and the views' table (`ui::panels`) are all
+/// built from this list, so a panel without a view, or a view without a panel, does
+/// not compile.
+macro_rules! registry {
+    ($then:ident) => {
+        $then! {
+            tree: Tree, TreeState;
+            heatmap: Heatmap, HeatmapView;
+            kernels: Kernels, KernelsView;
+            timeline: Timeline, TimelineView;
+            summary: Summary, SummaryView;
+        }
+    };
+}
+pub(crate) use registry;
+
+macro_rules! panel_list {
+    ($($m:ident: $p:ident, $state:ident;)*) => {
+        &[$(&$crate::app::panels::$m::$p as &dyn Panel),*]
+    };
+}
+
+macro_rules! panel_names {
+    ($($m:ident: $p:ident, $state:ident;)*) => {
+        $(impl Named for $m::$p {
+            fn name(&self) -> &'static str {
+                stringify!($m)
+            }
+        })*
+    };
+}
+
+/// The `panel` command's help line, with every panel's name.
+macro_rules! panel_help {
+    ($($m:ident: $p:ident, $state:ident;)*) => {
+        concat!("switch the panel: ", $(stringify!($m), " | ",)* "next | prev")
+    };
+}
+pub(crate) use panel_help;
+
+/// `ViewState`, with a field for each panel's state.
+macro_rules! view_state {
+    ($($m:ident: $p:ident, $state:ident;)*) => {
+        /// The view state: the tree's view (metrics, sort, reshaping rules) and each
+        /// panel's state, one field per panel under its name in `registry!` (`tree`,
+        /// `heatmap`, `kernels`, ...). What undo puts back is one of these, cloned
+        /// whole; a replay from the loaded tree starts from a default one
+        /// (`Panel::reset` says what survives). `App` derefs to it, so `app.tree`,
+        /// `app.metric` or `app.kernels` read as fields of the app; code that borrows
+        /// it beside another part of the app names `app.view`.
+        #[derive(Clone, Default)]
+        pub struct ViewState {
+            pub metric: String,
+            pub metric2: Option<String>,
+            pub sort: SortKey,
+            pub search: Option<Search>,
+            /// Nodes the last filter matched (its kept ancestors are context), for
+            /// `squash`.
+            pub matched: Option<Vec<bool>>,
+            /// `derive` definitions, re-evaluated when the tree changes shape.
+            pub derived: Vec<(String, crate::transform::derive::Arith)>,
+            pub rules: Rules,
+            /// The two members `diff` compares, and the metric it compared.
+            pub diff: Option<(String, String)>,
+            pub diff_base: Option<String>,
+            /// Metadata filter on ensemble members (`meta KEY = VALUE`).
+            pub meta_filter: Option<String>,
+            /// The convention of the ensemble statistics in the metric table (`stats`).
+            pub stats: crate::ensemble::Stats,
+            pub heat: HeatScale,
+            /// Sum of the primary inclusive metric over the roots (the 100 %).
+            pub total: f64,
+            /// Nodes of the current tree on the call paths of the selected kernel.
+            pub kernel_marks: Option<Vec<bool>>,
+            /// The panel on screen.
+            pub panel: PanelId,
+            $(pub $m: $m::$state,)*
+        }
+    };
+}
+
+/// The panels, in tab order (built from `registry!`).
+pub static PANELS: &[&dyn Panel] = registry!(panel_list);
+
+registry!(panel_names);
+
+registry!(view_state);
+
+/// A panel's name, given by its `registry!` entry: what `panel NAME` takes and the
+/// tab shows; also its keymap section (`[[NAME]]`), whose keys come before
+/// `[[normal]]` on this panel.
+pub trait Named {
+    fn name(&self) -> &'static str;
+}
+
+/// A panel: what `:panel NAME` switches to. Its state is its field of `ViewState`
+/// (cloned whole by undo); derived data its view needs (tables, scales, ranges) is
+/// kept in a `Memo` inside that state, computed on the first frame after a change.
+pub trait Panel: Named + Sync {
+    /// Whether `panel next|prev` stops here (a panel that cannot show this profile is
+    /// skipped: the GPU panels without events).
+    fn usable(&self, app: &App) -> bool;
+
+    /// Runs before the switch to this panel: refuses with the reason it cannot show
+    /// this profile, or sets its state up (the timeline's first window).
+    fn open(&self, app: &mut App) -> Result<(), CmdError>;
+
+    /// `up`/`down` on this panel: moves its cursor by `delta` rows and returns true, or
+    /// false when the tree's cursor moves instead.
+    fn move_cursor(&self, app: &mut App, delta: isize) -> bool;
+
+    /// `scroll table N` on this panel: scrolls its own table sideways and returns true,
+    /// or false when the summary/metadata table scrolls instead.
+    fn scroll_table(&self, app: &mut App, by: i64) -> bool;
+
+    /// A replay from the loaded tree (`reset`, undo past the kept checkpoints) starts
+    /// from a default `ViewState`: this carries over what of the panel's state in
+    /// `was` survives it into `now` (settings that are not view state).
+    fn reset(&self, was: &mut ViewState, now: &mut ViewState);
+}
+
+/// A panel, by its place in `PANELS`.
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+pub struct PanelId(usize);
+
+impl PanelId {
+    /// The panel `p`. Every type that implements `Panel` is registered: its `Named`
+    /// comes from its `registry!` entry.
+    pub fn of(p: &dyn Panel) -> PanelId {
+        let name = p.name();
+        PanelId(
+            PANELS
+                .iter()
+                .position(|q| q.name() == name)
+                .unwrap_or_else(|| panic!("panel {name} is not in registry!")),
+        )
+    }
+
+    /// The panel `panel WORD` names: its name, or its number on the tabs (from 1).
+    pub fn parse(word: &str) -> Option<PanelId> {
+        PANELS
+            .iter()
+            .enumerate()
+            .position(|(i, p)| p.name() == word || (i + 1).to_string() == word)
+            .map(PanelId)
+    }
+
+    pub fn all() -> impl Iterator<Item = PanelId> {
+        (0..PANELS.len()).map(PanelId)
+    }
+
+    pub fn get(self) -> &'static dyn Panel {
+        PANELS[self.0]
+    }
+
+    pub fn name(self) -> &'static str {
+        self.get().name()
+    }
+
+    /// Its place in `PANELS` (and in the views' table, built from the same list).
+    pub fn index(self) -> usize {
+        self.0
+    }
+
+    pub fn is(self, p: &dyn Panel) -> bool {
+        self.name() == p.name()
+    }
+}
+
+impl std::fmt::Debug for PanelId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What `panel NAME` says of a word that names no panel.
+pub fn expected_panel() -> String {
+    let names: Vec<&str> = PANELS.iter().map(|p| p.name()).collect();
+    format!("expected {}, next or prev", names.join(", "))
+}
 
 /// GPU facts of the loaded trace, built once.
 pub struct GpuState {
@@ -170,40 +353,24 @@ impl App {
 
     pub(super) fn panel_command(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
         match cmd {
-            Command::Panel(choice) => {
-                // Next/prev skip the GPU panels when the profile has no GPU activity.
-                let usable: Vec<PanelChoice> = PANELS
-                    .iter()
-                    .copied()
-                    .filter(|p| match p {
-                        PanelChoice::Kernels => {
-                            self.gpu_activity().is_some() || self.loading() || self.lod().is_some()
+            Command::Panel(to) => {
+                let next = match to {
+                    PanelMove::To(p) => p,
+                    PanelMove::Next | PanelMove::Prev => {
+                        // Next/prev skip the panels that cannot show this profile.
+                        let usable: Vec<PanelId> =
+                            PanelId::all().filter(|p| p.get().usable(self)).collect();
+                        let i = usable.iter().position(|p| *p == self.panel).unwrap_or(0);
+                        let n = usable.len();
+                        match to {
+                            PanelMove::Next => usable[(i + 1) % n],
+                            _ => usable[(i + n - 1) % n],
                         }
-                        PanelChoice::Timeline => {
-                            self.gpu.is_some() || self.loading() || self.lod().is_some()
-                        }
-                        _ => true,
-                    })
-                    .collect();
-                let i = usable.iter().position(|p| *p == self.panel).unwrap_or(0);
-                let next = match choice {
-                    PanelChoice::Next => usable[(i + 1) % usable.len()],
-                    PanelChoice::Prev => usable[(i + usable.len() - 1) % usable.len()],
-                    p => p,
-                };
-                // Low-memory mode: both panels draw from the summary.
-                if !self.loading() && self.lod().is_none() {
-                    match next {
-                        PanelChoice::Kernels => drop(self.need_gpu()?),
-                        PanelChoice::Timeline => drop(self.need_timeline()?),
-                        _ => {}
                     }
-                }
-                self.panel = next;
-                if next == PanelChoice::Timeline {
-                    self.initial_window();
-                }
-                Ok(Some(Command::Panel(next)))
+                };
+                next.get().open(self)?;
+                self.view.panel = next;
+                Ok(Some(Command::Panel(PanelMove::To(next))))
             }
             c @ (Command::Kernels(_) | Command::SelectKernel(_)) => self.kernels_command(c),
             c @ (Command::Zoom(_)
@@ -219,28 +386,55 @@ impl App {
 
     /// Cursor movement in the active panel; false when the tree should handle it.
     pub(super) fn panel_move(&mut self, delta: isize) -> bool {
-        match self.panel {
-            PanelChoice::Kernels => {
-                let n = self.kernels.rows.len();
-                if n > 0 {
-                    self.kernels.cursor =
-                        (self.kernels.cursor as isize + delta).clamp(0, n as isize - 1) as usize;
-                }
-                true
-            }
-            PanelChoice::Timeline => {
-                let n = self.lanes().len();
-                if n > 0 {
-                    self.timeline.lane =
-                        (self.timeline.lane as isize + delta).clamp(0, n as isize - 1) as usize;
-                }
-                true
-            }
-            PanelChoice::Summary => {
-                self.summary.scroll = (self.summary.scroll as isize + delta).max(0) as usize;
-                true
-            }
-            _ => false,
+        self.panel.get().move_cursor(self, delta)
+    }
+
+    /// Whether the GPU panels can open before their GPU state is there: the events
+    /// are still loading, or low-memory mode draws them from the summary.
+    pub(crate) fn events_pending(&self) -> bool {
+        self.loading() || self.lod().is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every panel is found by its name and its tab number, and `panel NAME` prints
+    /// as it parses.
+    #[test]
+    fn panels_parse_by_name_and_number() {
+        for (i, id) in PanelId::all().enumerate() {
+            assert_eq!(PanelId::parse(id.name()), Some(id));
+            assert_eq!(PanelId::parse(&(i + 1).to_string()), Some(id));
+            assert_eq!(PanelId::of(id.get()), id);
+            let text = format!("panel {}", id.name());
+            assert_eq!(Command::parse(&text).unwrap().to_string(), text);
         }
+        assert_eq!(PanelId::parse("0"), None);
+        assert_eq!(PanelId::parse(&(PANELS.len() + 1).to_string()), None);
+        let names: Vec<&str> = PANELS.iter().map(|p| p.name()).collect();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+    }
+
+    /// The `panel` command's help, its error and the command table's panels follow
+    /// the registry.
+    #[test]
+    fn the_command_table_follows_the_registry() {
+        let spec = crate::app::commands::spec("panel").unwrap();
+        let names: Vec<&str> = PANELS.iter().map(|p| p.name()).collect();
+        let listed = format!("{} | next | prev", names.join(" | "));
+        assert!(spec.help.ends_with(&listed), "{}", spec.help);
+        for s in crate::app::commands::SPECS {
+            if let Some(p) = s.panel {
+                assert!(PanelId::parse(p).is_some(), "{}: no panel {p}", s.name);
+            }
+        }
+        let e = Command::parse("panel nope").unwrap_err();
+        assert_eq!(e.msg, expected_panel());
+        assert!(e.msg.contains(PANELS[PANELS.len() - 1].name()));
     }
 }

@@ -221,3 +221,35 @@ fn common_dir(paths: &[&str]) -> usize {
     }
     first[..n].rfind('/').map_or(0, |i| i + 1)
 }
+
+/// The summary panel: the breakdowns or the metadata, its state `ViewState::summary`.
+pub struct Summary;
+
+impl super::Panel for Summary {
+    fn usable(&self, _: &App) -> bool {
+        true
+    }
+
+    fn open(&self, _: &mut App) -> Result<(), crate::app::CmdError> {
+        Ok(())
+    }
+
+    /// Up and down scroll the lines.
+    fn move_cursor(&self, app: &mut App, delta: isize) -> bool {
+        let s = &mut app.view.summary;
+        s.scroll = (s.scroll as isize + delta).max(0) as usize;
+        true
+    }
+
+    /// `scroll table N` scrolls the summary/metadata table on every panel without a
+    /// table of its own (`App::scroll`).
+    fn scroll_table(&self, _: &mut App, _: i64) -> bool {
+        false
+    }
+
+    /// The breakdowns do not depend on the tree: a replay keeps the scroll and the
+    /// derived lines.
+    fn reset(&self, was: &mut super::ViewState, now: &mut super::ViewState) {
+        now.summary = std::mem::take(&mut was.summary);
+    }
+}

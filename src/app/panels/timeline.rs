@@ -1,8 +1,9 @@
 //! The timeline panel: the visible window, the lane and time under the cursor, the
 //! selected instance; zoom, pan and the jump to a kernel's launch.
 
-use super::super::command::{format_time, Command, PanelChoice, ZoomSpec};
+use super::super::command::{format_time, Command, PanelMove, ZoomSpec};
 use super::super::{paths, App, CmdError};
+use super::PanelId;
 use crate::gpu::timeline::LaneIndex;
 use crate::model::events::NONE_U32;
 use crate::model::NO_NODE;
@@ -168,12 +169,49 @@ impl App {
                 let n = paths::resolve(&self.profile.cct, &path).map_err(|_| {
                     CmdError::plain(format!("{path} is not in the current tree (filtered out?)"))
                 })?;
-                self.panel = PanelChoice::Tree;
+                self.view.panel = PanelId::of(&super::tree::Tree);
                 self.tree.reveal(n);
                 self.info(format!("launched from {path}"));
-                Ok(Some(Command::Panel(PanelChoice::Tree)))
+                Ok(Some(Command::Panel(PanelMove::To(self.panel))))
             }
             other => Err(format!("{other} is not a timeline command").into()),
         }
     }
+}
+
+/// The timeline panel: GPU streams and CPU threads over time, its state
+/// `ViewState::timeline`.
+pub struct Timeline;
+
+impl super::Panel for Timeline {
+    fn usable(&self, app: &App) -> bool {
+        app.gpu.is_some() || app.events_pending()
+    }
+
+    /// The first time, the window is the GPU activity's span.
+    fn open(&self, app: &mut App) -> Result<(), CmdError> {
+        // Low-memory mode: the timeline is drawn from the summary.
+        if !app.events_pending() {
+            app.need_timeline()?;
+        }
+        app.initial_window();
+        Ok(())
+    }
+
+    /// Up and down move between lanes.
+    fn move_cursor(&self, app: &mut App, delta: isize) -> bool {
+        let n = app.lanes().len();
+        if n > 0 {
+            let t = &mut app.view.timeline;
+            t.lane = (t.lane as isize + delta).clamp(0, n as isize - 1) as usize;
+        }
+        true
+    }
+
+    fn scroll_table(&self, _: &mut App, _: i64) -> bool {
+        false
+    }
+
+    /// The window, lanes and selection start afresh.
+    fn reset(&self, _: &mut super::ViewState, _: &mut super::ViewState) {}
 }

@@ -302,3 +302,28 @@ impl TreeState {
         self.offset = self.offset.min(max_off);
     }
 }
+
+/// The tree panel: the CCT, its state `ViewState::tree`. Up and down move the tree's
+/// cursor, which every panel shares.
+pub struct Tree;
+
+impl super::Panel for Tree {
+    fn usable(&self, _: &crate::app::App) -> bool {
+        true
+    }
+
+    fn open(&self, _: &mut crate::app::App) -> Result<(), crate::app::CmdError> {
+        Ok(())
+    }
+
+    fn move_cursor(&self, _: &mut crate::app::App, _: isize) -> bool {
+        false
+    }
+
+    fn scroll_table(&self, _: &mut crate::app::App, _: i64) -> bool {
+        false
+    }
+
+    /// The tree's view is rebuilt by the replay (`App::initial_view`).
+    fn reset(&self, _: &mut super::ViewState, _: &mut super::ViewState) {}
+}

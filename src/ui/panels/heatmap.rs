@@ -165,3 +165,18 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         }
     }
 }
+
+impl super::View for crate::app::panels::heatmap::Heatmap {
+    fn draw(&self, app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer) {
+        render(app, theme, g, area, buf)
+    }
+
+    /// The columns need the width.
+    fn details(&self) -> super::Details {
+        super::Details::Hidden
+    }
+
+    fn legend(&self) -> super::Legend {
+        super::Legend::Heat
+    }
+}

@@ -167,3 +167,18 @@ pub fn kernel_details(
         }
     }
 }
+
+impl super::View for crate::app::panels::kernels::Kernels {
+    fn draw(&self, app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer) {
+        kernels(app, theme, g, area, buf)
+    }
+
+    /// The kernel row under the cursor.
+    fn details(&self) -> super::Details {
+        super::Details::Lines(kernel_details)
+    }
+
+    fn legend(&self) -> super::Legend {
+        super::Legend::Categories
+    }
+}

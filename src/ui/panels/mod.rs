@@ -1,6 +1,8 @@
 //! The panels' views, one file per panel under the same name as its state in
 //! `app::panels`. Each draws only what is on screen, from state (and derived data)
-//! computed by commands; this file holds the panel tabs and helpers they share.
+//! computed by commands; this file holds the `View` trait, the views' table (built
+//! from `app::panels::registry!`, the one list of panels), the panel tabs and helpers
+//! they share.
 
 pub mod heatmap;
 pub mod kernels;
@@ -14,8 +16,62 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 
 use super::theme::Theme;
-use crate::app::command::PanelChoice;
+use crate::app::panels::{registry, Panel, PanelId};
 use crate::app::App;
+use crate::present::glyphs::Glyphs;
+
+/// How a panel looks: implemented in `ui/panels/NAME.rs` for the type that implements
+/// `app::panels::Panel` in `app/panels/NAME.rs`. A view is a pure function of `&App`
+/// and the theme, and costs what is on screen: derived data comes from the panel's
+/// `Memo`, never from a pass over all nodes or events per frame.
+pub trait View: Panel {
+    /// Draws the panel in `area` (the screen between the tabs and the legend, less
+    /// the details pane).
+    fn draw(&self, app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer);
+
+    /// What the details pane beside it shows on a wide screen.
+    fn details(&self) -> Details;
+
+    /// What the legend row under it shows.
+    fn legend(&self) -> Legend;
+}
+
+/// The lines a panel puts in the details pane (the pane wraps them).
+pub type DetailLines = fn(&App, &Theme, &Glyphs, Rect, &mut Vec<(String, Style)>);
+
+/// The details pane beside a panel.
+#[derive(Clone, Copy)]
+pub enum Details {
+    /// None: the panel takes the whole width.
+    Hidden,
+    /// The node under the tree's cursor: name, metrics, attributes.
+    Node,
+    /// The panel's own lines.
+    Lines(DetailLines),
+}
+
+/// The legend row under a panel.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Legend {
+    /// The heat scale of the primary metric.
+    Heat,
+    /// The kernel categories' colours.
+    Categories,
+}
+
+macro_rules! view_list {
+    ($($m:ident: $p:ident, $state:ident;)*) => {
+        &[$(&crate::app::panels::$m::$p as &dyn View),*]
+    };
+}
+
+/// Every panel's view, in the order of `PANELS` (the same list builds both).
+static VIEWS: &[&dyn View] = registry!(view_list);
+
+/// The view of a panel.
+pub fn view(p: PanelId) -> &'static dyn View {
+    VIEWS[p.index()]
+}
 
 pub(crate) const BLOCKS: [&str; 9] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
 pub(crate) const ASCII_BLOCKS: [&str; 9] = [" ", ".", ":", "-", "=", "+", "*", "#", "#"];
@@ -38,8 +94,8 @@ pub(crate) fn args_lines(args: crate::model::args::Args<'_>) -> Vec<(String, Str
 /// The panel tabs, for the breadcrumb row.
 pub fn tabs(app: &App, theme: &Theme, area: Rect, buf: &mut Buffer) -> u16 {
     let mut x = area.x;
-    for (i, p) in crate::app::panels::PANELS.iter().enumerate() {
-        let st = if *p == app.panel {
+    for (i, p) in PanelId::all().enumerate() {
+        let st = if p == app.panel {
             theme.style("ui.tab.active")
         } else {
             theme.style("ui.tab")
@@ -54,6 +110,20 @@ pub fn tabs(app: &App, theme: &Theme, area: Rect, buf: &mut Buffer) -> u16 {
         );
         x = put(buf, x, area.y, " ", area.right(), theme.style("ui.text"));
     }
-    let _ = PanelChoice::Tree;
     x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::panels::PANELS;
+
+    /// The views' table is the panels' list: same length, same order.
+    #[test]
+    fn every_panel_has_its_view() {
+        assert_eq!(VIEWS.len(), PANELS.len());
+        for (v, p) in VIEWS.iter().zip(PANELS) {
+            assert_eq!(v.name(), p.name());
+        }
+    }
 }

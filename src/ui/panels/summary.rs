@@ -35,3 +35,25 @@ pub fn summary(app: &App, theme: &Theme, area: Rect, buf: &mut Buffer) {
         put(buf, area.x, area.y + i as u16, &l, area.right(), st);
     }
 }
+
+impl super::View for crate::app::panels::summary::Summary {
+    fn draw(
+        &self,
+        app: &App,
+        theme: &Theme,
+        _: &crate::present::glyphs::Glyphs,
+        area: Rect,
+        buf: &mut Buffer,
+    ) {
+        summary(app, theme, area, buf)
+    }
+
+    /// The tables need the width.
+    fn details(&self) -> super::Details {
+        super::Details::Hidden
+    }
+
+    fn legend(&self) -> super::Legend {
+        super::Legend::Heat
+    }
+}

@@ -246,3 +246,18 @@ fn call_path(
     }
     true
 }
+
+impl super::View for crate::app::panels::timeline::Timeline {
+    fn draw(&self, app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer) {
+        timeline(app, theme, g, area, buf)
+    }
+
+    /// The selected instance.
+    fn details(&self) -> super::Details {
+        super::Details::Lines(|app, theme, g, _, lines| instance_details(app, theme, g, lines))
+    }
+
+    fn legend(&self) -> super::Legend {
+        super::Legend::Categories
+    }
+}

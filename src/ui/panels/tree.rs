@@ -286,3 +286,17 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         buf.set_stringn(nx, y, shown, left, name_style);
     }
 }
+
+impl super::View for crate::app::panels::tree::Tree {
+    fn draw(&self, app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer) {
+        render(app, theme, g, area, buf)
+    }
+
+    fn details(&self) -> super::Details {
+        super::Details::Node
+    }
+
+    fn legend(&self) -> super::Legend {
+        super::Legend::Heat
+    }
+}
