@@ -410,6 +410,13 @@ fn fuzz_folded() {
     fuzz("folded", &seeds, iters(600), load_bytes);
 }
 
+#[test]
+fn fuzz_gprof() {
+    let seeds = vec![testdata("gprof/report.txt"), testdata("gprof/flat.txt")];
+    assert_seeds_load("gprof", &seeds, &[Format::Gprof; 2]);
+    fuzz("gprof", &seeds, iters(600), load_bytes);
+}
+
 const CPUPROFILE: &str = "speedscope/sample/profiles/Chrome/65/simple.cpuprofile";
 
 /// A gzipped seed, decompressed: mutating compressed bytes mostly tests the gzip check.

@@ -81,6 +81,8 @@ pub enum Format {
     Pyinstrument,
     Tau,
     Gprof2Dot,
+    /// gprof's text report (flat profile and call graph).
+    Gprof,
     Timemory,
     ThicketJson,
     // Framework traces (issue 11).
@@ -96,7 +98,7 @@ pub enum Format {
 impl Format {
     /// Every format (a new variant belongs here too: summaries and the cache store a
     /// format by its label and find it back through this list).
-    pub const ALL: [Format; 23] = [
+    pub const ALL: [Format; 24] = [
         Format::ChromeTrace,
         Format::HatchetLiteral,
         Format::Folded,
@@ -113,6 +115,7 @@ impl Format {
         Format::Pyinstrument,
         Format::Tau,
         Format::Gprof2Dot,
+        Format::Gprof,
         Format::Timemory,
         Format::ThicketJson,
         Format::ExecutionTrace,
@@ -145,6 +148,7 @@ impl Format {
             Format::Pyinstrument => "pyinstrument JSON",
             Format::Tau => "TAU profile",
             Format::Gprof2Dot => "gprof2dot DOT",
+            Format::Gprof => "gprof report",
             Format::Timemory => "timemory JSON",
             Format::ThicketJson => "Thicket/Hatchet to_json",
             Format::ExecutionTrace => "PyTorch execution trace",
@@ -287,6 +291,7 @@ mod format_tests {
             | Format::Pyinstrument
             | Format::Tau
             | Format::Gprof2Dot
+            | Format::Gprof
             | Format::Timemory
             | Format::ThicketJson
             | Format::ExecutionTrace
@@ -295,6 +300,6 @@ mod format_tests {
             | Format::PlaidML
             | Format::Otf2 => 1,
         };
-        assert_eq!(Format::ALL.iter().map(|f| count(*f)).sum::<usize>(), 23);
+        assert_eq!(Format::ALL.iter().map(|f| count(*f)).sum::<usize>(), 24);
     }
 }

@@ -16,6 +16,7 @@ pub mod describe;
 pub mod et;
 pub mod fit;
 pub mod folded;
+pub mod gprof;
 pub mod gprof2dot;
 pub mod hatchet;
 pub mod hpctoolkit;
@@ -103,6 +104,12 @@ pub static READERS: &[&dyn Reader] = &[
         format: Format::PlaidML,
         claims: plaidml::claims,
         read: plaidml::read,
+    },
+    &StreamReader {
+        name: "gprof report",
+        format: Format::Gprof,
+        claims: gprof::claims,
+        read: gprof::read,
     },
     &StreamReader {
         name: "perf script text",

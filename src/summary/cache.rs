@@ -234,7 +234,7 @@ pub fn lookup(path: &Path) -> Option<Profile> {
     // An entry an older grove kept of a call-graph format lacks the graph.
     if matches!(
         format,
-        Format::Callgrind | Format::CProfile | Format::Gprof2Dot
+        Format::Callgrind | Format::CProfile | Format::Gprof2Dot | Format::Gprof
     ) {
         return None;
     }
