@@ -313,3 +313,37 @@ fn directory_inputs_have_a_hash() {
     assert_ne!(before.hash, after.hash);
     assert_eq!(after.size, 6);
 }
+
+/// A file that sources itself, directly or through another, stops at once with one
+/// line naming the cycle (it repeated the path 16 times); an error inside a sourced
+/// file says its own file and line once.
+#[test]
+fn a_source_cycle_is_named_once() {
+    let dir = tmpdir("source-cycle");
+    let (a, b, c) = (
+        dir.join("a.grove"),
+        dir.join("b.grove"),
+        dir.join("c.grove"),
+    );
+    std::fs::write(&a, format!("sort name\nsource {}\n", b.display())).unwrap();
+    std::fs::write(&b, format!("source {}\n", a.display())).unwrap();
+    std::fs::write(&c, "sort name\nbogus\n").unwrap();
+    let mut app = app();
+    let e = app.run(&format!("source {}", a.display())).unwrap_err();
+    let want = format!(
+        "sources itself ({} > {} > {})",
+        a.display(),
+        b.display(),
+        a.display()
+    );
+    assert!(e.contains(&want), "{e}");
+    assert_eq!(e.matches(": line ").count(), 0, "{e}");
+    let e = app.run(&format!("source {}", c.display())).unwrap_err();
+    assert_eq!(
+        e,
+        format!(
+            "{}: line 2: bogus: column 1: unknown command \"bogus\"",
+            c.display()
+        )
+    );
+}

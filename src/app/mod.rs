@@ -138,7 +138,11 @@ pub struct App {
     pub completions: Vec<String>,
     /// GPU facts (None when the profile has no GPU activity).
     pub gpu: Option<panels::GpuState>,
-    source_depth: usize,
+    /// The files being sourced, outermost first (canonical paths): a cycle is named
+    /// once, not repeated at every level.
+    sourcing: Vec<std::path::PathBuf>,
+    /// Whether the error being returned already names its file and line.
+    error_located: bool,
     /// The event table still loading behind a tree opened from the cache.
     pub background: Option<background::Pending>,
     /// Warnings and errors shown on the status line since start-up, oldest first (the
@@ -243,7 +247,8 @@ impl App {
             term: (120, 40),
             completions: Vec::new(),
             gpu: None,
-            source_depth: 0,
+            sourcing: Vec::new(),
+            error_located: false,
             background: None,
             past_messages: Vec::new(),
             details_scroll: (0, 0),

@@ -156,17 +156,33 @@ impl App {
     /// Runs every command of a session or command file; stops at the first failure
     /// with its line number.
     pub fn source(&mut self, path: &Path) -> Result<(), CmdError> {
-        // A file that sources itself (or a cycle) must stop, not overflow the stack.
-        if self.source_depth >= 16 {
+        // A file that sources itself (or a cycle) must stop, not overflow the stack, and
+        // say so once, naming the cycle.
+        let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        if let Some(at) = self.sourcing.iter().position(|p| *p == key) {
+            let chain: Vec<String> = self.sourcing[at..]
+                .iter()
+                .chain(std::iter::once(&key))
+                .map(|p| p.display().to_string())
+                .collect();
+            self.error_located = true;
+            return Err(CmdError::plain(format!(
+                "{}: sources itself ({})",
+                path.display(),
+                chain.join(" > ")
+            )));
+        }
+        if self.sourcing.len() >= 16 {
+            self.error_located = true;
             return Err(CmdError::plain(format!(
                 "{}: source nested more than 16 deep",
                 path.display()
             )));
         }
         let script = session::read(path).map_err(CmdError::plain)?;
-        self.source_depth += 1;
+        self.sourcing.push(key);
         let r = self.run_script(&script, &path.display().to_string(), None);
-        self.source_depth -= 1;
+        self.sourcing.pop();
         r
     }
 
@@ -181,8 +197,15 @@ impl App {
             if until.is_some_and(|u| i >= u) {
                 break;
             }
+            self.error_located = false;
             if let Err(e) = self.run(cmd) {
-                let msg = format!("{name}: line {line}: {e}");
+                // An error from a file this one sources already says where it is.
+                let msg = if std::mem::take(&mut self.error_located) {
+                    e.to_string()
+                } else {
+                    format!("{name}: line {line}: {e}")
+                };
+                self.error_located = true;
                 self.message = Some(Message {
                     level: Level::Error,
                     text: msg.clone(),
