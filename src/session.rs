@@ -283,9 +283,37 @@ pub struct Script {
 
 /// Reads a `.jsonl` session, or a plain text file with one command per line (`#`
 /// comments), which is what `source` and `--replay` accept.
+/// The largest session or `source` file read: far above any real session (a
+/// command a line, 10,000 commands are under 1 MiB), and a bound on what a wrong path
+/// (`/dev/urandom`, a log file) costs.
+pub const MAX_BYTES: u64 = 64 << 20;
+
 pub fn read(path: &Path) -> Result<Script, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    use std::io::Read;
+    use std::os::unix::fs::FileTypeExt;
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let kind = std::fs::metadata(path).map_err(|e| err(&e))?.file_type();
+    if kind.is_char_device() || kind.is_block_device() {
+        return Err(err(&"a device, not a session file"));
+    }
+    if kind.is_dir() {
+        return Err(err(&"a directory, not a session file"));
+    }
+    // Read through a bound, so a pipe or a huge file stops at MAX_BYTES.
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .map_err(|e| err(&e))?
+        .take(MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| err(&e))?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(err(&format!(
+            "larger than {} MiB: not a session file",
+            MAX_BYTES >> 20
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| err(&"not text (invalid UTF-8)"))?;
+    parse(&text).map_err(|e| err(&e))
 }
 
 pub fn parse(text: &str) -> Result<Script, String> {

@@ -233,3 +233,28 @@ fn allocation_failure_is_one_line() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert_eq!(out.status.code(), Some(2), "{err}");
 }
+
+/// Session and `source` inputs are bounded: a device is refused at once, a directory
+/// too, a file over the bound is one line (issue 32: `replay /dev/urandom` ran past
+/// 10 s, `/dev/zero` ran out of memory).
+#[test]
+fn session_inputs_are_bounded() {
+    let small = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/small.trace.json");
+    for dev in ["/dev/urandom", "/dev/zero"] {
+        let (code, _, err) = common::grove(&["replay", dev]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("a device, not a session file"), "{err}");
+        let (code, _, err) = common::grove(&["tree", small, "--cmd", &format!("source {dev}")]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("a device, not a session file"), "{err}");
+    }
+    let dir = std::env::temp_dir().join(format!("grove-bound-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("big.grove");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(grove::session::MAX_BYTES + 1).unwrap();
+    let (code, _, err) = common::grove(&["replay", big.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("larger than 64 MiB"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
