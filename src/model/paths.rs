@@ -110,10 +110,47 @@ pub fn path_numbered(cct: &Cct, node: u32, numbers: &[u32]) -> String {
         if i > 0 {
             out.push('/');
         }
-        out.push_str(&escape(cct.name(n)));
-        if numbers[n as usize] > 0 {
-            out.push_str(&format!("#{}", numbers[n as usize] - 1));
-        }
+        push_segment(&mut out, cct, n, numbers);
+    }
+    out
+}
+
+/// Appends node `n`'s path segment (its escaped name, `#k` when siblings share it).
+pub fn push_segment(out: &mut String, cct: &Cct, n: u32, numbers: &[u32]) {
+    let name = cct.name(n);
+    if name.contains(['\\', '/']) {
+        out.push_str(&escape(name));
+    } else {
+        out.push_str(name);
+    }
+    if numbers[n as usize] > 0 {
+        use std::fmt::Write;
+        let _ = write!(out, "#{}", numbers[n as usize] - 1);
+    }
+}
+
+/// The paths of the nodes `at` (ids in order), made from their parents' paths where
+/// the parent is in the range (parents have smaller ids), by a walk up otherwise: one
+/// string a node, as `all_paths` makes, for a range at a time.
+pub fn paths_of_range(cct: &Cct, at: std::ops::Range<u32>, numbers: &[u32]) -> Vec<String> {
+    let start = at.start;
+    let mut out: Vec<String> = Vec::with_capacity(at.len());
+    for n in at {
+        let mut path = match cct.parent(n) {
+            Some(p) if p >= start && p < n => {
+                let mut s = out[(p - start) as usize].clone();
+                s.push('/');
+                s
+            }
+            Some(p) => {
+                let mut s = path_numbered(cct, p, numbers);
+                s.push('/');
+                s
+            }
+            None => String::new(),
+        };
+        push_segment(&mut path, cct, n, numbers);
+        out.push(path);
     }
     out
 }
@@ -227,6 +264,14 @@ mod tests {
         let numbers = sibling_numbers(&c);
         for n in 0..c.len() as u32 {
             assert_eq!(path_numbered(&c, n, &numbers), all[n as usize]);
+        }
+        for a in 0..c.len() as u32 {
+            for b in a..=c.len() as u32 {
+                assert_eq!(
+                    paths_of_range(&c, a..b, &numbers),
+                    all[a as usize..b as usize]
+                );
+            }
         }
         for n in 0..c.len() as u32 {
             assert_eq!(all[n as usize], path_of(&c, n), "node {n}");

@@ -9,7 +9,7 @@ use polars::prelude::*;
 
 use super::{CCT_SUFFIX, SCHEMA_VERSION};
 use crate::gpu::{self, kernels, report};
-use crate::model::paths::{path_numbered, sibling_numbers};
+use crate::model::paths::{paths_of_range, sibling_numbers};
 use crate::model::Profile;
 
 pub struct Options {
@@ -231,6 +231,7 @@ fn cct_rows(
     numbers: &[u32],
 ) -> Result<DataFrame, String> {
     let n = at.len();
+    let paths = paths_of_range(&p.cct, at.clone(), numbers);
     let ids: Vec<u32> = at.collect();
     let text = |f: &dyn Fn(u32) -> String| -> Vec<String> { ids.iter().map(|&i| f(i)).collect() };
     let parent: Int64Chunked = ids
@@ -249,7 +250,7 @@ fn cct_rows(
         ),
         Column::new("name".into(), text(&|i| p.cct.frame(i).name.to_string())),
         Column::new("type".into(), text(&|i| p.cct.frame(i).kind.to_string())),
-        Column::new("path".into(), text(&|i| path_numbered(&p.cct, i, numbers))),
+        Column::new("path".into(), paths),
         Column::new("attrs".into(), text(&|i| attrs_json(&p.cct.frame(i).attrs))),
     ];
     for m in p.metrics.names() {
