@@ -374,6 +374,7 @@ impl App {
     fn refresh_metric(&mut self) {
         // The heatmap's columns and scales derive from the metric table.
         self.heatmap.clear();
+        self.flame.clear();
         let col = self.inclusive_column();
         let m = &self.profile.metrics;
         self.view.tree.rules.weight = m.column(&col).unwrap_or_default();

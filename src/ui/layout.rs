@@ -510,6 +510,9 @@ fn category_legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buff
 }
 
 fn legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
+    if panels::view(app.panel).draw_legend(app, theme, g, r, buf) {
+        return;
+    }
     if panels::view(app.panel).legend() == Legend::Categories {
         return category_legend(app, theme, g, r, buf);
     }
