@@ -223,3 +223,41 @@ fn diff_colours_follow_the_diff_sign() {
     }
     assert!(nh > 0 && nc > 0, "{nh} hot, {nc} cool");
 }
+
+/// `grove tree FILE --cmd "panel flame" --width N` prints the panel's rows.
+#[test]
+fn headless_tree_prints_the_flame_graph() {
+    let file = "testdata/rank0.trace.json.gz";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_grove"))
+        .args(["--ascii", "tree"])
+        .arg(&path)
+        .args([
+            "--cmd",
+            "panel flame",
+            "--cmd",
+            "flame zoom \"python (main thread)/ProfilerStep#2\"",
+            "--width",
+            "90",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut app = open(file);
+    app.use_data_order();
+    run(&mut app, "panel flame");
+    run(
+        &mut app,
+        "flame zoom \"python (main thread)/ProfilerStep#2\"",
+    );
+    let want = grove::ui::panels::flame::text(&app, 90, &Glyphs::pick(true));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+    assert!(
+        want.starts_with("python (main thread)\nProfilerStep#2---"),
+        "{want}"
+    );
+}
