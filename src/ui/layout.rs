@@ -526,12 +526,25 @@ fn legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
         return category_legend(app, theme, g, r, buf);
     }
     let col = app.inclusive_column();
+    heat_legend(app, theme, g, r, buf, &format!("{col}: "), &app.heat);
+}
+
+/// A heat scale's bins with their value ranges, after `label`, in the legend row.
+pub fn heat_legend(
+    app: &App,
+    theme: &Theme,
+    g: &Glyphs,
+    r: Rect,
+    buf: &mut Buffer,
+    label: &str,
+    scale: &crate::present::heat::HeatScale,
+) {
+    let col = app.inclusive_column();
     let unit = app.profile.metrics.unit(&col).to_string();
     let mut x = r.x + 1;
-    let label = format!("{col}: ");
-    buf.set_stringn(x, r.y, &label, r.width as usize, theme.style("ui.dim"));
+    buf.set_stringn(x, r.y, label, r.width as usize, theme.style("ui.dim"));
     x += label.chars().count() as u16;
-    let ranges = app.heat.ranges();
+    let ranges = scale.ranges();
     // A scale with negative values (a diff) writes its ranges so a minus sign cannot
     // be read as the dash between two values.
     let signed = ranges.iter().any(|(lo, hi)| *lo < 0.0 || *hi < 0.0);

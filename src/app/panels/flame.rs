@@ -352,12 +352,16 @@ impl App {
     /// The first row's node of the selection's branch: the zoom root, the focus, or
     /// the root the selection is under.
     fn flame_top(&self) -> Option<u32> {
+        self.flame_zoom_node().or(self.tree.rules.focus)
+    }
+
+    /// The zoom root, when zoomed (and its path still names a shown node).
+    pub fn flame_zoom_node(&self) -> Option<u32> {
         self.flame
             .zoom
             .last()
             .and_then(|p| paths::resolve(&self.profile.cct, p).ok())
             .filter(|&z| !self.flame_skip(z))
-            .or(self.tree.rules.focus)
     }
 
     /// Whether `node` is drawn under the flame graph's first row.

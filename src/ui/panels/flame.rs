@@ -13,18 +13,43 @@ use crate::app::App;
 use crate::diff::Side;
 use crate::present::format;
 use crate::present::glyphs::Glyphs;
-use crate::present::heat::signed_bin;
+use crate::present::heat::{signed_bin, HeatScale};
 use crate::ui::theme::Theme;
 
 /// The colour of a frame: the heat bin of its inclusive value, or after `diff` of its
 /// signed difference (hot: more than in the base run).
-fn bin_of(app: &App, node: u32, diff: Option<(&[f64], (f64, f64))>) -> Option<usize> {
+fn bin_of(
+    app: &App,
+    node: u32,
+    scale: &HeatScale,
+    diff: Option<(&[f64], (f64, f64))>,
+) -> Option<usize> {
     match diff {
         Some((d, (lo, hi))) => signed_bin(d.get(node as usize).copied()?, lo, hi),
         None => {
             let m = &app.profile.metrics;
-            app.heat.bin(m.get(&app.inclusive_column(), node))
+            scale.bin(m.get(&app.inclusive_column(), node))
         }
+    }
+}
+
+/// The heat scale of the frames: the tree's, or when zoomed, from its minimum up to
+/// the zoom root's value, so a zoomed-in subtree is not all in the coolest bin (the
+/// legend says so).
+fn heat_scale(app: &App, zoom: Option<u32>) -> HeatScale {
+    match zoom {
+        Some(z) => {
+            let v = app.profile.metrics.get(&app.inclusive_column(), z);
+            if v.is_finite() && v > app.heat.min {
+                HeatScale {
+                    min: app.heat.min,
+                    max: v,
+                }
+            } else {
+                app.heat
+            }
+        }
+        None => app.heat,
     }
 }
 
@@ -96,6 +121,7 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     let rows = (area.bottom() - top) as usize;
     let first = first_row(at.map(|a| a.0), rows);
     let diff = diff_scale(app);
+    let scale = heat_scale(app, layout.zoom);
     let matches = app.search.as_ref().map(|s| &s.matches);
     for (k, row) in layout.rows.iter().enumerate().skip(first).take(rows) {
         let y = if app.flame.flipped {
@@ -112,7 +138,7 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
                 bin: if f.merged() {
                     None
                 } else {
-                    bin_of(app, f.node, diff)
+                    bin_of(app, f.node, &scale, diff)
                 },
             };
             frame(app, theme, g, area.x, y, f, look, buf);
@@ -156,28 +182,32 @@ fn frame(
     let st = if look.matched {
         theme.style("ui.match")
     } else if look.selected {
-        heat.patch(theme.style("ui.selection"))
+        selected_style(heat, theme)
     } else {
         heat.add_modifier(Modifier::REVERSED)
-    };
-    let st = if look.selected {
-        st.add_modifier(Modifier::BOLD)
-    } else {
-        st
     };
     // The last cell is the border between two frames (a 1-cell frame has none).
     let inner = if f.w > 1 { f.w - 1 } else { 1 } as usize;
     let name = frame_name(app, f.node, inner, g);
-    let fill = if theme.heat_glyphs {
-        look.bin.map(|b| g.density[5 - b]).unwrap_or(" ")
-    } else {
-        " "
-    };
     let pad = inner.saturating_sub(name.chars().count());
-    let text = format!("{name}{}", fill.repeat(pad));
+    let text = format!("{name}{}", " ".repeat(pad));
     buf.set_stringn(x, y, text, inner, st);
     if f.w > 1 {
         buf.set_stringn(x + f.w - 1, y, " ", 1, Style::default());
+    }
+}
+
+/// The selected frame: the selection's colours instead of the frame's reversed heat
+/// colour; where the selection itself is reverse video (the mono theme), plain video,
+/// so it stands out from the reversed frames around it.
+fn selected_style(heat: Style, theme: &Theme) -> Style {
+    let sel = theme.style("ui.selection");
+    let st = heat.patch(sel).add_modifier(Modifier::BOLD);
+    if sel.add_modifier.contains(Modifier::REVERSED) {
+        st.remove_modifier(Modifier::REVERSED)
+            .add_modifier(Modifier::UNDERLINED)
+    } else {
+        st
     }
 }
 
@@ -231,20 +261,24 @@ fn diff_legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) 
     let unit = app.profile.metrics.unit(&app.inclusive_column());
     let mut x = r.x + 1;
     let parts: [(String, Option<usize>); 4] = [
-        (format!("width: {} ", app.flame_width_column()), None),
+        (format!("widths: {}  ", app.flame_width_column()), None),
         (
             format!(
-                "{} slower in {a} than {b} (up to {}) ",
+                "{} slower in {a} than {b} (up to {})  ",
                 g.block,
-                signed_value(hi, unit)
+                signed_value(hi, unit, g)
             ),
             Some(0),
         ),
         (
-            format!("{} faster (down to {}) ", g.block, signed_value(lo, unit)),
+            format!(
+                "{} faster (down to {})  ",
+                g.block,
+                signed_value(lo, unit, g)
+            ),
             Some(5),
         ),
-        ("frames without colour: no change".to_string(), None),
+        ("plain: no change".to_string(), None),
     ];
     for (t, bin) in parts {
         let st = bin.map(|b| theme.heat(b)).unwrap_or(theme.style("ui.dim"));
@@ -255,8 +289,14 @@ fn diff_legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) 
     true
 }
 
-fn signed_value(v: f64, unit: &str) -> String {
-    crate::app::compare::signed(v, unit)
+/// A difference with its sign (`+33.0 µs`).
+fn signed_value(v: f64, unit: &str, g: &Glyphs) -> String {
+    let s = format::value(v, unit, g.micro);
+    if v > 0.0 {
+        format!("+{s}")
+    } else {
+        s
+    }
 }
 
 impl super::View for crate::app::panels::flame::Flame {
@@ -273,7 +313,15 @@ impl super::View for crate::app::panels::flame::Flame {
     }
 
     fn draw_legend(&self, app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) -> bool {
-        diff_legend(app, theme, g, r, buf)
+        if diff_legend(app, theme, g, r, buf) {
+            return true;
+        }
+        let Some(z) = app.flame_zoom_node() else {
+            return false;
+        };
+        let label = format!("{} in the zoom: ", app.inclusive_column());
+        crate::ui::layout::heat_legend(app, theme, g, r, buf, &label, &heat_scale(app, Some(z)));
+        true
     }
 }
 
