@@ -261,3 +261,42 @@ fn headless_tree_prints_the_flame_graph() {
         "{want}"
     );
 }
+
+/// A replayed session that ends on the flame panel prints its rows at the width the
+/// panel had on the recorded terminal (120 columns, less the details pane).
+#[test]
+fn replay_prints_the_flame_graph_at_the_panels_width() {
+    let file = "testdata/rank0.trace.json.gz";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+    let dir = std::env::temp_dir().join(format!("grove-flame-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let session = dir.join("s.jsonl");
+    let header = serde_json::json!({
+        "format": "grove-session", "version": 1, "tool_version": "0.1.0",
+        "created": "2026-11-27T12:00:00Z",
+        "inputs": [{
+            "path": path.to_str().unwrap(),
+            "size": std::fs::metadata(&path).unwrap().len(),
+            "hash": "fnv64w:c311a85233ce9c04",
+        }],
+        "term": {"cols": 120, "rows": 40},
+    });
+    let body = format!(
+        "{header}\n{{\"seq\":1,\"t_ms\":0,\"cmd\":\"panel flame\"}}\n{{\"seq\":2,\"t_ms\":0,\"cmd\":\"flame zoom \\\"python (main thread)/ProfilerStep#2\\\"\"}}\n"
+    );
+    std::fs::write(&session, body).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_grove"))
+        .arg("replay")
+        .arg(&session)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut app = open(file);
+    run(&mut app, "panel flame");
+    run(&mut app, "flame zoom \"python (main thread)/ProfilerStep#2\"");
+    let width = grove::ui::layout::panel_width(&app, 120);
+    assert!(width < 120);
+    let want = grove::ui::panels::flame::text(&app, width, &Glyphs::pick(false));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+    let _ = std::fs::remove_dir_all(&dir);
+}
