@@ -290,10 +290,17 @@ fn replay_prints_the_flame_graph_at_the_panels_width() {
         .arg(&session)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut app = open(file);
     run(&mut app, "panel flame");
-    run(&mut app, "flame zoom \"python (main thread)/ProfilerStep#2\"");
+    run(
+        &mut app,
+        "flame zoom \"python (main thread)/ProfilerStep#2\"",
+    );
     let width = grove::ui::layout::panel_width(&app, 120);
     assert!(width < 120);
     let want = grove::ui::panels::flame::text(&app, width, &Glyphs::pick(false));

@@ -83,6 +83,16 @@ fn frame_name(app: &App, node: u32, inner: usize, g: &Glyphs) -> String {
     crate::ui::text::fit(&label(app, node), inner, g)
 }
 
+/// Why there is nothing to draw: the width column adds up to nothing over the first
+/// row (a GPU-only trace on `time`, a metric that is all NaN).
+fn empty_note(app: &App, l: &Layout) -> String {
+    format!(
+        "nothing to draw: {} adds up to {} over the first row (m picks another metric)",
+        app.flame_width_column(),
+        l.total
+    )
+}
+
 /// The row (of the layout) the screen starts at, so the selection is on screen.
 fn first_row(sel_row: Option<usize>, rows: usize) -> usize {
     match sel_row {
@@ -117,6 +127,16 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
             theme.style("ui.breadcrumb"),
         );
         top += 1;
+    }
+    if layout.rows.is_empty() {
+        buf.set_stringn(
+            area.x,
+            top,
+            empty_note(app, &layout),
+            area.width as usize,
+            theme.style("ui.dim"),
+        );
+        return;
     }
     let rows = (area.bottom() - top) as usize;
     let first = first_row(at.map(|a| a.0), rows);
@@ -335,6 +355,10 @@ pub fn text(app: &App, width: u16, g: &Glyphs) -> String {
         let names: Vec<&str> = l.crumbs.iter().map(|&n| app.profile.cct.name(n)).collect();
         out.push_str(&names.join(" > "));
         out.push('\n');
+    }
+    if l.rows.is_empty() {
+        out.push_str(&format!("({})\n", empty_note(app, &l)));
+        return out;
     }
     let mut lines: Vec<String> = l.rows.iter().map(|r| text_row(app, r, width, g)).collect();
     if app.flame.flipped {
