@@ -447,6 +447,9 @@ impl App {
             }
         };
         self.tree.reorder(po);
+        // The flame graph's layout is keyed by the pre-order's address, which a new
+        // one may reuse once the old is freed: forget it here rather than trust it.
+        self.flame.clear();
     }
 
     pub fn sort_label(&self) -> String {

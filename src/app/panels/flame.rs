@@ -482,7 +482,9 @@ impl App {
             }
             FlameCmd::Out => {
                 if self.flame.zoom.pop().is_none() {
-                    return Err("the flame graph is not zoomed".into());
+                    return Err(
+                        "the flame graph is not zoomed (pop-filter drops the latest filter)".into(),
+                    );
                 }
                 Ok(Some(Command::Flame(FlameCmd::Out)))
             }
