@@ -211,7 +211,9 @@ fn place(
         let e = (at + weight(n) * scale).min(span.1);
         at = e;
         let (a, b) = (s.round(), e.round());
-        if b > a && !merge(n) {
+        // At least a whole cell wide (so at least one cell once rounded): a frame of
+        // 0.4 cells may round to one cell, but is merged like its neighbours.
+        if e - s >= 1.0 && !merge(n) {
             flush(&mut run, s, row);
             row.push(Frame {
                 x: a as u16,
@@ -530,4 +532,52 @@ impl super::Panel for Flame {
 
     /// Zoom and orientation are view state: a replay starts them afresh.
     fn reset(&self, _: &mut super::ViewState, _: &mut super::ViewState) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Cct, Frame as Node};
+
+    /// A root of 100 with children of 50, 30, 18.8 and three of 0.4, at 100 cells:
+    /// boundaries are the rounded cumulative sums, and the three small ones are one
+    /// shaded cell whose subtrees are not visited.
+    #[test]
+    fn widths_round_from_cumulative_sums_and_small_frames_merge() {
+        let mut cct = Cct::default();
+        let root = cct.add_node(None, Node::new("root", "function"));
+        let mut value = vec![100.0];
+        for (name, v) in [
+            ("a", 50.0),
+            ("b", 30.0),
+            ("c", 18.8),
+            ("d", 0.4),
+            ("e", 0.4),
+            ("f", 0.4),
+        ] {
+            cct.add_node(Some(root), Node::new(name, "function"));
+            value.push(v);
+        }
+        // A grandchild under the small `d`: never laid out.
+        cct.add_node(Some(4), Node::new("deep", "function"));
+        value.push(0.4);
+        let po = PreOrder::build(&cct, |v| v.sort_unstable());
+        let weight = |n: u32| value[n as usize];
+        let tops: Vec<u32> = po.root_positions().collect();
+        let (rows, total) = layout_rows(&po, &weight, &|_| false, &|_| false, &tops, 100);
+        assert_eq!(total, 100.0);
+        assert_eq!(rows.len(), 2);
+        let f = |x, w, node| Frame { x, w, node };
+        assert_eq!(rows[0], vec![f(0, 100, root)]);
+        assert_eq!(
+            rows[1],
+            vec![f(0, 50, 1), f(50, 30, 2), f(80, 19, 3), f(99, 1, NO_NODE)]
+        );
+        // Hidden `b` leaves its cells empty; pruned `a` becomes a shaded run.
+        let (rows, _) = layout_rows(&po, &weight, &|n| n == 2, &|n| n == 1, &tops, 100);
+        assert_eq!(
+            rows[1],
+            vec![f(0, 50, NO_NODE), f(50, 19, 3), f(69, 1, NO_NODE)]
+        );
+    }
 }
