@@ -307,3 +307,30 @@ fn replay_prints_the_flame_graph_at_the_panels_width() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), want);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// In an ensemble the widths are the primary metric's: a member's or a statistic's.
+#[test]
+fn ensemble_member_or_mean() {
+    let mut app = open("testdata/rank0.trace.json.gz,testdata/rank1.trace.json.gz");
+    run(&mut app, "panel flame");
+    for m in ["time@rank0", "time@mean"] {
+        run(&mut app, &format!("metric {m}"));
+        let col = app.flame_width_column();
+        assert_eq!(col, app.inclusive_column());
+        assert!(col.ends_with(&m[4..]), "{col}");
+        let v = app.profile.metrics.values(&col).unwrap();
+        let po = &app.tree.po;
+        let want: f64 = po
+            .root_positions()
+            .map(|p| v[po.node[p as usize] as usize])
+            .filter(|x| x.is_finite() && *x > 0.0)
+            .sum();
+        let l = app.flame_layout(100);
+        assert!(
+            (l.total - want).abs() <= 1e-9 * want,
+            "{m}: {} {want}",
+            l.total
+        );
+        assert_eq!(row_width(&l, 0), 100);
+    }
+}
