@@ -110,7 +110,10 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     let sel = app.tree.selected();
     let at = sel.and_then(|n| layout.locate(po, n));
     header(app, &layout, theme, g, area, buf);
+    // The rows' band: under the header; the breadcrumb row takes its first line, or
+    // on the flipped graph its last, next to the zoom root either way.
     let mut top = area.y + 1;
+    let mut bottom = area.bottom();
     if !layout.crumbs.is_empty() {
         let sep = format!(" {} ", g.crumb_sep.trim());
         let names: Vec<&str> = layout
@@ -119,14 +122,20 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
             .map(|&n| app.profile.cct.name(n))
             .collect();
         let text = crate::ui::text::fit(&names.join(&sep), area.width as usize, g);
+        let y = if app.flame.flipped {
+            bottom -= 1;
+            bottom
+        } else {
+            top += 1;
+            top - 1
+        };
         buf.set_stringn(
             area.x,
-            top,
+            y,
             text,
             area.width as usize,
             theme.style("ui.breadcrumb"),
         );
-        top += 1;
     }
     if layout.rows.is_empty() {
         buf.set_stringn(
@@ -138,14 +147,14 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         );
         return;
     }
-    let rows = (area.bottom() - top) as usize;
+    let rows = bottom.saturating_sub(top) as usize;
     let first = first_row(at.map(|a| a.0), rows);
     let diff = diff_scale(app);
     let scale = heat_scale(app, layout.zoom);
     let matches = app.search.as_ref().map(|s| &s.matches);
     for (k, row) in layout.rows.iter().enumerate().skip(first).take(rows) {
         let y = if app.flame.flipped {
-            area.bottom() - 1 - (k - first) as u16
+            bottom - 1 - (k - first) as u16
         } else {
             top + (k - first) as u16
         };
@@ -351,9 +360,10 @@ impl super::View for crate::app::panels::flame::Flame {
 pub fn text(app: &App, width: u16, g: &Glyphs) -> String {
     let l = app.flame_layout(width);
     let mut out = String::new();
-    if !l.crumbs.is_empty() {
-        let names: Vec<&str> = l.crumbs.iter().map(|&n| app.profile.cct.name(n)).collect();
-        out.push_str(&names.join(" > "));
+    let names: Vec<&str> = l.crumbs.iter().map(|&n| app.profile.cct.name(n)).collect();
+    let crumbs = (!names.is_empty()).then(|| names.join(" > "));
+    if let Some(c) = crumbs.as_ref().filter(|_| !app.flame.flipped) {
+        out.push_str(c);
         out.push('\n');
     }
     if l.rows.is_empty() {
@@ -366,6 +376,11 @@ pub fn text(app: &App, width: u16, g: &Glyphs) -> String {
     }
     for line in lines {
         out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    // On the flipped graph the zoom root's ancestors come under it, as on screen.
+    if let Some(c) = crumbs.filter(|_| app.flame.flipped) {
+        out.push_str(&c);
         out.push('\n');
     }
     out
