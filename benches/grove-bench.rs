@@ -335,6 +335,48 @@ fn panel_frames(app: &mut App, panel: &str, label: &str) {
     );
 }
 
+/// The flame graph of a synthetic tree of `n` nodes at 200x50: the first frame (which
+/// lays it out), frames with the cursor moving down and up the levels and sideways,
+/// and the frame after a zoom (laid out again).
+fn flame(n: usize) {
+    let p = synthetic(n);
+    println!("nodes {}", p.cct.len());
+    let mut app = App::new(p, Keymap::default_map());
+    // The tree's frames on the same tree, for comparison.
+    panel_frames(&mut app, "tree", "synthetic");
+    panel_frames(&mut app, "flame", "synthetic");
+    let (w, h) = (200u16, 50u16);
+    let theme = Theme::builtin("default", ColorDepth::Ansi256).unwrap();
+    let glyphs = Glyphs::pick(false);
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    app.run("top").unwrap();
+    app.run("down 3").unwrap();
+    let m = 200;
+    let t = Instant::now();
+    for i in 0..m {
+        let _ = app.run(if (i / 3) % 2 == 0 {
+            "flame right"
+        } else {
+            "flame left"
+        });
+        term.draw(|f| grove::ui::draw(f, &app, &theme, &glyphs))
+            .unwrap();
+    }
+    println!(
+        "flame_frame_sideways {:.3} ms (mean of {m})",
+        t.elapsed().as_secs_f64() * 1e3 / m as f64
+    );
+    let t = Instant::now();
+    app.run("flame zoom").unwrap();
+    term.draw(|f| grove::ui::draw(f, &app, &theme, &glyphs))
+        .unwrap();
+    println!(
+        "flame_zoom_first_frame {:.3} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    println!("peak_rss {:.1} MiB", peak_rss_mib());
+}
+
 /// An ensemble of `ranks` synthetic trees of `nodes` nodes, merged as `grove a b ...`
 /// merges files.
 fn synthetic_ensemble(ranks: usize, nodes: usize) -> grove::model::Profile {
@@ -829,6 +871,13 @@ fn main() {
             println!("files {} union nodes {}", files.len(), p.cct.len());
             panels_on(p, "ensemble_dir");
         }
+        Some("flame") => {
+            let n: usize = args
+                .get(1)
+                .and_then(|x| x.parse().ok())
+                .unwrap_or(1_000_000);
+            flame(n);
+        }
         Some("otf2") => otf2(std::path::Path::new(&args[1])),
         Some("first-frame-cold") => first_frame_cold(std::path::Path::new(&args[1])),
         Some("resident") => resident(std::path::Path::new(&args[1])),
@@ -841,7 +890,7 @@ fn main() {
             commands(n);
         }
         _ => {
-            eprintln!("usage: grove-bench load [--threads N] FILE... | grove-bench parse [--threads N] FILE... | grove-bench frame FILE | grove-bench panels [KERNELS] [RANKS] [NODES] | grove-bench panels-dir DIR | grove-bench otf2 ARCHIVE | grove-bench commands [NODES] | grove-bench first-frame --warm|--cold FILE... | grove-bench first-frame-cold FILE | grove-bench resident FILE");
+            eprintln!("usage: grove-bench load [--threads N] FILE... | grove-bench parse [--threads N] FILE... | grove-bench frame FILE | grove-bench panels [KERNELS] [RANKS] [NODES] | grove-bench panels-dir DIR | grove-bench otf2 ARCHIVE | grove-bench commands [NODES] | grove-bench flame [NODES] | grove-bench first-frame --warm|--cold FILE... | grove-bench first-frame-cold FILE | grove-bench resident FILE");
             std::process::exit(2);
         }
     }

@@ -385,6 +385,10 @@ pub struct TreeArgs {
     /// Print full names instead of shortening those over 39 characters.
     #[arg(long)]
     pub expand_names: bool,
+    /// Width in cells of the flame graph that `--cmd "panel flame"` prints as text
+    /// (the panel's width in the TUI; default 80).
+    #[arg(long, value_name = "N")]
+    pub width: Option<u16>,
     /// Run commands first (sort, expand, ...), as in the TUI.
     #[arg(long = "cmd", value_name = "COMMAND")]
     pub cmds: Vec<String>,

@@ -86,6 +86,31 @@ fn heatmap_follows_metric_derive_and_filters() {
     }
 }
 
+/// The flame graph's layout is kept between frames: zoom, filters, prune, hide, focus,
+/// the metric, sorting and undo all change what it shows.
+#[test]
+fn flame_follows_zoom_filters_and_metric() {
+    for script in [
+        "6jj<Enter>jl<Esc>k",
+        "6j:metric gpu_time<ret>jj",
+        "6jj:prune time (inc) < 100us<ret>j",
+        "6j:limit 5%<ret>:limit off<ret>j",
+        "6jj:hide \"python (main thread)/ProfilerStep#2\"<ret>U",
+        "6j:focus<ret>jj<Enter>:unfocus<ret>",
+        "6:filter time (inc) > 1000<ret>jj:undo<ret>j",
+        "6jjsssf:compose aten::to aten::copy_ as copy<ret>",
+        "6/aten<ret>n",
+    ] {
+        same_warm_and_cold(TRACE, script);
+    }
+    for script in [
+        "6:diff rank0 rank1<ret>jj",
+        "6jj:diff rank1 rank0<ret>:undo<ret>",
+    ] {
+        same_warm_and_cold(ENSEMBLE, script);
+    }
+}
+
 #[test]
 fn summary_follows_its_scroll() {
     same_warm_and_cold(TRACE, "5jjjjkk");
@@ -194,7 +219,8 @@ fn next_and_prev_go_round_the_usable_panels() {
     }
     app.run("panel prev").unwrap();
     assert_eq!(app.panel.name(), *names.last().unwrap());
-    assert_eq!(app.log.last().map(String::as_str), Some("panel summary"));
+    let last = format!("panel {}", names.last().unwrap());
+    assert_eq!(app.log.last(), Some(&last));
     // A profile without events has neither kernels nor a timeline.
     let mut cpu = open("testdata/callgrind/rec.callgrind.out");
     let want: Vec<&str> = names

@@ -597,3 +597,48 @@ fn hpctoolkit_heatmap_labels() {
     c.file = db;
     check(c);
 }
+
+/// The flame graph (an icicle) of the Kineto trace at 80x24 (no details pane) and at
+/// 200x50 (with it), zoomed on `## forward ##` (two siblings right of the heaviest
+/// path).
+#[test]
+fn flame_panel() {
+    let mut c = case("flame_80x24", "6jjj");
+    c.file = "testdata/rank0.trace.json.gz";
+    c.size = (80, 24);
+    check(c);
+    let mut c = case("flame_200x50", "6jjll<Enter>j");
+    c.file = "testdata/rank0.trace.json.gz";
+    c.size = (200, 50);
+    check(c);
+}
+
+/// Zoomed on a callgrind file (a breadcrumb row of the zoom root's ancestors), then
+/// flipped to the classic flame graph, with a search's matches highlighted.
+#[test]
+fn flame_zoom_flip_search() {
+    let mut c = case("flame_zoom_flip", "6jjj<Enter>f/fib<ret>");
+    c.file = "testdata/callgrind/rec.callgrind.out";
+    c.size = (120, 30);
+    check(c);
+}
+
+/// The mono theme in ASCII: heat as glyph density, `:` for shaded runs.
+#[test]
+fn flame_mono_ascii() {
+    let mut c = case("flame_mono_ascii", "6jj");
+    c.file = "testdata/rank0.trace.json.gz";
+    c.size = (100, 24);
+    c.mono = true;
+    c.ascii = true;
+    check(c);
+}
+
+/// The differential flame graph: widths from rank1, colours from diff (inc), the legend
+/// saying which colour is slower.
+#[test]
+fn flame_diff() {
+    let mut c = ensemble("flame_diff", ":diff rank1 rank0<ret>6j");
+    c.size = (120, 30);
+    check(c);
+}

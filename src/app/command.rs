@@ -101,6 +101,8 @@ pub enum Command {
     Kernels(KernelsSpec),
     /// Select a kernel by name (the row under the cursor without a name).
     SelectKernel(Option<String>),
+    /// The flame graph: zoom, zoom out, flip, move to a sibling.
+    Flame(FlameCmd),
     /// Timeline window.
     Zoom(ZoomSpec),
     Pan(bool),
@@ -191,6 +193,20 @@ pub struct KernelsSpec {
     /// Show memcpy and memset rows.
     pub memory: Option<bool>,
     pub by_category: Option<bool>,
+}
+
+/// What `flame` does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FlameCmd {
+    /// Zoom so the node at the path (the selection without one) spans the width.
+    Zoom(Option<String>),
+    /// Back to the zoom before.
+    Out,
+    /// Roots on top (icicle) or at the bottom (flame graph).
+    Flip,
+    /// The previous or next sibling.
+    Left,
+    Right,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -528,6 +544,7 @@ impl Command {
             Panel(_) => "panel",
             Kernels(_) => "kernels",
             SelectKernel(_) => "select-kernel",
+            Flame(_) => "flame",
             Zoom(_) => "zoom",
             Pan(_) => "pan",
             NextKernel => "next-kernel",

@@ -214,8 +214,8 @@ mod tests {
             .unwrap();
         assert_eq!(k.lookup_in("summary", &Key::char('j')), Some("up"));
         assert_eq!(k.lookup_in("tree", &Key::char('j')), Some("down"));
-        let e = k.merge_text("[[flame]]\non = \"j\"\nrun = \"up\"", "f");
-        let want = "f: unknown section [[flame]] (sections: normal, tree, heatmap, kernels, timeline, summary)";
+        let e = k.merge_text("[[sunburst]]\non = \"j\"\nrun = \"up\"", "f");
+        let want = "f: unknown section [[sunburst]] (sections: normal, tree, heatmap, kernels, timeline, summary, flame)";
         assert_eq!(e.unwrap_err(), want);
     }
 

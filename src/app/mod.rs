@@ -379,6 +379,7 @@ impl App {
     fn refresh_metric(&mut self) {
         // The heatmap's columns and scales derive from the metric table.
         self.heatmap.clear();
+        self.flame.clear();
         let col = self.inclusive_column();
         let m = &self.profile.metrics;
         self.view.tree.rules.weight = m.column(&col).unwrap_or_default();
@@ -451,6 +452,9 @@ impl App {
             }
         };
         self.tree.reorder(po);
+        // The flame graph's layout is keyed by the pre-order's address, which a new
+        // one may reuse once the old is freed: forget it here rather than trust it.
+        self.flame.clear();
     }
 
     pub fn sort_label(&self) -> String {

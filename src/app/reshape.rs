@@ -103,6 +103,8 @@ impl App {
 
     /// Resolves the row rules (hide, prune, limit, focus) against the current tree.
     pub(super) fn refresh_rules(&mut self) {
+        // The flame graph's layout skips hidden subtrees and merges pruned nodes.
+        self.flame.clear();
         let n = self.profile.cct.len();
         let mut hidden = vec![false; n];
         for p in &self.rules.hidden {

@@ -73,6 +73,7 @@ impl App {
         // The heatmap's columns are derived again from the metric table put back above
         // (cheap beside a restore), as they always were.
         self.view.heatmap.clear();
+        self.view.flame.clear();
     }
 
     /// Applies a view-changing command and pushes it on the undo stack with the

@@ -64,9 +64,53 @@ impl HeatScale {
     }
 }
 
+/// A diverging bin for a signed difference: increases are hot (bins 0..=2, by their
+/// size against the largest increase `hi`), decreases cool (bins 3..=5, against the
+/// largest decrease `lo`); zero and NaN have none, so the sign alone decides hot or
+/// cool, as the tree's `diff` column's sign does.
+pub fn signed_bin(v: f64, lo: f64, hi: f64) -> Option<usize> {
+    if !v.is_finite() || v == 0.0 {
+        return None;
+    }
+    let (p, base) = if v > 0.0 {
+        (if hi > 0.0 { v / hi } else { 1.0 }, 0)
+    } else {
+        (if lo < 0.0 { v / lo } else { 1.0 }, 3)
+    };
+    // Larger changes get the stronger colour: hot 0 for the largest increase, cool 5
+    // for the largest decrease.
+    Some(if v > 0.0 {
+        base + if p > 2.0 / 3.0 {
+            0
+        } else if p > 1.0 / 3.0 {
+            1
+        } else {
+            2
+        }
+    } else {
+        base + if p > 2.0 / 3.0 {
+            2
+        } else if p > 1.0 / 3.0 {
+            1
+        } else {
+            0
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn signed_bins_follow_the_sign() {
+        assert_eq!(signed_bin(10.0, -5.0, 10.0), Some(0));
+        assert_eq!(signed_bin(1.0, -5.0, 10.0), Some(2));
+        assert_eq!(signed_bin(-5.0, -5.0, 10.0), Some(5));
+        assert_eq!(signed_bin(-0.5, -5.0, 10.0), Some(3));
+        assert_eq!(signed_bin(0.0, -5.0, 10.0), None);
+        assert_eq!(signed_bin(f64::NAN, -5.0, 10.0), None);
+    }
 
     #[test]
     fn hatchet_bins() {

@@ -178,6 +178,13 @@ fn print_view(
         Format::Text if app.gaps_text().is_some() => {
             out.write_all(app.gaps_text().unwrap_or_default().as_bytes())
         }
+        // A session that ends on the flame graph prints its rows, as wide as the panel
+        // was on the recorded terminal.
+        Format::Text if app.panel.is(&grove::app::panels::flame::Flame) => {
+            let width = grove::ui::layout::panel_width(app, app.term.0).max(1);
+            let text = grove::ui::panels::flame::text(app, width, &look::glyphs_of(lk));
+            out.write_all(text.as_bytes())
+        }
         Format::Text => {
             let positions = app.export_positions_to(depth);
             let inc = app.inclusive_column();

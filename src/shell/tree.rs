@@ -58,6 +58,15 @@ pub fn run(
         Format::Text if app.gaps_text().is_some() => {
             out.write_all(app.gaps_text().unwrap_or_default().as_bytes())
         }
+        // `--cmd "panel flame"` shows the flame graph: print its rows as text.
+        Format::Text if app.panel.is(&grove::app::panels::flame::Flame) => {
+            let width = args.width.unwrap_or(80).max(1);
+            if app.profile.estimated_paths() {
+                writeln!(out, "({})", grove::model::call_graph::ESTIMATED_NOTE)?;
+            }
+            let text = grove::ui::panels::flame::text(&app, width, &look::glyphs_of(lk));
+            out.write_all(text.as_bytes())
+        }
         Format::Text => {
             let color = look::color_stdout(lk);
             let opts = export::text::TextOptions {

@@ -24,6 +24,19 @@ pub fn tree_rows(width: u16, height: u16) -> usize {
     height.saturating_sub(5) as usize
 }
 
+/// The details pane's width on a screen `cols` wide, when the panel on screen has one.
+fn details_width(app: &App, cols: u16) -> Option<u16> {
+    let wide = cols >= DETAILS_MIN_WIDTH;
+    let with_details = wide && !matches!(panels::view(app.panel).details(), Details::Hidden);
+    with_details.then(|| (cols * 35 / 100).clamp(30, 60))
+}
+
+/// The width the panel on screen gets on a screen `cols` wide (the headless flame
+/// graph of a replayed session uses the recorded terminal's).
+pub fn panel_width(app: &App, cols: u16) -> u16 {
+    cols - details_width(app, cols).unwrap_or(0)
+}
+
 pub fn draw(f: &mut Frame, app: &App, theme: &Theme, g: &Glyphs) {
     let area = f.area();
     render(app, theme, g, area, f.buffer_mut());
@@ -57,17 +70,13 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         buf,
     );
     let main = Rect::new(area.x, area.y + 2, area.width, area.height - 4);
-    let wide = area.width >= DETAILS_MIN_WIDTH;
     let view = panels::view(app.panel);
-    let with_details = wide && !matches!(view.details(), Details::Hidden);
-    let (body, det) = if with_details {
-        let dw = (area.width * 35 / 100).clamp(30, 60);
-        (
+    let (body, det) = match details_width(app, area.width) {
+        Some(dw) => (
             Rect::new(main.x, main.y, main.width - dw, main.height),
             Some(Rect::new(main.x + main.width - dw, main.y, dw, main.height)),
-        )
-    } else {
-        (main, None)
+        ),
+        None => (main, None),
     };
     view.draw(app, theme, g, body, buf);
     if let Some(det) = det {
@@ -510,16 +519,32 @@ fn category_legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buff
 }
 
 fn legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
+    if panels::view(app.panel).draw_legend(app, theme, g, r, buf) {
+        return;
+    }
     if panels::view(app.panel).legend() == Legend::Categories {
         return category_legend(app, theme, g, r, buf);
     }
     let col = app.inclusive_column();
+    heat_legend(app, theme, g, r, buf, &format!("{col}: "), &app.heat);
+}
+
+/// A heat scale's bins with their value ranges, after `label`, in the legend row.
+pub fn heat_legend(
+    app: &App,
+    theme: &Theme,
+    g: &Glyphs,
+    r: Rect,
+    buf: &mut Buffer,
+    label: &str,
+    scale: &crate::present::heat::HeatScale,
+) {
+    let col = app.inclusive_column();
     let unit = app.profile.metrics.unit(&col).to_string();
     let mut x = r.x + 1;
-    let label = format!("{col}: ");
-    buf.set_stringn(x, r.y, &label, r.width as usize, theme.style("ui.dim"));
+    buf.set_stringn(x, r.y, label, r.width as usize, theme.style("ui.dim"));
     x += label.chars().count() as u16;
-    let ranges = app.heat.ranges();
+    let ranges = scale.ranges();
     // A scale with negative values (a diff) writes its ranges so a minus sign cannot
     // be read as the dash between two values.
     let signed = ranges.iter().any(|(lo, hi)| *lo < 0.0 || *hi < 0.0);

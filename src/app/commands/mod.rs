@@ -184,6 +184,7 @@ pub static SPECS: &[Spec] = &[
     spec!("panel", Panels, panels::parse_panel, panels::print, { usage: "NAME | next | prev", help: registry!(panel_help), complete: C::Panels, example: "panel timeline" }),
     spec!("kernels", Panels, panels::parse_kernels, panels::print, { usage: "[top N|all] [by KEY] [memory on|off] [group name|category]", help: "kernel table: [top N|all] [by total|mean|count|next] [memory on|off] [group name|category]", panel: Some("kernels"), complete: C::Words(&["top", "all", "by", "memory", "group"]), example: "kernels top 20 by mean memory on group category" }),
     spec!("select-kernel", Panels, panels::parse_select_kernel, panels::print, { usage: "[NAME]", help: "select a kernel by name (marks its call paths and instances)", panel: Some("kernels"), example: "select-kernel \"void foo<int>(int)\"" }),
+    spec!("flame", Panels, panels::parse_flame, panels::print, { usage: "zoom [PATH] | out | flip | left | right", help: "flame graph: zoom [PATH] so a frame spans the width | out (the zoom before) | flip (roots on top or at the bottom) | left | right (siblings)", log: Log::ByForm(flame_log), panel: Some("flame"), complete: C::Words(&["zoom", "out", "flip", "left", "right"]), example: "flame zoom main/solve" }),
     spec!("zoom", Panels, panels::parse_zoom, panels::print, { usage: "START END | in | out | fit | kernel", help: "timeline window: zoom START END | in | out | fit | kernel", panel: Some("timeline"), complete: C::Words(&["in", "out", "fit", "kernel"]), example: "zoom 12.5ms 14ms" }),
     spec!("pan", Panels, |i| Ok(Command::Pan(i.word(&["left", "right"], "expected left or right")? == "right")), panels::print, { usage: "left | right", help: "move the timeline window: pan left | right", panel: Some("timeline"), complete: C::Words(&["left", "right"]), example: "pan left" }),
     spec!("lanes", Panels, |i| Ok(Command::Lanes(i.word(&["gpu", "all"], "expected gpu or all")? == "all")), panels::print, { usage: "gpu | all", help: "timeline lanes: gpu | all (CPU threads too)", panel: Some("timeline"), complete: C::Words(&["gpu", "all"]), example: "lanes all" }),
@@ -204,6 +205,15 @@ pub static SPECS: &[Spec] = &[
 ];
 
 /// Stepping to a gap moves the cursor; a jump to a named gap changes the window.
+fn flame_log(c: &Command) -> Log {
+    match c {
+        Command::Flame(super::command::FlameCmd::Left | super::command::FlameCmd::Right) => {
+            Log::Nav
+        }
+        _ => Log::View,
+    }
+}
+
 fn gap_log(c: &Command) -> Log {
     match c {
         Command::Gap(super::command::GapSpec::At(..)) => Log::View,

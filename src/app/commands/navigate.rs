@@ -23,6 +23,21 @@ pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
 }
 
 impl App {
+    /// On the flame graph, a search also says what share of the total its matches
+    /// hold (a match inside another counted once).
+    fn say_flame_share(&mut self) {
+        if !self.panel.is(&crate::app::panels::flame::Flame) {
+            return;
+        }
+        if let (Some(share), Some(m)) = (self.flame_search_share(), self.message.as_mut()) {
+            m.text = format!(
+                "{}; the matches hold {:.1}% of the total",
+                m.text,
+                share * 100.0
+            );
+        }
+    }
+
     pub(super) fn navigate(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
         let page = self.page.max(1) as isize;
         let delta = match &cmd {
@@ -80,6 +95,7 @@ impl App {
                     return Err(format!("no node matches {text:?}").into());
                 }
                 self.jump_match(true, true);
+                self.say_flame_share();
             }
             Command::SearchNext => self.jump_match(true, false),
             Command::SearchPrev => self.jump_match(false, false),

@@ -5,8 +5,8 @@
 use std::fmt;
 
 use crate::app::command::{
-    format_time, parse_time, quote, Command, Input, KernelsSpec, PanelMove, ParseError, Token,
-    ZoomSpec,
+    format_time, parse_time, quote, Command, FlameCmd, Input, KernelsSpec, PanelMove, ParseError,
+    Token, ZoomSpec,
 };
 use crate::app::panels::{expected_panel, PanelId};
 
@@ -23,6 +23,27 @@ pub fn parse_panel(i: &Input) -> Result<Command, ParseError> {
         [_, t, ..] => Err(Input::too_many(t)),
         [] => Err(i.missing("expected a panel")),
     }
+}
+
+pub fn parse_flame(i: &Input) -> Result<Command, ParseError> {
+    const MSG: &str = "expected zoom [PATH], out, flip, left or right";
+    let f = match i.args {
+        [w, ..] if w.text == "zoom" => {
+            let rest = &i.args[1..];
+            FlameCmd::Zoom(match rest {
+                [] => None,
+                [p] => Some(p.text.clone()),
+                [first, ..] => Some(i.text[first.pos..].trim_end().to_string()),
+            })
+        }
+        _ => match i.word(&["out", "flip", "left", "right"], MSG)? {
+            "out" => FlameCmd::Out,
+            "flip" => FlameCmd::Flip,
+            "left" => FlameCmd::Left,
+            _ => FlameCmd::Right,
+        },
+    };
+    Ok(Command::Flame(f))
 }
 
 pub fn parse_kernels(i: &Input) -> Result<Command, ParseError> {
@@ -126,6 +147,14 @@ pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             ZoomSpec::Out => "zoom out",
             ZoomSpec::Fit => "zoom fit",
             _ => "zoom kernel",
+        }),
+        Command::Flame(FlameCmd::Zoom(Some(p))) => write!(f, "flame zoom {}", quote(p)),
+        Command::Flame(x) => f.write_str(match x {
+            FlameCmd::Zoom(_) => "flame zoom",
+            FlameCmd::Out => "flame out",
+            FlameCmd::Flip => "flame flip",
+            FlameCmd::Left => "flame left",
+            FlameCmd::Right => "flame right",
         }),
         Command::Pan(right) => write!(f, "pan {}", if *right { "right" } else { "left" }),
         Command::Lanes(all) => f.write_str(if *all { "lanes all" } else { "lanes gpu" }),

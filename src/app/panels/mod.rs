@@ -4,6 +4,7 @@
 //! (`ViewState`: what undo puts back), switching between them, and the GPU facts the
 //! kernel, timeline and summary panels share.
 
+pub mod flame;
 pub mod gaps;
 pub mod heatmap;
 pub mod kernels;
@@ -42,6 +43,7 @@ macro_rules! registry {
             kernels: Kernels, KernelsView;
             timeline: Timeline, TimelineView;
             summary: Summary, SummaryView;
+            flame: Flame, FlameView;
         }
     };
 }
@@ -380,6 +382,7 @@ impl App {
             | Command::PrevKernel
             | Command::GotoLaunch) => self.timeline_command(c),
             c @ (Command::Gap(_) | Command::Gaps { .. }) => self.gap_command(c),
+            c @ Command::Flame(_) => self.flame_command(c),
             other => Err(format!("{other} is not a panel command").into()),
         }
     }

@@ -4,6 +4,7 @@
 //! from `app::panels::registry!`, the one list of panels), the panel tabs and helpers
 //! they share.
 
+pub mod flame;
 pub mod heatmap;
 pub mod kernels;
 pub mod lod;
@@ -34,6 +35,12 @@ pub trait View: Panel {
 
     /// What the legend row under it shows.
     fn legend(&self) -> Legend;
+
+    /// Draws a legend of its own in the legend row instead, and returns true (the
+    /// flame graph after `diff`: which colour is slower); false draws `legend()`'s.
+    fn draw_legend(&self, _: &App, _: &Theme, _: &Glyphs, _: Rect, _: &mut Buffer) -> bool {
+        false
+    }
 }
 
 /// The lines a panel puts in the details pane (the pane wraps them).
