@@ -278,6 +278,7 @@ pub fn store(path: &Path, p: &Profile) -> Result<(), String> {
                 NAME,
                 &tmp,
                 polars::prelude::ParquetCompression::Lz4Raw,
+                false,
             ))
         })
         .unwrap_or_else(|| Err(err(&"the summary writer could not start")))?;
