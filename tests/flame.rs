@@ -5,30 +5,19 @@
 
 use std::path::Path;
 
-use grove::app::keymap::Keymap;
 use grove::app::keys::Key;
 use grove::app::panels::flame::Layout;
 use grove::app::App;
-use grove::load::load_path;
 use grove::present::glyphs::Glyphs;
 use grove::ui::theme::{ColorDepth, Theme};
 use ratatui::backend::TestBackend;
 use ratatui::style::Color;
 use ratatui::Terminal;
 
+mod common;
+
 fn open(files: &str) -> App {
-    let paths: Vec<std::path::PathBuf> = files
-        .split(',')
-        .map(|f| Path::new(env!("CARGO_MANIFEST_DIR")).join(f))
-        .collect();
-    let p = if paths.len() > 1 {
-        grove::load::load_ensemble(&paths, &Default::default()).unwrap()
-    } else {
-        load_path(&paths[0]).unwrap()
-    };
-    let mut app = App::new(p, Keymap::default_map());
-    app.page = 20;
-    app
+    common::open_app(files)
 }
 
 fn keys(app: &mut App, script: &str) {

@@ -3,34 +3,22 @@
 //! same as one drawn only at the end: anything kept must follow the commands that
 //! change its inputs.
 
-use std::path::Path;
 use std::sync::Arc;
 
-use grove::app::keymap::Keymap;
 use grove::app::keys::Key;
 use grove::app::App;
-use grove::load::load_path;
 use grove::ui::glyphs::Glyphs;
 use grove::ui::theme::{ColorDepth, Theme};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
+mod common;
+
 const ENSEMBLE: &str = "testdata/rank0.trace.json.gz,testdata/rank1.trace.json.gz";
 const TRACE: &str = "testdata/demo.trace.json.gz";
 
 fn open(files: &str) -> App {
-    let paths: Vec<std::path::PathBuf> = files
-        .split(',')
-        .map(|f| Path::new(env!("CARGO_MANIFEST_DIR")).join(f))
-        .collect();
-    let p = if paths.len() > 1 {
-        grove::load::load_ensemble(&paths, &Default::default()).unwrap()
-    } else {
-        load_path(&paths[0]).unwrap()
-    };
-    let mut app = App::new(p, Keymap::default_map());
-    app.page = 20;
-    app
+    common::open_app(files)
 }
 
 fn draw(term: &mut Terminal<TestBackend>, app: &App) -> String {

@@ -65,3 +65,20 @@ pub fn manifest_rows(dir: &Path) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// An explorer on testdata files: one file, or several (comma-separated) opened as an
+/// ensemble; a page of 20 rows.
+pub fn open_app(files: &str) -> grove::app::App {
+    let paths: Vec<PathBuf> = files
+        .split(',')
+        .map(|f| Path::new(env!("CARGO_MANIFEST_DIR")).join(f))
+        .collect();
+    let p = if paths.len() > 1 {
+        grove::load::load_ensemble(&paths, &Default::default()).unwrap()
+    } else {
+        grove::load::load_path(&paths[0]).unwrap()
+    };
+    let mut app = grove::app::App::new(p, grove::app::keymap::Keymap::default_map());
+    app.page = 20;
+    app
+}
