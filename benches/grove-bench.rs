@@ -137,6 +137,7 @@ fn synthetic(n: usize) -> grove::model::Profile {
     m.set("time", "ns", time);
     m.derive_inclusive(&cct, &["time"]);
     Profile {
+        call_graph: None,
         source: Source {
             path: None,
             format: Format::HatchetLiteral,
@@ -198,6 +199,7 @@ fn synthetic_trace(n: usize) -> grove::model::Profile {
     ev.node = vec![u32::MAX; ev.len()];
     ev.launch = grove::model::events::Sparse::with_len(ev.len());
     Profile {
+        call_graph: None,
         source: Source {
             path: None,
             format: Format::ChromeTrace,

@@ -267,6 +267,7 @@ impl Union {
             self.units[k].push(unit);
         }
         self.members.push(Profile {
+            call_graph: None,
             source: p.source.clone(),
             dialect: String::new(),
             cct: Cct::default(),
@@ -358,6 +359,7 @@ impl Union {
         }
         let first = self.members.first();
         Profile {
+            call_graph: None,
             source: Source {
                 path: None,
                 format: first

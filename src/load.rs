@@ -63,6 +63,7 @@ pub fn defer_cache_store(on: bool) {
 /// events) to write on another thread; the job gives the warning when it fails.
 pub fn store_later(path: PathBuf, p: &Profile) -> impl FnOnce() -> Option<String> + Send {
     let tree = Profile {
+        call_graph: None,
         source: p.source.clone(),
         dialect: p.dialect.clone(),
         cct: p.cct.clone(),
@@ -123,6 +124,16 @@ pub fn load_inputs_cached(
         });
     }
     let profile = load_path(f)?;
+    // The cache keeps the tree, not a call graph: a profile with one (whose tree is
+    // estimated from it, which the header must say) is not kept.
+    if profile.call_graph.is_some() {
+        return Ok(Cached {
+            profile,
+            warm: None,
+            cache_warning: None,
+            store: None,
+        });
+    }
     if DEFER_STORE.load(Ordering::SeqCst) {
         return Ok(Cached {
             profile,

@@ -54,21 +54,30 @@ fn corpus_files_match_hatchet() {
             assert_eq!(p.source.format, format, "{rel}");
             assert!(p.cct.check(), "{rel}");
         }
+        // Hatchet keeps a call graph as its graph: one node per function, which is
+        // grove's call graph (the tree is unfolded from it by call path).
         let merged = load_path(&path).unwrap();
+        let graph = merged.call_graph.as_ref();
         assert_eq!(
-            merged.cct.len() as u64,
+            graph.map_or(merged.cct.len(), |g| g.len()) as u64,
             want["nodes"].as_u64().unwrap(),
             "{rel}: node count"
         );
         for (m, total) in want["totals"].as_object().unwrap() {
             let got: f64 = profiles
                 .iter()
-                .map(|p| {
-                    let v = p
-                        .metrics
-                        .values(m)
-                        .unwrap_or_else(|| panic!("{rel}: no {m}"));
-                    v.iter().filter(|x| x.is_finite()).sum::<f64>()
+                .map(|p| match &p.call_graph {
+                    // A function's inclusive figure, not the tree's estimate.
+                    Some(g) if m == "time (inc)" => {
+                        (0..g.len()).map(|f| g.function(f).inclusive[0]).sum()
+                    }
+                    _ => {
+                        let v = p
+                            .metrics
+                            .values(m)
+                            .unwrap_or_else(|| panic!("{rel}: no {m}"));
+                        v.iter().filter(|x| x.is_finite()).sum::<f64>()
+                    }
                 })
                 .sum();
             let total = total.as_f64().unwrap();
@@ -81,21 +90,34 @@ fn corpus_files_match_hatchet() {
 }
 
 #[test]
-fn cprofile_cycles_are_cut_under_the_heaviest_caller() {
+fn cprofile_cycles_are_cut_where_they_close() {
     let Some(root) = corpus() else { return };
     let p = &load_all(
         &root.join("hatchet/hatchet/tests/data/cprofile-hatchet-pstats/cprofile-cycle.pstats"),
     )
     .unwrap()[0];
-    // e -> f -> g -> recursive: `recursive` calls itself and is also called by f; it
-    // hangs under g, the caller with the most cumulative time, and names the others.
-    let rec = (0..p.cct.len() as u32)
-        .find(|&n| p.cct.name(n) == "recursive")
-        .unwrap();
-    let path: Vec<&str> = p.cct.path(rec).iter().map(|&n| p.cct.name(n)).collect();
-    assert_eq!(path, ["e", "f", "g", "recursive"]);
-    assert_eq!(p.cct.frame(rec).attr("callers"), Some("f, recursive"));
-    assert_eq!(p.cct.frame(rec).attr("line"), Some("27"));
+    // e -> f -> g -> recursive and e -> f -> recursive: `recursive` calls itself and is
+    // called by f and g; the graph keeps all three callers, the tree never puts
+    // `recursive` under itself.
+    let g = p.call_graph.as_ref().unwrap();
+    let rec = g.find("recursive").unwrap();
+    let mut callers: Vec<&str> = g
+        .callers(rec)
+        .map(|(c, _)| &*g.function(c).frame.name)
+        .collect();
+    callers.sort();
+    assert_eq!(callers, ["f", "g", "recursive"]);
+    let mut paths = Vec::new();
+    for n in 0..p.cct.len() as u32 {
+        if p.cct.name(n) == "recursive" {
+            assert!(p.cct.children(n).all(|c| p.cct.name(c) != "recursive"));
+            assert_eq!(p.cct.frame(n).attr("line"), Some("27"));
+            let path: Vec<&str> = p.cct.path(n).iter().map(|&x| p.cct.name(x)).collect();
+            paths.push(path.join("/"));
+        }
+    }
+    paths.sort();
+    assert_eq!(paths, ["e/f/g/recursive", "e/f/recursive"]);
 }
 
 fn tmp(name: &str) -> PathBuf {

@@ -109,6 +109,7 @@ pub fn unify(profiles: &[Profile], labels: &[String]) -> Profile {
     }
     cct.finish();
     Profile {
+        call_graph: None,
         source: Source {
             path: None,
             format: profiles

@@ -53,6 +53,11 @@ pub fn write<W: Write>(
         })
         .collect();
     head.extend(attrs.iter().map(|k| k.to_string()));
+    // A tree unfolded from a call graph: every row's figures are estimates.
+    let estimated = p.estimated_paths();
+    if estimated {
+        head.push("estimated".into());
+    }
     writeln!(out, "{}", head.join(","))?;
     let cols: Vec<&[f64]> = names
         .iter()
@@ -79,6 +84,9 @@ pub fn write<W: Write>(
         }
         for k in &attrs {
             row.push(field(f.attr(k).unwrap_or("")));
+        }
+        if estimated {
+            row.push("true".into());
         }
         writeln!(out, "{}", row.join(","))?;
     }

@@ -29,6 +29,11 @@ pub fn write<W: Write>(
         "default_metric": p.default_metric,
         "metrics": metrics,
     });
+    let mut head = head;
+    // A tree unfolded from a call graph: every figure is an estimate.
+    if p.estimated_paths() {
+        head["estimated"] = crate::model::call_graph::ESTIMATED_NOTE.into();
+    }
     let head = head.to_string();
     out.write_all(&head.as_bytes()[..head.len() - 1])?;
     out.write_all(b",\"nodes\":[\n")?;

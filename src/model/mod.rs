@@ -40,6 +40,7 @@ pub(crate) use vec_like;
 
 pub mod args;
 pub mod attrs;
+pub mod call_graph;
 pub mod cct;
 pub mod coded;
 pub mod demangle;
@@ -197,6 +198,9 @@ pub struct Profile {
     pub warnings: Vec<String>,
     /// The metric shown first (Hatchet's default_metric).
     pub default_metric: String,
+    /// The call graph with the file's exact per-function figures, for formats that
+    /// record one (callgrind, gprof2dot, cProfile); the CCT is then unfolded from it.
+    pub call_graph: Option<call_graph::CallGraph>,
 }
 
 impl Profile {
@@ -205,6 +209,12 @@ impl Profile {
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// Whether the tree's figures are estimates (call paths unfolded from a call
+    /// graph), which the header and the exports must say.
+    pub fn estimated_paths(&self) -> bool {
+        self.call_graph.as_ref().is_some_and(|g| g.estimated_paths)
     }
 }
 
@@ -228,6 +238,7 @@ pub(crate) fn profile_of_paths(paths: &[(&str, f64)], unit: &str) -> Profile {
     m.derive_inclusive(&cct, &["time"]);
     cct.finish();
     Profile {
+        call_graph: None,
         source: Source {
             path: None,
             format: Format::Folded,

@@ -150,6 +150,9 @@ struct Parser {
     last_pos: Vec<i64>,
     ob: String,
     fl: String,
+    /// The file of the cost lines now: `fl=`, or an inline file (`fi=`/`fe=`) inside it.
+    /// A callee named without `cfi=` is in this file (as callgrind_annotate reads it).
+    cur_file: String,
     cur: Option<u32>,
     cob: Option<String>,
     cfl: Option<String>,
@@ -366,10 +369,14 @@ impl Parser {
     fn assignment(&mut self, key: &str, value: &str, lineno: u64) {
         match key {
             "ob" => self.ob = self.names.resolve(OBJS, value),
-            "fl" => self.fl = self.names.resolve(FILES, value),
-            // Inline and jump-target files change where lines are, not which function
-            // runs; they may define compressed names used later.
-            "fi" | "fe" | "jfi" | "jfl" => {
+            "fl" => {
+                self.fl = self.names.resolve(FILES, value);
+                self.cur_file = self.fl.clone();
+            }
+            // Inline files change where lines are, not which function runs.
+            "fi" | "fe" => self.cur_file = self.names.resolve(FILES, value),
+            // Jump-target files may define compressed names used later.
+            "jfi" | "jfl" => {
                 self.names.resolve(FILES, value);
             }
             "fn" => {
@@ -396,7 +403,7 @@ impl Parser {
                     .cfl
                     .take()
                     .filter(|f| !f.is_empty())
-                    .unwrap_or_else(|| self.fl.clone());
+                    .unwrap_or_else(|| self.cur_file.clone());
                 let obj = self
                     .cob
                     .take()
@@ -434,6 +441,7 @@ pub fn parse(input: &mut dyn BufRead) -> Result<Graph, String> {
         last_pos: vec![0],
         ob: String::new(),
         fl: String::new(),
+        cur_file: String::new(),
         cur: None,
         cob: None,
         cfl: None,

@@ -1,25 +1,20 @@
-//! Unfolds a callgrind call graph into a CCT by call path, as KCachegrind's call tree does.
-//!
-//! * Roots are the functions no other function calls (`(below main)`, `_start`, ...);
-//!   a function never reached from them (only inside an uncalled cycle) becomes a root too.
-//! * A node for function F reached with an inclusive "budget" B (the inclusive cost of the
-//!   call edge that leads to it, scaled along the path) hands each callee G the edge's
-//!   inclusive cost times B / incl(F), where incl(F) = self(F) + the costs of F's calls
-//!   to other functions (callgrind's inclusive cost of F).
-//! * Recursion and cycles are cut where they close: a callee already on the path is not
-//!   expanded again (its cost stays inside the instance above it, as KCachegrind's cycle
-//!   detection folds a cycle into one node); direct recursion (F calls F) is not an edge.
-//! * Each function's exclusive cost is then split over its tree nodes in proportion to
-//!   their budgets, per event, so every function keeps exactly its own cost: the tree's
-//!   totals equal the sum of the file's cost lines (callgrind_annotate's PROGRAM TOTALS).
+//! A callgrind/cachegrind file as a profile: its call graph with the file's exact
+//! figures (`Profile::call_graph`, each function's self and inclusive cost as
+//! callgrind_annotate `--inclusive=yes` gives them, each call edge's cost and count),
+//! and a CCT unfolded from it by call path (`call_paths`), as KCachegrind's call tree
+//! does, whose figures are estimates: the file does not say how a function's cost
+//! divides among the paths that reach it. The tree's totals equal the sum of the
+//! file's cost lines (callgrind_annotate's PROGRAM TOTALS) and every function keeps
+//! exactly its own self cost.
 
 use crate::model::demangle::{demangle, RAW_NAME};
-use crate::model::{Cct, Format, Frame, MetricTable, Profile, Source};
+use petgraph::graph::NodeIndex;
 
-use super::callgrind::Graph;
+use crate::model::call_graph::{CallGraph, Function};
+use crate::model::{Format, Frame, MetricTable, Profile, Source};
 
-/// A guard against call-path explosion on huge graphs: past it, paths stop growing.
-const MAX_NODES: usize = 2_000_000;
+use super::call_paths::{unfold, MAX_NODES};
+use super::callgrind::{Func, Graph};
 
 /// `cpu(ms)` -> ("cpu(ms)", "ms"); units come from a parenthesised suffix when there is one.
 fn unit_of(event: &str) -> &str {
@@ -29,161 +24,103 @@ fn unit_of(event: &str) -> &str {
     }
 }
 
+/// The file's call graph with callgrind_annotate's figures: a function's inclusive
+/// cost is the cost of its calls from other functions, or, for a function no other
+/// function calls, its self cost plus the cost of its calls to others. Calls to itself
+/// are inside those already: callgrind_annotate adds them again (a recursive function
+/// above 100%), grove counts recursion once.
+fn call_graph(g: &Graph) -> CallGraph {
+    let ne = g.events.len();
+    let metrics = g
+        .events
+        .iter()
+        .map(|e| (e.clone(), unit_of(e).to_string()))
+        .collect();
+    let mut cg = CallGraph::new(metrics);
+    for func in &g.funcs {
+        let mut self_cost = func.exclusive.clone();
+        self_cost.resize(ne, 0.0);
+        cg.add_function(Function {
+            frame: frame_of(func),
+            inclusive: vec![0.0; ne],
+            self_cost,
+            calls: 0.0,
+        });
+    }
+    let mut edges: Vec<_> = g.edges.iter().collect();
+    edges.sort_by_key(|((a, b), _)| (*a, *b));
+    let nf = g.funcs.len();
+    let mut called_in = vec![vec![0.0; ne]; nf];
+    let mut called_out = vec![vec![0.0; ne]; nf];
+    let mut called = vec![false; nf];
+    for (&(a, b), e) in edges {
+        let (ai, bi) = (NodeIndex::new(a as usize), NodeIndex::new(b as usize));
+        cg.add_call(ai, bi, e.calls, &e.inclusive);
+        cg.graph[bi].calls += e.calls;
+        if a != b {
+            called[b as usize] = true;
+            for (x, c) in called_in[b as usize].iter_mut().zip(&e.inclusive) {
+                *x += c;
+            }
+            for (x, c) in called_out[a as usize].iter_mut().zip(&e.inclusive) {
+                *x += c;
+            }
+        }
+    }
+    for f in 0..nf {
+        let node = &mut cg.graph[NodeIndex::new(f)];
+        node.inclusive = if called[f] {
+            std::mem::take(&mut called_in[f])
+        } else {
+            node.self_cost
+                .iter()
+                .zip(&called_out[f])
+                .map(|(s, c)| s + c)
+                .collect()
+        };
+    }
+    cg.estimated_paths = true;
+    cg
+}
+
+fn frame_of(func: &Func) -> Frame {
+    let mut fr = match demangle(&func.name) {
+        Some(d) => {
+            let mut fr = Frame::new(&d, "function");
+            fr.set_attr(RAW_NAME, &func.name);
+            fr
+        }
+        None => Frame::new(&func.name, "function"),
+    };
+    if !func.file.is_empty() {
+        fr.set_attr("file", &func.file);
+    }
+    if func.line > 0 {
+        fr.set_attr("line", &func.line.to_string());
+    }
+    if !func.object.is_empty() {
+        fr.set_attr("module", &func.object);
+    }
+    fr
+}
+
 pub fn profile(g: Graph, mut source: Source) -> Result<Profile, String> {
     let ne = g.events.len();
     let nf = g.funcs.len();
     if nf == 0 {
         return Err("no function in the file ('fn=' lines)".into());
     }
-    // Out-edges without self-recursion; incl(F) per event.
-    let mut out: Vec<Vec<(u32, Vec<f64>)>> = vec![Vec::new(); nf];
-    let mut called = vec![false; nf];
-    let mut edges: Vec<_> = g.edges.iter().collect();
-    edges.sort_by_key(|((a, b), _)| (*a, *b));
-    for (&(a, b), e) in edges {
-        if a == b {
-            continue;
-        }
-        called[b as usize] = true;
-        let mut c = e.inclusive.clone();
-        c.resize(ne, 0.0);
-        out[a as usize].push((b, c));
-    }
-    let incl: Vec<Vec<f64>> = (0..nf)
-        .map(|f| {
-            let mut v = g.funcs[f].exclusive.clone();
-            for (_, c) in &out[f] {
-                for (a, x) in v.iter_mut().zip(c) {
-                    *a += x;
-                }
-            }
-            v
-        })
-        .collect();
-
-    let mut cct = Cct::default();
-    let mut node_func: Vec<u32> = Vec::new();
-    let mut budget: Vec<Vec<f64>> = Vec::new();
-    let mut on_path = vec![false; nf];
-    let mut seen = vec![false; nf];
-    let mut capped = false;
-    let mut cut = 0u64;
-
-    let frame_of = |f: usize| {
-        let func = &g.funcs[f];
-        let mut fr = match demangle(&func.name) {
-            Some(d) => {
-                let mut fr = Frame::new(&d, "function");
-                fr.set_attr(RAW_NAME, &func.name);
-                fr
-            }
-            None => Frame::new(&func.name, "function"),
-        };
-        if !func.file.is_empty() {
-            fr.set_attr("file", &func.file);
-        }
-        if func.line > 0 {
-            fr.set_attr("line", &func.line.to_string());
-        }
-        if !func.object.is_empty() {
-            fr.set_attr("module", &func.object);
-        }
-        fr
-    };
-
-    // Roots first in file order of the uncalled functions, then leftovers by cost.
-    let mut roots: Vec<u32> = (0..nf as u32).filter(|&f| !called[f as usize]).collect();
-    let mut leftovers_added = false;
-    loop {
-        for &r in &roots {
-            if seen[r as usize] {
-                continue;
-            }
-            // Explicit stack (deep call chains): Enter(func, parent, budget) / Exit(func).
-            enum Step {
-                Enter(u32, Option<u32>, Vec<f64>),
-                Exit(u32),
-            }
-            let mut stack = vec![Step::Enter(r, None, incl[r as usize].clone())];
-            while let Some(step) = stack.pop() {
-                match step {
-                    Step::Exit(f) => on_path[f as usize] = false,
-                    Step::Enter(f, parent, b) => {
-                        let fu = f as usize;
-                        let node = cct.add_node(parent, frame_of(fu));
-                        node_func.push(f);
-                        seen[fu] = true;
-                        on_path[fu] = true;
-                        stack.push(Step::Exit(f));
-                        if cct.len() >= MAX_NODES {
-                            capped = true;
-                            budget.push(b);
-                            continue;
-                        }
-                        let scale: Vec<f64> = b
-                            .iter()
-                            .zip(&incl[fu])
-                            .map(|(x, i)| if *i != 0.0 { x / i } else { 0.0 })
-                            .collect();
-                        for (callee, c) in out[fu].iter().rev() {
-                            if on_path[*callee as usize] {
-                                cut += 1;
-                                continue;
-                            }
-                            let cb: Vec<f64> = c.iter().zip(&scale).map(|(x, s)| x * s).collect();
-                            stack.push(Step::Enter(*callee, Some(node), cb));
-                        }
-                        budget.push(b);
-                    }
-                }
-            }
-        }
-        if leftovers_added {
-            break;
-        }
-        leftovers_added = true;
-        let mut rest: Vec<u32> = (0..nf as u32).filter(|&f| !seen[f as usize]).collect();
-        if rest.is_empty() {
-            break;
-        }
-        rest.sort_by(|a, b| {
-            let (x, y) = (incl[*a as usize][0], incl[*b as usize][0]);
-            y.total_cmp(&x).then(a.cmp(b))
-        });
-        roots = rest;
-    }
-
-    // Split each function's exclusive cost over its nodes in proportion to their budgets.
-    let n = cct.len();
-    let mut sums = vec![vec![0.0f64; ne]; nf];
-    let mut count = vec![0u32; nf];
-    for (node, &f) in node_func.iter().enumerate() {
-        count[f as usize] += 1;
-        for (s, b) in sums[f as usize].iter_mut().zip(&budget[node]) {
-            *s += b;
-        }
-    }
+    let cg = call_graph(&g);
+    let paths = unfold(&cg);
+    let n = paths.cct.len();
     let mut metrics = MetricTable::new(n);
     let names: Vec<String> = g.events.clone();
     for (e, name) in names.iter().enumerate() {
-        let vals: Vec<f64> = node_func
-            .iter()
-            .enumerate()
-            .map(|(node, &f)| {
-                let fu = f as usize;
-                let own = g.funcs[fu].exclusive[e];
-                if own == 0.0 {
-                    0.0
-                } else if sums[fu][e] > 0.0 {
-                    own * budget[node][e] / sums[fu][e]
-                } else {
-                    own / count[fu] as f64
-                }
-            })
-            .collect();
-        metrics.set(name, unit_of(name), vals);
+        metrics.set(name, unit_of(name), paths.exclusive(&cg, e));
     }
     let bases: Vec<&str> = names.iter().map(String::as_str).collect();
+    let (capped, cut) = (paths.capped, paths.cut);
+    let cct = paths.cct;
     metrics.derive_inclusive(&cct, &bases);
 
     let mut warnings = g.warnings;
@@ -219,6 +156,7 @@ pub fn profile(g: Graph, mut source: Source) -> Result<Profile, String> {
     }
     source.format = Format::Callgrind;
     Ok(Profile {
+        call_graph: Some(cg),
         source,
         dialect: if cachegrind {
             "cachegrind"

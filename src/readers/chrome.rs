@@ -962,6 +962,7 @@ impl super::Reader for Chrome {
         let mut warnings = tr.warnings;
         warnings.extend(tree.warnings);
         let mut p = crate::model::Profile {
+            call_graph: None,
             source,
             dialect: dialect.into(),
             cct: tree.cct,

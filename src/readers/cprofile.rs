@@ -4,25 +4,27 @@
 //! by Python 2 or 3 (decoded by `marshal.rs`).
 //!
 //! A pstats file is a call *graph*: one entry per function, with the callers that
-//! called it. Hatchet (`from_cprofile`) keeps that graph, a node per function with
-//! several parents. grove's tree gives each node one parent, so the graph becomes a
-//! spanning tree with the same nodes and values:
-//! - one node per function, keyed as Hatchet keys it (name, file base name, line);
-//!   metrics are the function's totals from the file (`time` = tt, `time (inc)` = ct,
-//!   `numcalls` = primitive calls, `nativecalls` = all calls, Hatchet's names), so
-//!   node count and per-metric totals equal Hatchet's;
-//! - the roots are the functions no one called (Hatchet's roots);
-//! - every other function hangs under its heaviest caller (the caller edge with the
-//!   most cumulative time), chosen greedily from the roots outwards, so the tree has
-//!   no cycle: recursion (a function calling itself, or a cycle of functions) is cut
-//!   where it would close, and the other callers are listed in the node's `callers`
-//!   attribute. A cycle no root reaches becomes a root of its own (with a warning).
+//! called it and, per caller, those calls' count and cumulative time. It becomes the
+//! profile's `call_graph` with the file's exact figures: one function per entry, keyed
+//! as Hatchet keys it (name, file base name, line), self = `tottime`, inclusive =
+//! `cumtime`, calls = all calls; one edge per (caller, callee) with its calls and
+//! cumulative time. So the functions' count and figures equal Hatchet's graph and
+//! pstats' own `print_stats`.
+//!
+//! The tree is unfolded from that graph by call path (`call_paths`): roots are the
+//! functions no one called, recursion and cycles are cut where they close, and each
+//! function's figures (`time` = tt, `numcalls` = primitive calls, `nativecalls` = all
+//! calls, Hatchet's names) are split over its paths in proportion to the calls' cost:
+//! estimates, which the profile says. Totals equal the file's.
 
 use std::collections::HashMap;
 use std::io::Read;
 
-use super::call_graph::spanning_tree;
+use petgraph::graph::NodeIndex;
+
+use super::call_paths::unfold;
 use super::marshal::{self, Value};
+use crate::model::call_graph::{CallGraph, Function};
 use crate::model::{Cct, Format, Frame, MetricTable, Profile};
 
 /// A function's totals, as the file holds them.
@@ -32,8 +34,8 @@ struct Func {
     name: String,
     /// Primitive (non-recursive) calls, all calls, exclusive and inclusive seconds.
     stats: [f64; 4],
-    /// (caller, cumulative seconds of this function's calls from it).
-    callers: Vec<(usize, f64)>,
+    /// (caller, calls from it, cumulative seconds of those calls).
+    callers: Vec<(usize, f64, f64)>,
 }
 
 /// The functions of a pstats dict, in file order, with Hatchet's merging key.
@@ -112,12 +114,15 @@ fn functions(v: &Value, warnings: &mut Vec<String>) -> Result<Vec<Func>, String>
                 continue;
             };
             // cProfile: (calls, primitive calls, tt, ct); the old `profile` module: a count.
-            let weight = match cv {
-                Value::Seq(e) => e.get(3).and_then(Value::as_f64).unwrap_or(0.0),
-                other => other.as_f64().unwrap_or(0.0),
+            let (count, ct) = match cv {
+                Value::Seq(e) => (
+                    e.first().and_then(Value::as_f64).unwrap_or(0.0),
+                    e.get(3).and_then(Value::as_f64).unwrap_or(0.0),
+                ),
+                other => (other.as_f64().unwrap_or(0.0), 0.0),
             };
             if !funcs[dst].callers.iter().any(|c| c.0 == src) {
-                funcs[dst].callers.push((src, weight));
+                funcs[dst].callers.push((src, count, ct));
             }
         }
     }
@@ -134,49 +139,52 @@ fn functions(v: &Value, warnings: &mut Vec<String>) -> Result<Vec<Func>, String>
     Ok(funcs)
 }
 
-/// Reads a pstats file's bytes into one profile.
-pub fn read_bytes(bytes: &[u8]) -> Result<(Cct, MetricTable, Vec<String>), String> {
+/// The file's call graph: tt and ct per function, calls and ct per edge.
+fn call_graph(funcs: &[Func]) -> CallGraph {
+    let mut g = CallGraph::new(vec![("time".into(), "s".into())]);
+    for func in funcs {
+        let mut frame = Frame::new(&func.name, "function");
+        frame.set_attr("file", &func.file);
+        frame.set_attr("line", &func.line.to_string());
+        g.add_function(Function {
+            frame,
+            self_cost: vec![func.stats[2]],
+            inclusive: vec![func.stats[3]],
+            calls: func.stats[1],
+        });
+    }
+    for (dst, func) in funcs.iter().enumerate() {
+        for &(src, count, ct) in &func.callers {
+            g.add_call(NodeIndex::new(src), NodeIndex::new(dst), count, &[ct]);
+        }
+    }
+    g.estimated_paths = true;
+    g
+}
+
+/// Reads a pstats file's bytes into a tree, its metrics, the call graph and warnings.
+pub fn read_bytes(bytes: &[u8]) -> Result<(Cct, MetricTable, CallGraph, Vec<String>), String> {
     let v = marshal::decode(bytes)?;
     let mut warnings = Vec::new();
     let funcs = functions(&v, &mut warnings)?;
     if funcs.is_empty() {
         return Err("the pstats file holds no function".into());
     }
-    let callers: Vec<Vec<(usize, f64)>> = funcs.iter().map(|f| f.callers.clone()).collect();
-    let weight: Vec<f64> = funcs.iter().map(|f| f.stats[3]).collect();
-    let (parent, order) = spanning_tree(&callers, &weight, &mut warnings);
-    let mut cct = Cct::default();
-    let mut node = vec![0u32; funcs.len()];
-    for &f in &order {
-        let func = &funcs[f];
-        let mut frame = Frame::new(&func.name, "function");
-        frame.set_attr("file", &func.file);
-        frame.set_attr("line", &func.line.to_string());
-        let others: Vec<&str> = func
-            .callers
-            .iter()
-            .filter(|c| Some(c.0) != parent[f])
-            .map(|c| funcs[c.0].name.as_str())
-            .collect();
-        if !others.is_empty() {
-            frame.set_attr("callers", &others.join(", "));
-        }
-        node[f] = cct.add_node(parent[f].map(|p| node[p]), frame);
-    }
+    let g = call_graph(&funcs);
+    let paths = unfold(&g);
     let column = |i: usize| {
-        let mut v = vec![0.0; funcs.len()];
-        for (f, func) in funcs.iter().enumerate() {
-            v[node[f] as usize] = func.stats[i];
-        }
-        v
+        let per_func: Vec<f64> = funcs.iter().map(|f| f.stats[i]).collect();
+        paths.spread(&per_func, 0)
     };
-    let mut m = MetricTable::new(cct.len());
-    m.set("time", "s", column(2));
-    m.set("time (inc)", "s", column(3));
+    let mut m = MetricTable::new(paths.cct.len());
+    m.set("time", "s", paths.exclusive(&g, 0));
     m.set("numcalls", "", column(0));
     m.set("nativecalls", "", column(1));
+    super::call_paths::warn(&paths, &mut warnings);
+    let mut cct = paths.cct;
+    m.derive_inclusive(&cct, &["time"]);
     cct.finish();
-    Ok((cct, m, warnings))
+    Ok((cct, m, g, warnings))
 }
 
 /// Whether the bytes start like a marshalled pstats dict: `{` (maybe flagged), then a
@@ -210,8 +218,9 @@ impl super::Reader for CProfile {
         input
             .read_to_end(&mut bytes)
             .map_err(|e| format!("cannot read: {e}"))?;
-        let (cct, metrics, warnings) = read_bytes(&bytes)?;
+        let (cct, metrics, graph, warnings) = read_bytes(&bytes)?;
         Ok(vec![Profile {
+            call_graph: Some(graph),
             source,
             dialect: "Python cProfile (pstats)".into(),
             cct,
@@ -258,9 +267,9 @@ mod tests {
     }
 
     #[test]
-    fn callers_become_a_spanning_tree_with_cycles_cut() {
-        // main -> a (heavy), main -> b, b -> a (light), a -> a (recursion), c <-> d (a
-        // cycle no root reaches).
+    fn callers_become_call_paths_with_cycles_cut() {
+        // main -> a, main -> b, b -> a, a -> a (recursion), cc <-> ddd (a cycle no
+        // root reaches).
         let v = Value::Dict(vec![
             (key("main"), entry(1.0, 10.0, vec![])),
             (
@@ -273,17 +282,23 @@ mod tests {
         ]);
         let mut w = Vec::new();
         let funcs = functions(&v, &mut w).unwrap();
-        let callers: Vec<_> = funcs.iter().map(|f| f.callers.clone()).collect();
-        let weight: Vec<f64> = funcs.iter().map(|f| f.stats[3]).collect();
-        let (parent, _) = spanning_tree(&callers, &weight, &mut w);
-        assert_eq!(parent, vec![None, Some(0), Some(0), None, Some(3)]);
-        assert_eq!(w.len(), 1, "{w:?}");
+        let g = call_graph(&funcs);
+        assert_eq!(g.function(1).inclusive, vec![7.0]);
+        assert_eq!(g.call(2, 1).unwrap().cost, vec![1.0]);
+        let p = unfold(&g);
+        // main > a, main > b > a, then the cycle: ddd's caller pays 1 s of its 3 s
+        // (its 1 s and its call of cc), so ddd starts a root of its own: ddd > cc.
+        assert_eq!(p.func, vec![0, 1, 2, 1, 4, 3]);
+        let time = p.exclusive(&g, 0);
+        assert_eq!(time.iter().sum::<f64>(), 10.0);
+        // a's 5 s split 6:1 by its callers' budgets.
+        assert!((time[1] - 5.0 * 6.0 / 7.0).abs() < 1e-12, "{time:?}");
     }
 
     #[test]
     fn not_pstats() {
         assert!(read_bytes(b"i\x01\x00\x00\x00").is_err());
-        assert!(read_bytes(b"{0").unwrap_err().contains("no function"));
+        assert!(read_bytes(b"{0").err().unwrap().contains("no function"));
         assert!(read_bytes(b"{)\x03").is_err());
         assert!(sniff(b"{(\x03\x00\x00\x00s"));
         assert!(!sniff(b"{\"a\": 1}"));

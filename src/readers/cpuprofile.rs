@@ -154,6 +154,7 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
     metrics.derive_inclusive(&cct, &["time", "samples"]);
     source.format = Format::CpuProfile;
     Ok(Profile {
+        call_graph: None,
         source,
         dialect: "Chrome .cpuprofile".into(),
         cct,

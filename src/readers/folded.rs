@@ -171,6 +171,7 @@ impl super::Reader for FoldedStacks {
         let (input, source) = input.into_stream()?;
         let f = read(input).map_err(|e| format!("line {}: {}", e.line, e.msg))?;
         let mut p = crate::model::Profile {
+            call_graph: None,
             source,
             dialect: "folded stacks".into(),
             cct: f.cct,

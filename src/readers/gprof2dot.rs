@@ -1,8 +1,11 @@
 //! gprof2dot's DOT call graphs (`gprof2dot -f callgrind|prof|perf … > graph.dot`), as
 //! Hatchet's `from_gprof_dot` reads them: one node per DOT node, labelled
 //! `module\nname\nINC%\n(EXC%)\nCALLS×`, and `caller -> callee` edges labelled
-//! `EDGE%\nCALLS×`. The call graph becomes a spanning tree (`call_graph.rs`): each
-//! function once, under its heaviest caller, cycles cut.
+//! `EDGE%\nCALLS×`. The graph is the profile's `call_graph` with gprof2dot's own
+//! figures (a node's inclusive and self percent and calls, an edge's percent and
+//! calls); the tree is unfolded from it by call path (`call_paths`), each function's
+//! self percent and calls split over its paths in proportion to the calls' percents:
+//! estimates, which the profile says.
 //!
 //! Only the DOT that gprof2dot writes is parsed: node and edge statements with
 //! attribute lists, and the `graph`/`node`/`edge` defaults (skipped). Subgraphs and
@@ -11,7 +14,10 @@
 use std::collections::HashMap;
 use std::io::Read;
 
-use super::call_graph::spanning_tree;
+use petgraph::graph::NodeIndex;
+
+use super::call_paths::{unfold, warn};
+use crate::model::call_graph::{CallGraph, Function};
 use crate::model::{Cct, Format, Frame, MetricTable, Profile};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -141,7 +147,8 @@ struct Graph {
     index: HashMap<String, usize>,
     /// (module, inc %, exc %, calls) from a node's label.
     label: Vec<Option<(String, f64, f64, f64)>>,
-    callers: Vec<Vec<(usize, f64)>>,
+    /// (caller, percent, calls) of each node's incoming edges.
+    callers: Vec<Vec<(usize, f64, f64)>>,
 }
 
 impl Graph {
@@ -239,15 +246,17 @@ fn parse(text: &str) -> Result<Graph, String> {
                             ))?);
                     }
                 } else {
-                    // An edge's weight: its share of the total time (`3.01%\n300015×`).
-                    let w = label
-                        .and_then(|l| l.split("\\n").next())
-                        .and_then(percent)
-                        .unwrap_or(0.0);
+                    // An edge's share of the total time and its calls (`3.01%\n300015×`).
+                    let mut parts = label.map(|l| l.split("\\n")).into_iter().flatten();
+                    let w = parts.next().and_then(percent).unwrap_or(0.0);
+                    let calls = parts
+                        .next()
+                        .and_then(|c| c.trim_end_matches('×').parse().ok())
+                        .unwrap_or(f64::NAN);
                     for pair in chain.windows(2) {
                         let (s, d) = (g.node(&pair[0]), g.node(&pair[1]));
                         if !g.callers[d].iter().any(|c| c.0 == s) {
-                            g.callers[d].push((s, w));
+                            g.callers[d].push((s, w, calls));
                         }
                     }
                 }
@@ -264,43 +273,54 @@ fn parse(text: &str) -> Result<Graph, String> {
     Ok(g)
 }
 
-pub fn read_text(text: &str) -> Result<(Cct, MetricTable, Vec<String>), String> {
+/// The DOT graph as the profile's call graph, with gprof2dot's figures.
+fn call_graph(g: &Graph) -> CallGraph {
+    let mut cg = CallGraph::new(vec![("time".into(), "%".into())]);
+    for (name, label) in g.names.iter().zip(&g.label) {
+        let mut frame = Frame::new(name, "function");
+        let (inc, exc, calls) = match label {
+            Some(l) => {
+                frame.set_attr("module", &l.0);
+                (l.1, l.2, l.3)
+            }
+            None => (0.0, 0.0, f64::NAN),
+        };
+        cg.add_function(Function {
+            frame,
+            self_cost: vec![exc],
+            inclusive: vec![inc],
+            calls,
+        });
+    }
+    for (dst, cs) in g.callers.iter().enumerate() {
+        for &(src, w, calls) in cs {
+            // A count gprof2dot did not print adds nothing.
+            let count = if calls.is_finite() { calls } else { 0.0 };
+            cg.add_call(NodeIndex::new(src), NodeIndex::new(dst), count, &[w]);
+        }
+    }
+    cg.estimated_paths = true;
+    cg
+}
+
+pub fn read_text(text: &str) -> Result<(Cct, MetricTable, CallGraph, Vec<String>), String> {
     let g = parse(text)?;
     let mut warnings = Vec::new();
-    let inc: Vec<f64> = g
-        .label
-        .iter()
-        .map(|l| l.as_ref().map_or(0.0, |l| l.1))
-        .collect();
-    let (parent, order) = spanning_tree(&g.callers, &inc, &mut warnings);
-    let mut cct = Cct::default();
-    let mut node = vec![0u32; g.names.len()];
-    for &f in &order {
-        let mut frame = Frame::new(&g.names[f], "function");
-        if let Some(l) = &g.label[f] {
-            frame.set_attr("module", &l.0);
-        }
-        node[f] = cct.add_node(parent[f].map(|p| node[p]), frame);
-    }
-    let col = |k: usize| {
-        let mut v = vec![f64::NAN; g.names.len()];
-        for (f, l) in g.label.iter().enumerate() {
-            if let Some(l) = l {
-                v[node[f] as usize] = [l.1, l.2, l.3][k];
-            }
-        }
-        v
-    };
-    let mut m = MetricTable::new(cct.len());
-    m.set("time", "%", col(1));
-    m.set("time (inc)", "%", col(0));
-    m.set("calls", "", col(2));
+    let cg = call_graph(&g);
+    let paths = unfold(&cg);
+    let calls: Vec<f64> = (0..cg.len()).map(|f| cg.function(f).calls).collect();
+    let mut m = MetricTable::new(paths.cct.len());
+    m.set("time", "%", paths.exclusive(&cg, 0));
+    m.set("calls", "", paths.spread(&calls, 0));
+    warn(&paths, &mut warnings);
     let unlabelled = g.label.iter().filter(|l| l.is_none()).count();
     if unlabelled > 0 {
         warnings.push(format!("{unlabelled} node(s) have no label and no values"));
     }
+    let mut cct = paths.cct;
+    m.derive_inclusive(&cct, &["time"]);
     cct.finish();
-    Ok((cct, m, warnings))
+    Ok((cct, m, cg, warnings))
 }
 
 /// gprof2dot's output: `digraph` first, and a node label with its `INC%\n(EXC%)`.
@@ -332,8 +352,9 @@ impl super::Reader for Gprof2Dot {
         input
             .read_to_end(&mut bytes)
             .map_err(|e| format!("cannot read: {e}"))?;
-        let (cct, metrics, warnings) = read_text(&String::from_utf8_lossy(&bytes))?;
+        let (cct, metrics, graph, warnings) = read_text(&String::from_utf8_lossy(&bytes))?;
         Ok(vec![Profile {
+            call_graph: Some(graph),
             source,
             dialect: "gprof2dot".into(),
             cct,
@@ -364,16 +385,33 @@ mod tests {
 "#;
 
     #[test]
-    fn graph_to_tree() {
-        let (cct, m, w) = read_text(DOT).unwrap();
+    fn graph_and_call_paths() {
+        let (cct, m, g, w) = read_text(DOT).unwrap();
         assert!(w.is_empty(), "{w:?}");
-        assert_eq!(cct.len(), 3);
-        assert_eq!(cct.name(1), "a b");
-        assert_eq!(cct.parent(1), Some(0));
-        // c's callers: main (10%) and "a b" (10%): the tie goes to the earlier, main.
-        assert_eq!(cct.parent(2), Some(0));
-        assert_eq!(m.values("time").unwrap(), &[50.0, 30.0, 20.0]);
-        assert_eq!(m.values("calls").unwrap(), &[1.0, 3.0, 2.0]);
+        // The graph keeps gprof2dot's figures.
+        assert_eq!(g.len(), 3);
+        assert_eq!(g.function(1).inclusive, vec![40.0]);
+        assert_eq!(g.function(1).self_cost, vec![30.0]);
+        assert_eq!(
+            g.call(0, 1).map(|c| (c.count, c.cost[0])),
+            Some((2.0, 30.0))
+        );
+        assert!(g.estimated_paths);
+        // main > "a b" > c, main > c > "a b": the c -> "a b" and "a b" -> c calls
+        // close a cycle where the callee is already on the path.
+        let names: Vec<&str> = (0..cct.len() as u32).map(|n| cct.name(n)).collect();
+        assert_eq!(names, ["main", "a b", "c", "c", "a b"]);
+        assert_eq!(cct.parent(3), Some(0));
+        let time = m.values("time").unwrap();
+        assert!((time.iter().sum::<f64>() - 100.0).abs() < 1e-9, "{time:?}");
+        let inc = m.values("time (inc)").unwrap();
+        for n in 1..cct.len() as u32 {
+            assert!(inc[n as usize] <= inc[cct.parent(n).unwrap() as usize]);
+        }
+        // Calls stay whole: "a b"'s 3 split over its two paths.
+        let calls = m.values("calls").unwrap();
+        assert_eq!(calls[1] + calls[4], 3.0);
+        assert!(calls.iter().all(|c| c.fract() == 0.0), "{calls:?}");
         assert!(sniff(DOT.as_bytes()));
     }
 

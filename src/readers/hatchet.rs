@@ -493,6 +493,7 @@ impl super::Reader for Hatchet {
         let (input, source) = input.into_stream()?;
         let l = read(input).map_err(|e| e.to_string())?;
         let mut p = crate::model::Profile {
+            call_graph: None,
             source,
             dialect: "Hatchet literal".into(),
             cct: l.cct,

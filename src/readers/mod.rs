@@ -6,7 +6,7 @@
 //! implements [`Reader`], and one line in [`READERS`].
 
 pub mod caliper;
-pub mod call_graph;
+pub mod call_paths;
 pub mod callgrind;
 pub mod callgrind_tree;
 pub mod chrome;

@@ -405,6 +405,7 @@ pub(crate) fn finish(
         meta.push(("threads".into(), acc.tids.len().to_string()));
     }
     Profile {
+        call_graph: None,
         source,
         dialect: String::new(),
         cct: acc.cct,

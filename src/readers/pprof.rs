@@ -374,6 +374,7 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
     }
     source.format = Format::Pprof;
     Ok(Profile {
+        call_graph: None,
         source,
         dialect: "pprof".into(),
         cct,

@@ -209,6 +209,7 @@ impl super::Reader for Pyinstrument {
         let (input, source) = input.into_stream()?;
         let t = read(input)?;
         Ok(vec![Profile {
+            call_graph: None,
             source,
             dialect: "pyinstrument".into(),
             cct: t.cct,

@@ -241,6 +241,7 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
     }
     source.format = Format::Speedscope;
     Ok(Profile {
+        call_graph: None,
         source,
         dialect: "speedscope".into(),
         cct,

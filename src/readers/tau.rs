@@ -237,6 +237,7 @@ fn profile(files: &[File], source: Source) -> Result<Profile, String> {
     metrics.set("Subrs", "", col(first, 1));
     cct.finish();
     Ok(Profile {
+        call_graph: None,
         source,
         dialect: if callpaths {
             "TAU (callpath)"

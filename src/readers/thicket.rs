@@ -205,6 +205,7 @@ pub fn read_value(v: &Value, source: &Source) -> Result<Vec<Profile>, String> {
             meta.extend(meta_rows.get(prof).cloned().unwrap_or_default());
         }
         out.push(Profile {
+            call_graph: None,
             source,
             dialect: if thicket {
                 "Thicket"

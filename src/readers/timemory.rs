@@ -269,6 +269,7 @@ pub fn read_value(root: &Value, source: &Source) -> Result<Vec<Profile>, String>
         let mut source = source.clone();
         source.label = label;
         out.push(Profile {
+            call_graph: None,
             source,
             dialect: "timemory".into(),
             cct,

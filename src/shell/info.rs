@@ -137,6 +137,11 @@ fn info_json(p: &Profile, ensemble: Option<usize>) -> Value {
         "metadata": p.meta.iter().map(|(k, v)| (k.to_string(), Value::from(v.to_string()))).collect::<serde_json::Map<_, _>>(),
         "warnings": p.warnings,
     });
+    if let Some(g) = &p.call_graph {
+        v["functions"] = json!(g.len());
+        v["call_edges"] = json!(g.graph.edge_count());
+        v["estimated_paths"] = json!(g.estimated_paths);
+    }
     if ensemble.is_some() {
         v["members"] = members(p)
             .into_iter()
@@ -206,6 +211,17 @@ fn info_text(p: &Profile, ensemble: Option<usize>) -> String {
     let _ = writeln!(s, "size:     {} bytes", src.size);
     let _ = writeln!(s, "nodes:    {}", p.cct.len());
     let _ = writeln!(s, "roots:    {}", p.cct.roots.len());
+    if let Some(g) = &p.call_graph {
+        let _ = writeln!(
+            s,
+            "graph:    {} functions, {} caller-callee edges (exact, from the file)",
+            g.len(),
+            g.graph.edge_count()
+        );
+        if g.estimated_paths {
+            let _ = writeln!(s, "tree:     {}", grove::model::call_graph::ESTIMATED_NOTE);
+        }
+    }
     if let Some(c) = event_counts(p) {
         let _ = writeln!(s, "events:   {}", c.events);
         let kinds: Vec<String> = c.by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();

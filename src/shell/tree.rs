@@ -70,6 +70,9 @@ pub fn run(
                 raw: args.raw || args.precision.is_some(),
             };
             let positions = app.export_positions_to(depth);
+            if app.profile.estimated_paths() {
+                writeln!(out, "({})", grove::model::call_graph::ESTIMATED_NOTE)?;
+            }
             export::text::render_to(
                 out,
                 &app.profile.cct,

@@ -230,11 +230,19 @@ pub fn lookup(path: &Path) -> Option<Profile> {
     if !same_file(&kept, &now) || !entry_intact(&dir, &kept) {
         return None;
     }
+    let format = Format::from_label(&kept.format)?;
+    // An entry an older grove kept of a call-graph format lacks the graph.
+    if matches!(
+        format,
+        Format::Callgrind | Format::CProfile | Format::Gprof2Dot
+    ) {
+        return None;
+    }
     let cct = dir.join(format!("{NAME}{CCT_SUFFIX}"));
     let mut p = quietly(|| read::read(&cct).ok())?;
     p.source = Source {
         path: Some(path.to_path_buf()),
-        format: Format::from_label(&kept.format)?,
+        format,
         size: kept.size,
         gzip: kept.gzip,
         label: kept.label,

@@ -289,6 +289,7 @@ pub fn read_with(cct_path: &Path, shared: &mut Strings) -> Result<Profile, Strin
     let format = format_of(&get("source", "format"));
     let source_path = get("source", "path");
     Ok(Profile {
+        call_graph: None,
         source: Source {
             path: Some(cct_path.to_path_buf()),
             format,

@@ -175,6 +175,10 @@ pub fn header_text(app: &App, g: &Glyphs, width: usize) -> String {
         format!("sort {}", app.sort_label()),
     ];
     effect.extend(view_state(app));
+    // A tree unfolded from a call graph holds estimates: the header always says so.
+    if p.estimated_paths() {
+        effect.push(crate::model::call_graph::ESTIMATED_NOTE.to_string());
+    }
     // An ensemble's statistics say which convention they follow.
     if crate::app::compare::is_stat_column(&app.metric)
         || crate::app::compare::is_stat_column(&app.inclusive_column())

@@ -335,6 +335,7 @@ impl Builder {
             let mut tree = cct.clone();
             tree.finish();
             out.push(Profile {
+                call_graph: None,
                 source: Source {
                     path: Some(path.to_path_buf()),
                     format: Format::Caliper,

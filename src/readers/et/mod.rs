@@ -349,6 +349,7 @@ pub fn read(input: &mut dyn BufRead, source: Source) -> Result<Profile, String> 
     }
     meta.push(("et.nodes".into(), et.nodes.len().to_string()));
     Ok(Profile {
+        call_graph: None,
         source,
         dialect: format!("PyTorch execution trace (schema {})", et.schema),
         cct,

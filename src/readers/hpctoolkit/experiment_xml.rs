@@ -421,6 +421,7 @@ pub(super) fn read_old(dir: &Path) -> Result<Vec<Profile>, String> {
             ));
         }
         out.push(Profile {
+            call_graph: None,
             source: Source {
                 path: None,
                 format: Format::HpcToolkit,
@@ -477,6 +478,7 @@ pub(super) fn read_old(dir: &Path) -> Result<Vec<Profile>, String> {
         let mut meta = base_meta(&label);
         meta.push(("metric-db".into(), file.clone()));
         out.push(Profile {
+            call_graph: None,
             source: Source {
                 path: None,
                 format: Format::HpcToolkit,
@@ -497,6 +499,7 @@ pub(super) fn read_old(dir: &Path) -> Result<Vec<Profile>, String> {
     if out.is_empty() {
         // A tree without values still shows the structure.
         out.push(Profile {
+            call_graph: None,
             source: Source {
                 path: None,
                 format: Format::HpcToolkit,

@@ -349,6 +349,7 @@ pub(super) fn parse_v4(meta_bytes: &[u8], prof_bytes: &[u8]) -> Result<Vec<Profi
         let mut cct = meta.cct.clone();
         cct.finish();
         out.push(Profile {
+            call_graph: None,
             source: Source {
                 path: None,
                 format: Format::HpcToolkit,

@@ -552,6 +552,7 @@ impl TableReader {
             (None, None) => "Nsight Systems, an older export without META_DATA_EXPORT".into(),
         };
         Profile {
+            call_graph: None,
             source,
             dialect,
             cct,

@@ -279,6 +279,7 @@ pub fn read(anchor_path: &Path, shown: &Path) -> Result<Profile, String> {
         )
     };
     Ok(Profile {
+        call_graph: None,
         source: Source {
             path: Some(shown.to_path_buf()),
             format: Format::Otf2,

@@ -585,6 +585,7 @@ fn build(log: Log, source: Source, records: u64, mut warnings: Vec<String>) -> P
         ("clocks".to_string(), epoch.len().to_string()),
     ];
     Profile {
+        call_graph: None,
         source,
         dialect: "PlaidML event log".into(),
         cct,

@@ -189,6 +189,7 @@ pub fn profile_with_calls(
     let queues = queues.keys().filter(|k| !k.2).count();
     let meta = counts(&ev, devices.len(), queues, ncalls, linked);
     Profile {
+        call_graph: None,
         source,
         dialect,
         cct,

@@ -95,6 +95,7 @@ pub fn read(rows: &[Vec<String>], source: Source) -> Result<Profile, String> {
     metrics.derive_inclusive(&cct, &["time"]);
     cct.finish();
     Ok(Profile {
+        call_graph: None,
         source,
         dialect: if v3 {
             "rocprofv3 kernel stats CSV (--stats)"

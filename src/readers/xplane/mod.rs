@@ -203,6 +203,7 @@ pub fn read(input: &mut dyn BufRead, source: Source) -> Result<Profile, String> 
     let planes: Vec<&str> = space.planes.iter().map(|p| p.name.as_str()).collect();
     meta.insert(0, ("planes".into(), planes.join(", ")));
     Ok(Profile {
+        call_graph: None,
         source,
         dialect: "XSpace (TensorFlow/JAX profiler)".into(),
         cct: tree.cct,
