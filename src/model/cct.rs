@@ -183,6 +183,17 @@ impl Cct {
         &self.frame(n).name
     }
 
+    /// The number of a node's frame slot, shared or not: nodes with one slot have one
+    /// frame, so a pass that keys nodes by their frame looks each slot up once.
+    pub fn frame_slot(&self, n: u32) -> u32 {
+        self.nodes.slot[n as usize] & !SHARED
+    }
+
+    /// How many frame slots there are (`frame_slot` is below it).
+    pub fn slot_count(&self) -> usize {
+        self.nodes.frames.len()
+    }
+
     pub fn parent(&self, n: u32) -> Option<u32> {
         match self.nodes.parent[n as usize] {
             NO_NODE => None,
