@@ -41,7 +41,21 @@ Examples:
   grove tree run.cali --metric 'time (inc),time' --format csv
   grove tree trace.json.gz --format folded | flamegraph.pl > flame.svg
   grove tree trace.json.gz --format parquet > tree.parquet
-  grove tree trace.json.gz --cmd 'sort time desc' --cmd hot-path --color always | less -R";
+  grove tree trace.json.gz --cmd 'sort time desc' --cmd hot-path --color always | less -R
+  grove tree perf.data.txt --inverted --depth 2    the bottom-up tree (callers under each function)";
+
+pub const FUNCTIONS: &str = "\
+Examples:
+  grove functions callgrind.out.1234 --top 20
+  grove functions callgrind.out.1234 --sort inclusive --top 20
+  grove functions callgrind.out.1234 --callers qsort_rec
+  grove functions trace.json.gz --metric gpu_time --callees 'aten::linear' --format csv
+  grove tree callgrind.out.1234 --inverted --depth 2     the bottom-up tree
+
+A function is a name with its module (else file) where the input names one; a
+recursive function's inclusive cost counts once per call path. Call-graph inputs
+(callgrind, gprof2dot DOT, pstats) give the file's own per-function and per-edge
+figures.";
 
 pub const DIFF: &str = "\
 Examples:

@@ -3,6 +3,7 @@
 
 pub mod csv;
 pub mod folded;
+pub mod functions;
 pub mod hatchet;
 pub mod json;
 pub mod parquet;

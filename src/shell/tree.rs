@@ -20,7 +20,11 @@ pub fn run(
 ) -> Result<(), String> {
     let file = args.files[0].clone();
     // The tree needs no event table, so a cached tree is all it reads.
-    let p = input::load_inputs_cached(&args.files, labels, et, use_cache)?.profile;
+    let mut p = input::load_inputs_cached(&args.files, labels, et, use_cache)?.profile;
+    if args.inverted {
+        p = grove::transform::invert::invert_profile(p)
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+    }
     let mut app = App::with_categories(p, Keymap::default_map(), super::user_categories());
     // Hatchet prints children in data order; --cmd may re-sort.
     app.use_data_order();

@@ -138,13 +138,19 @@ fn emit_order(up: &[u32], exc: &[f64]) -> Vec<u32> {
 /// estimated.
 pub fn invert_profile(mut p: Profile) -> Result<Profile, String> {
     let (cct, metrics) = invert(&p.cct, &p.metrics)?;
-    if !metrics.has(&p.default_metric) {
-        let base = base_of_inclusive(&p.default_metric);
-        p.default_metric = match base {
-            Some(b) if metrics.has(&b) => b,
-            _ => metrics.names().first().cloned().unwrap_or_default(),
-        };
-    }
+    // A node's figure is its inclusive value (the exclusive one is only the part of
+    // paths that end there), so the default metric shown is the inclusive column.
+    let base = base_of_inclusive(&p.default_metric).unwrap_or(p.default_metric.clone());
+    let inc = inclusive_name(&base);
+    p.default_metric = if metrics.has(&inc) {
+        inc
+    } else {
+        let first = metrics
+            .names()
+            .into_iter()
+            .find(|n| base_of_inclusive(n).is_some());
+        first.unwrap_or_default()
+    };
     p.cct = cct;
     p.metrics = metrics;
     p.events = None;
