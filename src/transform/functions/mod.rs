@@ -304,30 +304,41 @@ pub fn identity(frame: &crate::model::Frame) -> Function {
 
 /// The function of every node, the functions in order of first appearance, and the
 /// first node of each. Each frame slot is looked up once (nodes sharing a slot share
-/// its function).
+/// its function), by a hash of its identity's text: no key is built per node.
 pub fn identify(cct: &Cct) -> (Vec<u32>, Vec<Function>, Vec<u32>) {
+    use std::hash::{BuildHasher, Hash, Hasher};
     let mut of_slot = vec![NO_NODE; cct.slot_count()];
-    let mut index: HashMap<Function, u32, FxBuild> = HashMap::default();
-    let mut functions = Vec::new();
+    // Hash -> the first function with it; `same_hash` chains the others.
+    let mut by_hash: HashMap<u64, u32, FxBuild> = HashMap::default();
+    let mut same_hash: Vec<u32> = Vec::new();
+    let mut functions: Vec<Function> = Vec::new();
     let mut first = Vec::new();
     let mut of_node = Vec::with_capacity(cct.len());
+    let build = FxBuild::default();
     for n in 0..cct.len() as u32 {
         let s = cct.frame_slot(n) as usize;
-        let f = match of_slot[s] {
-            NO_NODE => {
-                let id = identity(cct.frame(n));
-                let next = functions.len() as u32;
-                let f = *index.entry(id).or_insert(next);
-                if f == next {
-                    functions.push(identity(cct.frame(n)));
-                    first.push(n);
-                }
-                of_slot[s] = f;
-                f
+        if of_slot[s] == NO_NODE {
+            let frame = cct.frame(n);
+            let place = PLACE_ATTRS.iter().find_map(|k| frame.attr(k));
+            let mut h = build.build_hasher();
+            (&*frame.name, &*frame.kind, place).hash(&mut h);
+            let h = h.finish();
+            let is = |f: &Function| {
+                *f.name == *frame.name && *f.kind == *frame.kind && f.place.as_deref() == place
+            };
+            let mut at = by_hash.get(&h).copied().unwrap_or(NO_NODE);
+            while at != NO_NODE && !is(&functions[at as usize]) {
+                at = same_hash[at as usize];
             }
-            f => f,
-        };
-        of_node.push(f);
+            if at == NO_NODE {
+                at = functions.len() as u32;
+                same_hash.push(by_hash.insert(h, at).unwrap_or(NO_NODE));
+                functions.push(identity(frame));
+                first.push(n);
+            }
+            of_slot[s] = at;
+        }
+        of_node.push(of_slot[s]);
     }
     (of_node, functions, first)
 }
