@@ -170,6 +170,19 @@ pub fn table_json(t: &Functions, m: usize, rows: &[u32]) -> String {
     format!("{v}\n")
 }
 
+/// An edge's share of the function's inclusive cost, uncapped: callgrind's edge of a
+/// recursive function to itself counts the recursion again (several times 100%).
+fn share(part: f64, total: f64) -> String {
+    let p = pct(part, total);
+    if !p.is_finite() {
+        "-".into()
+    } else if (p - 100.0).abs() < 0.05 {
+        "100%".into()
+    } else {
+        format!("{p:.1}%")
+    }
+}
+
 /// The label of the other end of an edge.
 fn other(t: &Functions, e: &Edge) -> (String, String, String) {
     if e.function == ROOT {
@@ -225,7 +238,7 @@ pub fn edges_text(t: &Functions, m: usize, side: Side, of: &[(u32, Vec<Edge>)]) 
         for e in edges {
             lines.push([
                 fmt(e.value[m]),
-                format::percent(e.value[m], inc),
+                share(e.value[m], inc),
                 if counted {
                     format::number(e.calls)
                 } else {

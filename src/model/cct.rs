@@ -522,6 +522,17 @@ impl Grow<'_> {
         FrameId(Nodes::new_slot(&mut self.nodes.frames, frame))
     }
 
+    /// Room for `additional` more nodes, none for frames: for a builder whose nodes
+    /// share a few frame slots (`add_shared`).
+    pub fn reserve_nodes(&mut self, additional: usize) {
+        let n = &mut *self.nodes;
+        n.slot.reserve_exact(additional);
+        n.parent.reserve_exact(additional);
+        n.first_child.reserve_exact(additional);
+        n.last_child.reserve_exact(additional);
+        n.next_sibling.reserve_exact(additional);
+    }
+
     /// As `Cct::set_frame`.
     pub fn set_frame(&mut self, n: u32, frame: FrameId) {
         self.nodes.slot[n as usize] = frame.0 | SHARED;

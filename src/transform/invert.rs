@@ -18,6 +18,7 @@
 //! is the end of a chain of its own), so it is made without a hash map (`Chains`).
 
 use super::functions::{columns, identify, Columns};
+use crate::model::cct::{FrameId, Grow};
 use crate::model::metrics::{base_of_inclusive, inclusive_name};
 use crate::model::{Cct, MetricTable, Profile, NO_NODE};
 
@@ -32,24 +33,21 @@ pub fn invert(cct: &Cct, metrics: &MetricTable) -> Result<(Cct, MetricTable), St
     if cols.is_empty() {
         return Err("no metric to invert the tree by".into());
     }
-    let chains = Chains::build(cct, &of_node, &cols)?;
     let mut out = Cct::default();
-    out.reserve(chains.up.len());
-    let mut frames = vec![None; first.len()];
-    {
+    let (exc, inc) = {
         let mut grow = out.grow();
-        for (c, &f) in chains.func.iter().enumerate() {
-            let f = f as usize;
-            let frame =
-                *frames[f].get_or_insert_with(|| grow.shared_frame(cct.frame(first[f]).clone()));
-            let parent = (chains.up[c] != NO_NODE).then_some(chains.up[c]);
-            grow.add_shared(parent, frame);
-        }
-    }
+        // One shared frame per function: its first node's, attributes included.
+        let frames: Vec<FrameId> = first
+            .iter()
+            .map(|&n| grow.shared_frame(cct.frame(n).clone()))
+            .collect();
+        let chains = Chains::build(cct, &of_node, &cols, grow, frames)?;
+        (chains.exc, chains.inc)
+    };
     out.release_last_children();
     out.finish();
     let mut table = MetricTable::new(out.len());
-    for ((c, exc), inc) in cols.iter().zip(chains.exc).zip(chains.inc) {
+    for ((c, exc), inc) in cols.iter().zip(exc).zip(inc) {
         // An inclusive-only metric (`X (inc)`) gets its exclusive column `X` here.
         let (exc_name, inc_name) = match base_of_inclusive(&c.name) {
             Some(b) => (b, c.name.clone()),
@@ -61,11 +59,12 @@ pub fn invert(cct: &Cct, metrics: &MetricTable) -> Result<(Cct, MetricTable), St
     Ok((out, table))
 }
 
-/// The inverted tree's nodes in the order they are made (parents first), with their
-/// values per metric.
-struct Chains {
-    up: Vec<u32>,
-    func: Vec<u32>,
+/// The inverted tree as it is made (parents first: its nodes are added to the tree
+/// straight away), with its values per metric.
+struct Chains<'a> {
+    grow: Grow<'a>,
+    /// The shared frame of each function.
+    frames: Vec<FrameId>,
     exc: Vec<Vec<f64>>,
     inc: Vec<Vec<f64>>,
 }
@@ -135,7 +134,7 @@ fn chain_bound(cct: &Cct, cols: &[Columns]) -> usize {
         .sum()
 }
 
-impl Chains {
+impl<'a> Chains<'a> {
     /// Made one depth at a time: the cursors of an inverted node (contiguous) are
     /// grouped by the function of the node they have reached, each group a child, the
     /// children ordered by the first metric's value, largest first (ties in order of
@@ -143,12 +142,18 @@ impl Chains {
     /// parent ends its chain there. A stamp per function stands in for a hash map, and
     /// the next depth's cursors are put in place by counts, so each step up a chain
     /// costs a few array reads.
-    fn build(cct: &Cct, of_node: &[u32], cols: &[Columns]) -> Result<Chains, String> {
-        let nf = of_node.iter().map(|&f| f as usize + 1).max().unwrap_or(0);
+    fn build(
+        cct: &Cct,
+        of_node: &[u32],
+        cols: &[Columns],
+        grow: Grow<'a>,
+        frames: Vec<FrameId>,
+    ) -> Result<Chains<'a>, String> {
+        let nf = frames.len();
         let nm = cols.len();
         let mut ch = Chains {
-            up: Vec::new(),
-            func: Vec::new(),
+            grow,
+            frames,
             exc: vec![Vec::new(); nm],
             inc: vec![Vec::new(); nm],
         };
@@ -156,8 +161,7 @@ impl Chains {
         // At most a node per step up each chain: reserved at once, the columns are not
         // copied as they grow (pages never written are never faulted in).
         let bound = chain_bound(cct, cols).min(MAX_NODES + 1);
-        ch.up.reserve(bound);
-        ch.func.reserve(bound);
+        ch.grow.reserve_nodes(bound);
         for col in ch.exc.iter_mut().chain(ch.inc.iter_mut()) {
             col.reserve(bound);
         }
@@ -219,12 +223,16 @@ impl Chains {
         Ok(ch)
     }
 
+    /// A node of function f under `parent` (NO_NODE: a root).
+    fn add(&mut self, parent: u32, f: u32) -> u32 {
+        let parent = (parent != NO_NODE).then_some(parent);
+        self.grow.add_shared(parent, self.frames[f as usize])
+    }
+
     /// The one child of a group of one cursor, and the cursor's step up.
     fn single(&mut self, parent: u32, d: &Depth, i: usize, u: u64, next: &mut Depth) {
         let nm = self.exc.len();
-        let id = self.up.len() as u32;
-        self.up.push(parent);
-        self.func.push(d.func[i]);
+        let id = self.add(parent, d.func[i]);
         let vals = &d.vals[i * nm..(i + 1) * nm];
         let above = (u >> 32) as u32;
         for (m, &v) in vals.iter().enumerate() {
@@ -261,17 +269,15 @@ impl Chains {
         let mut at = next.at.len();
         for &k in &sc.order {
             let (f, _, going) = kids[k as usize];
-            let id = self.up.len() as u32;
+            let id = self.add(parent, f);
             sc.id_of[k as usize] = id;
-            self.up.push(parent);
-            self.func.push(f);
             sc.fill[k as usize] = at;
             if going > 0 {
                 next.groups.push((id, at, at + going));
             }
             at += going;
         }
-        if self.up.len() > MAX_NODES {
+        if self.grow.len() > MAX_NODES {
             return Err(format!(
                 "the inverted tree would have over {MAX_NODES} nodes; filter the tree first"
             ));
@@ -281,8 +287,8 @@ impl Chains {
         next.func.resize(at, 0);
         next.vals.resize(at * nm, 0.0);
         for m in 0..nm {
-            self.exc[m].resize(self.up.len(), 0.0);
-            self.inc[m].resize(self.up.len(), 0.0);
+            self.exc[m].resize(self.grow.len(), 0.0);
+            self.inc[m].resize(self.grow.len(), 0.0);
         }
         Ok(())
     }
