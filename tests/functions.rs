@@ -470,3 +470,99 @@ fn kineto_functions_add_up_to_the_tree() {
     }
     check_inverted(&p, &t, "train_stack");
 }
+
+// ---------------------------------------------------------------- the commands
+
+fn grove(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_grove"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "grove {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `grove functions` prints the table's numbers in every format, `--callers` and
+/// `--callees` the edges, and `grove tree --inverted` the inverted tree.
+#[test]
+fn headless_twins_print_the_same_numbers() {
+    let cg = repo("testdata/callgraph/cg.callgrind.out.gz");
+    let cg = cg.to_str().unwrap();
+    let csv = grove(&["functions", cg, "--top", "3", "--format", "csv"]);
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows[0], grove::export::functions::TABLE_HEADER);
+    assert_eq!(rows.len(), 4);
+    assert!(
+        rows[1].starts_with("qsort_rec'2,/tmp/grove-callgraph/cg,function,Ir,1396684,1396684,"),
+        "{}",
+        rows[1]
+    );
+    let json: serde_json::Value = serde_json::from_str(&grove(&[
+        "functions",
+        cg,
+        "--sort",
+        "inclusive",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(json["total"], 1_739_856.0);
+    assert_eq!(json["source"], "the file's call graph");
+    assert_eq!(json["functions"][1]["name"], "sortwork");
+    assert_eq!(json["functions"][1]["inclusive"], 1_597_186.0);
+    let callees: serde_json::Value = serde_json::from_str(&grove(&[
+        "functions",
+        cg,
+        "--callees",
+        "sortwork",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    let first = &callees["functions"][0]["callees"][0];
+    assert_eq!(
+        (
+            first["name"].as_str(),
+            first["value"].as_f64(),
+            first["calls"].as_f64()
+        ),
+        (Some("qsort_rec"), Some(1_469_242.0), Some(2.0))
+    );
+    let text = grove(&["functions", cg, "--callers", "qsort_rec"]);
+    assert!(text.contains("1469242    100%      2  sortwork"), "{text}");
+    // The inverted tree: its roots add up to the total, the largest first.
+    let tree = grove(&["tree", cg, "--inverted", "--format", "csv", "--depth", "0"]);
+    let mut lines = tree.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = header.iter().position(|h| *h == "Ir (inc)").unwrap();
+    let vals: Vec<f64> = lines
+        .map(|l| l.split(',').nth(col).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(vals.iter().sum::<f64>(), 1_739_856.0);
+    assert_eq!(vals[0], 1_396_684.0);
+    // A trace: a thread's node is called from `(root)`, its step from the thread.
+    let trace = repo("testdata/small.trace.json");
+    let trace = trace.to_str().unwrap();
+    let csv = grove(&[
+        "functions",
+        trace,
+        "--callers",
+        "python (main thread)",
+        "--format",
+        "csv",
+    ]);
+    assert!(csv.contains(",callers,(root),"), "{csv}");
+    let csv = grove(&[
+        "functions",
+        trace,
+        "--callers",
+        "ProfilerStep#2",
+        "--format",
+        "csv",
+    ]);
+    assert!(csv.contains(",callers,python (main thread),"), "{csv}");
+}

@@ -18,7 +18,6 @@
 //! is the end of a chain of its own), so it is made without a hash map (`Chains`).
 
 use super::functions::{columns, identify, Columns};
-use crate::model::cct::{FrameId, Grow};
 use crate::model::metrics::{base_of_inclusive, inclusive_name};
 use crate::model::{Cct, MetricTable, Profile, NO_NODE};
 
@@ -33,19 +32,11 @@ pub fn invert(cct: &Cct, metrics: &MetricTable) -> Result<(Cct, MetricTable), St
     if cols.is_empty() {
         return Err("no metric to invert the tree by".into());
     }
-    let mut out = Cct::default();
-    let (exc, inc) = {
-        let mut grow = out.grow();
-        // One shared frame per function: its first node's, attributes included.
-        let frames: Vec<FrameId> = first
-            .iter()
-            .map(|&n| grow.shared_frame(cct.frame(n).clone()))
-            .collect();
-        let chains = Chains::build(cct, &of_node, &cols, grow, frames)?;
-        (chains.exc, chains.inc)
-    };
-    out.release_last_children();
-    out.finish();
+    let chains = Chains::build(cct, &of_node, &cols)?;
+    // One shared frame per function: its first node's, attributes included.
+    let frames = first.iter().map(|&n| cct.frame(n).clone()).collect();
+    let out = Cct::from_parents(frames, chains.func, chains.up);
+    let (exc, inc) = (chains.exc, chains.inc);
     let mut table = MetricTable::new(out.len());
     for ((c, exc), inc) in cols.iter().zip(exc).zip(inc) {
         // An inclusive-only metric (`X (inc)`) gets its exclusive column `X` here.
@@ -59,12 +50,11 @@ pub fn invert(cct: &Cct, metrics: &MetricTable) -> Result<(Cct, MetricTable), St
     Ok((out, table))
 }
 
-/// The inverted tree as it is made (parents first: its nodes are added to the tree
-/// straight away), with its values per metric.
-struct Chains<'a> {
-    grow: Grow<'a>,
-    /// The shared frame of each function.
-    frames: Vec<FrameId>,
+/// The inverted tree's nodes in the order they are made (parents first): each one's
+/// parent and function, and its values per metric.
+struct Chains {
+    up: Vec<u32>,
+    func: Vec<u32>,
     exc: Vec<Vec<f64>>,
     inc: Vec<Vec<f64>>,
 }
@@ -134,7 +124,7 @@ fn chain_bound(cct: &Cct, cols: &[Columns]) -> usize {
         .sum()
 }
 
-impl<'a> Chains<'a> {
+impl Chains {
     /// Made one depth at a time: the cursors of an inverted node (contiguous) are
     /// grouped by the function of the node they have reached, each group a child, the
     /// children ordered by the first metric's value, largest first (ties in order of
@@ -142,18 +132,12 @@ impl<'a> Chains<'a> {
     /// parent ends its chain there. A stamp per function stands in for a hash map, and
     /// the next depth's cursors are put in place by counts, so each step up a chain
     /// costs a few array reads.
-    fn build(
-        cct: &Cct,
-        of_node: &[u32],
-        cols: &[Columns],
-        grow: Grow<'a>,
-        frames: Vec<FrameId>,
-    ) -> Result<Chains<'a>, String> {
-        let nf = frames.len();
+    fn build(cct: &Cct, of_node: &[u32], cols: &[Columns]) -> Result<Chains, String> {
+        let nf = of_node.iter().map(|&f| f as usize + 1).max().unwrap_or(0);
         let nm = cols.len();
         let mut ch = Chains {
-            grow,
-            frames,
+            up: Vec::new(),
+            func: Vec::new(),
             exc: vec![Vec::new(); nm],
             inc: vec![Vec::new(); nm],
         };
@@ -161,7 +145,8 @@ impl<'a> Chains<'a> {
         // At most a node per step up each chain: reserved at once, the columns are not
         // copied as they grow (pages never written are never faulted in).
         let bound = chain_bound(cct, cols).min(MAX_NODES + 1);
-        ch.grow.reserve_nodes(bound);
+        ch.up.reserve(bound);
+        ch.func.reserve(bound);
         for col in ch.exc.iter_mut().chain(ch.inc.iter_mut()) {
             col.reserve(bound);
         }
@@ -225,8 +210,10 @@ impl<'a> Chains<'a> {
 
     /// A node of function f under `parent` (NO_NODE: a root).
     fn add(&mut self, parent: u32, f: u32) -> u32 {
-        let parent = (parent != NO_NODE).then_some(parent);
-        self.grow.add_shared(parent, self.frames[f as usize])
+        let id = self.up.len() as u32;
+        self.up.push(parent);
+        self.func.push(f);
+        id
     }
 
     /// The one child of a group of one cursor, and the cursor's step up.
@@ -277,7 +264,7 @@ impl<'a> Chains<'a> {
             }
             at += going;
         }
-        if self.grow.len() > MAX_NODES {
+        if self.up.len() > MAX_NODES {
             return Err(format!(
                 "the inverted tree would have over {MAX_NODES} nodes; filter the tree first"
             ));
@@ -287,8 +274,8 @@ impl<'a> Chains<'a> {
         next.func.resize(at, 0);
         next.vals.resize(at * nm, 0.0);
         for m in 0..nm {
-            self.exc[m].resize(self.grow.len(), 0.0);
-            self.inc[m].resize(self.grow.len(), 0.0);
+            self.exc[m].resize(self.up.len(), 0.0);
+            self.inc[m].resize(self.up.len(), 0.0);
         }
         Ok(())
     }
