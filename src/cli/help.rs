@@ -7,6 +7,7 @@ Examples:
   grove rank0.json.gz rank1.json.gz       an ensemble: one column per file
   grove 'job/rank-*/trace.json.gz'        a quoted glob, expanded by grove
   grove tree profile.json --depth 3       the tree, headless
+  grove functions callgrind.out.1234      every function: self, inclusive, calls
   grove summarize rank*.json.gz -o sums/  Parquet summaries; then `grove sums/`
   grove completions bash > ~/.local/share/bash-completion/completions/grove";
 
@@ -16,6 +17,7 @@ Examples:
   grove rank0.json.gz rank1.json.gz       an ensemble: one column per file
   grove 'job/rank-*/trace.json.gz'        a quoted glob, expanded by grove
   grove tree profile.json --depth 3       the tree, headless
+  grove functions callgrind.out.1234      every function: self, inclusive, calls
   grove summarize rank*.json.gz -o sums/  Parquet summaries; then `grove sums/`
   grove completions bash > ~/.local/share/bash-completion/completions/grove
 

@@ -152,15 +152,12 @@ impl Chains {
         }
         // The roots' depth: every node with self cost, in one group under no node.
         let mut d = Depth::with_capacity(cct.len(), nm);
-        for n in 0..cct.len() {
-            let v = cols
-                .iter()
-                .map(|c| c.exc[n])
-                .map(|v| if v.is_nan() { 0.0 } else { v });
+        for (n, &f) in of_node.iter().enumerate() {
             if has_self(cols, n) {
                 d.at.push(n as u32);
-                d.func.push(of_node[n]);
-                d.vals.extend(v);
+                d.func.push(f);
+                let v = cols.iter().map(|c| c.exc[n]);
+                d.vals.extend(v.map(|v| if v.is_nan() { 0.0 } else { v }));
             }
         }
         d.groups.push((NO_NODE, 0, d.at.len()));

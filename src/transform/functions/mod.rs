@@ -306,7 +306,7 @@ pub fn identity(frame: &crate::model::Frame) -> Function {
 /// first node of each. Each frame slot is looked up once (nodes sharing a slot share
 /// its function), by a hash of its identity's text: no key is built per node.
 pub fn identify(cct: &Cct) -> (Vec<u32>, Vec<Function>, Vec<u32>) {
-    use std::hash::{BuildHasher, Hash, Hasher};
+    use std::hash::BuildHasher;
     let mut of_slot = vec![NO_NODE; cct.slot_count()];
     // Hash -> the first function with it; `same_hash` chains the others.
     let mut by_hash: HashMap<u64, u32, FxBuild> = HashMap::default();
@@ -320,9 +320,7 @@ pub fn identify(cct: &Cct) -> (Vec<u32>, Vec<Function>, Vec<u32>) {
         if of_slot[s] == NO_NODE {
             let frame = cct.frame(n);
             let place = PLACE_ATTRS.iter().find_map(|k| frame.attr(k));
-            let mut h = build.build_hasher();
-            (&*frame.name, &*frame.kind, place).hash(&mut h);
-            let h = h.finish();
+            let h = build.hash_one((&*frame.name, &*frame.kind, place));
             let is = |f: &Function| {
                 *f.name == *frame.name && *f.kind == *frame.kind && f.place.as_deref() == place
             };
