@@ -370,8 +370,13 @@ impl Cct {
         let n = parent.len();
         assert_eq!(frame_of.len(), n, "a frame per node");
         assert!(frames.len() < SHARED as usize, "fewer than 2^31 frames");
-        let mut first_child = vec![NO_NODE; n];
-        let mut next_sibling = vec![NO_NODE; n];
+        let links = || {
+            let mut v = Vec::with_capacity(n);
+            crate::memory::prefer_huge_pages(&mut v);
+            v.resize(n, NO_NODE);
+            v
+        };
+        let (mut first_child, mut next_sibling) = (links(), links());
         let mut roots = Vec::new();
         for c in (0..n).rev() {
             match parent[c] {

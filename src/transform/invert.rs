@@ -147,8 +147,11 @@ impl Chains {
         let bound = chain_bound(cct, cols).min(MAX_NODES + 1);
         ch.up.reserve(bound);
         ch.func.reserve(bound);
+        crate::memory::prefer_huge_pages(&mut ch.up);
+        crate::memory::prefer_huge_pages(&mut ch.func);
         for col in ch.exc.iter_mut().chain(ch.inc.iter_mut()) {
             col.reserve(bound);
+            crate::memory::prefer_huge_pages(col);
         }
         // The roots' depth: every node with self cost, in one group under no node.
         let mut d = Depth::with_capacity(cct.len(), nm);
