@@ -175,10 +175,11 @@ pub enum Format {
     Hatchet,
     Folded,
     Thicket,
+    Svg,
 }
 
 impl Format {
-    const ALL: [(Format, &'static str, &'static str); 7] = [
+    const ALL: [(Format, &'static str, &'static str); 8] = [
         (
             Format::Text,
             "text",
@@ -210,6 +211,11 @@ impl Format {
             "thicket",
             "Thicket JSON, an ensemble's profiles (Thicket.from_json)",
         ),
+        (
+            Format::Svg,
+            "svg",
+            "a flame graph of the folded stacks (inferno; tree only)",
+        ),
     ];
 
     pub fn name(self) -> &'static str {
@@ -233,6 +239,10 @@ fn formats(names: &'static [&'static str]) -> impl TypedValueParser<Value = Form
 
 const TREE_FORMATS: &[&str] = &[
     "text", "csv", "json", "parquet", "hatchet", "folded", "thicket",
+];
+/// `grove tree`'s: the tree's, and a flame graph picture.
+const TREE_SVG_FORMATS: &[&str] = &[
+    "text", "csv", "json", "parquet", "hatchet", "folded", "thicket", "svg",
 ];
 const TABLE_FORMATS: &[&str] = &["text", "csv", "json"];
 const INFO_FORMATS: &[&str] = &["text", "json"];
@@ -373,7 +383,7 @@ pub struct TreeArgs {
     #[arg(long)]
     pub depth: Option<usize>,
     /// Output format.
-    #[arg(long, value_parser = formats(TREE_FORMATS), default_value = "text")]
+    #[arg(long, value_parser = formats(TREE_SVG_FORMATS), default_value = "text")]
     pub format: Format,
     /// Raw numbers with this many decimals in text output (implies --raw).
     #[arg(long, value_name = "N")]

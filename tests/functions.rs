@@ -544,6 +544,23 @@ fn headless_twins_print_the_same_numbers() {
         .collect();
     assert_eq!(vals.iter().sum::<f64>(), 1_739_856.0);
     assert_eq!(vals[0], 1_396_684.0);
+    // The flame graph SVG (inferno) of the tree, and of the inverted tree, whose
+    // folded stacks count each path once (the exclusive column at the chain's end).
+    let svg = grove(&["tree", cg, "--format", "svg"]);
+    assert!(
+        svg.starts_with("<?xml") && svg.contains("<svg"),
+        "{}",
+        &svg[..200.min(svg.len())]
+    );
+    assert!(svg.contains("<title>all (1,739,856 samples, 100%)</title>"));
+    let folded = grove(&["tree", cg, "--inverted", "--format", "folded"]);
+    let sum: f64 = folded
+        .lines()
+        .map(|l| l.rsplit_once(' ').unwrap().1.parse::<f64>().unwrap())
+        .sum();
+    assert_eq!(sum, 1_739_856.0);
+    let svg = grove(&["tree", cg, "--inverted", "--format", "svg"]);
+    assert!(svg.contains("<title>qsort_rec&apos;2 (1,396,684 samples, 80.28%)</title>"));
     // A trace: a thread's node is called from `(root)`, its step from the thread.
     let trace = repo("testdata/small.trace.json");
     let trace = trace.to_str().unwrap();

@@ -21,8 +21,8 @@ Examples:
   grove summarize rank*.json.gz -o sums/  Parquet summaries; then `grove sums/`
   grove completions bash > ~/.local/share/bash-completion/completions/grove
 
-Output formats (--format): text, csv, json, parquet, hatchet, folded, thicket; each subcommand
-accepts those that apply to it.
+Output formats (--format): text, csv, json, parquet, hatchet, folded, thicket, svg;
+each subcommand accepts those that apply to it.
 
 Colour (--color): never > always/16/256/truecolor > NO_COLOR (off) > CLICOLOR_FORCE
 (on) > whether stdout is a terminal.
@@ -44,7 +44,8 @@ Examples:
   grove tree trace.json.gz --format folded | flamegraph.pl > flame.svg
   grove tree trace.json.gz --format parquet > tree.parquet
   grove tree trace.json.gz --cmd 'sort time desc' --cmd hot-path --color always | less -R
-  grove tree perf.data.txt --inverted --depth 2    the bottom-up tree (callers under each function)";
+  grove tree perf.data.txt --inverted --depth 2    the bottom-up tree (callers under each function)
+  grove tree callgrind.out.1234 --format svg > flame.svg   a flame graph (inferno)";
 
 pub const FUNCTIONS: &str = "\
 Examples:

@@ -2,6 +2,7 @@
 //! grove's own JSON, CSV, Parquet, folded stacks and Thicket JSON.
 
 pub mod csv;
+pub mod flame;
 pub mod folded;
 pub mod functions;
 pub mod hatchet;

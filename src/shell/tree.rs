@@ -34,6 +34,11 @@ pub fn run(
     }
     let asked: Vec<String> = match &args.metric {
         Some(m) => m.split(',').map(|s| s.trim().to_string()).collect(),
+        // The bottom-up tree's figure is a node's inclusive value.
+        None if args.inverted => vec![app
+            .profile
+            .metrics
+            .inclusive_of(&app.profile.default_metric)],
         None => vec![app.profile.default_metric.clone()],
     };
     let mut metrics = Vec::new();
@@ -86,6 +91,15 @@ pub fn run(
                 &opts,
             )
         }
+        Format::Svg => {
+            // The folded stacks `--format folded` prints, drawn by inferno.
+            let mut folded = Vec::new();
+            app.export_to_depth(ExportFormat::Folded, &mut folded, depth)?;
+            let metric = &app.profile.default_metric;
+            let title = format!("{} · {metric}", app.profile.source.label);
+            let unit = app.profile.metrics.unit(metric).to_string();
+            export::flame::svg(out, &folded, &title, &unit)
+        }
         other => app.export_to_depth(export_format(other), out, depth),
     });
     super::leave(app);
@@ -100,6 +114,8 @@ pub fn export_format(f: Format) -> ExportFormat {
         Format::Parquet => ExportFormat::Parquet,
         Format::Folded => ExportFormat::Folded,
         Format::Thicket => ExportFormat::Thicket,
+        // `svg` is `grove tree`'s alone (drawn from the folded stacks there).
+        Format::Svg => ExportFormat::Folded,
         Format::Hatchet | Format::Text => ExportFormat::Hatchet,
     }
 }

@@ -312,19 +312,15 @@ impl Chains {
 /// estimated.
 pub fn invert_profile(mut p: Profile) -> Result<Profile, String> {
     let (cct, metrics) = invert(&p.cct, &p.metrics)?;
-    // A node's figure is its inclusive value (the exclusive one is only the part of
-    // paths that end there), so the default metric shown is the inclusive column.
+    // The default metric stays the exclusive column (an inclusive-only one's is made
+    // here), so folded stacks of the inverted tree count each path once; `grove tree
+    // --inverted` shows the inclusive column by default.
     let base = base_of_inclusive(&p.default_metric).unwrap_or(p.default_metric.clone());
-    let inc = inclusive_name(&base);
-    p.default_metric = if metrics.has(&inc) {
-        inc
-    } else {
-        let first = metrics
-            .names()
-            .into_iter()
-            .find(|n| base_of_inclusive(n).is_some());
-        first.unwrap_or_default()
-    };
+    if metrics.has(&base) {
+        p.default_metric = base;
+    } else if let Some(first) = metrics.base_metrics().into_iter().next() {
+        p.default_metric = first;
+    }
     p.cct = cct;
     p.metrics = metrics;
     p.events = None;
