@@ -24,6 +24,9 @@
 //!                                 GPU index built behind the tree, `Pending::index`)
 //!   grove-bench resident FILE     resident memory after a load and the explorer's start
 //!                                 (and the peak): run with and without GROVE_LOW_MEMORY=1
+//!   grove-bench functions [NODES] the functions table, one function's callers and
+//!                                 callees, and the inverted tree of a synthetic tree
+//!                                 (default 1M nodes)
 //!   grove-bench first-frame --warm|--cold FILE...
 //!                                 time to the TUI's first frame at 200x50: the inputs
 //!                                 loaded as `grove FILE...` loads them (`--warm`: through
@@ -459,6 +462,39 @@ fn commands(n: usize) {
     println!("peak_rss {:.1} MiB", peak_rss_mib());
 }
 
+/// The functions table and the inverted tree of a synthetic tree of `n` nodes (issue
+/// 26's bars: 200 ms and 500 ms for 1M nodes), best of 5 each.
+fn functions(n: usize) {
+    use grove::transform::{functions::Functions, invert};
+    let p = synthetic(n);
+    println!("nodes {}", p.cct.len());
+    let best = |f: &mut dyn FnMut() -> usize| {
+        (0..5)
+            .map(|_| {
+                let t = Instant::now();
+                let size = f();
+                (t.elapsed().as_secs_f64() * 1e3, size)
+            })
+            .fold((f64::INFINITY, 0), |a, b| if b.0 < a.0 { b } else { a })
+    };
+    let (ms, len) = best(&mut || Functions::of_paths(&p.cct, &p.metrics).len());
+    println!("functions_table {ms:.1} ms ({len} functions)");
+    let t = Functions::of_paths(&p.cct, &p.metrics);
+    let hot = t.order(0, grove::transform::functions::Column::Self_, false)[0];
+    let (ms, len) = best(&mut || t.callers(hot).len() + t.callees(hot).len());
+    println!("callers_and_callees {ms:.1} ms ({len} edges)");
+    // The tree made, not freed (the explorer keeps it): each is dropped after its time.
+    let (mut ms, mut len) = (f64::INFINITY, 0);
+    for _ in 0..5 {
+        let t = Instant::now();
+        let made = invert::invert(&p.cct, &p.metrics).unwrap();
+        ms = ms.min(t.elapsed().as_secs_f64() * 1e3);
+        len = made.0.len();
+    }
+    println!("invert {ms:.1} ms ({len} nodes)");
+    println!("peak_rss {:.1} MiB", peak_rss_mib());
+}
+
 /// An OTF2 archive (a directory or its anchor): grove's load against otf2-print.
 fn otf2(path: &std::path::Path) {
     let dir = if path.is_dir() {
@@ -882,6 +918,13 @@ fn main() {
         Some("first-frame-cold") => first_frame_cold(std::path::Path::new(&args[1])),
         Some("resident") => resident(std::path::Path::new(&args[1])),
         Some("first-frame") => first_frame(&args[1..]),
+        Some("functions") => {
+            let n: usize = args
+                .get(1)
+                .and_then(|x| x.parse().ok())
+                .unwrap_or(1_000_000);
+            functions(n);
+        }
         Some("commands") => {
             let n: usize = args
                 .get(1)
@@ -890,7 +933,7 @@ fn main() {
             commands(n);
         }
         _ => {
-            eprintln!("usage: grove-bench load [--threads N] FILE... | grove-bench parse [--threads N] FILE... | grove-bench frame FILE | grove-bench panels [KERNELS] [RANKS] [NODES] | grove-bench panels-dir DIR | grove-bench otf2 ARCHIVE | grove-bench commands [NODES] | grove-bench flame [NODES] | grove-bench first-frame --warm|--cold FILE... | grove-bench first-frame-cold FILE | grove-bench resident FILE");
+            eprintln!("usage: grove-bench load [--threads N] FILE... | grove-bench parse [--threads N] FILE... | grove-bench frame FILE | grove-bench panels [KERNELS] [RANKS] [NODES] | grove-bench panels-dir DIR | grove-bench otf2 ARCHIVE | grove-bench commands [NODES] | grove-bench flame [NODES] | grove-bench functions [NODES] | grove-bench first-frame --warm|--cold FILE... | grove-bench first-frame-cold FILE | grove-bench resident FILE");
             std::process::exit(2);
         }
     }

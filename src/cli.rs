@@ -177,10 +177,11 @@ pub enum Format {
     Hatchet,
     Folded,
     Thicket,
+    Svg,
 }
 
 impl Format {
-    const ALL: [(Format, &'static str, &'static str); 7] = [
+    const ALL: [(Format, &'static str, &'static str); 8] = [
         (
             Format::Text,
             "text",
@@ -212,6 +213,11 @@ impl Format {
             "thicket",
             "Thicket JSON, an ensemble's profiles (Thicket.from_json)",
         ),
+        (
+            Format::Svg,
+            "svg",
+            "a flame graph of the folded stacks (inferno; tree only)",
+        ),
     ];
 
     pub fn name(self) -> &'static str {
@@ -235,6 +241,10 @@ fn formats(names: &'static [&'static str]) -> impl TypedValueParser<Value = Form
 
 const TREE_FORMATS: &[&str] = &[
     "text", "csv", "json", "parquet", "hatchet", "folded", "thicket",
+];
+/// `grove tree`'s: the tree's, and a flame graph picture.
+const TREE_SVG_FORMATS: &[&str] = &[
+    "text", "csv", "json", "parquet", "hatchet", "folded", "thicket", "svg",
 ];
 const TABLE_FORMATS: &[&str] = &["text", "csv", "json"];
 const INFO_FORMATS: &[&str] = &["text", "json"];
@@ -298,6 +308,10 @@ pub enum Sub {
     /// The GPU kernel table (nsys' cuda_gpu_kern_sum columns), over all the files.
     #[command(after_help = help::KERNELS)]
     Kernels(KernelsArgs),
+    /// Every function once, merged over its call sites: self, inclusive, calls, % of
+    /// total; or one function's callers or callees.
+    #[command(after_help = help::FUNCTIONS)]
+    Functions(FunctionsArgs),
     /// HTA's breakdowns per rank and stream (one file per rank).
     #[command(after_help = help::SUMMARY)]
     Summary(SummaryArgs),
@@ -324,6 +338,7 @@ impl Sub {
             Sub::Diff(_) => "diff",
             Sub::Info(_) => "info",
             Sub::Kernels(_) => "kernels",
+            Sub::Functions(_) => "functions",
             Sub::Summary(_) => "summary",
             Sub::Replay(_) => "replay",
             Sub::Summarize(_) => "summarize",
@@ -370,7 +385,7 @@ pub struct TreeArgs {
     #[arg(long)]
     pub depth: Option<usize>,
     /// Output format.
-    #[arg(long, value_parser = formats(TREE_FORMATS), default_value = "text")]
+    #[arg(long, value_parser = formats(TREE_SVG_FORMATS), default_value = "text")]
     pub format: Format,
     /// Raw numbers with this many decimals in text output (implies --raw).
     #[arg(long, value_name = "N")]
@@ -392,6 +407,50 @@ pub struct TreeArgs {
     /// Run commands first (sort, expand, ...), as in the TUI.
     #[arg(long = "cmd", value_name = "COMMAND")]
     pub cmds: Vec<String>,
+    /// The bottom-up tree: roots are the functions with self cost, children their
+    /// callers; a node's inclusive value is the root function's self cost on the call
+    /// paths that end in its chain.
+    #[arg(long)]
+    pub inverted: bool,
+}
+
+/// What `grove functions` sorts by.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FunctionSort {
+    #[value(name = "self")]
+    Self_,
+    Inclusive,
+    Calls,
+    Name,
+    Place,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct FunctionsArgs {
+    /// Files, directories or quoted globs; several make an ensemble.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Metric (default: the profile's default metric); `NAME (inc)` names the same.
+    #[arg(long, value_name = "NAME")]
+    pub metric: Option<String>,
+    /// Rows to print (functions, or callers/callees).
+    #[arg(long, default_value_t = usize::MAX, hide_default_value = true)]
+    pub top: usize,
+    /// Column to sort by (largest first; names A to Z).
+    #[arg(long, value_enum, default_value_t = FunctionSort::Self_)]
+    pub sort: FunctionSort,
+    /// Sort the other way round.
+    #[arg(long)]
+    pub reverse: bool,
+    /// The functions that call NAME, with the cost along each edge.
+    #[arg(long, value_name = "NAME", conflicts_with = "callees")]
+    pub callers: Option<String>,
+    /// The functions NAME calls, with the cost along each edge.
+    #[arg(long, value_name = "NAME")]
+    pub callees: Option<String>,
+    /// Output format.
+    #[arg(long, value_parser = formats(TABLE_FORMATS), default_value = "text")]
+    pub format: Format,
 }
 
 #[derive(clap::Args, Debug)]

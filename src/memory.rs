@@ -77,6 +77,30 @@ pub fn for_commands() {
     }
 }
 
+/// Asks for transparent huge pages under a vector's whole capacity (Linux, where the
+/// kernel's THP mode is `madvise`): a builder that fills hundreds of MB at once (the
+/// inverted tree) takes a fault per 2 MiB instead of per 4 KiB. Call it after reserving
+/// and before writing; only a hint, the contents never change.
+pub fn prefer_huge_pages<T>(v: &mut Vec<T>) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let bytes = v.capacity() * std::mem::size_of::<T>();
+        if bytes < 4 << 20 {
+            return;
+        }
+        let start = (v.as_mut_ptr() as usize).div_ceil(PAGE) * PAGE;
+        let end = (v.as_mut_ptr() as usize + bytes) / PAGE * PAGE;
+        if end > start {
+            // SAFETY: the range lies inside the vector's own allocation, page-aligned
+            // inward; MADV_HUGEPAGE only marks it, it reads and writes nothing.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+}
+
 /// Sets how much free heap glibc keeps at its top before giving it back (a tuning, as
 /// `set_mmap_threshold`).
 fn set_trim_threshold(_bytes: i32) {

@@ -67,6 +67,7 @@ fn every_help_has_examples() {
         "diff",
         "info",
         "kernels",
+        "functions",
         "summary",
         "replay",
         "completions",

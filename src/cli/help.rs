@@ -7,6 +7,7 @@ Examples:
   grove rank0.json.gz rank1.json.gz       an ensemble: one column per file
   grove 'job/rank-*/trace.json.gz'        a quoted glob, expanded by grove
   grove tree profile.json --depth 3       the tree, headless
+  grove functions callgrind.out.1234      every function: self, inclusive, calls
   grove summarize rank*.json.gz -o sums/  Parquet summaries; then `grove sums/`
   grove completions bash > ~/.local/share/bash-completion/completions/grove";
 
@@ -16,11 +17,12 @@ Examples:
   grove rank0.json.gz rank1.json.gz       an ensemble: one column per file
   grove 'job/rank-*/trace.json.gz'        a quoted glob, expanded by grove
   grove tree profile.json --depth 3       the tree, headless
+  grove functions callgrind.out.1234      every function: self, inclusive, calls
   grove summarize rank*.json.gz -o sums/  Parquet summaries; then `grove sums/`
   grove completions bash > ~/.local/share/bash-completion/completions/grove
 
-Output formats (--format): text, csv, json, parquet, hatchet, folded, thicket; each subcommand
-accepts those that apply to it.
+Output formats (--format): text, csv, json, parquet, hatchet, folded, thicket, svg;
+each subcommand accepts those that apply to it.
 
 Colour (--color): never > always/16/256/truecolor > NO_COLOR (off) > CLICOLOR_FORCE
 (on) > whether stdout is a terminal.
@@ -41,7 +43,22 @@ Examples:
   grove tree run.cali --metric 'time (inc),time' --format csv
   grove tree trace.json.gz --format folded | flamegraph.pl > flame.svg
   grove tree trace.json.gz --format parquet > tree.parquet
-  grove tree trace.json.gz --cmd 'sort time desc' --cmd hot-path --color always | less -R";
+  grove tree trace.json.gz --cmd 'sort time desc' --cmd hot-path --color always | less -R
+  grove tree perf.data.txt --inverted --depth 2    the bottom-up tree (callers under each function)
+  grove tree callgrind.out.1234 --format svg > flame.svg   a flame graph (inferno)";
+
+pub const FUNCTIONS: &str = "\
+Examples:
+  grove functions callgrind.out.1234 --top 20
+  grove functions callgrind.out.1234 --sort inclusive --top 20
+  grove functions callgrind.out.1234 --callers qsort_rec
+  grove functions trace.json.gz --metric gpu_time --callees 'aten::linear' --format csv
+  grove tree callgrind.out.1234 --inverted --depth 2     the bottom-up tree
+
+A function is a name with its module (else file) where the input names one; a
+recursive function's inclusive cost counts once per call path. Call-graph inputs
+(callgrind, gprof2dot DOT, pstats) give the file's own per-function and per-edge
+figures.";
 
 pub const DIFF: &str = "\
 Examples:

@@ -2,7 +2,9 @@
 //! grove's own JSON, CSV, Parquet, folded stacks and Thicket JSON.
 
 pub mod csv;
+pub mod flame;
 pub mod folded;
+pub mod functions;
 pub mod hatchet;
 pub mod json;
 pub mod parquet;

@@ -183,6 +183,17 @@ impl Cct {
         &self.frame(n).name
     }
 
+    /// The number of a node's frame slot, shared or not: nodes with one slot have one
+    /// frame, so a pass that keys nodes by their frame looks each slot up once.
+    pub fn frame_slot(&self, n: u32) -> u32 {
+        self.nodes.slot[n as usize] & !SHARED
+    }
+
+    /// How many frame slots there are (`frame_slot` is below it).
+    pub fn slot_count(&self) -> usize {
+        self.nodes.frames.len()
+    }
+
     pub fn parent(&self, n: u32) -> Option<u32> {
         match self.nodes.parent[n as usize] {
             NO_NODE => None,
@@ -347,6 +358,54 @@ impl Cct {
             ..Cct::default()
         };
         (cct, origin)
+    }
+
+    /// A tree from its parent links: node n has `parent[n]` (NO_NODE for a root, a
+    /// smaller id otherwise) and the shared frame `frames[frame_of[n]]`; children keep
+    /// the order of their ids. The child lists are linked in one backward pass, for a
+    /// builder that makes millions of nodes (the inverted tree), where adding them one
+    /// by one links each under its parent's last child, a scattered write per node.
+    /// Without last-child links (`release_last_children`).
+    pub fn from_parents(frames: Vec<Frame>, frame_of: Vec<u32>, parent: Vec<u32>) -> Cct {
+        let n = parent.len();
+        assert_eq!(frame_of.len(), n, "a frame per node");
+        assert!(frames.len() < SHARED as usize, "fewer than 2^31 frames");
+        let links = || {
+            let mut v = Vec::with_capacity(n);
+            crate::memory::prefer_huge_pages(&mut v);
+            v.resize(n, NO_NODE);
+            v
+        };
+        let (mut first_child, mut next_sibling) = (links(), links());
+        let mut roots = Vec::new();
+        for c in (0..n).rev() {
+            match parent[c] {
+                NO_NODE => roots.push(c as u32),
+                p => {
+                    assert!((p as usize) < c, "a parent before its children");
+                    next_sibling[c] = first_child[p as usize];
+                    first_child[p as usize] = c as u32;
+                }
+            }
+        }
+        roots.reverse();
+        let mut slot = frame_of;
+        for s in &mut slot {
+            assert!((*s as usize) < frames.len(), "a frame of the list");
+            *s |= SHARED;
+        }
+        Cct {
+            nodes: Arc::new(Nodes {
+                frames,
+                slot,
+                parent,
+                first_child,
+                last_child: Vec::new(),
+                next_sibling,
+            }),
+            roots,
+            ..Cct::default()
+        }
     }
 
     /// Gives back the last-child links, which only adding nodes uses: a reader that is
@@ -671,6 +730,39 @@ impl Iterator for ChildIter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `from_parents` gives the tree adding the nodes one by one gives, and nodes can
+    /// be added to it afterwards.
+    #[test]
+    fn from_parents_is_adding_one_by_one() {
+        let parent = vec![NO_NODE, 0, 0, 1, NO_NODE, 3, 1, 4];
+        let frame_of = vec![0, 1, 2, 1, 0, 2, 2, 1];
+        let frames = vec![
+            Frame::new("a", "f"),
+            Frame::new("b", "f"),
+            Frame::new("c", "f"),
+        ];
+        let mut one = Cct::default();
+        let ids: Vec<FrameId> = frames.iter().map(|f| one.shared_frame(f.clone())).collect();
+        for (&p, &f) in parent.iter().zip(&frame_of) {
+            one.add_shared((p != NO_NODE).then_some(p), ids[f as usize]);
+        }
+        let mut bulk = Cct::from_parents(frames, frame_of, parent);
+        assert!(bulk.check());
+        assert_eq!(bulk.roots, one.roots);
+        for n in 0..one.len() as u32 {
+            assert_eq!(bulk.frame(n), one.frame(n));
+            assert_eq!(bulk.parent(n), one.parent(n));
+            assert_eq!(
+                bulk.children(n).collect::<Vec<_>>(),
+                one.children(n).collect::<Vec<_>>()
+            );
+        }
+        let x = bulk.child(Some(1), "x", "f");
+        assert_eq!(bulk.children(1).last(), Some(x));
+        bulk.frame_mut(3).name = "renamed".into();
+        assert_eq!(bulk.name(1), "b");
+    }
 
     #[test]
     fn preorder_and_merge() {

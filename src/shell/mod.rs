@@ -4,6 +4,7 @@
 
 mod completions;
 mod diff;
+mod functions;
 mod info;
 mod input;
 mod kernels;
@@ -96,6 +97,9 @@ pub fn run(mut cli: Cli) -> Result<(), Failure> {
         Some(Sub::Diff(args)) => diff::run(args, cli.label.as_deref(), &cli.look),
         Some(Sub::Info(args)) => Ok(info::run(args, cli.label.as_deref())?),
         Some(Sub::Kernels(args)) => Ok(kernels::run(args, &cli.look)?),
+        Some(Sub::Functions(args)) => {
+            Ok(functions::run(args, cli.label.as_deref(), !cli.no_cache)?)
+        }
         Some(Sub::Summary(args)) => Ok(summary::run(args)?),
         Some(Sub::Replay(mut args)) => {
             args.opts.strict = cli.strict;

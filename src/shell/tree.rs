@@ -20,7 +20,11 @@ pub fn run(
 ) -> Result<(), String> {
     let file = args.files[0].clone();
     // The tree needs no event table, so a cached tree is all it reads.
-    let p = input::load_inputs_cached(&args.files, labels, et, use_cache)?.profile;
+    let mut p = input::load_inputs_cached(&args.files, labels, et, use_cache)?.profile;
+    if args.inverted {
+        p = grove::transform::invert::invert_profile(p)
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+    }
     let mut app = App::with_categories(p, Keymap::default_map(), super::user_categories());
     // Hatchet prints children in data order; --cmd may re-sort.
     app.use_data_order();
@@ -30,6 +34,11 @@ pub fn run(
     }
     let asked: Vec<String> = match &args.metric {
         Some(m) => m.split(',').map(|s| s.trim().to_string()).collect(),
+        // The bottom-up tree's figure is a node's inclusive value.
+        None if args.inverted => vec![app
+            .profile
+            .metrics
+            .inclusive_of(&app.profile.default_metric)],
         None => vec![app.profile.default_metric.clone()],
     };
     let mut metrics = Vec::new();
@@ -91,6 +100,15 @@ pub fn run(
                 &opts,
             )
         }
+        Format::Svg => {
+            // The folded stacks `--format folded` prints, drawn by inferno.
+            let mut folded = Vec::new();
+            app.export_to_depth(ExportFormat::Folded, &mut folded, depth)?;
+            let metric = &app.profile.default_metric;
+            let title = format!("{} · {metric}", app.profile.source.label);
+            let unit = app.profile.metrics.unit(metric).to_string();
+            export::flame::svg(out, &folded, &title, &unit)
+        }
         other => app.export_to_depth(export_format(other), out, depth),
     });
     super::leave(app);
@@ -105,6 +123,8 @@ pub fn export_format(f: Format) -> ExportFormat {
         Format::Parquet => ExportFormat::Parquet,
         Format::Folded => ExportFormat::Folded,
         Format::Thicket => ExportFormat::Thicket,
+        // `svg` is `grove tree`'s alone (drawn from the folded stacks there).
+        Format::Svg => ExportFormat::Folded,
         Format::Hatchet | Format::Text => ExportFormat::Hatchet,
     }
 }

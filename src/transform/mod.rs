@@ -3,7 +3,9 @@
 //! undo is a replay of the remaining commands from it.
 
 pub mod derive;
+pub mod functions;
 pub mod groupby;
+pub mod invert;
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
