@@ -152,3 +152,42 @@ fn a_part_of_another_format_is_a_warning() {
     let (code, _, _) = grove(&["tree", "--strict", "--steps", "1", f]);
     assert_eq!(code, 2);
 }
+
+/// A `B` without its `E` holds what ran after it but counts no time of its own (issue
+/// 24: an open event never gets a duration it does not have).
+#[test]
+fn a_slice_without_an_end_counts_no_time() {
+    let dir = std::env::temp_dir().join(format!("grove-unended-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("t.json");
+    std::fs::write(
+        &f,
+        r#"[{"ph":"X","name":"before","pid":1,"tid":1,"ts":0,"dur":4},
+            {"ph":"B","name":"outer","pid":1,"tid":1,"ts":5},
+            {"ph":"X","name":"op","pid":1,"tid":1,"ts":10,"dur":5},
+            {"ph":"X","name":"op2","pid":1,"tid":1,"ts":20,"dur":5},
+            {"ph":"i","name":"mark","pid":1,"tid":1,"ts":100}]"#,
+    )
+    .unwrap();
+    let p = grove::load::load_path(&f).unwrap();
+    let at = |name: &str| {
+        (0..p.cct.len() as u32)
+            .find(|&n| p.cct.name(n) == name)
+            .unwrap()
+    };
+    let (time, inc) = (
+        p.metrics.values("time").unwrap(),
+        p.metrics.values("time (inc)").unwrap(),
+    );
+    let outer = at("outer");
+    assert_eq!(time[outer as usize], 0.0);
+    assert_eq!(inc[outer as usize], 10_000.0);
+    assert_eq!(p.cct.parent(at("op")), Some(outer));
+    let root = p.cct.parent(outer).unwrap();
+    assert_eq!(inc[root as usize], 14_000.0);
+    assert!(p
+        .warnings
+        .iter()
+        .any(|w| w.contains("1 B event(s) never ended")));
+    let _ = std::fs::remove_dir_all(&dir);
+}

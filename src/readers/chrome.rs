@@ -42,6 +42,10 @@ pub struct ChromeTrace {
     /// Written by legacy rocprof (its lane labels seen): uncategorised slices on its GPU
     /// and copy lanes are device activity (`readers::rocprof::chrome`).
     pub rocprof: bool,
+    /// The `seq` of each slice whose end is not in the file (a `B` without its `E`, an
+    /// NVTX range still open at the end): its row runs to the end of the trace so that
+    /// what ran after it nests under it, but it counts no time of its own.
+    pub unended: Vec<u32>,
 }
 
 /// A reusable text slot: events reuse their buffers instead of allocating per field.
@@ -726,6 +730,7 @@ impl Parser {
         open.sort_by_key(|b| b.seq);
         for b in open {
             self.stats.unclosed_begin += 1;
+            self.out.unended.push(b.seq);
             self.out.events.push_row(&Row {
                 seq: b.seq,
                 begin_end: true,
@@ -801,7 +806,7 @@ impl Parser {
         }
         if s.unclosed_begin > 0 {
             w.push(format!(
-                "{} B event(s) never ended; closed at the end of the trace",
+                "{} B event(s) never ended: each holds what ran after it but counts no time of its own",
                 s.unclosed_begin
             ));
         }

@@ -313,6 +313,15 @@ fn cpu_tree(
     // other overlapping slices left in the slices they started in.
     let (mut cut_short, mut cut_time, mut clipped) = (0u64, 0i64, 0i64);
     let python = ev.strings.get("python_function");
+    // Slices whose end is not in the file: their rows run to the trace's end so that
+    // what ran after them nests under them, but they count no time of their own, and
+    // never cut the frames they start in (their end is not a real one).
+    let unended: Vec<u32> = {
+        let mut u = tr.unended.clone();
+        u.sort_unstable();
+        u
+    };
+    let is_unended = |i: usize| !unended.is_empty() && unended.binary_search(&ev.seq[i]).is_ok();
     for ((key, idx), label) in lanes.into_iter().zip(&labels) {
         let root = cct.child(None, label, "thread");
         {
@@ -332,9 +341,17 @@ fn cpu_tree(
         // Open slices: (event, end, node, children's summed duration, the duration it
         // counts: its own, or from where it was placed when it overlapped).
         let mut stack: Vec<(usize, i64, u32, i64, i64)> = Vec::new();
-        let close = |s: (usize, i64, u32, i64, i64), time: &mut Vec<f64>| {
-            let (_, _, node, child, dur) = s;
-            time[node as usize] += (dur - child).max(0) as f64;
+        // Closes the top slice; an unended one counts no time of its own and hands its
+        // children's time to the slice below (its parent), which counted none of it.
+        let close = |stack: &mut Vec<(usize, i64, u32, i64, i64)>, time: &mut Vec<f64>| {
+            let (e, _, node, child, dur) = stack.pop().unwrap();
+            if is_unended(e) {
+                if let Some(up) = stack.last_mut() {
+                    up.3 += child;
+                }
+            } else {
+                time[node as usize] += (dur - child).max(0) as f64;
+            }
         };
         for &i in &idx {
             let i = i as usize;
@@ -343,7 +360,7 @@ fn cpu_tree(
                 let (te, tend) = (top.0, top.1);
                 let ended = tend < ts || (tend == ts && (ev.dur[te] > 0 || ev.dur[i] > 0));
                 if ended {
-                    close(stack.pop().unwrap(), &mut time);
+                    close(&mut stack, &mut time);
                 } else {
                     break;
                 }
@@ -366,7 +383,7 @@ fn cpu_tree(
                 ev.dur[i]
             } else {
                 overlaps += 1;
-                let yields = |e: usize| python.is_some_and(|p| ev.cat[e] == p);
+                let yields = |e: usize| python.is_some_and(|p| ev.cat[e] == p) || is_unended(e);
                 if !yields(i) && stack[parent_at..].iter().all(|o| yields(o.0)) {
                     cut_short += 1;
                     while stack.len() > parent_at {
@@ -378,7 +395,8 @@ fn cpu_tree(
                         if let Some(up) = stack.last_mut() {
                             up.3 -= cut;
                         }
-                        close((e, oend, node, child, d - cut), &mut time);
+                        stack.push((e, oend, node, child, d - cut));
+                        close(&mut stack, &mut time);
                     }
                     ev.dur[i]
                 } else {
@@ -392,7 +410,7 @@ fn cpu_tree(
             } else {
                 stack[parent_at - 1].2
             };
-            if parent_at > 0 {
+            if parent_at > 0 && !is_unended(i) {
                 stack[parent_at - 1].3 += dur;
             }
             let node = nodes.child(&mut g, parent_node, ev, i);
@@ -404,8 +422,8 @@ fn cpu_tree(
             // starts after them. Ends on the stack stay in decreasing order.
             stack.insert(parent_at, (i, end, node, 0, dur));
         }
-        while let Some(s) = stack.pop() {
-            close(s, &mut time);
+        while !stack.is_empty() {
+            close(&mut stack, &mut time);
         }
     }
     ph.mark("cpu-sweep");

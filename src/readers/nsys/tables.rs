@@ -478,10 +478,11 @@ impl TableReader {
         let ev = &mut s.tr.events;
         for &i in &s.unclosed {
             ev.dur[i] = (s.max_end - ev.ts[i]).max(0);
+            s.tr.unended.push(ev.seq[i]);
         }
         let n = s.unclosed.len();
         s.warn(format!(
-            "{n} NVTX range(s) never ended; closed at the end of the trace"
+            "{n} NVTX range(s) never ended: each holds what ran after it but counts no time of its own"
         ));
     }
 
