@@ -10,6 +10,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+mod common;
+
 use grove::load::load_path;
 use grove::model::demangle::RAW_NAME;
 use grove::model::Profile;
@@ -582,4 +584,20 @@ fn headless_twins_print_the_same_numbers() {
         "csv",
     ]);
     assert!(csv.contains(",callers,python (main thread),"), "{csv}");
+}
+
+/// `:invert` in the explorer is the tree `grove tree --inverted` prints, and undo puts
+/// the call tree back.
+#[test]
+fn the_invert_command_is_the_inverted_tree() {
+    let f = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/rank0.trace.json.gz");
+    let a = grove(&["tree", f, "--cmd", "invert", "--format", "csv"]);
+    let b = grove(&["tree", f, "--inverted", "--format", "csv"]);
+    assert!(!a.is_empty() && a == b);
+    let mut app = common::open_app("testdata/rank0.trace.json.gz");
+    let before = app.profile.cct.len();
+    app.run("invert").unwrap();
+    assert_ne!(app.profile.cct.len(), before);
+    app.run("undo").unwrap();
+    assert_eq!(app.profile.cct.len(), before);
 }

@@ -66,6 +66,8 @@ pub enum Command {
     },
     /// Squash the last filter's matches (Hatchet's squash).
     Squash,
+    /// The bottom-up tree: functions with self cost as roots, their callers below.
+    Invert,
     /// Hide nodes below a threshold, shown as one aggregate row per run of siblings.
     Prune(Parsed<Expr>),
     PruneOff,
@@ -524,6 +526,7 @@ impl Command {
             Quit => "quit",
             Filter { .. } => "filter",
             Squash => "squash",
+            Invert => "invert",
             Prune(_) | PruneOff => "prune",
             Unprune(_) => "unprune",
             Hide(_) => "hide",

@@ -164,6 +164,7 @@ pub static SPECS: &[Spec] = &[
     spec!("help", View, |i| i.no_args(Command::Help), view::print, { help: "show the keys and their commands", log: Log::Ui }),
     spec!("filter", Reshape, reshape::parse_filter, reshape::print, { usage: "[--squash] EXPR | QUERY", help: "keep nodes matching EXPR (or a Hatchet query) and their ancestors; --squash re-parents", pops: true, rebuilds: true, complete: C::Metric, example: "filter time (inc) > 5% and name ~ \"^Calc\"" }),
     spec!("squash", Reshape, |i| i.no_args(Command::Squash), reshape::print, { help: "squash the last filter: re-parent matches to their nearest kept ancestor", pops: true, rebuilds: true }),
+    spec!("invert", Reshape, |i| i.no_args(Command::Invert), reshape::print, { help: "the bottom-up tree: functions with self cost as roots, their callers below (undo to go back)", rebuilds: true, example: "invert" }),
     spec!("prune", Reshape, reshape::parse_prune, reshape::print, { usage: "METRIC < VALUE | off", help: "hide nodes where METRIC < VALUE, one aggregate row per run of siblings; prune off", pops: true, complete: C::Metric, example: "prune time (inc) < 1ms" }),
     spec!("unprune", Reshape, |i| Ok(Command::Unprune(i.rest("a node path")?)), reshape::print, { usage: "PATH", help: "show the pruned children of PATH", complete: C::Path, example: "unprune main" }),
     spec!("hide", Reshape, |i| Ok(Command::Hide(i.rest("a node path")?)), reshape::print, { usage: "PATH", help: "elide the subtree at PATH", pops: true, complete: C::Path, example: "hide main/solve" }),

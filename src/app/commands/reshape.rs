@@ -194,6 +194,29 @@ impl App {
                 self.refresh_rules();
                 self.info(format!("squashed to {} nodes", self.profile.cct.len()));
             }
+            Command::Invert => {
+                let (cct, metrics) =
+                    transform::invert::invert(&self.profile.cct, &self.profile.metrics)
+                        .map_err(CmdError::plain)?;
+                let roots = cct.root_ids().len();
+                let n = cct.len();
+                // An inverted node stands for many nodes of the old tree: none's open
+                // state carries over, and every node starts closed.
+                let origin = vec![0; n];
+                self.install(
+                    transform::Rebuilt {
+                        cct,
+                        metrics,
+                        origin,
+                    },
+                    None,
+                );
+                self.tree.open.iter_mut().for_each(|o| *o = false);
+                self.refresh_rules();
+                self.info(format!(
+                    "bottom-up tree: {roots} functions with self cost, {n} nodes; undo to go back"
+                ));
+            }
             Command::Compose { names, new } => {
                 let cct = &self.profile.cct;
                 let hits = (0..cct.len() as u32)
