@@ -246,7 +246,26 @@ fn cct_rows(
         paths_of_range(&p.cct, at.clone(), numbers)
     };
     let ids: Vec<u32> = at.collect();
-    let text = |f: &dyn Fn(u32) -> String| -> Vec<String> { ids.iter().map(|&i| f(i)).collect() };
+    // Names, types and attributes borrowed from the frames, the attributes' JSON made
+    // once per frame slot (nodes share slots: every launch of a kernel with one
+    // configuration): no string made per node.
+    let mut attrs_of: std::collections::HashMap<u32, String> = Default::default();
+    for &i in &ids {
+        let f = p.cct.frame(i);
+        if !f.attrs.is_empty() {
+            attrs_of
+                .entry(p.cct.frame_slot(i))
+                .or_insert_with(|| attrs_json(&f.attrs));
+        }
+    }
+    let attrs: Vec<&str> = ids
+        .iter()
+        .map(|&i| {
+            attrs_of
+                .get(&p.cct.frame_slot(i))
+                .map_or("", String::as_str)
+        })
+        .collect();
     let parent: Int64Chunked = ids
         .iter()
         .map(|&i| p.cct.parent(i).map(i64::from))
@@ -261,10 +280,20 @@ fn cct_rows(
                 .map(|&i| p.cct.depth(i) as u32)
                 .collect::<Vec<u32>>(),
         ),
-        Column::new("name".into(), text(&|i| p.cct.frame(i).name.to_string())),
-        Column::new("type".into(), text(&|i| p.cct.frame(i).kind.to_string())),
+        Column::new(
+            "name".into(),
+            ids.iter()
+                .map(|&i| &*p.cct.frame(i).name)
+                .collect::<Vec<&str>>(),
+        ),
+        Column::new(
+            "type".into(),
+            ids.iter()
+                .map(|&i| &*p.cct.frame(i).kind)
+                .collect::<Vec<&str>>(),
+        ),
         Column::new("path".into(), paths),
-        Column::new("attrs".into(), text(&|i| attrs_json(&p.cct.frame(i).attrs))),
+        Column::new("attrs".into(), attrs),
     ];
     for m in p.metrics.names() {
         let vals = p.metrics.values(&m).unwrap_or(&[]);
