@@ -68,6 +68,21 @@ impl FunctionsView {
     }
 }
 
+/// Rows of the table in a panel `h` rows high (a title and the column header above
+/// it); the rest goes to the callers and callees (none below 10 rows).
+pub fn table_rows(h: u16) -> u16 {
+    if h < 10 {
+        h.saturating_sub(2)
+    } else {
+        (h - 2) * 3 / 5
+    }
+}
+
+/// The table's rows on screen: the panel is a row taller than the tree's page.
+fn shown_rows(page: usize) -> usize {
+    (table_rows(page.saturating_add(1).min(u16::MAX as usize) as u16) as usize).max(1)
+}
+
 fn column(sort: usize) -> Column {
     match SORTS[sort % SORTS.len()] {
         "inclusive" => Column::Inclusive,
@@ -158,7 +173,7 @@ impl App {
 
     fn functions_move(&mut self, delta: isize) {
         let n = self.functions_len();
-        let page = self.page.max(1);
+        let page = shown_rows(self.page);
         let v = &mut self.view.functions;
         let at = if v.focus == Focus::Table {
             &mut v.cursor
@@ -182,7 +197,7 @@ impl App {
     fn functions_goto(&mut self, f: u32) {
         let order = self.functions_order();
         if let Some(row) = order.iter().position(|&g| g == f) {
-            let page = self.page.max(1);
+            let page = shown_rows(self.page);
             let v = &mut self.view.functions;
             v.cursor = row;
             v.edge_cursor = 0;
@@ -277,8 +292,8 @@ impl App {
 pub struct Functions;
 
 impl super::Panel for Functions {
-    fn usable(&self, _: &App) -> bool {
-        true
+    fn usable(&self, app: &App) -> bool {
+        !app.profile.metrics.names().is_empty()
     }
 
     fn open(&self, app: &mut App) -> Result<(), CmdError> {

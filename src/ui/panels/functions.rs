@@ -6,7 +6,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 use super::put;
-use crate::app::panels::functions::{Focus, SORTS};
+use crate::app::panels::functions::{table_rows, Focus, SORTS};
 use crate::app::App;
 use crate::present::format;
 use crate::present::glyphs::Glyphs;
@@ -14,15 +14,6 @@ use crate::transform::functions::edges::{Edge, ROOT};
 use crate::transform::functions::Functions as FnTable;
 use crate::ui::text::fit_name;
 use crate::ui::theme::Theme;
-
-/// Rows of the table: the rest goes to the callers and callees (none below 10 rows).
-fn table_rows(h: u16) -> u16 {
-    if h < 10 {
-        h.saturating_sub(2)
-    } else {
-        (h - 2) * 3 / 5
-    }
-}
 
 /// The functions table, then the callers and callees of the selected function.
 pub fn functions(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer) {
