@@ -270,7 +270,13 @@ fn functions_follow_sort_edges_filters_and_metric() {
     ] {
         same_warm_and_cold(TRACE, script);
     }
-    for script in ["7jjhj<Enter>", "7jjjsssslj<Enter>t7", "7jt:undo<ret>7j"] {
+    for script in [
+        "7jjhj<Enter>",
+        "7jjjsssslj<Enter>t7",
+        "7jt:undo<ret>7j",
+        "7jjj/fi<ret>jh<Enter>",
+        "7/fib<ret>j/<BS><Esc>j",
+    ] {
         same_warm_and_cold(CALLGRIND, script);
     }
 }
@@ -366,4 +372,23 @@ fn enter_on_a_caller_selects_it() {
         ]
     );
     assert!(app.run("functions sort nope").is_err());
+    // A search keeps the functions whose name holds its text; Enter on a caller it
+    // hides says so.
+    app.run("pop-filter").unwrap();
+    app.run("panel functions").unwrap();
+    app.run("search fib").unwrap();
+    let order = app.functions_order();
+    assert!(!order.is_empty() && order.len() < t.fns.len());
+    for &f in order.iter() {
+        assert!(t.fns.functions[f as usize].name.contains("fib"));
+    }
+    let row = order.iter().position(|&f| f == fib).unwrap();
+    app.run("top").unwrap();
+    if row > 0 {
+        app.run(&format!("down {row}")).unwrap();
+    }
+    assert_eq!(app.functions_selected(), Some(fib));
+    app.run("functions focus callers").unwrap();
+    let e = app.run("functions enter").unwrap_err();
+    assert!(e.contains("the search hides it"), "{e}");
 }

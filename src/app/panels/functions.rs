@@ -55,7 +55,9 @@ pub struct FunctionsView {
     /// The row under the cursor in the callers or callees list.
     pub edge_cursor: usize,
     table: Memo<TableKey, Table>,
-    order: Memo<(TableKey, usize), Vec<u32>>,
+    /// Keyed by the table's key, the sort and the search text (`/`): typing filters the
+    /// list.
+    order: Memo<(TableKey, usize, Option<String>), Vec<u32>>,
     edges: Memo<(TableKey, u32), Edges>,
 }
 
@@ -119,21 +121,43 @@ impl App {
         })
     }
 
-    /// The functions in the order of the sort column.
+    /// The functions in the order of the sort column; while a search is on (`/`), only
+    /// those whose name holds its text.
     pub fn functions_order(&self) -> Arc<Vec<u32>> {
-        let key = (self.functions_key(), self.functions.sort);
+        let find = self.search.as_ref().map(|s| s.text.clone());
+        let key = (self.functions_key(), self.functions.sort, find);
         self.functions.order.get(&key, || {
             let t = self.functions_table();
             if t.fns.metrics.is_empty() {
                 return Vec::new();
             }
-            t.fns.order(t.metric, column(key.1), false)
+            let mut order = t.fns.order(t.metric, column(key.1), false);
+            if let Some(text) = &key.2 {
+                // The tree search's rule: smart case, a part of the name.
+                let sensitive = text.chars().any(|c| c.is_uppercase());
+                let needle = text.to_lowercase();
+                order.retain(|&f| {
+                    let name = &t.fns.functions[f as usize].name;
+                    if sensitive {
+                        name.contains(text.as_str())
+                    } else {
+                        name.to_lowercase().contains(&needle)
+                    }
+                });
+            }
+            order
         })
+    }
+
+    /// The table's cursor, within the rows shown (a search may have cut them).
+    pub fn functions_cursor(&self) -> usize {
+        let n = self.functions_order().len();
+        self.functions.cursor.min(n.saturating_sub(1))
     }
 
     /// The function under the table's cursor.
     pub fn functions_selected(&self) -> Option<u32> {
-        self.functions_order().get(self.functions.cursor).copied()
+        self.functions_order().get(self.functions_cursor()).copied()
     }
 
     /// The callers and callees of the selected function.
@@ -193,19 +217,21 @@ impl App {
         }
     }
 
-    /// Puts the table's cursor on function `f`.
-    fn functions_goto(&mut self, f: u32) {
+    /// Puts the table's cursor on function `f`; false when the search hides it.
+    fn functions_goto(&mut self, f: u32) -> bool {
         let order = self.functions_order();
-        if let Some(row) = order.iter().position(|&g| g == f) {
-            let page = shown_rows(self.page);
-            let v = &mut self.view.functions;
-            v.cursor = row;
-            v.edge_cursor = 0;
-            v.focus = Focus::Table;
-            if v.cursor < v.offset || v.cursor >= v.offset + page {
-                v.offset = v.cursor.saturating_sub(page / 2);
-            }
+        let Some(row) = order.iter().position(|&g| g == f) else {
+            return false;
+        };
+        let page = shown_rows(self.page);
+        let v = &mut self.view.functions;
+        v.cursor = row;
+        v.edge_cursor = 0;
+        v.focus = Focus::Table;
+        if v.cursor < v.offset || v.cursor >= v.offset + page {
+            v.offset = v.cursor.saturating_sub(page / 2);
         }
+        true
     }
 
     /// The filter that keeps every call path of function `f` (by its name).
@@ -267,7 +293,11 @@ impl App {
                 if edge.function == ROOT {
                     return Err("(root) is the top of the call paths, not a function".into());
                 }
-                self.functions_goto(edge.function);
+                if !self.functions_goto(edge.function) {
+                    let t = self.functions_table();
+                    let name = t.fns.functions[edge.function as usize].label();
+                    return Err(format!("{name} is not in the list: the search hides it").into());
+                }
                 Ok(Some(Command::Functions(f)))
             }
             FunctionsCmd::Tree => {

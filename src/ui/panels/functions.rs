@@ -35,11 +35,18 @@ pub fn functions(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buf
         );
         return;
     };
+    let shown = match &app.search {
+        Some(s) => format!(
+            "{} of {} functions matching {:?}",
+            order.len(),
+            fns.len(),
+            s.text
+        ),
+        None => format!("{} functions", fns.len()),
+    };
     let title = format!(
-        "{} functions by {} · {} — s: sort  h/l: callers/callees  Enter: go  t: tree",
-        fns.len(),
-        SORTS[v.sort],
-        metric.name,
+        "{shown} by {} · {} — s: sort  h/l: callers/callees  Enter: go  t: tree  /: find",
+        SORTS[v.sort], metric.name,
     );
     put(buf, area.x, area.y, &title, area.right(), header);
     let calls = fns.calls.is_some();
@@ -60,10 +67,11 @@ pub fn functions(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buf
     };
     put(buf, area.x, area.y + 1, &cols, area.right(), header);
     let rows = table_rows(area.height) as usize;
-    let offset = if v.cursor >= v.offset + rows {
-        v.cursor + 1 - rows
+    let cursor = app.functions_cursor();
+    let offset = if cursor >= v.offset + rows {
+        cursor + 1 - rows
     } else {
-        v.offset.min(v.cursor)
+        v.offset.min(cursor)
     };
     let total = fns.totals.get(m).copied().unwrap_or(0.0);
     let fmt = |x: f64| format::value(x, &metric.unit, g.micro);
@@ -71,7 +79,7 @@ pub fn functions(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buf
     let sel = text.patch(theme.style("ui.selection"));
     for (i, &f) in order.iter().enumerate().skip(offset).take(rows) {
         let y = area.y + 2 + (i - offset) as u16;
-        let st = if i == v.cursor { sel } else { text };
+        let st = if i == cursor { sel } else { text };
         buf.set_style(Rect::new(area.x, y, area.width, 1), st);
         let (s, inc) = (fns.self_cost[m][f as usize], fns.inclusive[m][f as usize]);
         let mut line = format!(
