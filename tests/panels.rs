@@ -253,3 +253,142 @@ fn undo_puts_the_whole_view_back() {
     app.run("undo").unwrap();
     assert_eq!((app.panel.name(), app.kernels.cursor), ("kernels", 2));
 }
+
+const CALLGRIND: &str = "testdata/callgrind/rec.callgrind.out";
+
+/// The functions table, its order and the selection's edges are kept between frames:
+/// sorting, moving along the edges, the metric, filters, undo and `functions tree`
+/// change what it shows.
+#[test]
+fn functions_follow_sort_edges_filters_and_metric() {
+    for script in [
+        "7jjsjs",
+        "7jjh<Enter>l<Enter>j<Esc>j",
+        "7jjt7j",
+        "7j:filter time (inc) > 1000<ret>7jj:undo<ret>j",
+        "7j:metric gpu_time<ret>jj",
+    ] {
+        same_warm_and_cold(TRACE, script);
+    }
+    for script in [
+        "7jjhj<Enter>",
+        "7jjjsssslj<Enter>t7",
+        "7jt:undo<ret>7j",
+        "7jjj/fi<ret>jh<Enter>",
+        "7/fib<ret>j/<BS><Esc>j",
+    ] {
+        same_warm_and_cold(CALLGRIND, script);
+    }
+}
+
+/// The panel's self and inclusive cost of every function, for every metric, are what
+/// `grove functions --format json` prints, row by row in the same order (by self).
+#[test]
+fn functions_panel_equals_grove_functions() {
+    for file in [CALLGRIND, "testdata/rank0.trace.json.gz"] {
+        let mut app = open(file);
+        app.run("panel functions").unwrap();
+        let t = app.functions_table();
+        assert!(!t.fns.is_empty(), "{file}");
+        for (m, metric) in t.fns.metrics.iter().enumerate() {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+            let (rc, out, err) = common::grove(&[
+                "functions",
+                path.to_str().unwrap(),
+                "--metric",
+                &metric.name,
+                "--format",
+                "json",
+            ]);
+            assert_eq!(rc, 0, "{err}");
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let rows = v["functions"].as_array().unwrap();
+            assert_eq!(rows.len(), t.fns.len(), "{file} {}", metric.name);
+            let order = t
+                .fns
+                .order(m, grove::transform::functions::Column::Self_, false);
+            for (row, &f) in rows.iter().zip(order.iter()) {
+                let func = &t.fns.functions[f as usize];
+                let what = format!("{file} {} {}", metric.name, func.label());
+                assert_eq!(row["name"].as_str(), Some(&*func.name), "{what}");
+                let num = |k: &str| row[k].as_f64().unwrap_or(f64::NAN);
+                assert_eq!(num("self"), t.fns.self_cost[m][f as usize], "{what}");
+                assert_eq!(num("inclusive"), t.fns.inclusive[m][f as usize], "{what}");
+            }
+        }
+        // What the panel shows is the default metric's order.
+        assert_eq!(
+            *app.functions_order(),
+            t.fns
+                .order(t.metric, grove::transform::functions::Column::Self_, false)
+        );
+    }
+}
+
+/// Enter on a caller selects it in the table; `functions tree` opens the tree filtered
+/// to the function's call paths, logged as the filter and the panel switch.
+#[test]
+fn enter_on_a_caller_selects_it() {
+    let mut app = open(CALLGRIND);
+    app.run("panel functions").unwrap();
+    let t = app.functions_table();
+    let find = |name: &str| {
+        (0..t.fns.len() as u32)
+            .find(|&f| &*t.fns.functions[f as usize].name == name)
+            .unwrap()
+    };
+    let (fib, fib2) = (find("fib"), find("fib'2"));
+    let row = app
+        .functions_order()
+        .iter()
+        .position(|&f| f == fib2)
+        .unwrap();
+    app.run(&format!("down {row}")).unwrap();
+    assert_eq!(app.functions_selected(), Some(fib2));
+    app.run("functions focus callers").unwrap();
+    let callers = app.functions_edges().unwrap();
+    let k = callers
+        .callers
+        .iter()
+        .position(|e| e.function == fib)
+        .unwrap();
+    if k > 0 {
+        app.run(&format!("down {k}")).unwrap();
+    }
+    app.run("functions enter").unwrap();
+    assert_eq!(app.functions_selected(), Some(fib));
+    // Its only caller is main; Enter there selects main.
+    app.run("functions focus callers").unwrap();
+    app.run("functions enter").unwrap();
+    assert_eq!(app.functions_selected(), Some(find("main")));
+    app.run("functions tree").unwrap();
+    assert_eq!(app.panel.name(), "tree");
+    let n = app.log.len();
+    assert_eq!(
+        app.log[n - 2..],
+        [
+            "filter name == \"main\"".to_string(),
+            "panel tree".to_string()
+        ]
+    );
+    assert!(app.run("functions sort nope").is_err());
+    // A search keeps the functions whose name holds its text; Enter on a caller it
+    // hides says so.
+    app.run("pop-filter").unwrap();
+    app.run("panel functions").unwrap();
+    app.run("search fib").unwrap();
+    let order = app.functions_order();
+    assert!(!order.is_empty() && order.len() < t.fns.len());
+    for &f in order.iter() {
+        assert!(t.fns.functions[f as usize].name.contains("fib"));
+    }
+    let row = order.iter().position(|&f| f == fib).unwrap();
+    app.run("top").unwrap();
+    if row > 0 {
+        app.run(&format!("down {row}")).unwrap();
+    }
+    assert_eq!(app.functions_selected(), Some(fib));
+    app.run("functions focus callers").unwrap();
+    let e = app.run("functions enter").unwrap_err();
+    assert!(e.contains("the search hides it"), "{e}");
+}

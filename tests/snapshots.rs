@@ -642,3 +642,18 @@ fn flame_diff() {
     c.size = (120, 30);
     check(c);
 }
+
+/// The functions panel on the callgrind run at 80x24 (no details pane): the table by
+/// self, `fib'2` selected, its callers and callees below with the callers focused; and
+/// on the Kineto trace at 200x50, sorted by inclusive, with the callees focused.
+#[test]
+fn functions_panel() {
+    let mut c = case("functions_80x24", "7jjhj");
+    c.file = "testdata/callgrind/rec.callgrind.out";
+    c.size = (80, 24);
+    check(c);
+    let mut c = case("functions_200x50", "7sjjjjl");
+    c.file = "testdata/rank0.trace.json.gz";
+    c.size = (200, 50);
+    check(c);
+}

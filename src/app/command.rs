@@ -105,6 +105,8 @@ pub enum Command {
     SelectKernel(Option<String>),
     /// The flame graph: zoom, zoom out, flip, move to a sibling.
     Flame(FlameCmd),
+    /// The functions panel: sort, focus, select along an edge, open the tree.
+    Functions(FunctionsCmd),
     /// Timeline window.
     Zoom(ZoomSpec),
     Pan(bool),
@@ -209,6 +211,19 @@ pub enum FlameCmd {
     /// The previous or next sibling.
     Left,
     Right,
+}
+
+/// What `functions` does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FunctionsCmd {
+    /// Sort the table by a column (`self`, `inclusive`, `calls`, `name`) or the next.
+    Sort(String),
+    /// Move the focus: `table`, `callers`, `callees` or `next`.
+    Focus(String),
+    /// On the callers or callees: select that function in the table.
+    Enter,
+    /// Open the tree filtered to every call path of the selected function.
+    Tree,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -548,6 +563,7 @@ impl Command {
             Kernels(_) => "kernels",
             SelectKernel(_) => "select-kernel",
             Flame(_) => "flame",
+            Functions(_) => "functions",
             Zoom(_) => "zoom",
             Pan(_) => "pan",
             NextKernel => "next-kernel",

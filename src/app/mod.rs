@@ -380,6 +380,7 @@ impl App {
         // The heatmap's columns and scales derive from the metric table.
         self.heatmap.clear();
         self.flame.clear();
+        self.functions.clear();
         let col = self.inclusive_column();
         let m = &self.profile.metrics;
         self.view.tree.rules.weight = m.column(&col).unwrap_or_default();
@@ -453,8 +454,10 @@ impl App {
         };
         self.tree.reorder(po);
         // The flame graph's layout is keyed by the pre-order's address, which a new
-        // one may reuse once the old is freed: forget it here rather than trust it.
+        // one may reuse once the old is freed: forget it here rather than trust it. So
+        // is the functions table.
         self.flame.clear();
+        self.functions.clear();
     }
 
     pub fn sort_label(&self) -> String {

@@ -5,8 +5,8 @@
 use std::fmt;
 
 use crate::app::command::{
-    format_time, parse_time, quote, Command, FlameCmd, Input, KernelsSpec, PanelMove, ParseError,
-    Token, ZoomSpec,
+    format_time, parse_time, quote, Command, FlameCmd, FunctionsCmd, Input, KernelsSpec, PanelMove,
+    ParseError, Token, ZoomSpec,
 };
 use crate::app::panels::{expected_panel, PanelId};
 
@@ -44,6 +44,34 @@ pub fn parse_flame(i: &Input) -> Result<Command, ParseError> {
         },
     };
     Ok(Command::Flame(f))
+}
+
+pub fn parse_functions(i: &Input) -> Result<Command, ParseError> {
+    const MSG: &str = "expected sort COLUMN, focus SIDE, enter or tree";
+    let f = match i.args {
+        [w] if w.text == "enter" => FunctionsCmd::Enter,
+        [w] if w.text == "tree" => FunctionsCmd::Tree,
+        [w, a] if w.text == "sort" => match a.text.as_str() {
+            "next" | "self" | "inclusive" | "calls" | "name" => FunctionsCmd::Sort(a.text.clone()),
+            _ => {
+                return Err(Input::at(
+                    a,
+                    "expected next, self, inclusive, calls or name",
+                ))
+            }
+        },
+        [w, a] if w.text == "focus" => match a.text.as_str() {
+            "next" | "table" | "callers" | "callees" => FunctionsCmd::Focus(a.text.clone()),
+            _ => return Err(Input::at(a, "expected next, table, callers or callees")),
+        },
+        [w] if w.text == "sort" || w.text == "focus" => return Err(i.missing(MSG)),
+        [w, ..] if matches!(w.text.as_str(), "enter" | "tree" | "sort" | "focus") => {
+            return Err(Input::too_many(&i.args[i.args.len() - 1]))
+        }
+        [t, ..] => return Err(Input::at(t, MSG)),
+        [] => return Err(i.missing(MSG)),
+    };
+    Ok(Command::Functions(f))
 }
 
 pub fn parse_kernels(i: &Input) -> Result<Command, ParseError> {
@@ -156,6 +184,12 @@ pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             FlameCmd::Left => "flame left",
             FlameCmd::Right => "flame right",
         }),
+        Command::Functions(x) => match x {
+            FunctionsCmd::Sort(c) => write!(f, "functions sort {c}"),
+            FunctionsCmd::Focus(s) => write!(f, "functions focus {s}"),
+            FunctionsCmd::Enter => f.write_str("functions enter"),
+            FunctionsCmd::Tree => f.write_str("functions tree"),
+        },
         Command::Pan(right) => write!(f, "pan {}", if *right { "right" } else { "left" }),
         Command::Lanes(all) => f.write_str(if *all { "lanes all" } else { "lanes gpu" }),
         _ => f.write_str(c.name()),

@@ -5,6 +5,7 @@
 //! kernel, timeline and summary panels share.
 
 pub mod flame;
+pub mod functions;
 pub mod gaps;
 pub mod heatmap;
 pub mod kernels;
@@ -44,6 +45,7 @@ macro_rules! registry {
             timeline: Timeline, TimelineView;
             summary: Summary, SummaryView;
             flame: Flame, FlameView;
+            functions: Functions, FunctionsView;
         }
     };
 }
@@ -383,6 +385,7 @@ impl App {
             | Command::GotoLaunch) => self.timeline_command(c),
             c @ (Command::Gap(_) | Command::Gaps { .. }) => self.gap_command(c),
             c @ Command::Flame(_) => self.flame_command(c),
+            c @ Command::Functions(_) => self.functions_command(c),
             other => Err(format!("{other} is not a panel command").into()),
         }
     }

@@ -5,6 +5,7 @@
 //! they share.
 
 pub mod flame;
+pub mod functions;
 pub mod heatmap;
 pub mod kernels;
 pub mod lod;
