@@ -6,8 +6,8 @@
 //! valgrind and cProfile by its record.sh) and the corpus's call-graph files.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::Read;
-use std::path::{Path, PathBuf};
+
+mod common;
 
 use grove::load::load_path;
 use grove::model::call_graph::CallGraph;
@@ -40,18 +40,7 @@ fn same<K: Ord + std::fmt::Debug, V: PartialEq + std::fmt::Debug>(
     );
 }
 
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
-
-fn gunzip(rel: &str) -> String {
-    let raw = std::fs::read(repo(rel)).unwrap();
-    let mut s = String::new();
-    flate2::read::GzDecoder::new(&raw[..])
-        .read_to_string(&mut s)
-        .unwrap();
-    s
-}
+use common::{gunzip, repo};
 
 /// The tree's invariants: every inclusive column's child at most its parent, and the
 /// columns whole wherever `whole` says the file's figures are.

@@ -7,8 +7,6 @@
 //! (callgrind, pprof) and testdata/callgraph/record.sh (pstats).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::Read;
-use std::path::{Path, PathBuf};
 
 mod common;
 
@@ -18,18 +16,7 @@ use grove::model::Profile;
 use grove::transform::functions::{Column, Functions};
 use grove::transform::invert::invert;
 
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
-
-fn gunzip(rel: &str) -> String {
-    let raw = std::fs::read(repo(rel)).unwrap();
-    let mut s = String::new();
-    flate2::read::GzDecoder::new(&raw[..])
-        .read_to_string(&mut s)
-        .unwrap();
-    s
-}
+use common::{gunzip, repo};
 
 /// Equal maps, or a panic naming the keys that differ (the first 10). `tol` is a
 /// relative tolerance (0 for exact).

@@ -37,41 +37,7 @@ pub fn path_of(cct: &Cct, node: u32) -> String {
 /// once among its siblings (a parent with 100,000 children made `path_of` per node
 /// quadratic). The same text as `path_of` gives.
 pub fn all_paths(cct: &Cct) -> Vec<String> {
-    let n = cct.len();
-    let mut seg: Vec<String> = vec![String::new(); n];
-    let mut name_segments = |group: Vec<u32>| {
-        let mut total: std::collections::HashMap<&str, usize> = Default::default();
-        for &c in &group {
-            *total.entry(cct.name(c)).or_default() += 1;
-        }
-        let mut seen: std::collections::HashMap<&str, usize> = Default::default();
-        for &c in &group {
-            let name = cct.name(c);
-            let mut s = escape(name);
-            if total[name] > 1 {
-                let k = seen.entry(name).or_default();
-                s.push_str(&format!("#{k}"));
-                *k += 1;
-            }
-            seg[c as usize] = s;
-        }
-    };
-    name_segments(cct.root_ids());
-    for p in 0..n as u32 {
-        if cct.has_children(p) {
-            name_segments(cct.children(p).collect());
-        }
-    }
-    // Parents have smaller ids than their children: one forward pass joins them.
-    let mut out: Vec<String> = Vec::with_capacity(n);
-    for (i, s) in seg.into_iter().enumerate() {
-        let path = match cct.parent(i as u32) {
-            Some(p) => format!("{}/{s}", out[p as usize]),
-            None => s,
-        };
-        out.push(path);
-    }
-    out
+    paths_of_range(cct, 0..cct.len() as u32, &sibling_numbers(cct))
 }
 
 /// Each node's sibling number for its path segment: 0 when no sibling shares its name,

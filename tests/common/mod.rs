@@ -82,3 +82,19 @@ pub fn open_app(files: &str) -> grove::app::App {
     app.page = 20;
     app
 }
+
+/// A file of this repository (testdata, scripts' outputs).
+pub fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// A gzipped file of this repository, decompressed as text.
+pub fn gunzip(rel: &str) -> String {
+    use std::io::Read;
+    let raw = std::fs::read(repo(rel)).unwrap();
+    let mut s = String::new();
+    flate2::read::GzDecoder::new(&raw[..])
+        .read_to_string(&mut s)
+        .unwrap();
+    s
+}
