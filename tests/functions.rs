@@ -412,7 +412,11 @@ fn perf_report(rel: &str) -> BTreeMap<String, Vec<f64>> {
             .map(|w| w.trim_end_matches('%').parse::<f64>().unwrap())
             .collect();
         // The symbol, then perf's IPC columns (`-  -`).
-        let name = line[at + 5..].split_whitespace().next().unwrap().to_string();
+        let name = line[at + 5..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string();
         assert!(out.insert(name, nums).is_none(), "{rel}: a symbol twice");
     }
     assert!(!out.is_empty(), "{rel}: nothing read");
@@ -456,7 +460,9 @@ fn perf_functions_equal_perf_report() {
         let ours_self = 100.0 * own.get(name).copied().unwrap_or(0.0) / total;
         // perf rounds to two decimals.
         if (ours - v[0]).abs() > 0.005 + 1e-9 || (ours_self - v[1]).abs() > 0.005 + 1e-9 {
-            differ.push(format!("{name}: grove {ours:.4}%/{ours_self:.4}%, perf {v:?}"));
+            differ.push(format!(
+                "{name}: grove {ours:.4}%/{ours_self:.4}%, perf {v:?}"
+            ));
         }
     }
     assert!(differ.is_empty(), "perf report --children: {differ:#?}");

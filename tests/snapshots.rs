@@ -657,3 +657,20 @@ fn functions_panel() {
     c.size = (200, 50);
     check(c);
 }
+
+/// The functions panel's small call graph (`g`): `fib'2`'s callers above it, its
+/// callees below, its own recursion marked; in colour at 80x24 and in the mono theme in
+/// ASCII at 100x30 on the Kineto trace.
+#[test]
+fn functions_graph() {
+    let mut c = case("functions_graph_80x24", "7jjg");
+    c.file = "testdata/callgrind/rec.callgrind.out";
+    c.size = (80, 24);
+    check(c);
+    let mut c = case("functions_graph_mono_ascii", "7jgl");
+    c.file = "testdata/rank0.trace.json.gz";
+    c.size = (100, 30);
+    c.mono = true;
+    c.ascii = true;
+    check(c);
+}

@@ -224,6 +224,9 @@ pub enum FunctionsCmd {
     Enter,
     /// Open the tree filtered to every call path of the selected function.
     Tree,
+    /// Show the callers and callees as a small call graph around the function (callers
+    /// above, callees below, cycles marked) or as two lists side by side.
+    Graph,
 }
 
 #[derive(Debug, Clone, PartialEq)]

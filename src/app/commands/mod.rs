@@ -186,7 +186,7 @@ pub static SPECS: &[Spec] = &[
     spec!("kernels", Panels, panels::parse_kernels, panels::print, { usage: "[top N|all] [by KEY] [memory on|off] [group name|category]", help: "kernel table: [top N|all] [by total|mean|count|next] [memory on|off] [group name|category]", panel: Some("kernels"), complete: C::Words(&["top", "all", "by", "memory", "group"]), example: "kernels top 20 by mean memory on group category" }),
     spec!("select-kernel", Panels, panels::parse_select_kernel, panels::print, { usage: "[NAME]", help: "select a kernel by name (marks its call paths and instances)", panel: Some("kernels"), example: "select-kernel \"void foo<int>(int)\"" }),
     spec!("flame", Panels, panels::parse_flame, panels::print, { usage: "zoom [PATH] | out | flip | left | right", help: "flame graph: zoom [PATH] so a frame spans the width | out (the zoom before) | flip (roots on top or at the bottom) | left | right (siblings)", log: Log::ByForm(flame_log), panel: Some("flame"), complete: C::Words(&["zoom", "out", "flip", "left", "right"]), example: "flame zoom main/solve" }),
-    spec!("functions", Panels, panels::parse_functions, panels::print, { usage: "sort next|self|inclusive|calls|name | focus next|table|callers|callees | enter | tree", help: "functions panel: sort by a column | focus the table, callers or callees | enter (select the caller or callee in the table) | tree (the tree filtered to every call path of the function)", log: Log::ByForm(functions_log), panel: Some("functions"), complete: C::Words(&["sort", "focus", "enter", "tree"]), example: "functions sort inclusive" }),
+    spec!("functions", Panels, panels::parse_functions, panels::print, { usage: "sort next|self|inclusive|calls|name | focus next|table|callers|callees | enter | tree | graph", help: "functions panel: sort by a column | focus the table, callers or callees | enter (select the caller or callee in the table) | tree (the tree filtered to every call path of the function) | graph (callers above, callees below, cycles marked; again: side by side)", log: Log::ByForm(functions_log), panel: Some("functions"), complete: C::Words(&["sort", "focus", "enter", "tree", "graph"]), example: "functions sort inclusive" }),
     spec!("zoom", Panels, panels::parse_zoom, panels::print, { usage: "START END | in | out | fit | kernel", help: "timeline window: zoom START END | in | out | fit | kernel", panel: Some("timeline"), complete: C::Words(&["in", "out", "fit", "kernel"]), example: "zoom 12.5ms 14ms" }),
     spec!("pan", Panels, |i| Ok(Command::Pan(i.word(&["left", "right"], "expected left or right")? == "right")), panels::print, { usage: "left | right", help: "move the timeline window: pan left | right", panel: Some("timeline"), complete: C::Words(&["left", "right"]), example: "pan left" }),
     spec!("lanes", Panels, |i| Ok(Command::Lanes(i.word(&["gpu", "all"], "expected gpu or all")? == "all")), panels::print, { usage: "gpu | all", help: "timeline lanes: gpu | all (CPU threads too)", panel: Some("timeline"), complete: C::Words(&["gpu", "all"]), example: "lanes all" }),
@@ -220,7 +220,9 @@ fn flame_log(c: &Command) -> Log {
 /// logs the filter and the panel switch it runs, not itself.
 fn functions_log(c: &Command) -> Log {
     match c {
-        Command::Functions(super::command::FunctionsCmd::Sort(_)) => Log::View,
+        Command::Functions(
+            super::command::FunctionsCmd::Sort(_) | super::command::FunctionsCmd::Graph,
+        ) => Log::View,
         Command::Functions(super::command::FunctionsCmd::Tree) => Log::Ui,
         _ => Log::Nav,
     }

@@ -47,10 +47,11 @@ pub fn parse_flame(i: &Input) -> Result<Command, ParseError> {
 }
 
 pub fn parse_functions(i: &Input) -> Result<Command, ParseError> {
-    const MSG: &str = "expected sort COLUMN, focus SIDE, enter or tree";
+    const MSG: &str = "expected sort COLUMN, focus SIDE, enter, tree or graph";
     let f = match i.args {
         [w] if w.text == "enter" => FunctionsCmd::Enter,
         [w] if w.text == "tree" => FunctionsCmd::Tree,
+        [w] if w.text == "graph" => FunctionsCmd::Graph,
         [w, a] if w.text == "sort" => match a.text.as_str() {
             "next" | "self" | "inclusive" | "calls" | "name" => FunctionsCmd::Sort(a.text.clone()),
             _ => {
@@ -65,7 +66,12 @@ pub fn parse_functions(i: &Input) -> Result<Command, ParseError> {
             _ => return Err(Input::at(a, "expected next, table, callers or callees")),
         },
         [w] if w.text == "sort" || w.text == "focus" => return Err(i.missing(MSG)),
-        [w, ..] if matches!(w.text.as_str(), "enter" | "tree" | "sort" | "focus") => {
+        [w, ..]
+            if matches!(
+                w.text.as_str(),
+                "enter" | "tree" | "graph" | "sort" | "focus"
+            ) =>
+        {
             return Err(Input::too_many(&i.args[i.args.len() - 1]))
         }
         [t, ..] => return Err(Input::at(t, MSG)),
@@ -189,6 +195,7 @@ pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             FunctionsCmd::Focus(s) => write!(f, "functions focus {s}"),
             FunctionsCmd::Enter => f.write_str("functions enter"),
             FunctionsCmd::Tree => f.write_str("functions tree"),
+            FunctionsCmd::Graph => f.write_str("functions graph"),
         },
         Command::Pan(right) => write!(f, "pan {}", if *right { "right" } else { "left" }),
         Command::Lanes(all) => f.write_str(if *all { "lanes all" } else { "lanes gpu" }),

@@ -14,6 +14,7 @@
 //!   file's exact figures, one row per function of the graph; the profile's tree is an
 //!   estimate unfolded from the graph and is not read.
 
+pub mod cycles;
 pub mod edges;
 
 use std::collections::HashMap;

@@ -1,3 +1,4 @@
+use super::cycles::Cycles;
 use super::edges::ROOT;
 use super::*;
 use crate::model::call_graph::Function as GraphFunction;
@@ -167,4 +168,31 @@ fn inverted_roots_are_self_costs() {
     // Roots main, f, g, h; under f: main and g <- f <- main; under g: f <- main and
     // main; under h: f <- g <- f <- main.
     assert_eq!(inv.len(), 4 + 4 + 3 + 4);
+}
+
+#[test]
+fn cycles_are_the_strongly_connected_functions() {
+    // f -> g -> f is a cycle; main and h are outside it; a node of f under f is recursion.
+    let (mut c, _) = recursive();
+    let t = Functions::of_paths(&c, &recursive().1);
+    let cy = t.cycles();
+    let (f, g) = (by_name(&t, "f") as u32, by_name(&t, "g") as u32);
+    let (main, h) = (by_name(&t, "main") as u32, by_name(&t, "h") as u32);
+    assert_eq!(cy.members.len(), 1);
+    let mut want = vec![f, g];
+    want.sort_unstable();
+    assert_eq!(cy.members[0], want);
+    assert!(cy.loops(f, g) && cy.loops(g, f));
+    assert!(!cy.loops(main, f) && !cy.loops(f, h));
+    assert!(!cy.loops(f, f), "f never calls itself directly");
+    assert_eq!(cy.cycle(main), Cycles::NONE);
+
+    let h1 = (0..c.len() as u32).find(|&n| c.name(n) == "h").unwrap();
+    let _ = c.child(Some(h1), "h", "function");
+    let mut m = MetricTable::new(c.len());
+    m.set("time", "ns", vec![1.0; c.len()]);
+    m.derive_inclusive(&c, &["time"]);
+    let t = Functions::of_paths(&c, &m);
+    let h = by_name(&t, "h") as u32;
+    assert!(t.cycles().loops(h, h), "h calls itself");
 }
