@@ -674,3 +674,18 @@ fn functions_graph() {
     c.ascii = true;
     check(c);
 }
+
+/// The flame graph coloured by kind (`c`) on the Kineto trace, and by module on the
+/// callgrind file (`cc`): each category on a slot of the palette, the legend listing
+/// them heaviest first.
+#[test]
+fn flame_colour_by_category() {
+    let mut c = case("flame_colour_kind", "6c");
+    c.file = "testdata/rank0.trace.json.gz";
+    c.size = (120, 30);
+    check(c);
+    let mut c = case("flame_colour_module", "6cc");
+    c.file = "testdata/callgrind/rec.callgrind.out";
+    c.size = (120, 30);
+    check(c);
+}

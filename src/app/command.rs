@@ -208,6 +208,9 @@ pub enum FlameCmd {
     Out,
     /// Roots on top (icicle) or at the bottom (flame graph).
     Flip,
+    /// What a frame's colour says: `heat` (its inclusive value), `kind` (the frame's
+    /// kind: function, cpu_op, kernel, …), `module` (its module or file), or `next`.
+    Colour(String),
     /// The previous or next sibling.
     Left,
     Right,

@@ -26,8 +26,16 @@ pub fn parse_panel(i: &Input) -> Result<Command, ParseError> {
 }
 
 pub fn parse_flame(i: &Input) -> Result<Command, ParseError> {
-    const MSG: &str = "expected zoom [PATH], out, flip, left or right";
+    const MSG: &str = "expected zoom [PATH], out, flip, colour BY, left or right";
     let f = match i.args {
+        [w, a] if w.text == "colour" || w.text == "color" => match a.text.as_str() {
+            "heat" | "kind" | "module" | "next" => FlameCmd::Colour(a.text.clone()),
+            _ => return Err(Input::at(a, "expected heat, kind, module or next")),
+        },
+        [w] if w.text == "colour" || w.text == "color" => {
+            return Err(i.missing("expected heat, kind, module or next"))
+        }
+        [w, _, t, ..] if w.text == "colour" || w.text == "color" => return Err(Input::too_many(t)),
         [w, ..] if w.text == "zoom" => {
             let rest = &i.args[1..];
             FlameCmd::Zoom(match rest {
@@ -183,10 +191,12 @@ pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             _ => "zoom kernel",
         }),
         Command::Flame(FlameCmd::Zoom(Some(p))) => write!(f, "flame zoom {}", quote(p)),
+        Command::Flame(FlameCmd::Colour(c)) => write!(f, "flame colour {c}"),
         Command::Flame(x) => f.write_str(match x {
             FlameCmd::Zoom(_) => "flame zoom",
             FlameCmd::Out => "flame out",
             FlameCmd::Flip => "flame flip",
+            FlameCmd::Colour(_) => "flame colour",
             FlameCmd::Left => "flame left",
             FlameCmd::Right => "flame right",
         }),
