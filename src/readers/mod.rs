@@ -3,7 +3,10 @@
 //! directories, globs) happens a layer up, in `crate::load`.
 //!
 //! Adding a reader: a file (or folder) named for its format with a unit struct that
-//! implements [`Reader`], and one line in [`READERS`].
+//! implements [`Reader`], one line in [`READERS`], its `model::Format` variant (with
+//! `Format::ALL`), what `describe.rs` calls a refused file of its kind, a seed in
+//! `tests/fuzz.rs` and its files in `tests/corpus_detection.rs`: docs/architecture.md,
+//! "Adding a reader", has the whole checklist.
 
 pub mod caliper;
 pub mod call_paths;
