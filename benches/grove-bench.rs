@@ -492,6 +492,10 @@ fn functions(n: usize) {
         len = made.0.len();
     }
     println!("invert {ms:.1} ms ({len} nodes)");
+    // The panel: its first frame builds the table; then each cursor move selects
+    // another function, whose callers and callees are made for that frame.
+    let mut app = App::new(p, Keymap::default_map());
+    panel_frames(&mut app, "functions", "synthetic");
     println!("peak_rss {:.1} MiB", peak_rss_mib());
 }
 
