@@ -215,3 +215,31 @@ impl super::View for crate::app::panels::kernels::Kernels {
         super::Legend::Categories
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::panels::kernels::KernelsView;
+    use crate::gpu::kernels::KernelRow;
+    use crate::model::EventKind;
+
+    /// From 80 columns on, the name, the bar, the figures and the longest category fit:
+    /// the category is never cut.
+    #[test]
+    fn the_category_column_fits() {
+        let mut k = KernelsView::default();
+        for cat in ["gemm", "elementwise", "attention"] {
+            k.rows
+                .push(KernelRow::new("k".into(), cat.into(), 0, EventKind::Kernel));
+        }
+        for width in [80usize, 100, 120, 200] {
+            let (name_w, bar_w, cat_w) = columns(&k, width);
+            assert_eq!(cat_w, "elementwise".len());
+            assert!(
+                name_w + 1 + bar_w + 1 + STATS_W + cat_w <= width,
+                "width {width}: {name_w} {bar_w} {cat_w}"
+            );
+            assert!(name_w >= 12 && bar_w >= 4, "width {width}");
+        }
+    }
+}

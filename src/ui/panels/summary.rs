@@ -79,6 +79,21 @@ impl super::View for crate::app::panels::summary::Summary {
     fn legend(&self) -> super::Legend {
         super::Legend::Heat
     }
+
+    /// On a trace's breakdowns the tree's heat scale says nothing: the row says how to
+    /// switch between charts and tables instead (each chart has its own legend).
+    fn draw_legend(&self, app: &App, theme: &Theme, _: &Glyphs, r: Rect, buf: &mut Buffer) -> bool {
+        if app.gpu_activity().is_none() || app.profile.events.is_none() {
+            return false;
+        }
+        let text = if app.summary.show_tables {
+            " t: the charts   j/k: scroll   { }: scroll sideways"
+        } else {
+            " t: HTA's tables   j/k, PgDn/PgUp: scroll"
+        };
+        put(buf, r.x, r.y, text, r.right(), theme.style("ui.dim"));
+        true
+    }
 }
 
 /// Every chart of the panel, in order, as lines for a screen `look.width` wide.
