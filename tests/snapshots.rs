@@ -694,3 +694,12 @@ fn h100_summary_charts_and_kernels() {
     c.size = (200, 50);
     check(c);
 }
+
+/// The summary charts of a trace with communication kernels (the demo's all-reduce):
+/// the overlap chart, scrolled to it.
+#[test]
+fn summary_charts_with_communication() {
+    let mut c = case("summary_charts_comm", "5<C-d>");
+    c.file = "testdata/demo.trace.json.gz";
+    check(c);
+}

@@ -255,14 +255,17 @@ pub fn histogram(mut v: Vec<i64>) -> Histogram {
 
 /// The operator a GPU activity is charged to: the outermost `cpu_op` above the runtime
 /// call that launched it (`aten::linear`, not the `aten::addmm` inside it), so one bar
-/// holds the kernels of one model-level op; else the launch's caller; else none.
-fn op_of(ev: &EventTable, cct: &Cct, i: usize) -> Option<u32> {
+/// holds the kernels of one model-level op; else the launch's caller; else none. This
+/// is the node the walk starts from: the launch's, or the activity's own without one.
+fn launch_node(ev: &EventTable, cct: &Cct, i: usize) -> Option<u32> {
     let l = ev.launch.get(i).copied().unwrap_or(NONE_U32);
     let from = if l != NONE_U32 { l as usize } else { i };
     let n = *ev.node.get(from)?;
-    if n == NONE_U32 || n as usize >= cct.len() {
-        return None;
-    }
+    (n != NONE_U32 && (n as usize) < cct.len()).then_some(n)
+}
+
+/// The operator above node `n` (see `launch_node`).
+fn op_of(cct: &Cct, n: u32) -> Option<u32> {
     let mut outer = None;
     let mut at = Some(n);
     while let Some(a) = at {
@@ -277,12 +280,12 @@ fn op_of(ev: &EventTable, cct: &Cct, i: usize) -> Option<u32> {
 fn ops(ev: &EventTable, gpu: &GpuModel, cct: &Cct) -> Stacked {
     // Device time per (op name, category index).
     let mut per: HashMap<String, HashMap<u16, i64>> = HashMap::new();
+    // Launches share their call path's node: each node's walk up is done once.
     let mut op_memo: HashMap<u32, Option<u32>> = HashMap::new();
     for &i in &gpu.activities {
         let iu = i as usize;
-        let l = ev.launch.get(iu).copied().unwrap_or(NONE_U32);
-        let key = if l != NONE_U32 { l } else { i };
-        let op = *op_memo.entry(key).or_insert_with(|| op_of(ev, cct, iu));
+        let op = launch_node(ev, cct, iu)
+            .and_then(|n| *op_memo.entry(n).or_insert_with(|| op_of(cct, n)));
         let name = match op {
             Some(o) => cct.frame(o).name.to_string(),
             None => "(no operator)".to_string(),
