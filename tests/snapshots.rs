@@ -687,5 +687,48 @@ fn flame_colour_by_category() {
     let mut c = case("flame_colour_module", "6cc");
     c.file = "testdata/callgrind/rec.callgrind.out";
     c.size = (120, 30);
+/// Issue 27 on a real H100 trace (TraceLens' Falconsai run): the summary panel as
+/// charts and back to the tables, and the kernel panel whose cuBLAS/CUTLASS names
+/// collide at 80 columns, at 80x24 and 200x50, in colour and in mono ASCII.
+#[test]
+fn h100_summary_charts_and_kernels() {
+    let file = "../shared/corpus/tracelens/tests/traces/h100/Falconsai_nsfw_image_detection__1016002.json.gz";
+    if !Path::new(env!("CARGO_MANIFEST_DIR")).join(file).is_file() {
+        eprintln!("skipped: the shared corpus is missing");
+        return;
+    }
+    for (name, script) in [("summary_charts", "5"), ("kernels_names", "3jjjj")] {
+        for (size, tag) in [((80, 24), "80x24"), ((200, 50), "200x50")] {
+            for (mono, ascii, look) in [(false, false, ""), (true, true, "_mono_ascii")] {
+                let leaked: &'static str =
+                    Box::leak(format!("h100_{name}_{tag}{look}").into_boxed_str());
+                check(Case {
+                    name: leaked,
+                    file,
+                    script,
+                    size,
+                    mono,
+                    ascii,
+                });
+            }
+        }
+    }
+    // The charts scrolled to the histograms, and the tables behind `t`.
+    let mut c = case("h100_summary_charts_scrolled", "5<C-d><C-d><C-d><C-d><C-d>");
+    c.file = file;
+    c.size = (80, 24);
+    check(c);
+    let mut c = case("h100_summary_tables", "5t");
+    c.file = file;
+    c.size = (200, 50);
+    check(c);
+}
+
+/// The summary charts of a trace with communication kernels (the demo's all-reduce):
+/// the overlap chart, scrolled to it.
+#[test]
+fn summary_charts_with_communication() {
+    let mut c = case("summary_charts_comm", "5<C-d>");
+    c.file = "testdata/demo.trace.json.gz";
     check(c);
 }

@@ -103,6 +103,9 @@ pub enum Command {
     Kernels(KernelsSpec),
     /// Select a kernel by name (the row under the cursor without a name).
     SelectKernel(Option<String>),
+    /// The summary panel as charts (`false`) or as HTA's tables (`true`); `None`
+    /// toggles (resolved before it is logged).
+    Summary(Option<bool>),
     /// The flame graph: zoom, zoom out, flip, move to a sibling.
     Flame(FlameCmd),
     /// The functions panel: sort, focus, select along an edge, open the tree.
@@ -568,6 +571,7 @@ impl Command {
             Panel(_) => "panel",
             Kernels(_) => "kernels",
             SelectKernel(_) => "select-kernel",
+            Summary(_) => "summary",
             Flame(_) => "flame",
             Functions(_) => "functions",
             Zoom(_) => "zoom",

@@ -3,6 +3,7 @@
 //! table built by the reader; nothing re-parses.
 
 pub mod breakdown;
+pub mod charts;
 pub mod classify;
 pub mod gaps;
 pub mod intervals;

@@ -127,6 +127,17 @@ pub fn parse_kernels(i: &Input) -> Result<Command, ParseError> {
     Ok(Command::Kernels(spec))
 }
 
+pub fn parse_summary(i: &Input) -> Result<Command, ParseError> {
+    match i.word(
+        &["charts", "tables", "toggle"],
+        "expected charts, tables or toggle",
+    )? {
+        "charts" => Ok(Command::Summary(Some(false))),
+        "tables" => Ok(Command::Summary(Some(true))),
+        _ => Ok(Command::Summary(None)),
+    }
+}
+
 pub fn parse_select_kernel(i: &Input) -> Result<Command, ParseError> {
     Ok(Command::SelectKernel(match i.args {
         [] => None,
@@ -181,6 +192,11 @@ pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             Ok(())
         }
         Command::SelectKernel(Some(n)) => write!(f, "select-kernel {}", quote(n)),
+        Command::Summary(t) => f.write_str(match t {
+            Some(true) => "summary tables",
+            Some(false) => "summary charts",
+            None => "summary toggle",
+        }),
         Command::Zoom(ZoomSpec::Window(a, b)) => {
             write!(f, "zoom {} {}", format_time(*a), format_time(*b))
         }

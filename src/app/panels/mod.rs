@@ -385,6 +385,7 @@ impl App {
             | Command::GotoLaunch) => self.timeline_command(c),
             c @ (Command::Gap(_) | Command::Gaps { .. }) => self.gap_command(c),
             c @ Command::Flame(_) => self.flame_command(c),
+            Command::Summary(t) => self.summary_command(t),
             c @ Command::Functions(_) => self.functions_command(c),
             other => Err(format!("{other} is not a panel command").into()),
         }
