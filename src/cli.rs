@@ -41,7 +41,9 @@ pub struct Cli {
     /// operators' schemas, input/output shapes and types are attached to the trace's
     /// CPU ops by record-function id. Without it, `NAME_et.json[.gz]` (or
     /// `NAME.et.json[.gz]`) beside `NAME_trace.json[.gz]` is attached when present.
-    #[arg(long, value_name = "ET", global = true)]
+    // Not global: only the explorer and `grove tree` read it, so only their help
+    // lists it (issue 28: `grove info --help` offered an option `info` refused).
+    #[arg(long, value_name = "ET")]
     pub et: Option<PathBuf>,
 
     #[command(flatten)]
@@ -286,6 +288,8 @@ pub enum ColorArg {
     Auto,
     Always,
     Never,
+    #[value(name = "8")]
+    C8,
     #[value(name = "16")]
     C16,
     #[value(name = "256")]
@@ -412,6 +416,10 @@ pub struct TreeArgs {
     /// paths that end in its chain.
     #[arg(long)]
     pub inverted: bool,
+    /// PyTorch execution trace of the same run, attached to the trace's CPU ops (as
+    /// `grove --et ET FILE`); without it one beside the trace by name is attached.
+    #[arg(long, value_name = "ET")]
+    pub et: Option<PathBuf>,
 }
 
 /// What `grove functions` sorts by.

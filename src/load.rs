@@ -331,7 +331,7 @@ pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
                 .filter_map(Result::ok)
                 .filter(|x| !is_aside(x))
                 .collect();
-            hits.sort();
+            hits.sort_by(|a, b| crate::present::format::natural_path_cmp(a, b));
             if hits.is_empty() {
                 return Err(err("no file matches the pattern".into()));
             }
@@ -388,7 +388,7 @@ impl Walk {
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|x| !is_aside(x))
             .collect();
-        entries.sort();
+        entries.sort_by(|a, b| crate::present::format::natural_path_cmp(a, b));
         let (files, dirs): (Vec<PathBuf>, Vec<PathBuf>) =
             entries.into_iter().partition(|x| !x.is_dir());
         for f in files.into_iter().filter(|f| f.is_file()) {

@@ -173,6 +173,58 @@ pub fn clip_metric(title: &str, w: usize, ellipsis: &str) -> String {
     format!("{head}{ellipsis}@{label}")
 }
 
+/// At most `n` items of a list joined by `, `, then how many more there are:
+/// `r1, r2, r3, r4 and 9996 more` (a list of 10,000 labels is not a line to print).
+pub fn list_bounded<S: AsRef<str>>(items: &[S], n: usize) -> String {
+    let shown: Vec<&str> = items.iter().take(n).map(|s| s.as_ref()).collect();
+    let mut out = shown.join(", ");
+    if items.len() > n {
+        out.push_str(&format!(" and {} more", items.len() - n));
+    }
+    out
+}
+
+/// Paths in natural order (`r2/` before `r10/`), for the members of an ensemble.
+pub fn natural_path_cmp(a: &std::path::Path, b: &std::path::Path) -> std::cmp::Ordering {
+    natural_cmp(&a.to_string_lossy(), &b.to_string_lossy())
+}
+
+/// Natural order: runs of digits compare by their value, so `r2` comes before `r10`
+/// and ranks and run numbers list as `r1, r2, ..., r10`, not `r1, r10, r100, r2`.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (x.first(), y.first()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(p), Some(q)) if p.is_ascii_digit() && q.is_ascii_digit() => {
+                let dx = x.iter().take_while(|c| c.is_ascii_digit()).count();
+                let dy = y.iter().take_while(|c| c.is_ascii_digit()).count();
+                let (nx, ny) = (&x[..dx], &y[..dy]);
+                // Compare the values without parsing (runs may exceed u64): leading
+                // zeros dropped, a longer number is larger, then digit by digit.
+                let tx = &nx[nx.iter().take_while(|c| **c == b'0').count()..];
+                let ty = &ny[ny.iter().take_while(|c| **c == b'0').count()..];
+                let o = tx.len().cmp(&ty.len()).then_with(|| tx.cmp(ty));
+                if o != Ordering::Equal {
+                    return o;
+                }
+                x = &x[dx..];
+                y = &y[dy..];
+            }
+            (Some(p), Some(q)) => {
+                if p != q {
+                    return p.cmp(q);
+                }
+                x = &x[1..];
+                y = &y[1..];
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,6 +261,19 @@ mod tests {
             clip_metric("Avg time/rank (inc)@mean", 14, "…"),
             "Avg time…@mean"
         );
+    }
+
+    #[test]
+    fn natural_order_and_bounded_lists() {
+        let mut v = vec!["r10", "r2", "r1", "r10000", "r100", "r1001", "a", "r02"];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            v,
+            ["a", "r1", "r02", "r2", "r10", "r100", "r1001", "r10000"]
+        );
+        let many: Vec<String> = (1..=10_000).map(|i| format!("r{i}")).collect();
+        assert_eq!(list_bounded(&many, 3), "r1, r2, r3 and 9997 more");
+        assert_eq!(list_bounded(&["a", "b"], 3), "a, b");
     }
 
     #[test]

@@ -243,4 +243,9 @@ impl super::Panel for Kernels {
     fn reset(&self, was: &mut super::ViewState, now: &mut super::ViewState) {
         now.kernels.categories = was.kernels.categories.take();
     }
+
+    fn position(&self, app: &App) -> (usize, usize) {
+        let n = app.kernels.rows.len();
+        ((app.kernels.cursor + 1).min(n), n)
+    }
 }
