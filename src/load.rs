@@ -257,7 +257,8 @@ fn et_file_beside(path: &Path) -> Option<PathBuf> {
     let name = path.file_name()?.to_str()?;
     let base = name.strip_suffix(".gz").unwrap_or(name);
     let base = base.strip_suffix(".json")?;
-    let stem = [".pt.trace", "_trace", ".trace"]
+    // `NAME.kineto.json` (the PyTorch profiler's own name) pairs with `NAME.et.json`.
+    let stem = [".pt.trace", "_trace", ".trace", ".kineto", "_kineto"]
         .iter()
         .find_map(|s| base.strip_suffix(s))
         .unwrap_or(base);

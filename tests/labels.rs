@@ -270,3 +270,56 @@ fn subcommand_help_lists_only_what_it_accepts() {
     let (_, out, _) = grove(&["tree", "--help"]);
     assert!(out.contains("--et"), "{out}");
 }
+
+#[test]
+fn an_et_beside_a_kineto_trace_is_attached() {
+    let dir = std::env::temp_dir().join(format!("grove-labels-et-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("run.kineto.json");
+    std::fs::copy(repo("testdata/et/chakra_small_trace.json"), &trace).unwrap();
+    std::fs::copy(
+        repo("testdata/et/chakra_small_et.json"),
+        dir.join("run.et.json"),
+    )
+    .unwrap();
+    let p = grove::load::load_inputs(&[trace], &Default::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(p.meta_value("et.file"), Some("run.et.json"));
+}
+
+#[test]
+fn inputs_are_named_for_what_they_are() {
+    let dir = std::env::temp_dir().join(format!("grove-labels-what-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let nsys = dir.join("empty.sqlite");
+    let c = rusqlite::Connection::open(&nsys).unwrap();
+    c.execute_batch(
+        "CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT); CREATE TABLE TARGET_INFO_SYSTEM_ENV (name TEXT);",
+    )
+    .unwrap();
+    drop(c);
+    let perf = dir.join("perf.data");
+    std::fs::write(
+        &perf,
+        b"PERFILE2\x68\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02",
+    )
+    .unwrap();
+    let info = |p: &Path| grove(&["info", p.to_str().unwrap()]).2;
+    let e = info(&nsys);
+    assert!(
+        e.contains("an Nsight Systems export without event tables"),
+        "{e}"
+    );
+    let e = info(&perf);
+    assert!(e.contains("a perf.data recording"), "{e}");
+    if let Some(y) = corpus("hpctoolkit/tests/data/dbase/small.d/metrics/default.yaml") {
+        let e = info(&y);
+        assert!(e.contains("HPCToolkit metrics description"), "{e}");
+    }
+    // `grove kernels` says the same of every input without kernels, and exits 0.
+    let cg = repo("testdata/callgrind/rec.callgrind.out");
+    let (code, _, err) = grove(&["kernels", cg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("no GPU kernels"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
