@@ -147,8 +147,9 @@ pub struct Look {
     pub theme: Option<String>,
 
     /// Colour: auto colours a terminal only (NO_COLOR turns it off, CLICOLOR_FORCE on);
-    /// always colours pipes too; 16, 256 and truecolor also force the depth (auto
-    /// detects it: truecolor only when COLORTERM says so).
+    /// always colours pipes too; 8, 16, 256 and truecolor also force the depth (auto
+    /// detects it: truecolor only when COLORTERM says so, else what `tput colors` says
+    /// of TERM; 8 and 16 colours are written as SGR 30-37/90-97).
     #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
 

@@ -403,7 +403,11 @@ impl Union {
                 gzip: false,
                 label: format!("{n} profiles"),
             },
-            dialect: format!("ensemble of {n} ({})", labels.join(", ")),
+            // Bounded: 10,000 members' labels made a 100 KB line of `grove info`.
+            dialect: format!(
+                "ensemble of {n} ({})",
+                crate::present::format::list_bounded(labels, 8)
+            ),
             default_metric: first
                 .map(|p| column(&p.default_metric, "mean"))
                 .unwrap_or_default(),

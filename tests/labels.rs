@@ -323,3 +323,64 @@ fn inputs_are_named_for_what_they_are() {
     assert!(err.contains("no GPU kernels"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn many_members_sort_naturally_and_info_stays_bounded() {
+    let dir = std::env::temp_dir().join(format!("grove-labels-many-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let small = repo("testdata/small.trace.json");
+    let (code, _, err) = grove(&[
+        "summarize",
+        small.to_str().unwrap(),
+        "-o",
+        dir.to_str().unwrap(),
+        "--name",
+        "r1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // A summary is several files (`r1.cct.parquet`, `r1.meta.parquet`, ...).
+    let parts: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("r1."))
+        .collect();
+    for i in 2..=30 {
+        for p in &parts {
+            let to = format!("r{i}.{}", &p[3..]);
+            std::fs::copy(dir.join(p), dir.join(to)).unwrap();
+        }
+    }
+    let (code, out, err) = grove(&["info", dir.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 0, "{err}");
+    let members: Vec<&str> = out
+        .lines()
+        .skip_while(|l| *l != "members:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    // r1, r2, ..., r10: not r1, r10, r11, ...; the middle elided.
+    assert_eq!(&members[..4], ["r1", "r2", "r3", "r4"], "{out}");
+    assert!(members.len() <= 21, "{out}");
+    assert!(out.contains("… 10 more"), "{out}");
+    assert!(out.lines().all(|l| l.len() < 400), "{out}");
+}
+
+#[test]
+fn an_ensembles_base_metric_is_its_mean() {
+    let r0 = repo("testdata/rank0.trace.json.gz");
+    let r1 = repo("testdata/rank1.trace.json.gz");
+    let (code, out, err) = grove(&[
+        "tree",
+        r0.to_str().unwrap(),
+        r1.to_str().unwrap(),
+        "--metric",
+        "gpu_time",
+        "--depth",
+        "0",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("gpu_time@mean"), "{out}");
+    assert!(err.contains("`gpu_time@mean`"), "{err}");
+}
