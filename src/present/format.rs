@@ -57,16 +57,18 @@ fn sig3(v: f64) -> String {
     }
 }
 
+/// A count or a plain value in at most 9 characters: whole digits up to 9 of them (so
+/// a column of counts reads `12360000` above `1396684`, not `1.236e7` above
+/// `1396684`), an exponent only beyond.
 pub fn number(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        let i = v as i64;
-        if i.abs() >= 10_000_000 {
-            return format!("{:.3e}", v);
-        }
-        return i.to_string();
-    }
     let a = v.abs();
-    if a >= 1e7 || (a > 0.0 && a < 1e-3) {
+    if a >= 1e9 {
+        return format!("{v:.3e}");
+    }
+    if v.fract() == 0.0 || a >= 1e7 {
+        return format!("{v:.0}");
+    }
+    if a > 0.0 && a < 1e-3 {
         format!("{v:.3e}")
     } else if a >= 100.0 {
         format!("{v:.1}")
@@ -285,6 +287,11 @@ mod tests {
         assert_eq!(value(1500.0, "us", "us"), "1.50 ms");
         assert_eq!(value(1536.0, "B", "us"), "1.50 KiB");
         assert_eq!(value(42.0, "", "us"), "42");
+        // One notation down a column of counts (issue 28: `1.649e8` above `3366404`).
+        assert_eq!(value(164_900_000.0, "", "us"), "164900000");
+        assert_eq!(value(3_366_404.0, "", "us"), "3366404");
+        assert_eq!(value(12_360_000.4, "", "us"), "12360000");
+        assert_eq!(value(1.5e12, "", "us"), "1.500e12");
         assert_eq!(value(0.5, "", "us"), "0.500");
         assert_eq!(value(f64::NAN, "", "us"), "-");
         assert_eq!(percent(1.0, 3.0), "33.3%");
