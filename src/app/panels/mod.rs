@@ -425,6 +425,16 @@ impl App {
     }
 }
 
+/// A process's name made short for a lane label: `MPI Rank 3` -> `r3`, a number as is.
+fn process_short(p: &str) -> String {
+    let digits = p.len() - p.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    match digits {
+        0 => p.to_string(),
+        d if d == p.len() => format!("p{p}"),
+        d => format!("r{}", &p[p.len() - d..]),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -465,15 +475,5 @@ mod tests {
         let e = Command::parse("panel nope").unwrap_err();
         assert_eq!(e.msg, expected_panel());
         assert!(e.msg.contains(PANELS[PANELS.len() - 1].name()));
-    }
-}
-
-/// A process's name made short for a lane label: `MPI Rank 3` -> `r3`, a number as is.
-fn process_short(p: &str) -> String {
-    let digits = p.len() - p.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-    match digits {
-        0 => p.to_string(),
-        d if d == p.len() => format!("p{p}"),
-        d => format!("r{}", &p[p.len() - d..]),
     }
 }

@@ -362,13 +362,13 @@ fn open_warnings(acts: &[Activity], warnings: &mut Vec<String>) {
         let more = if verbs.len() > 3 { ", …" } else { "" };
         warnings.push(format!(
             "{no_end} {} no end event in the log ({shown}{more}): no duration, so left out of the time metrics and the timeline; counted in `open`",
-            crate::readers::trace_cct::activities(no_end as usize)
+            crate::readers::trace_cct::activities(no_end)
         ));
     }
     if no_start > 0 {
         warnings.push(format!(
             "{no_start} {} no start time in the log: no duration, so left out of the time metrics and the timeline; counted in `open`",
-            crate::readers::trace_cct::activities(no_start as usize)
+            crate::readers::trace_cct::activities(no_start)
         ));
     }
 }
