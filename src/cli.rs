@@ -41,7 +41,9 @@ pub struct Cli {
     /// operators' schemas, input/output shapes and types are attached to the trace's
     /// CPU ops by record-function id. Without it, `NAME_et.json[.gz]` (or
     /// `NAME.et.json[.gz]`) beside `NAME_trace.json[.gz]` is attached when present.
-    #[arg(long, value_name = "ET", global = true)]
+    // Not global: only the explorer and `grove tree` read it, so only their help
+    // lists it (issue 28: `grove info --help` offered an option `info` refused).
+    #[arg(long, value_name = "ET")]
     pub et: Option<PathBuf>,
 
     #[command(flatten)]
@@ -145,8 +147,9 @@ pub struct Look {
     pub theme: Option<String>,
 
     /// Colour: auto colours a terminal only (NO_COLOR turns it off, CLICOLOR_FORCE on);
-    /// always colours pipes too; 16, 256 and truecolor also force the depth (auto
-    /// detects it: truecolor only when COLORTERM says so).
+    /// always colours pipes too; 8, 16, 256 and truecolor also force the depth (auto
+    /// detects it: truecolor only when COLORTERM says so, else what `tput colors` says
+    /// of TERM; 8 and 16 colours are written as SGR 30-37/90-97).
     #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
 
@@ -286,6 +289,8 @@ pub enum ColorArg {
     Auto,
     Always,
     Never,
+    #[value(name = "8")]
+    C8,
     #[value(name = "16")]
     C16,
     #[value(name = "256")]
@@ -412,6 +417,10 @@ pub struct TreeArgs {
     /// paths that end in its chain.
     #[arg(long)]
     pub inverted: bool,
+    /// PyTorch execution trace of the same run, attached to the trace's CPU ops (as
+    /// `grove --et ET FILE`); without it one beside the trace by name is attached.
+    #[arg(long, value_name = "ET")]
+    pub et: Option<PathBuf>,
 }
 
 /// What `grove functions` sorts by.

@@ -257,7 +257,8 @@ fn et_file_beside(path: &Path) -> Option<PathBuf> {
     let name = path.file_name()?.to_str()?;
     let base = name.strip_suffix(".gz").unwrap_or(name);
     let base = base.strip_suffix(".json")?;
-    let stem = [".pt.trace", "_trace", ".trace"]
+    // `NAME.kineto.json` (the PyTorch profiler's own name) pairs with `NAME.et.json`.
+    let stem = [".pt.trace", "_trace", ".trace", ".kineto", "_kineto"]
         .iter()
         .find_map(|s| base.strip_suffix(s))
         .unwrap_or(base);
@@ -331,7 +332,7 @@ pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
                 .filter_map(Result::ok)
                 .filter(|x| !is_aside(x))
                 .collect();
-            hits.sort();
+            hits.sort_by(|a, b| crate::present::format::natural_path_cmp(a, b));
             if hits.is_empty() {
                 return Err(err("no file matches the pattern".into()));
             }
@@ -388,7 +389,7 @@ impl Walk {
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|x| !is_aside(x))
             .collect();
-        entries.sort();
+        entries.sort_by(|a, b| crate::present::format::natural_path_cmp(a, b));
         let (files, dirs): (Vec<PathBuf>, Vec<PathBuf>) =
             entries.into_iter().partition(|x| !x.is_dir());
         for f in files.into_iter().filter(|f| f.is_file()) {

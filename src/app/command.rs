@@ -145,6 +145,9 @@ pub enum Command {
     Stats(crate::ensemble::Stats),
     /// Scrolls the details pane (`true`) or the table panel sideways (`false`) by N.
     Scroll(bool, i64),
+    /// Hides or shows a part of the screen: the details pane (`true`) or the tree's
+    /// count column (`false`), so a narrow screen gives the names their width.
+    TogglePane(bool),
 }
 
 /// An expression argument as written (its canonical text) with what it parsed to, so
@@ -589,6 +592,7 @@ impl Command {
             MetaFilter(_) => "meta",
             Stats(_) => "stats",
             Scroll(..) => "scroll",
+            TogglePane(_) => "toggle-pane",
         }
     }
 

@@ -1,197 +1,239 @@
-//! Sibling labels cut to one width so that labels which differ in full still differ on
-//! screen. A plain cut keeps the start (`sm90_xmma_gemm_bf16bf16_b…`), which is where
-//! generated names (cuBLAS/CUTLASS kernels, ensemble members, paths) are alike; the
-//! labels whose plain cuts collide instead show a short head, then the part where each
-//! first differs from its nearest sibling, the shared part elided with `…`:
-//! `sm90_…tilesize128x128x64_w…` beside `sm90_…tilesize128x64x64_wa…`.
+//! Labels cut to a width so that siblings stay apart (issue 28): two labels that differ
+//! never show the same text. A label is cut where its siblings agree (a shared prefix
+//! or suffix is elided), so what tells it apart stays on screen: six RAJAPerf members
+//! read `…1048576/1/Base…`, `…2097152/1/Base…`, not six `…e_CUDA-block_128`.
 
-/// Characters that end a name's token: a window onto the differing part starts after
-/// one of these when it can, so the token that differs is shown whole.
-fn is_sep(c: char) -> bool {
-    matches!(
-        c,
-        '_' | ':' | '<' | '>' | '(' | ')' | ',' | ' ' | '/' | '.' | '-' | '@' | '[' | '…'
-    )
+use std::collections::HashMap;
+
+const ELLIPSIS: &str = "…";
+
+/// Every label in at most `width` characters, cut so that labels which differ in full
+/// differ on screen too whenever `width` allows it. Tried in order, the first way that
+/// keeps them apart wins: the middle elided (the headless tree's cut), the end kept,
+/// the start kept, then for each label a window on where it first differs from the
+/// others (the shared prefix elided in front, the rest after it).
+pub fn distinct_cuts(labels: &[&str], width: usize) -> Vec<String> {
+    distinct_cuts_with(labels, width, ELLIPSIS)
 }
 
-/// Each label cut to at most `width` characters; labels that fit stay whole. Whenever
-/// two full labels differ, their cuts differ too (for widths of at least 8; below that
-/// a plain cut is all there is room for).
-pub fn distinct_cuts(labels: &[&str], width: usize, ellipsis: &str) -> Vec<String> {
-    let chars: Vec<Vec<char>> = labels.iter().map(|l| l.chars().collect()).collect();
-    let mut out: Vec<String> = chars.iter().map(|c| plain(c, width, ellipsis)).collect();
-    if width < 8 {
-        return out;
+/// [`distinct_cuts`] with the ellipsis of the glyph set (`~` in ASCII).
+pub fn distinct_cuts_with(labels: &[&str], width: usize, ellipsis: &str) -> Vec<String> {
+    if labels.iter().all(|l| l.chars().count() <= width) {
+        return labels.iter().map(|l| l.to_string()).collect();
     }
-    // Labels whose plain cuts collide, by cut; sorted, so a label's nearest sibling (the
-    // one sharing the longest prefix with it) is a neighbour.
-    let mut order: Vec<usize> = (0..labels.len()).collect();
-    order.sort_by(|&a, &b| chars[a].cmp(&chars[b]));
-    let mut i = 0;
-    while i < order.len() {
-        let mut j = i + 1;
-        while j < order.len() && out[order[j]] == out[order[i]] {
-            j += 1;
-        }
-        let group = &order[i..j];
-        if group.len() > 1 && group.iter().any(|&k| chars[k] != chars[group[0]]) {
-            for (n, &k) in group.iter().enumerate() {
-                // Where this label first differs from its neighbours in sorted order.
-                let lcp = |o: usize| common_prefix(&chars[k], &chars[o]);
-                let before = n.checked_sub(1).map(|m| lcp(group[m]));
-                let after = group.get(n + 1).map(|&o| lcp(o));
-                let p = before.into_iter().chain(after).max().unwrap_or(0);
-                if p >= chars[k].len() {
-                    // A duplicate, or a label that is the start of another: the plain
-                    // cut of the shorter one is already different or equal by rights.
-                    continue;
-                }
-                out[k] = window(&chars[k], p, width, ellipsis);
-            }
-        }
-        i = j;
-    }
-    // Rare leftovers (windows that happen to read alike): the end of the label.
-    let mut seen: std::collections::HashMap<&str, usize> = Default::default();
-    let mut clash = Vec::new();
-    for (k, s) in out.iter().enumerate() {
-        if let Some(&o) = seen.get(s.as_str()) {
-            if chars[o] != chars[k] {
-                clash.push(k);
-            }
-        } else {
-            seen.insert(s, k);
+    let ways: [&dyn Fn(&str) -> String; 3] = [
+        &|l| cut_middle(l, width, ellipsis),
+        &|l| keep_end(l, width, ellipsis),
+        &|l| keep_start(l, width, ellipsis),
+    ];
+    for way in ways {
+        let cuts: Vec<String> = labels.iter().map(|l| way(l)).collect();
+        if apart(labels, &cuts) {
+            return cuts;
         }
     }
-    for k in clash {
-        out[k] = keep_end(&chars[k], width, ellipsis);
+    // Where each label first differs from the others: sorted, its nearest sibling is a
+    // neighbour (the latest difference) and the farthest is at an end (the earliest),
+    // so 10,000 members cost a sort, not 10,000² comparisons.
+    let mut sorted: Vec<&str> = labels.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    labels
+        .iter()
+        .map(|l| {
+            let i = sorted.binary_search(l).unwrap_or(0);
+            let others = [
+                sorted.first(),
+                i.checked_sub(1).and_then(|j| sorted.get(j)),
+                sorted.get(i + 1),
+                sorted.last(),
+            ];
+            let firsts: Vec<usize> = others
+                .into_iter()
+                .flatten()
+                .filter(|o| *o != l)
+                .map(|o| common_prefix(l, o))
+                .collect();
+            window(l, &firsts, width, ellipsis)
+        })
+        .collect()
+}
+
+/// How many characters `a` and `b` share at their start.
+fn common_prefix(a: &str, b: &str) -> usize {
+    a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
+}
+
+/// `cuts` (one per label, made by a view's own rule) kept where they already tell
+/// their labels apart; where two differing labels read the same, the labels are cut
+/// again by [`distinct_cuts_with`]: first the clashing ones only, all of them if that
+/// is not enough.
+pub fn keep_apart(labels: &[&str], cuts: Vec<String>, width: usize, ellipsis: &str) -> Vec<String> {
+    if apart(labels, &cuts) {
+        return cuts;
     }
+    let clash = clashing(labels, &cuts);
+    let sub: Vec<&str> = clash.iter().map(|&i| labels[i]).collect();
+    let again = distinct_cuts_with(&sub, width, ellipsis);
+    let mut mended = cuts;
+    for (&i, c) in clash.iter().zip(again) {
+        mended[i] = c;
+    }
+    if apart(labels, &mended) {
+        return mended;
+    }
+    distinct_cuts_with(labels, width, ellipsis)
+}
+
+/// Whether no two labels that differ read the same once cut.
+pub fn apart(labels: &[&str], cuts: &[String]) -> bool {
+    clashing(labels, cuts).is_empty()
+}
+
+/// Indices of the labels whose cut equals the cut of a different label.
+fn clashing(labels: &[&str], cuts: &[String]) -> Vec<usize> {
+    let mut by_cut: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, c) in cuts.iter().enumerate() {
+        by_cut.entry(c.as_str()).or_default().push(i);
+    }
+    let mut out: Vec<usize> = by_cut
+        .values()
+        .filter(|ix| ix.iter().any(|&i| labels[i] != labels[ix[0]]))
+        .flatten()
+        .copied()
+        .collect();
+    out.sort_unstable();
     out
 }
 
-fn common_prefix(a: &[char], b: &[char]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+/// `s` with its middle elided: the first half and the last half of `w` characters.
+pub fn cut_middle(s: &str, w: usize, ellipsis: &str) -> String {
+    let n = s.chars().count();
+    if n <= w {
+        return s.to_string();
+    }
+    let e = ellipsis.chars().count();
+    if w <= e {
+        return s.chars().take(w).collect();
+    }
+    let room = w - e;
+    let head = room.div_ceil(2);
+    let tail = room - head;
+    let h: String = s.chars().take(head).collect();
+    let t: String = s.chars().skip(n - tail).collect();
+    format!("{h}{ellipsis}{t}")
 }
 
-/// The start of `c` in `w` characters, the last one the ellipsis when cut.
-fn plain(c: &[char], w: usize, ellipsis: &str) -> String {
-    if c.len() <= w {
-        return c.iter().collect();
+/// The last characters of `s` after an ellipsis.
+fn keep_end(s: &str, w: usize, ellipsis: &str) -> String {
+    let n = s.chars().count();
+    if n <= w {
+        return s.to_string();
     }
-    if w == 0 {
-        return String::new();
+    let e = ellipsis.chars().count();
+    if w <= e {
+        return s.chars().skip(n - w).collect();
     }
-    let mut s: String = c[..w - 1].iter().collect();
-    s.push_str(ellipsis);
-    s
+    let t: String = s.chars().skip(n - (w - e)).collect();
+    format!("{ellipsis}{t}")
 }
 
-fn keep_end(c: &[char], w: usize, ellipsis: &str) -> String {
-    if c.len() <= w {
-        return c.iter().collect();
+/// The first characters of `s` and an ellipsis.
+fn keep_start(s: &str, w: usize, ellipsis: &str) -> String {
+    let n = s.chars().count();
+    if n <= w {
+        return s.to_string();
     }
-    let mut s = ellipsis.to_string();
-    s.extend(&c[c.len() - (w - 1)..]);
-    s
+    let e = ellipsis.chars().count();
+    if w <= e {
+        return s.chars().take(w).collect();
+    }
+    let h: String = s.chars().take(w - e).collect();
+    format!("{h}{ellipsis}")
 }
 
-/// `c` in `w` characters showing position `p` (where it differs from a sibling): a head
-/// of up to a third of the width (cut after a separator when there is one), `…`, then
-/// from the start of the token holding `p` on, with `…` at the end when cut.
-fn window(c: &[char], p: usize, w: usize, ellipsis: &str) -> String {
-    let third = w / 3;
-    // The head: up to a third of the width, ending after a separator when one is there.
-    let mut h = third.min(p);
-    if let Some(s) = (3..=h).rev().find(|&i| is_sep(c[i - 1])) {
-        h = s;
+/// `label` seen through a window that starts where it first differs from the other
+/// labels (what they share in front elided) and reaches as far as the width allows,
+/// so the characters that differ from its nearest sibling are in it.
+fn window(label: &str, firsts: &[usize], w: usize, ellipsis: &str) -> String {
+    let chars: Vec<char> = label.chars().collect();
+    let n = chars.len();
+    if n <= w {
+        return label.to_string();
     }
-    // Room after the head and its ellipsis; the window's own end keeps one for `…`.
-    let room = w - h - 1;
-    let a_min = p.saturating_sub(room.saturating_sub(8)).max(h);
-    // Start at the token that holds p, else as far back as room allows.
-    let a = (a_min..=p)
-        .rev()
-        .find(|&i| i == 0 || is_sep(c[i - 1]))
-        .unwrap_or(a_min);
-    // A start right after the head, or at an ellipsis the label holds (short kernel
-    // names fold arguments to `…`), needs no ellipsis of its own.
-    let (head, gap) = if a == h || c[a..].iter().collect::<String>().starts_with(ellipsis) {
-        (&c[..h], "")
-    } else {
-        (&c[..h], ellipsis)
-    };
-    let room = w - h - gap.chars().count();
-    let mut s: String = head.iter().collect();
-    s.push_str(gap);
-    let rest = &c[a..];
-    if rest.len() <= room {
-        s.extend(rest);
-    } else {
-        s.extend(&rest[..room - 1]);
-        s.push_str(ellipsis);
+    let e = ellipsis.chars().count();
+    if w <= 2 * e {
+        return keep_end(label, w, ellipsis);
     }
-    s
+    let lo = firsts.iter().copied().min().unwrap_or(0).min(n - 1);
+    let hi = firsts.iter().copied().max().unwrap_or(0).min(n - 1);
+    if lo == 0 {
+        return keep_start(label, w, ellipsis);
+    }
+    let room = w - e;
+    if n - lo <= room {
+        // The rest from `lo` fits after one ellipsis: show as much before it as fits.
+        let tail: String = chars[n - room..].iter().collect();
+        return format!("{ellipsis}{tail}");
+    }
+    let room = w - 2 * e;
+    // Start at `lo` unless the latest difference would fall outside the window.
+    let start = if hi >= lo + room { hi + 1 - room } else { lo };
+    let mid: String = chars[start..start + room].iter().collect();
+    format!("{ellipsis}{mid}{ellipsis}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const GEMMS: [&str; 4] = [
-        "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
-        "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x64x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
-        "sm90_xmma_gemm_f16f16_f16f32_f32_nn_n_tilesize64x64x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
-        "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_on_kernel__5x_cublas",
-    ];
-
-    fn all_distinct(v: &[String]) -> bool {
-        let mut s = v.to_vec();
-        s.sort();
-        s.dedup();
-        s.len() == v.len()
+    fn distinct(cuts: &[String]) -> bool {
+        let mut seen = std::collections::HashSet::new();
+        cuts.iter().all(|c| seen.insert(c))
     }
 
     #[test]
-    fn colliding_cuts_show_what_differs() {
-        let cut = distinct_cuts(&GEMMS, 26, "…");
-        for c in &cut {
-            assert!(c.chars().count() <= 26, "{c}");
+    fn rajaperf_members_differ_in_their_middle() {
+        let labels = [
+            "clang10.0.1_nvcc10.2.89_1048576/1/Base_CUDA-block_128",
+            "clang10.0.1_nvcc10.2.89_1048576/10/Base_CUDA-block_128",
+            "clang10.0.1_nvcc10.2.89_1048576/2/Base_CUDA-block_128",
+            "clang10.0.1_nvcc10.2.89_2097152/1/Base_CUDA-block_128",
+            "clang10.0.1_nvcc10.2.89_2097152/2/Base_CUDA-block_128",
+            "clang10.0.1_nvcc10.2.89_1048576/1/Base_CUDA-block_256",
+        ];
+        for w in [8, 11, 17, 30] {
+            let cuts = distinct_cuts(&labels, w);
+            assert!(distinct(&cuts), "{w}: {cuts:?}");
+            assert!(cuts.iter().all(|c| c.chars().count() <= w), "{cuts:?}");
         }
-        assert!(all_distinct(&cut), "{cut:?}");
-        assert_eq!(cut[1], "sm90_…tilesize128x64x64_w…");
-        assert_eq!(cut[2], "sm90_…nn_n_tilesize64x64x…");
-        // Differing only near the end: the window reaches it.
-        assert!(cut[3].contains("on_"), "{cut:?}");
+        // Where the run differs from its siblings is on screen.
+        let cuts = distinct_cuts(&labels, 17);
+        assert_eq!(cuts[1], "…1048576/10/Base…");
+        assert!(cuts[3].contains("2097152/1"), "{cuts:?}");
     }
 
     #[test]
-    fn labels_that_fit_or_do_not_collide_are_cut_plainly() {
-        let cut = distinct_cuts(&["short", "a_very_long_label_indeed", "other"], 10, "…");
-        assert_eq!(cut, ["short", "a_very_lo…", "other"]);
-        // Duplicates stay equal.
-        let cut = distinct_cuts(&[GEMMS[0], GEMMS[0]], 20, "~");
-        assert_eq!(cut[0], cut[1]);
-        assert!(cut[0].ends_with('~'));
+    fn a_statistic_of_two_metrics_keeps_the_metric_apart() {
+        let labels = ["GPUOP (sec) (inc)@mean", "GPUOP (sec) (exc)@mean"];
+        let cuts = distinct_cuts(&labels, 14);
+        assert!(distinct(&cuts), "{cuts:?}");
+        assert_eq!(cuts[0], "…c) (inc)@mean");
+        // A view's own cut is kept when it already tells them apart.
+        let own = vec!["a…".to_string(), "b…".to_string()];
+        assert_eq!(keep_apart(&["ax", "bx"], own.clone(), 2, "…"), own);
+        let same = vec!["GPUOP (se…@mean".to_string(), "GPUOP (se…@mean".to_string()];
+        assert!(distinct(&keep_apart(&labels, same, 15, "…")));
     }
 
     #[test]
-    fn every_width_keeps_labels_apart() {
-        for w in 8..120 {
-            let cut = distinct_cuts(&GEMMS, w, "…");
-            assert!(all_distinct(&cut), "width {w}: {cut:?}");
-            assert!(cut.iter().all(|c| c.chars().count() <= w), "width {w}");
-        }
-        // A label that is the start of another, and labels differing in the last char.
-        let labels = ["abcdefghijklmnop", "abcdefghijklmnopq", "abcdefghijklmnor"];
-        for w in 8..20 {
-            let cut = distinct_cuts(&labels, w, "…");
-            assert!(all_distinct(&cut), "width {w}: {cut:?}");
-        }
-    }
-
-    #[test]
-    fn narrow_widths_are_plain() {
-        assert_eq!(distinct_cuts(&GEMMS[..2], 5, "…"), ["sm90…", "sm90…"]);
-        assert_eq!(distinct_cuts(&["abc"], 0, "…"), [""]);
+    fn equal_labels_may_read_alike_and_short_ones_stay_whole() {
+        assert_eq!(distinct_cuts(&["ab", "ab"], 5), ["ab", "ab"]);
+        assert_eq!(
+            cut_middle("autograd::engine::evaluate_function: MmBackward0", 21, "…"),
+            "autograd::…mBackward0"
+        );
+        assert_eq!(distinct_cuts(&["abcdef"], 0), [""]);
+        assert_eq!(distinct_cuts(&["abcdef", "abcdeg"], 1).len(), 2);
     }
 }

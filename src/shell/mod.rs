@@ -88,9 +88,10 @@ pub fn run(mut cli: Cli) -> Result<(), Failure> {
     match cli.command.take() {
         None => tui::run(cli),
         Some(Sub::Tree(args)) => Ok(tree::run(
+            // `grove --et ET tree FILE` as well as `grove tree FILE --et ET`.
+            args.et.clone().or(cli.et.clone()),
             args,
             cli.label.as_deref(),
-            cli.et.as_deref(),
             &cli.look,
             !cli.no_cache,
         )?),

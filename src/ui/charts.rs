@@ -7,7 +7,7 @@
 use ratatui::style::Style;
 
 use crate::gpu::charts::{Histogram, Stacked};
-use crate::present::distinct::distinct_cuts;
+use crate::present::distinct::distinct_cuts_with;
 use crate::present::format;
 use crate::present::glyphs::Glyphs;
 use crate::ui::theme::Theme;
@@ -145,7 +145,7 @@ fn legend(look: &Look, chart: &Stacked, p: &Paint) -> Line {
 
 /// Labels cut to one width, told apart where they differ (`distinct_cuts`), padded.
 fn labels(names: &[&str], w: usize, g: &Glyphs) -> Vec<String> {
-    distinct_cuts(names, w, g.ellipsis)
+    distinct_cuts_with(names, w, g.ellipsis)
         .into_iter()
         .map(|l| format!("{l:<w$}"))
         .collect()

@@ -203,6 +203,7 @@ pub static SPECS: &[Spec] = &[
     spec!("meta", Ensemble, ensemble::parse_meta, ensemble::print, { usage: "KEY = VALUE | KEY ~ REGEX | off", help: "filter ensemble members by metadata: meta KEY = VALUE | KEY ~ REGEX | off", example: "meta compiler = gcc" }),
     spec!("stats", Ensemble, stats::parse, stats::print, { usage: "zero | present", help: "ensemble statistics: a node a profile lacks counts as 0 (zero, for additive metrics) or is left out (present)", complete: C::Words(&["zero", "present"]), example: "stats present" }),
     spec!("scroll", View, scroll::parse, scroll::print, { usage: "details N | table N", help: "scroll the details pane down (N > 0) or up, or the summary/metadata table right or left", log: Log::Nav, complete: C::Words(&["details", "table"]), example: "scroll details 5" }),
+    spec!("toggle-pane", View, scroll::parse_toggle, scroll::print, { usage: "details | count", help: "hide or show the details pane, or the tree's count column (the names get their width)", complete: C::Words(&["details", "count"]), example: "toggle-pane details" }),
     spec!("messages", View, |i| i.no_args(Command::Messages), view::print, { help: "list every message in full: load warnings, then this run's warnings and errors", log: Log::Ui }),
     spec!("quit", View, |i| i.no_args(Command::Quit), view::print, { aliases: &["q"], help: "leave grove", log: Log::Ui }),
 ];

@@ -362,4 +362,15 @@ impl super::Panel for Functions {
 
     /// The sort and the cursor are view state: a replay starts them afresh.
     fn reset(&self, _: &mut super::ViewState, _: &mut super::ViewState) {}
+
+    fn position(&self, app: &App) -> (usize, usize) {
+        let n = app.functions_len();
+        let v = &app.view.functions;
+        let at = if v.focus == Focus::Table {
+            v.cursor
+        } else {
+            v.edge_cursor
+        };
+        ((at + 1).min(n), n)
+    }
 }

@@ -210,7 +210,7 @@ impl KernelsView {
                 .enumerate()
                 .map(|(i, r)| self.short.get(i).map(String::as_str).unwrap_or(&r.name))
                 .collect();
-            crate::present::distinct::distinct_cuts(&names, width, ellipsis)
+            crate::present::distinct::distinct_cuts_with(&names, width, ellipsis)
         })
     }
 }
@@ -265,5 +265,10 @@ impl super::Panel for Kernels {
     /// The options start afresh; the kernel categories are the app's, not the view's.
     fn reset(&self, was: &mut super::ViewState, now: &mut super::ViewState) {
         now.kernels.categories = was.kernels.categories.take();
+    }
+
+    fn position(&self, app: &App) -> (usize, usize) {
+        let n = app.kernels.rows.len();
+        ((app.kernels.cursor + 1).min(n), n)
     }
 }

@@ -214,4 +214,9 @@ impl super::Panel for Timeline {
 
     /// The window, lanes and selection start afresh.
     fn reset(&self, _: &mut super::ViewState, _: &mut super::ViewState) {}
+
+    fn position(&self, app: &App) -> (usize, usize) {
+        let n = app.lanes().len();
+        ((app.timeline.lane + 1).min(n), n)
+    }
 }

@@ -92,7 +92,20 @@ pub fn timeline(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buff
     };
     let marked = app.kernels.selected.as_deref();
     let lanes = app.lanes();
-    for (li, lane_ref) in lanes.iter().enumerate().skip(offset).take(lanes_h) {
+    // Lane names on screen cut where they differ (`r0 tMaster…`, `r1 tMaster…`).
+    let names: Vec<&str> = (lanes.iter().skip(offset).take(lanes_h))
+        .map(|l| l.label.as_str())
+        .collect();
+    let w = label_w as usize - 1;
+    let own = names.iter().map(|l| l.chars().take(w).collect()).collect();
+    let names = crate::present::distinct::keep_apart(&names, own, w, g.ellipsis);
+    for ((li, lane_ref), name) in lanes
+        .iter()
+        .enumerate()
+        .skip(offset)
+        .take(lanes_h)
+        .zip(&names)
+    {
         let lane = lane_ref.index;
         let y = area.y + 1 + (li - offset) as u16;
         let sel_lane = li == tl.lane;
@@ -105,7 +118,7 @@ pub fn timeline(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buff
             buf,
             area.x,
             y,
-            &format!("{:<w$}", lane_ref.label, w = label_w as usize - 1),
+            &format!("{name:<w$}", w = label_w as usize - 1),
             plot_x,
             label_style,
         );
