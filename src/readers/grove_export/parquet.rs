@@ -14,8 +14,13 @@ use crate::model::{Format, Frame, Profile, Source};
 
 const FIXED: [&str; 4] = ["path", "name", "type", "depth"];
 
-/// The file's key-value metadata and column names, when it is a Parquet file.
+/// The file's key-value metadata and column names, when it is a Parquet file. polars
+/// may panic on a damaged file: that is None, quietly (`summary::cache::quietly`).
 fn footer(path: &Path) -> Option<(Vec<(String, String)>, Vec<String>)> {
+    crate::summary::cache::quietly(|| footer_of(path))
+}
+
+fn footer_of(path: &Path) -> Option<(Vec<(String, String)>, Vec<String>)> {
     let mut r = ParquetReader::new(File::open(path).ok()?);
     let kv = r
         .get_metadata()
@@ -75,8 +80,9 @@ impl crate::readers::Reader for GroveParquet {
             .and_then(|u| serde_json::from_str(&u).ok())
             .unwrap_or_default();
         let file = File::open(&path).map_err(|e| e.to_string())?;
-        let df = ParquetReader::new(file)
-            .finish()
+        // A damaged file is an error, not a panic of polars' decoder.
+        let df = crate::summary::cache::quietly(|| Some(ParquetReader::new(file).finish()))
+            .ok_or("a damaged Parquet file: its pages do not decode")?
             .map_err(|e| e.to_string())?;
         let strings = |c: &str| -> Result<Vec<String>, String> {
             let col = df.column(c).map_err(|e| e.to_string())?;
