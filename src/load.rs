@@ -474,7 +474,10 @@ impl Walk {
             .iter()
             .find(|(e, _)| e.starts_with("*."))
             .map(|(e, &(_, d))| (e.as_str(), d))
-            .unwrap_or(("*", self.skipped.values().map(|&(_, d)| d).min().unwrap_or(1)));
+            .unwrap_or((
+                "*",
+                self.skipped.values().map(|&(_, d)| d).min().unwrap_or(1),
+            ));
         msg.push_str(&format!(
             "; name the files with a quoted glob, e.g. '{}/{}{ext}'",
             dir.display(),

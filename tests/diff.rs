@@ -322,9 +322,8 @@ fn renumbered(rel: &str, name: &str) -> std::path::PathBuf {
         let (head, tail) = rest.split_at(i + "ProfilerStep#".len());
         out.push_str(head);
         let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
-        match tail[..digits].parse::<u64>() {
-            Ok(n) => out.push_str(&(n + 10).to_string()),
-            Err(_) => {}
+        if let Ok(n) = tail[..digits].parse::<u64>() {
+            out.push_str(&(n + 10).to_string());
         }
         rest = &tail[digits..];
     }
@@ -343,7 +342,8 @@ fn renumbered(rel: &str, name: &str) -> std::path::PathBuf {
 fn steps_numbered_differently_are_aligned() {
     let mut pairs = vec![("testdata/steps4.trace.json.gz", "steps4.json", "aten::mm")];
     // The case: ResNet-50's DataLoader frame was listed once per step.
-    let resnet = "../shared/corpus/kineto/plugin/samples/resnet50_num_workers_0/worker0.pt.trace.json.gz";
+    let resnet =
+        "../shared/corpus/kineto/plugin/samples/resnet50_num_workers_0/worker0.pt.trace.json.gz";
     if common::repo(resnet).exists() {
         pairs.push((resnet, "resnet.json", "enumerate(DataLoader)"));
     }
@@ -364,7 +364,10 @@ fn steps_numbered_differently_are_aligned() {
             .filter(|p| p.rsplit('/').next().unwrap().starts_with(frame))
             .collect();
         assert!(gone.len() >= 4, "{frame}: {gone:?}");
-        assert!(gone.iter().all(|p| p.contains("/ProfilerStep#")), "{gone:?}");
+        assert!(
+            gone.iter().all(|p| p.contains("/ProfilerStep#")),
+            "{gone:?}"
+        );
     }
 }
 
@@ -424,8 +427,15 @@ fn kernel_names_are_cut_in_text() {
     };
     let (code, out, _) = grove(&["diff", BASE, NEW, "--threshold", "0", "--top", "1000"]);
     assert_eq!(code, 1);
-    assert!(longest(&out) < 130, "a name of {} characters", longest(&out));
-    assert!(out.contains("ncclDevKernel_AllR...gsStorage<4096ul>)"), "{out}");
+    assert!(
+        longest(&out) < 130,
+        "a name of {} characters",
+        longest(&out)
+    );
+    assert!(
+        out.contains("ncclDevKernel_AllR...gsStorage<4096ul>)"),
+        "{out}"
+    );
     let (_, whole, _) = grove(&[
         "diff",
         BASE,

@@ -16,7 +16,9 @@ fn dir(name: &str) -> PathBuf {
 }
 
 fn testdata(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(rel)
 }
 
 fn csv_stderr(d: &Path) -> (i32, String) {
@@ -30,10 +32,17 @@ fn callgrind_outputs_and_a_log_open_with_a_note() {
     for f in ["thr.callgrind.out-01", "thr.callgrind.out-02"] {
         std::fs::copy(testdata(&format!("callgrind/{f}")), d.join(f)).unwrap();
     }
-    std::fs::write(d.join("run.stderr.txt"), "==12== Callgrind, a call-graph generating cache profiler\n").unwrap();
+    std::fs::write(
+        d.join("run.stderr.txt"),
+        "==12== Callgrind, a call-graph generating cache profiler\n",
+    )
+    .unwrap();
     let (code, err) = csv_stderr(&d);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("skipped 1 file no reader claims (run.stderr.txt)"), "{err}");
+    assert!(
+        err.contains("skipped 1 file no reader claims (run.stderr.txt)"),
+        "{err}"
+    );
     let (code, out, err) = grove(&["info", d.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("ensemble: 2 inputs"), "{out}");
@@ -43,7 +52,8 @@ fn callgrind_outputs_and_a_log_open_with_a_note() {
 
 #[test]
 fn pstats_files_and_their_sources_open_with_a_note() {
-    let Some(pstats) = corpus("hatchet/hatchet/tests/data/cprofile-hatchet-pstats/cprofile-cycle.pstats")
+    let Some(pstats) =
+        corpus("hatchet/hatchet/tests/data/cprofile-hatchet-pstats/cprofile-cycle.pstats")
     else {
         return;
     };
@@ -54,7 +64,10 @@ fn pstats_files_and_their_sources_open_with_a_note() {
     std::fs::write(d.join("mod_b.py"), "def g():\n    pass\n").unwrap();
     let (code, err) = csv_stderr(&d);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("skipped 2 files no reader claims (mod_a.py, mod_b.py)"), "{err}");
+    assert!(
+        err.contains("skipped 2 files no reader claims (mod_a.py, mod_b.py)"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&d).ok();
 }
 
@@ -71,7 +84,10 @@ fn the_suggested_glob_has_the_files_depth() {
     std::fs::remove_file(d.join("mod_a.py")).unwrap();
     std::fs::write(deep.join("notes.csv"), "x,y\n1,2\n").unwrap();
     let (_, err) = csv_stderr(&d);
-    assert!(err.contains(&format!("'{}/*/*/*.csv'", d.display())), "{err}");
+    assert!(
+        err.contains(&format!("'{}/*/*/*.csv'", d.display())),
+        "{err}"
+    );
     std::fs::remove_dir_all(&d).ok();
 }
 
@@ -88,7 +104,11 @@ fn cachegrind_beside_callgrind_is_said() {
     assert!(out.contains("2 kinds"), "{out}");
     // One kind alone is not warned about.
     std::fs::remove_file(d.join("rec.cachegrind.out.gz")).unwrap();
-    std::fs::copy(testdata("callgrind/thr.callgrind.out-01"), d.join("thr.callgrind.out-01")).unwrap();
+    std::fs::copy(
+        testdata("callgrind/thr.callgrind.out-01"),
+        d.join("thr.callgrind.out-01"),
+    )
+    .unwrap();
     let (code, err) = csv_stderr(&d);
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("kinds"), "{err}");

@@ -53,8 +53,16 @@ fn table(file: &Path) -> Table {
     let head = &rows[0];
     let mut t = Table::new();
     for r in &rows[1..] {
-        let cols = head[1..].iter().cloned().zip(r[1..].iter().cloned()).collect();
-        assert!(t.insert(r[0].clone(), cols).is_none(), "path {} twice", r[0]);
+        let cols = head[1..]
+            .iter()
+            .cloned()
+            .zip(r[1..].iter().cloned())
+            .collect();
+        assert!(
+            t.insert(r[0].clone(), cols).is_none(),
+            "path {} twice",
+            r[0]
+        );
     }
     t
 }

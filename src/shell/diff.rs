@@ -6,9 +6,9 @@
 use std::fmt::Write as _;
 
 use grove::app::compare::member_labels;
-use grove::cli::{DiffArgs, Format, Look};
 use grove::app::keymap::Keymap;
 use grove::app::App;
+use grove::cli::{DiffArgs, Format, Look};
 use grove::diff::{compare_shown, steps, Change, Comparison, KernelChange, Side, Threshold};
 use grove::ensemble;
 use grove::model::Profile;
@@ -28,7 +28,7 @@ pub fn run(args: DiffArgs, labels: Option<&str>, lk: &Look) -> Result<(), Failur
     }
     let reshaped = reshape(p, &args.cmds)?;
     let (p, shown) = match &reshaped {
-        Reshaped::Whole(p) => (p, None),
+        Reshaped::Whole(p) => (&**p, None),
         Reshaped::App(app, shown) => (&app.profile, shown.as_deref()),
     };
     let members = member_labels(&p.metrics);
@@ -72,7 +72,7 @@ pub fn run(args: DiffArgs, labels: Option<&str>, lk: &Look) -> Result<(), Failur
 
 /// The two runs' ensemble, reshaped by `--cmd` when given.
 enum Reshaped {
-    Whole(Profile),
+    Whole(Box<Profile>),
     /// The app the commands ran in, and the nodes left in view when they hid some.
     App(Box<App>, Option<Vec<bool>>),
 }
@@ -83,7 +83,7 @@ enum Reshaped {
 /// leave the nodes in view.
 fn reshape(p: Profile, cmds: &[String]) -> Result<Reshaped, Failure> {
     if cmds.is_empty() {
-        return Ok(Reshaped::Whole(p));
+        return Ok(Reshaped::Whole(Box::new(p)));
     }
     let mut app = App::with_categories(p, Keymap::default_map(), super::user_categories());
     app.use_data_order();
@@ -111,23 +111,20 @@ fn short(name: &str, expand: bool) -> String {
 
 /// A call path with each of its names cut as `short` cuts them.
 fn short_path(p: &Profile, node: u32, expand: bool) -> String {
-    if expand {
-        return grove::model::paths::path_of(&p.cct, node);
-    }
     let full = grove::model::paths::path_of(&p.cct, node);
-    // Cut per frame: the path's text keeps each name's sibling number (`#1`).
-    p.cct
+    let long = p
+        .cct
         .path(node)
         .iter()
-        .map(|&n| p.cct.name(n))
-        .any(|n| n.chars().count() > 39)
-        .then(|| {
-            full.split('/')
-                .map(|part| short(part, false))
-                .collect::<Vec<_>>()
-                .join("/")
-        })
-        .unwrap_or(full)
+        .any(|&n| p.cct.name(n).chars().count() > 39);
+    if expand || !long {
+        return full;
+    }
+    // Cut per part of the path's text, which keeps each name's sibling number (`#1`).
+    full.split('/')
+        .map(|part| short(part, false))
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// `+1.50 ms`: a difference always shows its sign.

@@ -126,6 +126,17 @@ fn parse_labels(spec: Option<&str>) -> Result<HashMap<String, String>, String> {
     Ok(out)
 }
 
+/// The files that directories and quoted globs stand for (`grove::load::expand_inputs`),
+/// for the commands that read each file on its own (`kernels`, `summary`,
+/// `summarize`): what a directory held besides profiles is said on stderr.
+pub fn expand(files: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let (found, skipped) = grove::load::expand_inputs_noting(files).map_err(|e| e.to_string())?;
+    for note in skipped {
+        eprintln!("grove: warning: {note}");
+    }
+    Ok(found)
+}
+
 /// One file, or an ensemble of several, loaded cold (no cache, no `--et`).
 pub fn load_inputs(files: &[PathBuf], labels: Option<&str>) -> Result<Profile, String> {
     Ok(load_inputs_cached(files, labels, None, false)?.profile)

@@ -59,9 +59,9 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
     let mut bad = 0usize;
     for (line, row) in body.iter().enumerate() {
         let field = |i: usize| row.get(i).map(String::as_str).unwrap_or("");
-        let depth: usize = field(3).parse().map_err(|_| {
-            format!("row {}: depth {:?} is not a number", line + 2, field(3))
-        })?;
+        let depth: usize = field(3)
+            .parse()
+            .map_err(|_| format!("row {}: depth {:?} is not a number", line + 2, field(3)))?;
         let mut f = Frame::new(field(1), field(2));
         for &(i, k) in &attr_cols {
             if !field(i).is_empty() {
@@ -97,7 +97,13 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
         ));
     }
     source.format = Format::GroveExport;
-    Ok(super::profile(rows, source, "grove tree CSV", None, warnings))
+    Ok(super::profile(
+        rows,
+        source,
+        "grove tree CSV",
+        None,
+        warnings,
+    ))
 }
 
 #[cfg(test)]

@@ -14,13 +14,16 @@ use crate::model::{Format, Frame, Profile, Source};
 
 const FIXED: [&str; 4] = ["path", "name", "type", "depth"];
 
+/// A file's key-value metadata (key, value) and its column names.
+type Footer = (Vec<(String, String)>, Vec<String>);
+
 /// The file's key-value metadata and column names, when it is a Parquet file. polars
 /// may panic on a damaged file: that is None, quietly (`summary::cache::quietly`).
-fn footer(path: &Path) -> Option<(Vec<(String, String)>, Vec<String>)> {
+fn footer(path: &Path) -> Option<Footer> {
     crate::summary::cache::quietly(|| footer_of(path))
 }
 
-fn footer_of(path: &Path) -> Option<(Vec<(String, String)>, Vec<String>)> {
+fn footer_of(path: &Path) -> Option<Footer> {
     let mut r = ParquetReader::new(File::open(path).ok()?);
     let kv = r
         .get_metadata()
