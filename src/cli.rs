@@ -482,6 +482,17 @@ pub struct DiffArgs {
     /// Output format.
     #[arg(long, value_parser = formats(TABLE_FORMATS), default_value = "text")]
     pub format: Format,
+    /// Keep training steps apart: by default the steps of each run (`ProfilerStep#N`,
+    /// numbered differently in two runs) merge into one `ProfilerStep#*` node.
+    #[arg(long)]
+    pub keep_steps: bool,
+    /// Reshape both sides before comparing (repeatable), as `grove tree --cmd`:
+    /// e.g. --cmd "focus ProfilerStep#*" or --cmd "filter --squash type == 'kernel'".
+    #[arg(long = "cmd", value_name = "COMMAND")]
+    pub cmds: Vec<String>,
+    /// Print full names in text output instead of shortening those over 39 characters.
+    #[arg(long)]
+    pub expand_names: bool,
 }
 
 #[derive(clap::Args, Debug)]

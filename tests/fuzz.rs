@@ -862,3 +862,26 @@ fn mutator_is_deterministic() {
     };
     assert_eq!(run(), run());
 }
+
+#[test]
+fn fuzz_grove_exports() {
+    // grove's own JSON, CSV and Parquet exports, read back (readers::grove_export).
+    use grove::app::command::ExportFormat;
+    let app = demo_app();
+    let export = |f: ExportFormat| {
+        let mut b = Vec::new();
+        app.export_to(f, &mut b).unwrap();
+        b
+    };
+    let seeds = vec![export(ExportFormat::Json), export(ExportFormat::Csv)];
+    assert_seeds_load("grove-export", &seeds, &[Format::GroveExport; 2]);
+    fuzz("grove-export", &seeds, iters(100), load_bytes);
+    let parquet = vec![export(ExportFormat::Parquet)];
+    let path = scratch("fuzz.parquet");
+    assert_file_seeds_load("grove-parquet", &path, &parquet);
+    fuzz("grove-parquet", &parquet, iters(150), |d| {
+        std::fs::write(&path, d).unwrap();
+        let _ = grove::readers::load_all(&path);
+    });
+    unscratch(&path);
+}

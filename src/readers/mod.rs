@@ -21,6 +21,7 @@ pub mod fit;
 pub mod folded;
 pub mod gprof;
 pub mod gprof2dot;
+pub mod grove_export;
 pub mod hatchet;
 pub mod hpctoolkit;
 pub mod lines;
@@ -64,12 +65,25 @@ pub static READERS: &[&dyn Reader] = &[
     &nsys::Nsys,
     &tau::Tau,
     &caliper::Caliper,
+    &grove_export::parquet::GroveParquet,
     // Formats with a distinctive head, before the broad JSON and folded claims.
     &StreamReader {
         name: "callgrind/cachegrind",
         format: Format::Callgrind,
         claims: callgrind::claims,
         read: callgrind::read,
+    },
+    &StreamReader {
+        name: "grove tree JSON",
+        format: Format::GroveExport,
+        claims: grove_export::json::claims,
+        read: grove_export::json::read,
+    },
+    &StreamReader {
+        name: "grove tree CSV",
+        format: Format::GroveExport,
+        claims: grove_export::csv::claims,
+        read: grove_export::csv::read,
     },
     &xplane::XPlaneReader,
     &StreamReader {

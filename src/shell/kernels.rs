@@ -20,7 +20,7 @@ pub fn run(args: KernelsArgs, lk: &Look) -> Result<(), String> {
     // Instances from every file, aggregated by name.
     let mut per_file = Vec::new();
     // A directory or quoted glob of rank traces is its files, as everywhere.
-    let files = grove::load::expand_inputs(&args.files).map_err(|e| e.to_string())?;
+    let files = input::expand(&args.files)?;
     for (i, f) in files.iter().enumerate() {
         let p = input::load_warning(f)?;
         // An input without kernels (a CPU-only trace, a callgrind profile) gives the

@@ -19,6 +19,11 @@ pub fn run(
     use_cache: bool,
 ) -> Result<(), String> {
     let file = args.files[0].clone();
+    // Refused before loading: the answer does not depend on the input, and a load's
+    // warnings would bury the one line that says what to do.
+    if args.format == Format::Parquet {
+        output::binary_to_pipe()?;
+    }
     // The tree needs no event table, so a cached tree is all it reads.
     let mut p = input::load_inputs_cached(&args.files, labels, et.as_deref(), use_cache)?.profile;
     if args.inverted {
@@ -59,9 +64,6 @@ pub fn run(
         metrics.push(col);
     }
     let depth = args.depth;
-    if args.format == Format::Parquet {
-        output::binary_to_pipe()?;
-    }
     let r = output::to_stdout(|out| match args.format {
         // `--cmd gaps` opens the idle-gap list; print it as the TUI would show it.
         Format::Text if app.gaps_text().is_some() => {
