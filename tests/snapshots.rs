@@ -687,6 +687,9 @@ fn flame_colour_by_category() {
     let mut c = case("flame_colour_module", "6cc");
     c.file = "testdata/callgrind/rec.callgrind.out";
     c.size = (120, 30);
+    check(c);
+}
+
 /// Issue 27 on a real H100 trace (TraceLens' Falconsai run): the summary panel as
 /// charts and back to the tables, and the kernel panel whose cuBLAS/CUTLASS names
 /// collide at 80 columns, at 80x24 and 200x50, in colour and in mono ASCII.
