@@ -38,7 +38,7 @@ pub fn distinct_cuts_with(labels: &[&str], width: usize, ellipsis: &str) -> Vec<
     let mut sorted: Vec<&str> = labels.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    labels
+    let mut cuts: Vec<String> = labels
         .iter()
         .map(|l| {
             let i = sorted.binary_search(l).unwrap_or(0);
@@ -48,15 +48,23 @@ pub fn distinct_cuts_with(labels: &[&str], width: usize, ellipsis: &str) -> Vec<
                 sorted.get(i + 1),
                 sorted.last(),
             ];
+            // A sibling that differs from the first character on is told apart by any
+            // window that starts at the others' differences: only shared starts count.
             let firsts: Vec<usize> = others
                 .into_iter()
                 .flatten()
                 .filter(|o| *o != l)
                 .map(|o| common_prefix(l, o))
+                .filter(|&p| p > 0)
                 .collect();
             window(l, &firsts, width, ellipsis)
         })
-        .collect()
+        .collect();
+    // Rare leftovers (windows that read alike): those labels by their end.
+    for i in clashing(labels, &cuts) {
+        cuts[i] = keep_end(labels[i], width, ellipsis);
+    }
+    cuts
 }
 
 /// How many characters `a` and `b` share at their start.
@@ -235,5 +243,22 @@ mod tests {
         );
         assert_eq!(distinct_cuts(&["abcdef"], 0), [""]);
         assert_eq!(distinct_cuts(&["abcdef", "abcdeg"], 1).len(), 2);
+    }
+
+    /// Generated kernel names that share a long start, beside others that share
+    /// nothing with them: the shared start is elided, the differing tile shown.
+    #[test]
+    fn kernels_sharing_a_long_start() {
+        let labels = [
+            "Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_64x6_tn_align8>",
+            "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+            "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x64x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+            "vectorized_elementwise_kernel<4, GeluCUDAKernelImpl>",
+            "vectorized_elementwise_kernel<4, CUDAFunctor_add<float>>",
+        ];
+        for w in 12..60 {
+            let cuts = distinct_cuts(&labels, w);
+            assert!(distinct(&cuts), "{w}: {cuts:?}");
+        }
     }
 }

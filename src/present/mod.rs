@@ -5,6 +5,7 @@
 pub mod distinct;
 pub mod format;
 pub mod glyphs;
+pub mod heads;
 pub mod heat;
 pub mod readable;
 pub mod suggest;

@@ -7,9 +7,9 @@
 use ratatui::style::Style;
 
 use crate::gpu::charts::{Histogram, Stacked};
-use crate::present::distinct::distinct_cuts_with;
 use crate::present::format;
 use crate::present::glyphs::Glyphs;
+use crate::present::heads::distinct_heads;
 use crate::ui::theme::Theme;
 
 pub type Span = (String, Style);
@@ -145,7 +145,7 @@ fn legend(look: &Look, chart: &Stacked, p: &Paint) -> Line {
 
 /// Labels cut to one width, told apart where they differ (`distinct_cuts`), padded.
 fn labels(names: &[&str], w: usize, g: &Glyphs) -> Vec<String> {
-    distinct_cuts_with(names, w, g.ellipsis)
+    distinct_heads(names, w, g.ellipsis)
         .into_iter()
         .map(|l| format!("{l:<w$}"))
         .collect()

@@ -210,7 +210,7 @@ impl KernelsView {
                 .enumerate()
                 .map(|(i, r)| self.short.get(i).map(String::as_str).unwrap_or(&r.name))
                 .collect();
-            crate::present::distinct::distinct_cuts_with(&names, width, ellipsis)
+            crate::present::heads::distinct_heads(&names, width, ellipsis)
         })
     }
 }
