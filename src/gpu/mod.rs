@@ -10,6 +10,7 @@ pub mod kernels;
 pub mod lod;
 pub mod report;
 pub mod short_names;
+pub mod stack_chart;
 pub mod timeline;
 
 use std::collections::HashMap;

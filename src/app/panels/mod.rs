@@ -382,7 +382,8 @@ impl App {
             | Command::Lanes(_)
             | Command::NextKernel
             | Command::PrevKernel
-            | Command::GotoLaunch) => self.timeline_command(c),
+            | Command::GotoLaunch
+            | Command::Timeline(_)) => self.timeline_command(c),
             c @ (Command::Gap(_) | Command::Gaps { .. }) => self.gap_command(c),
             c @ Command::Flame(_) => self.flame_command(c),
             c @ Command::Functions(_) => self.functions_command(c),
