@@ -82,7 +82,7 @@ pub fn instance_details(app: &App, theme: &Theme, g: &Glyphs, lines: &mut Vec<(S
     lines.push((
         format!(
             "window    {} + {}",
-            ruler::absolute(a - gpu.origin, b - a, w),
+            ruler::absolute(a - gpu.origin, b - a, w, g.micro),
             format::duration_ns((b - a) as f64, g.micro)
         ),
         dim,

@@ -237,7 +237,7 @@ fn ruler_row(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer)
     );
     let origin = app.gpu.as_ref().map(|g| g.origin).unwrap_or(0);
     let dim = theme.style("ui.dim");
-    let start = format!("|{}", ruler::absolute(a - origin, b - a, plot_w));
+    let start = format!("|{}", ruler::absolute(a - origin, b - a, plot_w, g.micro));
     let mut free = put(buf, plot_x, area.y, &start, area.right(), dim) + 1;
     for (col, text) in ruler::labels(b - a, plot_w, g.micro).into_iter().skip(1) {
         let x = plot_x + col;

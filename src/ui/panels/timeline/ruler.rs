@@ -1,7 +1,8 @@
 //! The timeline's ruler: ticks at a round step, labelled from the window's start in a
 //! unit that fits the step (`+0`, `+50 µs`, `+100 µs`), with the window's start itself
 //! written once at the left edge, to a thousandth of the step's unit. Labels stay exact at any
-//! zoom: a window of 800 ns 28 ms into the trace reads `28.614321 ms … +200 ns`.
+//! zoom: a window of 800 ns 28 ms into the trace reads `28.614321 ms … +200 ns`, the
+//! trace's first 6 ms `8.807 µs … +500 µs`.
 
 /// Units a step may be written in, largest first.
 const UNITS: [(i64, &str); 4] = [
@@ -52,20 +53,21 @@ pub fn labels(span: i64, width: u16, micro: &str) -> Vec<(u16, String)> {
     out
 }
 
-/// The window's start (`rel` ns from the trace's start) to a thousandth of the unit
-/// the ruler counts in: `28.614 ms` when it counts ms, `28.614321 ms` when µs.
-pub fn absolute(rel: i64, span: i64, width: u16) -> String {
+/// The window's start (`rel` ns from the trace's start) in the largest unit it
+/// reaches, to a thousandth of the unit the ruler counts in: `28.614 ms` when the
+/// ruler counts ms, `28.614321 ms` when µs, `8.807 µs` when ns.
+pub fn absolute(rel: i64, span: i64, width: u16, micro: &str) -> String {
     let (_, (per, _)) = step(span, width, 14.0);
     let per = (per / 1000).max(1);
-    let (div, name) = if rel.abs() >= 1_000_000_000 {
-        (1_000_000_000i64, "s")
-    } else {
-        (1_000_000, "ms")
-    };
+    let a = rel.unsigned_abs() as i64;
+    let (div, name) = *UNITS[..3]
+        .iter()
+        .find(|(u, _)| a >= *u)
+        .unwrap_or(&UNITS[3]);
+    let name = if name == "µs" { micro } else { name };
     // Decimals that resolve a thousandth of the ruler's unit.
     let decimals = ((div / per.min(div)) as f64).log10().round() as usize;
     let sign = if rel < 0 { "-" } else { "" };
-    let a = rel.unsigned_abs() as i64;
     if decimals == 0 {
         return format!("{sign}{} {name}", a / div);
     }
@@ -93,12 +95,14 @@ mod tests {
 
     #[test]
     fn the_start_keeps_the_step_precision() {
-        assert_eq!(absolute(28_614_321, 800, 80), "28.614321 ms");
-        assert_eq!(absolute(28_614_321, 776_000, 70), "28.614321 ms");
-        assert_eq!(absolute(28_614_321, 50_000_000, 70), "28.614 ms");
-        assert_eq!(absolute(2_500_000_000, 1_000_000, 70), "2.500000000 s");
-        assert_eq!(absolute(28_614_321, 20_000_000_000, 70), "28 ms");
-        assert_eq!(absolute(0, 1_000, 70), "0.000000 ms");
+        let abs = |r, s, w| absolute(r, s, w, "µs");
+        assert_eq!(abs(28_614_321, 800, 80), "28.614321 ms");
+        assert_eq!(abs(28_614_321, 776_000, 70), "28.614321 ms");
+        assert_eq!(abs(28_614_321, 50_000_000, 70), "28.614 ms");
+        assert_eq!(abs(2_500_000_000, 1_000_000, 70), "2.500000000 s");
+        assert_eq!(abs(28_614_321, 20_000_000_000, 70), "28 ms");
+        assert_eq!(abs(8_807, 6_310_000, 70), "8.807 µs");
+        assert_eq!(abs(0, 1_000, 70), "0 ns");
     }
 
     #[test]
