@@ -224,3 +224,35 @@ fn lanes_collapse_hide_and_restore() {
     app.run("undo").unwrap();
     assert_eq!(app.timeline_rows().len(), n);
 }
+
+/// Counter samples (`ph: C`) become sparkline lanes under the streams: the small
+/// trace with a queue-length counter added that rises to 8 in the middle of it.
+#[test]
+fn counters_are_sparkline_lanes() {
+    let text = std::fs::read_to_string(common::repo("testdata/small.trace.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let evs = v["traceEvents"].as_array_mut().unwrap();
+    let t0 = evs
+        .iter()
+        .filter_map(|e| e["ts"].as_f64())
+        .fold(f64::INFINITY, f64::min);
+    for k in 0..=64 {
+        let q = if (24..40).contains(&k) { 8 } else { 1 };
+        evs.push(serde_json::json!({
+            "ph": "C", "name": "queue_length", "pid": 0, "tid": 0,
+            "ts": t0 + k as f64 * 100.0, "args": {"stream 7": q}
+        }));
+    }
+    let dir = std::env::temp_dir().join(format!("grove-counters-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("counters.trace.json");
+    std::fs::write(&f, serde_json::to_string(&v).unwrap()).unwrap();
+    let (code, out, err) = grove(&["timeline", f.to_str().unwrap(), "--width", "80", "--window", "0ms-6.4ms"]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 0, "{err}");
+    let line = out.lines().find(|l| l.starts_with("queue_leng")).unwrap_or_else(|| panic!("{out}"));
+    let cells: Vec<char> = line.chars().skip(LABEL_W as usize).collect();
+    // 6.4 ms over 68 columns: samples 24..40 (2.4 ms to 4 ms) are full height.
+    assert_eq!(cells[30], '█', "{line}");
+    assert_eq!(cells[5], '▁', "{line}");
+}

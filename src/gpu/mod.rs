@@ -4,6 +4,7 @@
 
 pub mod breakdown;
 pub mod classify;
+pub mod counters;
 pub mod gaps;
 pub mod intervals;
 pub mod kernels;

@@ -34,6 +34,8 @@ pub struct TimelineView {
     /// The slices linked with the selection: a kernel's launch, a runtime call's
     /// kernels; both lanes mark them.
     pub linked: Vec<u32>,
+    /// The counter tracks (`gpu::counters`), keyed by the number of samples.
+    pub counters: super::memo::Memo<usize, Vec<crate::gpu::counters::Track>>,
 }
 
 /// One timeline lane: its label, index, and whether it is a GPU stream.
@@ -68,6 +70,17 @@ impl App {
             }));
         }
         out
+    }
+
+    /// The trace's counter tracks, sorted once on the first frame that shows them.
+    pub fn counter_tracks(&self) -> std::sync::Arc<Vec<crate::gpu::counters::Track>> {
+        let (Some(c), Some(ev)) = (self.profile.counters.as_ref(), self.profile.events.as_ref())
+        else {
+            return Default::default();
+        };
+        self.timeline
+            .counters
+            .get(&c.ts.len(), || crate::gpu::counters::tracks(c, &ev.strings))
     }
 
     fn rel(&self, t: i64) -> i64 {

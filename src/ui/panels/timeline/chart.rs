@@ -216,6 +216,27 @@ impl Ctx<'_> {
     }
 }
 
+impl Ctx<'_> {
+    /// A counter track as a sparkline: each column's value from the track's floor
+    /// (0, or its minimum when negative) to its maximum, in eighths of a cell.
+    fn counter_row(&self, track: &crate::gpu::counters::Track, y: u16, buf: &mut Buffer) {
+        let blocks = if self.g.ascii { ASCII_BLOCKS } else { BLOCKS };
+        let label: String = track.label.chars().take(LABEL_W as usize - 1).collect();
+        put(buf, self.x0 - LABEL_W, y, &label, self.x0, self.theme.style("ui.dim"));
+        let floor = track.min.min(0.0);
+        let range = (track.max - floor).max(f64::MIN_POSITIVE);
+        let st = self.theme.style("ui.text");
+        let (a, b) = self.window;
+        for (c, v) in track.columns(a, b, self.width as usize).iter().enumerate() {
+            let Some(v) = v.filter(|v| v.is_finite()) else {
+                continue;
+            };
+            let level = (((v - floor) / range * 8.0).ceil() as usize).clamp(1, 8);
+            put(buf, self.x0 + c as u16, y, blocks[level], self.x0 + self.width, st);
+        }
+    }
+}
+
 /// The ruler row: the window's span in the label column, its start written once at
 /// the left edge, then `+N unit` ticks; the cursor's column marked.
 fn ruler_row(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer) {
@@ -309,13 +330,19 @@ pub fn chart(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer)
             cell.set_style(theme.style("ui.cursor"));
         }
     }
-    rows.len().saturating_sub(offset).min(h)
+    let drawn = rows.len().saturating_sub(offset).min(h);
+    let tracks = app.counter_tracks();
+    for (j, track) in tracks.iter().take(h - drawn).enumerate() {
+        let y = area.y + 1 + (drawn + j) as u16;
+        ctx.counter_row(track, y, buf);
+    }
+    drawn + tracks.len().min(h - drawn)
 }
 
 /// The chart as text, `width` columns wide, every row (no scrolling): what `grove
 /// timeline` prints and what tests read.
 pub fn text(app: &App, width: u16, g: &Glyphs) -> String {
-    let rows = app.timeline_rows().len() as u16;
+    let rows = (app.timeline_rows().len() + app.counter_tracks().len()) as u16;
     let area = Rect::new(0, 0, width.max(LABEL_W + 5), rows + 1);
     let mut buf = Buffer::empty(area);
     let theme = Theme::builtin("mono", crate::ui::theme::ColorDepth::Never).expect("the mono theme is built in");

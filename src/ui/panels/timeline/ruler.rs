@@ -2,7 +2,7 @@
 //! unit that fits the step (`+0`, `+50 µs`, `+100 µs`), with the window's start itself
 //! written once at the left edge, to a thousandth of the step's unit. Labels stay exact at any
 //! zoom: a window of 800 ns 28 ms into the trace reads `28.614321 ms … +200 ns`, the
-//! trace's first 6 ms `8.807 µs … +500 µs`.
+//! trace's first 6 ms `8 µs … +2 ms`.
 
 /// Units a step may be written in, largest first.
 const UNITS: [(i64, &str); 4] = [
@@ -101,7 +101,8 @@ mod tests {
         assert_eq!(abs(28_614_321, 50_000_000, 70), "28.614 ms");
         assert_eq!(abs(2_500_000_000, 1_000_000, 70), "2.500000000 s");
         assert_eq!(abs(28_614_321, 20_000_000_000, 70), "28 ms");
-        assert_eq!(abs(8_807, 6_310_000, 70), "8.807 µs");
+        assert_eq!(abs(8_807, 6_310_000, 70), "8 µs");
+        assert_eq!(abs(8_807, 631_000, 70), "8.807 µs");
         assert_eq!(abs(0, 1_000, 70), "0 ns");
     }
 
