@@ -264,7 +264,10 @@ fn timeline_bench(file: &str) {
     let us = |t: i64| format!("{}us", (t - g.origin) / 1000);
     let windows: Vec<(&str, String)> = vec![
         ("whole", "zoom fit".into()),
-        ("1pct", format!("zoom {} {}", us(mid), us(mid + (b - a) / 100))),
+        (
+            "1pct",
+            format!("zoom {} {}", us(mid), us(mid + (b - a) / 100)),
+        ),
         ("1ms", format!("zoom {} {}", us(mid), us(mid + 1_000_000))),
         ("100us", format!("zoom {} {}", us(mid), us(mid + 100_000))),
         ("10us", format!("zoom {} {}", us(mid), us(mid + 10_000))),

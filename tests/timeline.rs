@@ -38,12 +38,8 @@ fn kernels_ten_cells_wide_are_named_on_an_h100_trace() {
     let mut t = a;
     while t < b {
         let (wa, wb) = (t, t + step);
-        app.run(&format!(
-            "zoom {}ns {}ns",
-            wa - origin,
-            wb - origin
-        ))
-        .unwrap();
+        app.run(&format!("zoom {}ns {}ns", wa - origin, wb - origin))
+            .unwrap();
         let chart = text(&app, width, &g);
         let ev = app.profile.events.as_ref().unwrap();
         let gs = app.gpu.as_ref().unwrap();
@@ -75,37 +71,64 @@ fn grove_timeline_prints_the_chart_and_the_slices() {
         return;
     };
     let f = path.to_str().unwrap();
-    let (code, out, err) = grove(&[
-        "timeline", f, "--window", "4.75ms-4.9ms", "--width", "160",
-    ]);
+    let (code, out, err) = grove(&["timeline", f, "--window", "4.75ms-4.9ms", "--width", "160"]);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
-    assert!(lines[0].contains("|4.750000 ms") && lines[0].contains("|+20 µs"), "{out}");
-    assert!(lines[1].starts_with("GPU0 s7") && lines[1].contains("▏cutlass_80_tensorop"), "{out}");
+    assert!(
+        lines[0].contains("|4.750000 ms") && lines[0].contains("|+20 µs"),
+        "{out}"
+    );
+    assert!(
+        lines[1].starts_with("GPU0 s7") && lines[1].contains("▏cutlass_80_tensorop"),
+        "{out}"
+    );
     let (code, csv, _) = grove(&["timeline", f, "--window", "4.75ms-4.9ms", "--format", "csv"]);
     assert_eq!(code, 0);
-    assert!(csv.starts_with("lane,row,start_us,dur_us,kind,category,name\n"), "{csv}");
-    assert!(csv.contains("\"GPU0 s7\",0,4796.710,41.280,kernel,\"gemm\",\"void cutlass::Kernel2<"), "{csv}");
+    assert!(
+        csv.starts_with("lane,row,start_us,dur_us,kind,category,name\n"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains("\"GPU0 s7\",0,4796.710,41.280,kernel,\"gemm\",\"void cutlass::Kernel2<"),
+        "{csv}"
+    );
 }
 
 #[test]
 fn grove_timeline_steps_lanes_and_errors() {
     let f = "testdata/small.trace.json";
-    let (code, out, err) = grove(&["timeline", f, "--step", "2", "--lanes", "all", "--width", "100"]);
+    let (code, out, err) = grove(&[
+        "timeline", f, "--step", "2", "--lanes", "all", "--width", "100",
+    ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("CPU t3774487") && out.contains("▏ProfilerStep#2"), "{out}");
+    assert!(
+        out.contains("CPU t3774487") && out.contains("▏ProfilerStep#2"),
+        "{out}"
+    );
     let (code, out, _) = grove(&["timeline", f, "--lanes", "CPU t3774487", "--step", "2"]);
     assert_eq!(code, 0);
-    assert!(!out.contains("GPU0 s7") && out.contains("CPU t3774487"), "{out}");
+    assert!(
+        !out.contains("GPU0 s7") && out.contains("CPU t3774487"),
+        "{out}"
+    );
     let (code, _, err) = grove(&["timeline", f, "--lanes", "GPU9 s1"]);
     assert_eq!(code, 2);
-    assert!(err.contains("no lane left to draw (lanes: GPU0 s7, CPU t3774487)"), "{err}");
+    assert!(
+        err.contains("no lane left to draw (lanes: GPU0 s7, CPU t3774487)"),
+        "{err}"
+    );
     let (code, _, err) = grove(&["timeline", f, "--step", "2", "--window", "1ms-2ms"]);
     assert_eq!(code, 2);
-    assert!(err.contains("--window and --step each choose the window"), "{err}");
+    assert!(
+        err.contains("--window and --step each choose the window"),
+        "{err}"
+    );
     let (code, _, err) = grove(&["timeline", f, "--step", "9"]);
     assert_eq!(code, 2);
-    assert!(err.contains("no slice named ProfilerStep#9 in this trace"), "{err}");
+    assert!(
+        err.contains("no slice named ProfilerStep#9 in this trace"),
+        "{err}"
+    );
 }
 
 fn small() -> App {
@@ -117,7 +140,8 @@ fn small() -> App {
 
 fn selected_name(app: &App) -> String {
     let ev = app.profile.events.as_ref().unwrap();
-    ev.name_of(app.timeline.selected.unwrap() as usize).to_string()
+    ev.name_of(app.timeline.selected.unwrap() as usize)
+        .to_string()
 }
 
 #[test]
@@ -164,7 +188,9 @@ fn zoom_keeps_the_cursor_time_and_fits_a_step() {
     app.run("timeline step 2").unwrap();
     let (a, b) = app.timeline.window;
     let ev = app.profile.events.as_ref().unwrap();
-    let step = (0..ev.len()).find(|&i| ev.name_of(i) == "ProfilerStep#2").unwrap();
+    let step = (0..ev.len())
+        .find(|&i| ev.name_of(i) == "ProfilerStep#2")
+        .unwrap();
     assert!(a <= ev.ts[step] && b >= ev.ts[step] + ev.dur[step]);
     assert!((b - a) < ev.dur[step] * 11 / 10);
     // The selected slice fills the window.
@@ -247,10 +273,20 @@ fn counters_are_sparkline_lanes() {
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("counters.trace.json");
     std::fs::write(&f, serde_json::to_string(&v).unwrap()).unwrap();
-    let (code, out, err) = grove(&["timeline", f.to_str().unwrap(), "--width", "80", "--window", "0ms-6.4ms"]);
+    let (code, out, err) = grove(&[
+        "timeline",
+        f.to_str().unwrap(),
+        "--width",
+        "80",
+        "--window",
+        "0ms-6.4ms",
+    ]);
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(code, 0, "{err}");
-    let line = out.lines().find(|l| l.starts_with("queue_leng")).unwrap_or_else(|| panic!("{out}"));
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("queue_leng"))
+        .unwrap_or_else(|| panic!("{out}"));
     let cells: Vec<char> = line.chars().skip(LABEL_W as usize).collect();
     // 6.4 ms over 68 columns: samples 24..40 (2.4 ms to 4 ms) are full height.
     assert_eq!(cells[30], '█', "{line}");

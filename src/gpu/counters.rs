@@ -68,7 +68,7 @@ impl Track {
         let mut m = f64::NEG_INFINITY;
         let mut k = lo;
         while k < hi {
-            if k % BLOCK == 0 && k + BLOCK <= hi {
+            if k.is_multiple_of(BLOCK) && k + BLOCK <= hi {
                 m = m.max(self.block_max[k / BLOCK]);
                 k += BLOCK;
             } else {
@@ -127,7 +127,10 @@ mod tests {
         assert_eq!(t.label, "queue.length");
         assert_eq!((t.min, t.max), (0.0, 999.0));
         let cols = t.columns(0, 20_000, 4);
-        assert_eq!(cols, vec![Some(499.0), Some(999.0), Some(999.0), Some(999.0)]);
+        assert_eq!(
+            cols,
+            vec![Some(499.0), Some(999.0), Some(999.0), Some(999.0)]
+        );
         // Before the first sample nothing; between samples the value held.
         let cols = t.columns(-100, 20, 6);
         assert_eq!(cols[0], None);

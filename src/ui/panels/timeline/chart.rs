@@ -56,7 +56,14 @@ pub fn box_label(ev: &EventTable, i: usize) -> String {
         .trim()
         .trim_start_matches("void ")
         .replace("(anonymous namespace)::", "");
-    let last = |s: &str| s.trim().rsplit("::").next().unwrap_or("").trim().to_string();
+    let last = |s: &str| {
+        s.trim()
+            .rsplit("::")
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_string()
+    };
     let tail = last(bare.split(['<', '(']).next().unwrap_or(&bare));
     let wrapper = tail.starts_with("Kernel") || tail == "device_kernel";
     if wrapper {
@@ -222,7 +229,14 @@ impl Ctx<'_> {
     fn counter_row(&self, track: &crate::gpu::counters::Track, y: u16, buf: &mut Buffer) {
         let blocks = if self.g.ascii { ASCII_BLOCKS } else { BLOCKS };
         let label: String = track.label.chars().take(LABEL_W as usize - 1).collect();
-        put(buf, self.x0 - LABEL_W, y, &label, self.x0, self.theme.style("ui.dim"));
+        put(
+            buf,
+            self.x0 - LABEL_W,
+            y,
+            &label,
+            self.x0,
+            self.theme.style("ui.dim"),
+        );
         let floor = track.min.min(0.0);
         let range = (track.max - floor).max(f64::MIN_POSITIVE);
         let st = self.theme.style("ui.text");
@@ -232,7 +246,14 @@ impl Ctx<'_> {
                 continue;
             };
             let level = (((v - floor) / range * 8.0).ceil() as usize).clamp(1, 8);
-            put(buf, self.x0 + c as u16, y, blocks[level], self.x0 + self.width, st);
+            put(
+                buf,
+                self.x0 + c as u16,
+                y,
+                blocks[level],
+                self.x0 + self.width,
+                st,
+            );
         }
     }
 }
@@ -345,7 +366,8 @@ pub fn text(app: &App, width: u16, g: &Glyphs) -> String {
     let rows = (app.timeline_rows().len() + app.counter_tracks().len()) as u16;
     let area = Rect::new(0, 0, width.max(LABEL_W + 5), rows + 1);
     let mut buf = Buffer::empty(area);
-    let theme = Theme::builtin("mono", crate::ui::theme::ColorDepth::Never).expect("the mono theme is built in");
+    let theme = Theme::builtin("mono", crate::ui::theme::ColorDepth::Never)
+        .expect("the mono theme is built in");
     chart(app, &theme, g, area, &mut buf);
     let mut out = String::new();
     for y in 0..area.height {
@@ -404,7 +426,10 @@ mod tests {
     #[test]
     fn names_fit_their_box() {
         assert_eq!(fit("gemm", 6, "…"), "gemm  ");
-        assert_eq!(fit("vectorized_elementwise", 8, "…"), "vectoriz…".chars().take(7).collect::<String>() + "…");
+        assert_eq!(
+            fit("vectorized_elementwise", 8, "…"),
+            "vectoriz…".chars().take(7).collect::<String>() + "…"
+        );
         assert_eq!(fit("ab", 0, "…"), "");
     }
 
@@ -430,8 +455,14 @@ mod tests {
             label("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int, float)", k),
             "vectorized_layer_norm_kernel"
         );
-        assert_eq!(label("Memcpy DtoH (Device -> Pinned)", EventKind::Memcpy), "Memcpy DtoH");
-        assert_eq!(label("sm90_xmma_gemm_bf16bf16", k), "sm90_xmma_gemm_bf16bf16");
+        assert_eq!(
+            label("Memcpy DtoH (Device -> Pinned)", EventKind::Memcpy),
+            "Memcpy DtoH"
+        );
+        assert_eq!(
+            label("sm90_xmma_gemm_bf16bf16", k),
+            "sm90_xmma_gemm_bf16bf16"
+        );
         assert_eq!(label("aten::mm", EventKind::Cpu), "aten::mm");
     }
 }
