@@ -240,6 +240,17 @@ fn lanes_collapse_hide_and_restore() {
     app.run("down").unwrap();
     app.run("timeline collapse").unwrap();
     assert_eq!(app.timeline_rows(), vec![(0, Some(0)), (1, None)]);
+    assert_eq!(
+        app.log.last().unwrap(),
+        "timeline collapse \"CPU t3774487\""
+    );
+    app.run("timeline collapse \"GPU0 s7\"").unwrap();
+    assert_eq!(app.timeline_rows(), vec![(0, None), (1, None)]);
+    app.run("timeline collapse \"GPU0 s7\"").unwrap();
+    assert!(app
+        .run("timeline hide \"GPU9 s1\"")
+        .unwrap_err()
+        .contains("no lane \"GPU9 s1\" (lanes: GPU0 s7, CPU t3774487)"));
     app.run("timeline hide").unwrap();
     assert_eq!(app.timeline_rows(), vec![(0, Some(0))]);
     assert!(app.run("timeline hide").is_err());

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use super::super::super::command::{Command, Input, ParseError};
+use super::super::super::command::{quote, Command, Input, ParseError};
 use super::super::super::commands::Log;
 use super::super::super::{App, CmdError};
 use crate::model::events::NONE_U32;
@@ -16,10 +16,11 @@ pub enum TimelineCmd {
     /// The next (previous) slice on the cursor's row.
     Next,
     Prev,
-    /// The cursor's lane to one row of density, or back to its stack.
-    Collapse,
-    /// The cursor's lane off the screen until `restore`.
-    Hide,
+    /// A lane (by label; the cursor's without one) to one row of density, or back
+    /// to its stack. Logged with the label, so a replay acts on the same lane.
+    Collapse(Option<String>),
+    /// A lane (by label; the cursor's without one) off the screen until `restore`.
+    Hide(Option<String>),
     /// Every lane shown and expanded.
     Restore,
     /// The window fitted to `ProfilerStep#N`.
@@ -33,6 +34,8 @@ pub fn parse(i: &Input) -> Result<Command, ParseError> {
     const MSG: &str = "expected next, prev, collapse, hide, restore, step N or link";
     let c = match i.args {
         [] => return Err(i.missing(MSG)),
+        [w, lane] if w.text == "collapse" => TimelineCmd::Collapse(Some(lane.text.clone())),
+        [w, lane] if w.text == "hide" => TimelineCmd::Hide(Some(lane.text.clone())),
         [w, n] if w.text == "step" => TimelineCmd::Step(
             n.text
                 .trim_start_matches("ProfilerStep#")
@@ -43,8 +46,8 @@ pub fn parse(i: &Input) -> Result<Command, ParseError> {
         [w] => match w.text.as_str() {
             "next" => TimelineCmd::Next,
             "prev" => TimelineCmd::Prev,
-            "collapse" => TimelineCmd::Collapse,
-            "hide" => TimelineCmd::Hide,
+            "collapse" => TimelineCmd::Collapse(None),
+            "hide" => TimelineCmd::Hide(None),
             "restore" => TimelineCmd::Restore,
             "link" => TimelineCmd::Link,
             _ => return Err(Input::at(w, MSG)),
@@ -61,8 +64,10 @@ pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     match t {
         TimelineCmd::Next => f.write_str("timeline next"),
         TimelineCmd::Prev => f.write_str("timeline prev"),
-        TimelineCmd::Collapse => f.write_str("timeline collapse"),
-        TimelineCmd::Hide => f.write_str("timeline hide"),
+        TimelineCmd::Collapse(None) => f.write_str("timeline collapse"),
+        TimelineCmd::Collapse(Some(l)) => write!(f, "timeline collapse {}", quote(l)),
+        TimelineCmd::Hide(None) => f.write_str("timeline hide"),
+        TimelineCmd::Hide(Some(l)) => write!(f, "timeline hide {}", quote(l)),
         TimelineCmd::Restore => f.write_str("timeline restore"),
         TimelineCmd::Step(n) => write!(f, "timeline step {n}"),
         TimelineCmd::Link => f.write_str("timeline link"),
@@ -164,33 +169,59 @@ impl App {
         }
     }
 
+    /// The lane named `label`, or the cursor's.
+    fn lane_named(&self, label: Option<&str>) -> Result<usize, CmdError> {
+        let Some(label) = label else {
+            return Ok(self.timeline.lane);
+        };
+        let lanes = self.lanes();
+        lanes.iter().position(|l| l.label == label).ok_or_else(|| {
+            let names: Vec<&str> = lanes.iter().map(|l| l.label.as_str()).collect();
+            CmdError::plain(format!("no lane {label:?} (lanes: {})", names.join(", ")))
+        })
+    }
+
     pub(super) fn timeline_nav(&mut self, cmd: TimelineCmd) -> Result<Option<Command>, CmdError> {
         self.need_timeline()?;
-        let logged = Command::Timeline(cmd.clone());
+        let mut logged = Command::Timeline(cmd.clone());
         let n = self.lanes().len();
-        let tl = &mut self.view.timeline;
         match cmd {
-            TimelineCmd::Collapse => {
-                if let Some(k) = tl.collapsed.iter().position(|&l| l == tl.lane) {
+            TimelineCmd::Collapse(label) => {
+                let lane = self.lane_named(label.as_deref())?;
+                logged = Command::Timeline(TimelineCmd::Collapse(Some(
+                    self.lanes()[lane].label.clone(),
+                )));
+                let tl = &mut self.view.timeline;
+                if let Some(k) = tl.collapsed.iter().position(|&l| l == lane) {
                     tl.collapsed.remove(k);
                 } else {
-                    tl.collapsed.push(tl.lane);
-                    tl.row = 0;
+                    tl.collapsed.push(lane);
+                    if tl.lane == lane {
+                        tl.row = 0;
+                    }
                 }
             }
-            TimelineCmd::Hide => {
+            TimelineCmd::Hide(label) => {
+                let lane = self.lane_named(label.as_deref())?;
+                logged =
+                    Command::Timeline(TimelineCmd::Hide(Some(self.lanes()[lane].label.clone())));
+                let tl = &mut self.view.timeline;
                 if n <= tl.hidden.len() + 1 {
                     return Err("the last lane shown cannot be hidden".into());
                 }
-                tl.hidden.push(tl.lane);
-                let next = (tl.lane..n)
-                    .chain((0..tl.lane).rev())
-                    .find(|l| !tl.hidden.contains(l))
-                    .unwrap_or(0);
-                tl.lane = next;
-                tl.row = 0;
+                if !tl.hidden.contains(&lane) {
+                    tl.hidden.push(lane);
+                }
+                if tl.lane == lane {
+                    tl.lane = (lane..n)
+                        .chain((0..lane).rev())
+                        .find(|l| !tl.hidden.contains(l))
+                        .unwrap_or(0);
+                    tl.row = 0;
+                }
             }
             TimelineCmd::Restore => {
+                let tl = &mut self.view.timeline;
                 tl.hidden.clear();
                 tl.collapsed.clear();
             }
@@ -312,7 +343,9 @@ mod tests {
             "timeline next",
             "timeline prev",
             "timeline collapse",
+            "timeline collapse \"GPU0 s7\"",
             "timeline hide",
+            "timeline hide \"CPU t12\"",
             "timeline restore",
             "timeline step 3",
             "timeline link",
