@@ -182,7 +182,9 @@ impl App {
                 if target == NO_NODE {
                     return Err("this kernel's launch is not in the trace".into());
                 }
-                let launched = node != NO_NODE;
+                // A CPU slice goes to its own node; an activity to its launch (or, without
+                // one, its own node, which HPCToolkit puts under the launching context).
+                let launched = ev.kind[i as usize].is_gpu_activity();
                 let path = paths::path_of(self.original().0, target);
                 let n = paths::resolve(&self.profile.cct, &path).map_err(|_| {
                     CmdError::plain(format!("{path} is not in the current tree (filtered out?)"))

@@ -167,7 +167,10 @@ impl Ctx<'_> {
                     if selected == Some(i) {
                         st = st.add_modifier(Modifier::REVERSED);
                     }
-                    put(buf, self.x0 + col as u16, y, blocks[level], right, st);
+                    // One cell: set directly, without a string's grapheme walk.
+                    let cell = &mut buf[(self.x0 + col as u16, y)];
+                    cell.set_symbol(blocks[level]);
+                    cell.set_style(st);
                 }
             }
         }
@@ -246,14 +249,9 @@ impl Ctx<'_> {
                 continue;
             };
             let level = (((v - floor) / range * 8.0).ceil() as usize).clamp(1, 8);
-            put(
-                buf,
-                self.x0 + c as u16,
-                y,
-                blocks[level],
-                self.x0 + self.width,
-                st,
-            );
+            let cell = &mut buf[(self.x0 + c as u16, y)];
+            cell.set_symbol(blocks[level]);
+            cell.set_style(st);
         }
     }
 }
