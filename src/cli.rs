@@ -317,6 +317,9 @@ pub enum Sub {
     /// total; or one function's callers or callees.
     #[command(after_help = help::FUNCTIONS)]
     Functions(FunctionsArgs),
+    /// The timeline's stack chart as text (or its slices as CSV): a window (global
+    /// `--window A-B`, from the trace's start), a step, or the whole trace.
+    Timeline(TimelineArgs),
     /// HTA's breakdowns per rank and stream (one file per rank).
     #[command(after_help = help::SUMMARY)]
     Summary(SummaryArgs),
@@ -344,6 +347,7 @@ impl Sub {
             Sub::Info(_) => "info",
             Sub::Kernels(_) => "kernels",
             Sub::Functions(_) => "functions",
+            Sub::Timeline(_) => "timeline",
             Sub::Summary(_) => "summary",
             Sub::Replay(_) => "replay",
             Sub::Summarize(_) => "summarize",
@@ -459,6 +463,25 @@ pub struct FunctionsArgs {
     pub callees: Option<String>,
     /// Output format.
     #[arg(long, value_parser = formats(TABLE_FORMATS), default_value = "text")]
+    pub format: Format,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct TimelineArgs {
+    /// A trace (Kineto/Chrome JSON, Nsight, OTF2, XPlane, ...).
+    pub file: PathBuf,
+    /// Fit the window to ProfilerStep#N (instead of `--window`).
+    #[arg(long, value_name = "N")]
+    pub step: Option<u64>,
+    /// Lanes to draw: gpu (the default), all (CPU threads too), cpu, or lane labels
+    /// comma-separated (`GPU0 s7,CPU t12`).
+    #[arg(long, value_name = "LANES")]
+    pub lanes: Option<String>,
+    /// Width in cells, lane labels included.
+    #[arg(long, value_name = "N", default_value_t = 120)]
+    pub width: u16,
+    /// text: the stack chart; csv: the slices in the window, one per row.
+    #[arg(long, value_parser = formats(&["text", "csv"]), default_value = "text")]
     pub format: Format,
 }
 

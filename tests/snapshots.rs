@@ -735,3 +735,34 @@ fn summary_charts_with_communication() {
     c.file = "testdata/demo.trace.json.gz";
     check(c);
 }
+
+/// The timeline's stack chart on a CUDA (H100) trace: CPU lanes shown, a window where
+/// kernels and CPU ops are named boxes, the cursor moved down a depth and along a row,
+/// the selected kernel's launch marked on its CPU lane.
+fn stack_chart(name: &'static str, size: (u16, u16), plain: bool) -> Case<'static> {
+    let mut c = case(name, "4c:zoom 2.55ms 2.9ms<ret>jj<Right>kk<Right>");
+    c.size = size;
+    c.mono = plain;
+    c.ascii = plain;
+    c
+}
+
+#[test]
+fn timeline_stack_80x24() {
+    check(stack_chart("timeline_stack_80x24", (80, 24), false));
+}
+
+#[test]
+fn timeline_stack_80x24_ascii() {
+    check(stack_chart("timeline_stack_80x24_ascii", (80, 24), true));
+}
+
+#[test]
+fn timeline_stack_200x50() {
+    check(stack_chart("timeline_stack_200x50", (200, 50), false));
+}
+
+#[test]
+fn timeline_stack_200x50_ascii() {
+    check(stack_chart("timeline_stack_200x50_ascii", (200, 50), true));
+}

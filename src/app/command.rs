@@ -119,6 +119,8 @@ pub enum Command {
     Lanes(bool),
     /// Jump from the selected kernel to the call path that launched it.
     GotoLaunch,
+    /// The timeline's stack chart: cursor, lanes, steps, links.
+    Timeline(super::panels::timeline::TimelineCmd),
     /// Jump to an idle gap of a timeline lane.
     Gap(GapSpec),
     /// List the `n` longest idle gaps of each GPU stream (at least `min` ns long).
@@ -583,6 +585,7 @@ impl Command {
             PrevKernel => "prev-kernel",
             Lanes(_) => "lanes",
             GotoLaunch => "goto-launch",
+            Timeline(_) => "timeline",
             Gap(_) => "gap",
             Gaps { .. } => "gaps",
             HeatmapNorm(_) | HeatmapSort | HeatmapColumn(_) => "heatmap",

@@ -5,12 +5,14 @@
 pub mod breakdown;
 pub mod charts;
 pub mod classify;
+pub mod counters;
 pub mod gaps;
 pub mod intervals;
 pub mod kernels;
 pub mod lod;
 pub mod report;
 pub mod short_names;
+pub mod stack_chart;
 pub mod timeline;
 
 use std::collections::HashMap;

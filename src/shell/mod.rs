@@ -14,6 +14,7 @@ mod progress;
 mod replay;
 mod summarize;
 mod summary;
+mod timeline;
 mod tree;
 mod tui;
 
@@ -102,6 +103,7 @@ pub fn run(mut cli: Cli) -> Result<(), Failure> {
             Ok(functions::run(args, cli.label.as_deref(), !cli.no_cache)?)
         }
         Some(Sub::Summary(args)) => Ok(summary::run(args)?),
+        Some(Sub::Timeline(args)) => Ok(timeline::run(args, cli.window.clone(), &cli.look)?),
         Some(Sub::Replay(mut args)) => {
             args.opts.strict = cli.strict;
             replay::run(args, &cli.look)

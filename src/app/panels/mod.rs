@@ -405,7 +405,8 @@ impl App {
             | Command::Lanes(_)
             | Command::NextKernel
             | Command::PrevKernel
-            | Command::GotoLaunch) => self.timeline_command(c),
+            | Command::GotoLaunch
+            | Command::Timeline(_)) => self.timeline_command(c),
             c @ (Command::Gap(_) | Command::Gaps { .. }) => self.gap_command(c),
             c @ Command::Flame(_) => self.flame_command(c),
             Command::Summary(t) => self.summary_command(t),
