@@ -381,8 +381,12 @@ impl Union {
                 label: format!("{n} profiles"),
             },
             dialect: format!("ensemble of {n} ({})", labels.join(", ")),
+            // A CUBE4 profile opens on its summary over locations, as Cube does.
             default_metric: first
-                .map(|p| column(&p.default_metric, "mean"))
+                .map(|p| match p.source.format {
+                    Format::Cube if is_summary(p) => column(&p.default_metric, "summary"),
+                    _ => column(&p.default_metric, "mean"),
+                })
                 .unwrap_or_default(),
             cct: self.cct,
             metrics: table,
@@ -394,9 +398,10 @@ impl Union {
     }
 }
 
-/// HPCToolkit's summary profile (the sum over threads), as its reader labels it.
+/// HPCToolkit's (or a CUBE4 profile's) summary profile (the sum over threads), as
+/// its reader labels it.
 fn is_summary(p: &Profile) -> bool {
-    p.source.format == Format::HpcToolkit && p.source.label == "summary"
+    matches!(p.source.format, Format::HpcToolkit | Format::Cube) && p.source.label == "summary"
 }
 
 /// How the ensemble statistics treat a node that a member lacks.

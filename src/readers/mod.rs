@@ -12,6 +12,7 @@ pub mod callgrind_tree;
 pub mod chrome;
 pub mod cprofile;
 pub mod cpuprofile;
+pub mod cube;
 pub mod describe;
 pub mod et;
 pub mod fit;
@@ -61,6 +62,7 @@ pub static READERS: &[&dyn Reader] = &[
     &nsys::Nsys,
     &tau::Tau,
     &caliper::Caliper,
+    &cube::Cube,
     // Formats with a distinctive head, before the broad JSON and folded claims.
     &StreamReader {
         name: "callgrind/cachegrind",
