@@ -675,6 +675,10 @@ fn fuzz_cube() {
         files[k].1 = content.to_vec();
         let _ = load_stream(&tar_of(&files));
     });
+    // The CUBE 3 XML form (`.cube`).
+    let xml = vec![testdata("cube/small.cube")];
+    assert_seeds_load("cube3", &xml, &[Format::Cube]);
+    fuzz("cube3", &xml, iters(600), load_bytes);
 }
 
 #[test]

@@ -93,7 +93,7 @@ pub enum Format {
     PlaidML,
     /// OTF2 archives (Score-P traces).
     Otf2,
-    /// Score-P/Scalasca CUBE4 profiles (`.cubex`).
+    /// Score-P/Scalasca CUBE profiles (CUBE4 `.cubex`, CUBE 3 XML `.cube`).
     Cube,
 }
 
@@ -159,7 +159,7 @@ impl Format {
             Format::Rocprof => "AMD rocprof",
             Format::PlaidML => "PlaidML event log",
             Format::Otf2 => "OTF2 trace",
-            Format::Cube => "Score-P CUBE4",
+            Format::Cube => "Score-P/Scalasca CUBE",
         }
     }
 }

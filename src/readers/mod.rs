@@ -63,6 +63,7 @@ pub static READERS: &[&dyn Reader] = &[
     &tau::Tau,
     &caliper::Caliper,
     &cube::Cube,
+    &cube::cube3::Cube3,
     // Formats with a distinctive head, before the broad JSON and folded claims.
     &StreamReader {
         name: "callgrind/cachegrind",

@@ -133,12 +133,37 @@ fn regions(doc: &Doc, program: usize, out: &mut HashMap<i64, Region>) -> Result<
 }
 
 fn cnodes(doc: &Doc, program: usize, a: &mut Anchor) -> Result<(), String> {
+    // Early CUBE 3 files name a call site (`csiteId`), which names the region.
+    let mut csites: HashMap<i64, (i64, Option<String>, Option<String>)> = HashMap::new();
+    for cs in doc.kids(program, "csite") {
+        let n = &doc.nodes[cs];
+        csites.insert(
+            int(n.attr("id"), "csite")?,
+            (
+                int(n.attr("callee"), "csite callee")?,
+                n.attr("line").map(str::to_string),
+                n.attr("mod").map(str::to_string),
+            ),
+        );
+    }
     let mut stack: Vec<(usize, Option<usize>)> =
         doc.kids(program, "cnode").map(|c| (c, None)).collect();
     stack.reverse();
     while let Some((c, parent)) = stack.pop() {
         let node = &doc.nodes[c];
-        let region = int(node.attr("calleeId"), "cnode calleeId")?;
+        let site = match node.attr("csiteId") {
+            Some(_) if node.attr("calleeId").is_none() => {
+                let id = int(node.attr("csiteId"), "cnode csiteId")?;
+                Some(csites.get(&id).cloned().ok_or_else(|| {
+                    format!("anchor.xml: cnode names call site {id}, which is not defined")
+                })?)
+            }
+            _ => None,
+        };
+        let region = match &site {
+            Some((callee, _, _)) => *callee,
+            None => int(node.attr("calleeId"), "cnode calleeId")?,
+        };
         let params = doc
             .kids(c, "parameter")
             .map(|p| {
@@ -155,8 +180,14 @@ fn cnodes(doc: &Doc, program: usize, a: &mut Anchor) -> Result<(), String> {
             region,
             parent,
             children: Vec::new(),
-            line: node.attr("line").map(str::to_string),
-            module: node.attr("mod").map(str::to_string),
+            line: node
+                .attr("line")
+                .map(str::to_string)
+                .or_else(|| site.as_ref().and_then(|s| s.1.clone())),
+            module: node
+                .attr("mod")
+                .map(str::to_string)
+                .or_else(|| site.as_ref().and_then(|s| s.2.clone())),
             params,
         });
         match parent {

@@ -97,15 +97,24 @@ pub fn read(
             "{bad_rows} row(s) name a call path the anchor does not have and are skipped"
         ));
     }
+    let mut p = from_stored(a, kind, layout, stored);
+    p.nan = nan;
+    p.huge = huge;
+    p.notes = notes;
+    Ok(p)
+}
+
+/// A metric from its stored planes (`cnodes × locations`, cnode-major).
+pub fn from_stored(a: &Anchor, kind: Kind, layout: Layout, stored: Vec<Vec<f64>>) -> Planes {
     let (excl, incl) = both(a, kind, &layout, stored);
-    Ok(Planes {
+    Planes {
         layout,
         excl,
         incl,
-        nan,
-        huge,
-        notes,
-    })
+        nan: 0,
+        huge: 0,
+        notes: Vec::new(),
+    }
 }
 
 /// The exclusive and the inclusive planes from the stored ones.

@@ -15,6 +15,7 @@
 //! metrics whose files are missing or unreadable, Scalasca's `remapping.spec`.
 
 mod anchor;
+pub mod cube3;
 mod metric;
 pub mod tar;
 mod values;
@@ -172,6 +173,44 @@ fn location_order(a: &mut Anchor, warnings: &mut Vec<String>) {
     }
 }
 
+/// Checks the anchor has a tree and locations, puts the locations in data order and
+/// builds the CCT.
+fn prepare(a: &mut Anchor, warnings: &mut Vec<String>) -> Result<Cct, String> {
+    if a.cnodes.is_empty() {
+        return Err("anchor.xml has no call path (cnode)".into());
+    }
+    if a.locations.is_empty() {
+        return Err("anchor.xml has no location in its system tree".into());
+    }
+    location_order(a, warnings);
+    Ok(tree(a, warnings))
+}
+
+/// Takes a metric's planes, turning what they counted into warnings.
+fn accept<'a>(
+    m: &'a anchor::Metric,
+    p: metric::Planes,
+    warnings: &mut Vec<String>,
+    read: &mut Vec<(&'a anchor::Metric, metric::Planes)>,
+) {
+    for n in &p.notes {
+        warnings.push(format!("metric {}: {n}", m.uniq_name));
+    }
+    if p.nan > 0 {
+        warnings.push(format!(
+            "metric {}: {} value(s) are NaN (shown as no value)",
+            m.uniq_name, p.nan
+        ));
+    }
+    if p.huge > 0 {
+        warnings.push(format!(
+            "metric {}: {} UINT64 value(s) above 2^64-1025 read as 0, as cubelib does",
+            m.uniq_name, p.huge
+        ));
+    }
+    read.push((m, p));
+}
+
 pub fn read_bytes(bytes: &[u8], source: Source) -> Result<Vec<Profile>, String> {
     let archive = tar::walk(bytes)?;
     let mut warnings = Vec::new();
@@ -192,20 +231,13 @@ pub fn read_bytes(bytes: &[u8], source: Source) -> Result<Vec<Profile>, String> 
     let doc = xml::parse(&anchor_text(anchor_bytes)?)?;
     let mut a = anchor::parse(&doc)?;
     drop(doc);
-    if a.cnodes.is_empty() {
-        return Err("anchor.xml has no call path (cnode)".into());
-    }
-    if a.locations.is_empty() {
-        return Err("anchor.xml has no location in its system tree".into());
-    }
-    location_order(&mut a, &mut warnings);
+    let cct = prepare(&mut a, &mut warnings)?;
     if files.contains_key("remapping.spec") {
         warnings.push(
             "remapping.spec (Scalasca's rules for derived metrics) is not applied: only the stored metrics are shown"
                 .into(),
         );
     }
-    let cct = tree(&a, &mut warnings);
     let mut read = Vec::new();
     let mut no_files: Vec<&str> = Vec::new();
     for m in &a.metrics {
@@ -225,24 +257,7 @@ pub fn read_bytes(bytes: &[u8], source: Source) -> Result<Vec<Profile>, String> 
             continue;
         };
         match metric::read(&a, m, kind, index, data) {
-            Ok(p) => {
-                for n in &p.notes {
-                    warnings.push(format!("metric {}: {n}", m.uniq_name));
-                }
-                if p.nan > 0 {
-                    warnings.push(format!(
-                        "metric {}: {} value(s) are NaN (shown as no value)",
-                        m.uniq_name, p.nan
-                    ));
-                }
-                if p.huge > 0 {
-                    warnings.push(format!(
-                        "metric {}: {} UINT64 value(s) above 2^64-1025 read as 0, as cubelib does",
-                        m.uniq_name, p.huge
-                    ));
-                }
-                read.push((m, p));
-            }
+            Ok(p) => accept(m, p, &mut warnings, &mut read),
             Err(e) => warnings.push(format!("metric {}: {e}: skipped", m.uniq_name)),
         }
     }

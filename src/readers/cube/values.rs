@@ -203,7 +203,7 @@ pub fn raw_data(b: &[u8], big: bool, limit: usize) -> Result<Vec<u8>, String> {
         let size = i64_at(rest, 8 + 24 * k + 16, big).unwrap_or(0);
         let size = usize::try_from(size)
             .ok()
-            .filter(|&s| pos + s <= rest.len())
+            .filter(|&s| pos.checked_add(s).is_some_and(|e| e <= rest.len()))
             .ok_or_else(|| format!("compressed block {k} runs past the data's end"))?;
         if size == 0 {
             continue;
