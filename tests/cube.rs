@@ -148,3 +148,18 @@ fn tau_atomic_values_aggregate_field_by_field() {
     assert_eq!(l3.metrics.values("sizes:count (inc)").unwrap()[0], 12.0);
     assert!(s.warnings.is_empty(), "{:?}", s.warnings);
 }
+
+/// Opened as one input, a `.cubex` is an ensemble whose default column is the
+/// summary, and whose statistics leave the summary out (mean × ranks = summary).
+#[test]
+fn opens_on_the_summary_with_statistics_over_locations() {
+    let Some(path) = corpus("pycubexr/data/kripke.p8.d2.g32.r1/profile.cubex") else {
+        return;
+    };
+    let p = grove::load::load_inputs(&[path], &HashMap::new()).unwrap();
+    assert_eq!(p.default_metric, "time@summary");
+    let col = |m: &str| p.metrics.values(m).unwrap()[0];
+    let (sum, mean) = (col("time (inc)@summary"), col("time (inc)@mean"));
+    assert!((mean * 8.0 - sum).abs() < 1e-9 * sum, "{mean} × 8 vs {sum}");
+    assert!(col("time (inc)@rank_7") > 0.0);
+}

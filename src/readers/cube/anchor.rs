@@ -72,6 +72,9 @@ pub struct Anchor {
     pub roots: Vec<usize>,
     /// In system-tree order.
     pub locations: Vec<Location>,
+    /// Names of the Cartesian topologies (`<topologies><cart name>`), which grove
+    /// does not show.
+    pub topologies: Vec<String>,
 }
 
 fn int(v: Option<&str>, what: &str) -> Result<i64, String> {
@@ -256,6 +259,12 @@ pub fn parse(doc: &Doc) -> Result<Anchor, String> {
     cnodes(doc, program, &mut a)?;
     let system = doc.kid(0, "system").ok_or("anchor.xml: no <system>")?;
     locations(doc, system, &mut a.locations)?;
+    if let Some(t) = doc.kid(system, "topologies") {
+        for c in doc.kids(t, "cart") {
+            let name = doc.nodes[c].attr("name").unwrap_or("unnamed");
+            a.topologies.push(name.to_string());
+        }
+    }
     Ok(a)
 }
 

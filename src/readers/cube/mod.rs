@@ -32,7 +32,7 @@ use anchor::Anchor;
 /// Above this many cells (call paths × locations × columns) the per-location profiles
 /// are not built and the summary stands alone (with a warning): an ensemble member is a
 /// full copy of the tree's table.
-const MAX_ENSEMBLE_CELLS: usize = 64 << 20;
+const MAX_ENSEMBLE_CELLS: usize = 16 << 20;
 
 pub struct Cube;
 
@@ -183,6 +183,12 @@ fn prepare(a: &mut Anchor, warnings: &mut Vec<String>) -> Result<Cct, String> {
         return Err("anchor.xml has no location in its system tree".into());
     }
     location_order(a, warnings);
+    if !a.topologies.is_empty() {
+        warnings.push(format!(
+            "not shown: the Cartesian topolog(ies) {} (locations' grid coordinates)",
+            a.topologies.join(", ")
+        ));
+    }
     Ok(tree(a, warnings))
 }
 
