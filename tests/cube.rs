@@ -1,6 +1,6 @@
 //! The CUBE4 reader (issue 29) against pycubexr on the corpus's four `.cubex` files:
 //! every metric pycubexr reduces to a number, every call path, exclusive and
-//! inclusive, summed over locations and at the first and last location, equal to the
+//! inclusive, summed over locations and at two locations (by id), equal to the
 //! goldens in testdata/cube/ (written by testdata/cube/pycubexr_dump.py); the same for
 //! testdata/cube/small.cubex. The corpus files are skipped, with a line on stderr, when
 //! ../shared/corpus is missing.

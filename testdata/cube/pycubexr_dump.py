@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Dumps pycubexr's figures for a .cubex file: for every metric pycubexr reduces to a
 number, every call path's exclusive and inclusive value summed over all locations and
-at the first and the last location. The golden files beside this script are its
+at two locations (the second-lowest and the highest location id). The golden files beside this script are its
 output (pip install pycubexr==2.1.1):
 
     for f in call_tree_test/call_tree_test kripke.p8.d2.g32.r1/profile \
@@ -52,11 +52,13 @@ def as_float(v):
 
 def main(fname):
     with CubexParser(fname) as cube:
-        locations = cube.get_locations()
-        picks = [(None, "sum"), (0, f"loc{locations[0].id}"),
-                 (len(locations) - 1, f"loc{locations[-1].id}")]
-        if len(locations) == 1:
-            picks = picks[:1]
+        # location_value takes a data column, which is the location id (pycubexr's
+        # README: offset = cnode row * locations + location id); get_locations() is
+        # in system-tree order, which may differ (cube-values_example: ids 0, 2, 1, 3).
+        ids = sorted(loc.id for loc in cube.get_locations())
+        picks = [(None, "sum")]
+        if len(ids) > 1:
+            picks += [(ids[1], f"loc{ids[1]}"), (ids[-1], f"loc{ids[-1]}")]
         for metric in cube.all_metrics():
             try:
                 values = cube.get_metric_values(metric)
