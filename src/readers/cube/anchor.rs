@@ -57,6 +57,8 @@ pub struct Location {
     pub id: i64,
     pub name: String,
     pub rank: String,
+    /// `thread`, or another kind (Score-P's `accelerator` streams).
+    pub kind: String,
     pub group_name: String,
     pub group_rank: String,
 }
@@ -224,6 +226,7 @@ fn locations(doc: &Doc, system: usize, out: &mut Vec<Location>) -> Result<(), St
                     id: int(kid.attr("Id").or(kid.attr("id")), &kid.name)?,
                     name: doc.text_of(c, "name").to_string(),
                     rank: doc.text_of(c, "rank").to_string(),
+                    kind: doc.text_of(c, "type").to_string(),
                     group_name: gname.clone(),
                     group_rank: grank.clone(),
                 }),

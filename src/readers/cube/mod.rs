@@ -143,12 +143,16 @@ fn unit(uom: &str) -> &'static str {
     }
 }
 
-/// A location's label: `rank R` (a process of one thread), `rank R thread T`, else
-/// its names.
+/// A location's label: `rank R` (a process of one thread), `rank R thread T` (or the
+/// location's kind for other than threads: `rank R accelerator T`), else its names.
 fn location_label(l: &anchor::Location, threaded: bool) -> String {
     if !l.group_rank.is_empty() && !l.rank.is_empty() {
-        if threaded {
-            format!("rank {} thread {}", l.group_rank, l.rank)
+        let kind = match l.kind.as_str() {
+            "" | "thread" => "thread",
+            other => other,
+        };
+        if threaded || kind != "thread" {
+            format!("rank {} {kind} {}", l.group_rank, l.rank)
         } else {
             format!("rank {}", l.group_rank)
         }

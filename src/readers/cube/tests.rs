@@ -143,3 +143,22 @@ fn bad_archives_are_one_line_errors() {
         .iter()
         .any(|w| w.contains("metric time: the data holds 3 bytes")));
 }
+
+#[test]
+fn location_labels() {
+    let l = |rank: &str, kind: &str| anchor::Location {
+        id: 0,
+        name: "CUDA[0:7]".into(),
+        rank: rank.into(),
+        kind: kind.into(),
+        group_name: "MPI Rank 3".into(),
+        group_rank: "3".into(),
+    };
+    assert_eq!(location_label(&l("0", "thread"), false), "rank 3");
+    assert_eq!(location_label(&l("1", "thread"), true), "rank 3 thread 1");
+    assert_eq!(
+        location_label(&l("2", "accelerator"), false),
+        "rank 3 accelerator 2"
+    );
+    assert_eq!(location_label(&l("", ""), false), "MPI Rank 3 CUDA[0:7]");
+}
