@@ -381,10 +381,16 @@ impl Union {
                 label: format!("{n} profiles"),
             },
             dialect: format!("ensemble of {n} ({})", labels.join(", ")),
-            // A CUBE4 profile opens on its summary over locations, as Cube does.
+            // A CUBE profile opens on its summary over locations, as Cube does (when it
+            // is the one summary: several files given together relabel theirs).
             default_metric: first
                 .map(|p| match p.source.format {
-                    Format::Cube if is_summary(p) => column(&p.default_metric, "summary"),
+                    Format::Cube
+                        if is_summary(p)
+                            && labels.first().map(String::as_str) == Some("summary") =>
+                    {
+                        column(&p.default_metric, "summary")
+                    }
                     _ => column(&p.default_metric, "mean"),
                 })
                 .unwrap_or_default(),

@@ -162,4 +162,14 @@ fn opens_on_the_summary_with_statistics_over_locations() {
     let (sum, mean) = (col("time (inc)@summary"), col("time (inc)@mean"));
     assert!((mean * 8.0 - sum).abs() < 1e-9 * sum, "{mean} × 8 vs {sum}");
     assert!(col("time (inc)@rank_7") > 0.0);
+    // Two files together: each summary is relabelled (summary#0, summary#1), so the
+    // ensemble opens on the mean over all ranks.
+    let other = corpus("pycubexr/data/time.p4.n2000.x1.r0/profile.cubex").unwrap();
+    let both = grove::load::load_inputs(&[path_again(), other], &HashMap::new()).unwrap();
+    assert_eq!(both.default_metric, "time@mean");
+    assert!(both.metrics.has("time@summary#1"));
+}
+
+fn path_again() -> std::path::PathBuf {
+    corpus("pycubexr/data/kripke.p8.d2.g32.r1/profile.cubex").unwrap()
 }
