@@ -12,7 +12,8 @@
 //!
 //! Skipped, each with a warning: derived metrics (a CubePL expression, no rows),
 //! value types grove does not reduce to one figure (HISTOGRAM, NDOUBLES, SCALE_FUNC),
-//! metrics whose files are missing or unreadable, Scalasca's `remapping.spec`.
+//! metrics whose files are missing or unreadable, `remapping.spec` (cube_remap2's rules),
+//! the system tree's Cartesian topologies.
 
 mod anchor;
 pub mod cube3;
@@ -244,7 +245,7 @@ pub fn read_bytes(bytes: &[u8], source: Source) -> Result<Vec<Profile>, String> 
     let cct = prepare(&mut a, &mut warnings)?;
     if files.contains_key("remapping.spec") {
         warnings.push(
-            "remapping.spec (Scalasca's rules for derived metrics) is not applied: only the stored metrics are shown"
+            "remapping.spec (cube_remap2's rules for derived metrics) is not applied: only the stored metrics are shown"
                 .into(),
         );
     }
