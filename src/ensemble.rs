@@ -408,8 +408,18 @@ impl Union {
                 "ensemble of {n} ({})",
                 crate::present::format::list_bounded(labels, 8)
             ),
+            // A CUBE profile opens on its summary over locations, as Cube does (when it
+            // is the one summary: several files given together relabel theirs).
             default_metric: first
-                .map(|p| column(&p.default_metric, "mean"))
+                .map(|p| match p.source.format {
+                    Format::Cube
+                        if is_summary(p)
+                            && labels.first().map(String::as_str) == Some("summary") =>
+                    {
+                        column(&p.default_metric, "summary")
+                    }
+                    _ => column(&p.default_metric, "mean"),
+                })
                 .unwrap_or_default(),
             cct: self.cct,
             metrics: table,
@@ -421,9 +431,10 @@ impl Union {
     }
 }
 
-/// HPCToolkit's summary profile (the sum over threads), as its reader labels it.
+/// HPCToolkit's (or a CUBE4 profile's) summary profile (the sum over threads), as
+/// its reader labels it.
 fn is_summary(p: &Profile) -> bool {
-    p.source.format == Format::HpcToolkit && p.source.label == "summary"
+    matches!(p.source.format, Format::HpcToolkit | Format::Cube) && p.source.label == "summary"
 }
 
 /// How the ensemble statistics treat a node that a member lacks.

@@ -596,6 +596,91 @@ fn fuzz_tau() {
     unscratch(&path);
 }
 
+/// A ustar archive of `files` (name, bytes), as a `.cubex` is.
+fn tar_of(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (name, data) in files {
+        let mut h = [0u8; 512];
+        h[..name.len()].copy_from_slice(name.as_bytes());
+        h[100..107].copy_from_slice(b"0000600");
+        h[124..135].copy_from_slice(format!("{:011o}", data.len()).as_bytes());
+        h[156] = b'0';
+        h[257..263].copy_from_slice(b"ustar\0");
+        h[263..265].copy_from_slice(b"00");
+        let sum: u32 = h
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                if (148..156).contains(&i) {
+                    32
+                } else {
+                    c as u32
+                }
+            })
+            .sum();
+        h[148..155].copy_from_slice(format!("{sum:06o}\0").as_bytes());
+        out.extend_from_slice(&h);
+        out.extend_from_slice(data);
+        out.resize(out.len().div_ceil(512) * 512, 0);
+    }
+    out.resize(out.len() + 1024, 0);
+    out
+}
+
+/// The members of a tar archive (name, bytes), for the CUBE4 target's seeds.
+fn tar_members(t: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos + 512 <= t.len() && t[pos] != 0 {
+        let h = &t[pos..pos + 512];
+        let name_end = h[..100].iter().position(|&c| c == 0).unwrap_or(100);
+        let name = String::from_utf8_lossy(&h[..name_end]).into_owned();
+        let size_text = String::from_utf8_lossy(&h[124..136]);
+        let size =
+            usize::from_str_radix(size_text.trim_matches(|c| c == '\0' || c == ' '), 8).unwrap();
+        out.push((name, t[pos + 512..pos + 512 + size].to_vec()));
+        pos += 512 + size.div_ceil(512) * 512;
+    }
+    out
+}
+
+#[test]
+fn fuzz_cube() {
+    // Whole archives (the tar walk), then one member at a time mutated inside an
+    // otherwise intact archive (anchor.xml, an index, a compressed or plain data file):
+    // the first byte of such a seed picks the member, the rest is its content.
+    let small = testdata("cube/small.cubex");
+    let mut seeds = vec![small.clone()];
+    seeds.extend(corpus(
+        "pycubexr/data/test_only_files/cube-values_example.cubex",
+    ));
+    assert_seeds_load("cube", &seeds, &vec![Format::Cube; seeds.len()]);
+    fuzz("cube", &seeds, iters(300), load_bytes);
+    let members = tar_members(&small);
+    let parts: Vec<Vec<u8>> = members
+        .iter()
+        .enumerate()
+        .map(|(i, (_, d))| {
+            let mut s = vec![i as u8];
+            s.extend_from_slice(d);
+            s
+        })
+        .collect();
+    fuzz("cube_parts", &parts, iters(600), |d| {
+        let Some((&k, content)) = d.split_first() else {
+            return;
+        };
+        let mut files = members.clone();
+        let k = k as usize % files.len();
+        files[k].1 = content.to_vec();
+        let _ = load_stream(&tar_of(&files));
+    });
+    // The CUBE 3 XML form (`.cube`).
+    let xml = vec![testdata("cube/small.cube")];
+    assert_seeds_load("cube3", &xml, &[Format::Cube]);
+    fuzz("cube3", &xml, iters(600), load_bytes);
+}
+
 #[test]
 fn fuzz_rocprof_and_plaidml() {
     // rocprof's CSVs (legacy, rocprofv3, stats) and trace JSON; PlaidML's event log

@@ -95,12 +95,14 @@ pub enum Format {
     Otf2,
     /// grove's own `tree --format json|csv|parquet`, read back.
     GroveExport,
+    /// Score-P/Scalasca CUBE profiles (CUBE4 `.cubex`, CUBE 3 XML `.cube`).
+    Cube,
 }
 
 impl Format {
     /// Every format (a new variant belongs here too: summaries and the cache store a
     /// format by its label and find it back through this list).
-    pub const ALL: [Format; 25] = [
+    pub const ALL: [Format; 26] = [
         Format::ChromeTrace,
         Format::HatchetLiteral,
         Format::Folded,
@@ -126,6 +128,7 @@ impl Format {
         Format::PlaidML,
         Format::Otf2,
         Format::GroveExport,
+        Format::Cube,
     ];
 
     /// The format whose `label` this is.
@@ -160,6 +163,7 @@ impl Format {
             Format::PlaidML => "PlaidML event log",
             Format::Otf2 => "OTF2 trace",
             Format::GroveExport => "grove tree export",
+            Format::Cube => "Score-P/Scalasca CUBE",
         }
     }
 }
@@ -303,8 +307,9 @@ mod format_tests {
             | Format::Rocprof
             | Format::PlaidML
             | Format::Otf2
-            | Format::GroveExport => 1,
+            | Format::GroveExport
+            | Format::Cube => 1,
         };
-        assert_eq!(Format::ALL.iter().map(|f| count(*f)).sum::<usize>(), 25);
+        assert_eq!(Format::ALL.iter().map(|f| count(*f)).sum::<usize>(), 26);
     }
 }

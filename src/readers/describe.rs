@@ -36,6 +36,12 @@ pub fn describe(probe: &Probe) -> Option<String> {
                 .into(),
         );
     }
+    if super::cube::tar::is_tar(head) {
+        let first = super::cube::tar::first_name(head).unwrap_or_default();
+        return Some(format!(
+            "a tar archive (first member {first:?}; a CUBE4 .cubex starts with anchor.xml or N.index/N.data)"
+        ));
+    }
     if is_binary(head) {
         return Some(binary_kind(probe).into());
     }

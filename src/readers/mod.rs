@@ -15,6 +15,7 @@ pub mod callgrind_tree;
 pub mod chrome;
 pub mod cprofile;
 pub mod cpuprofile;
+pub mod cube;
 pub mod describe;
 pub mod et;
 pub mod fit;
@@ -66,6 +67,8 @@ pub static READERS: &[&dyn Reader] = &[
     &tau::Tau,
     &caliper::Caliper,
     &grove_export::parquet::GroveParquet,
+    &cube::Cube,
+    &cube::cube3::Cube3,
     // Formats with a distinctive head, before the broad JSON and folded claims.
     &StreamReader {
         name: "callgrind/cachegrind",
