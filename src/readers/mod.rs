@@ -16,6 +16,7 @@ pub mod describe;
 pub mod et;
 pub mod fit;
 pub mod folded;
+pub mod gecko;
 pub mod gprof;
 pub mod gprof2dot;
 pub mod hatchet;
@@ -25,6 +26,7 @@ pub mod marshal;
 pub mod nsys;
 pub mod otf2;
 pub mod perf;
+pub mod perf_data;
 pub mod perf_json;
 pub mod plaidml;
 pub mod pprof;
@@ -61,6 +63,7 @@ pub static READERS: &[&dyn Reader] = &[
     &nsys::Nsys,
     &tau::Tau,
     &caliper::Caliper,
+    &perf_data::PerfData,
     // Formats with a distinctive head, before the broad JSON and folded claims.
     &StreamReader {
         name: "callgrind/cachegrind",
@@ -80,6 +83,12 @@ pub static READERS: &[&dyn Reader] = &[
         format: Format::Speedscope,
         claims: speedscope::claims,
         read: speedscope::read,
+    },
+    &StreamReader {
+        name: "Firefox Profiler (Gecko) JSON",
+        format: Format::Gecko,
+        claims: gecko::claims,
+        read: gecko::read,
     },
     &StreamReader {
         name: "Chrome .cpuprofile",
