@@ -45,6 +45,8 @@ const FORMATS: &[(&str, Option<&str>)] = &[
     ("rocprof", Some("AMD rocprof")),
     ("PlaidML event log", Some("PlaidML event log")),
     ("OTF2", Some("OTF2 trace")),
+    ("Firefox Profiler", Some("Firefox Profiler (Gecko) JSON")),
+    ("Gecko profile", Some("Firefox Profiler (Gecko) JSON")),
 ];
 
 /// Formats whose readers are written but not yet in `readers::READERS`: refused for
