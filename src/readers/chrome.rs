@@ -336,9 +336,10 @@ impl Parser {
             return r.skip_value();
         }
         self.read_event(r)?;
-        if self.raw.ph == b'P' {
-            // A sampled profile's event (the scanner leaves them all to this reader,
-            // which keeps the hex `id` text that groups a profile's chunks).
+        if self.raw.ph == b'P' && matches!(&self.raw.name[..], b"Profile" | b"ProfileChunk") {
+            // A sampled profile's event (the scanner leaves `P` events to this reader,
+            // which keeps the hex `id` text that groups a profile's chunks). Other `P`
+            // events (the old spec's sample events) count among the unused phases.
             let raw = &self.raw;
             let id = raw.id.get();
             self.out

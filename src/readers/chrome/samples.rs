@@ -39,8 +39,6 @@ struct ProfileEvent {
 #[derive(Debug, Default)]
 pub struct Sampled {
     events: Vec<ProfileEvent>,
-    /// `P` events of other names (`ph: P` is a sample in the old spec).
-    other_p: u64,
     pub top_samples: Option<Value>,
     pub stack_frames: Option<Value>,
 }
@@ -51,7 +49,7 @@ fn text_of(b: &[u8]) -> String {
 
 impl Sampled {
     pub fn is_empty(&self) -> bool {
-        self.events.is_empty() && self.other_p == 0 && self.top_samples.is_none()
+        self.events.is_empty() && self.top_samples.is_none()
     }
 
     /// A `ph: P` event as the streaming reader read it (raw texts).
@@ -59,10 +57,7 @@ impl Sampled {
         let chunk = match name {
             b"Profile" => false,
             b"ProfileChunk" => true,
-            _ => {
-                self.other_p += 1;
-                return;
-            }
+            _ => return,
         };
         let args: Value = serde_json::from_slice(args).unwrap_or(Value::Null);
         self.events.push(ProfileEvent {
@@ -190,12 +185,6 @@ pub fn attach(
     };
     chunked(s, cct, &mut root_of, &mut sums, warnings);
     top_level(s, cct, &mut root_of, &mut sums, warnings);
-    if s.other_p > 0 {
-        warnings.push(format!(
-            "{} ph:P events other than Profile/ProfileChunk skipped (grove reads the sampled profiles DevTools writes)",
-            s.other_p
-        ));
-    }
     let len = cct.len();
     let mut out = MetricTable::new(len);
     for name in metrics.names() {
@@ -556,7 +545,7 @@ mod tests {
             r#"{"traceEvents":[],"samples":5,"stackFrames":[]}"#,
             r#"{"traceEvents":[],"samples":[{"ts":1,"sf":1}],"stackFrames":{"1":{"name":"a","parent":1}}}"#,
             r#"{"traceEvents":[{"ph":"P","name":"ProfileChunk","pid":1,"tid":1,"args":{"data":{"cpuProfile":{"nodes":[{"id":1,"parent":2},{"id":2,"parent":1}],"samples":[1,2,"x"]},"timeDeltas":["a",-5]}}}]}"#,
-            r#"{"traceEvents":[{"ph":"P","name":"Sample","pid":1,"tid":1,"ts":3}]}"#,
+            r#"{"traceEvents":[{"ph":"P","name":"Sample","pid":1,"tid":1,"ts":3},{"ph":"X","name":"a","pid":1,"tid":1,"ts":3,"dur":1}]}"#,
         ] {
             let bytes = text.as_bytes().to_vec();
             let _ =

@@ -133,16 +133,13 @@ pub fn raw_thread(t: &Value, label: String) -> Thread {
         }
     }
     if let Some(s) = Schema::of(t.get("frameTable")) {
-        let (loc, line) = (s.col("location"), s.col("line"));
+        // A frame's own `line` (where in the function it was) is finer than the call
+        // tree groups by: the function is its location string, as the Firefox
+        // Profiler's processing keys functions.
+        let loc = s.col("location");
         for row in s.rows {
-            let func = string(Schema::cell(row, loc)).map(|l| {
-                let mut f = split_location(l);
-                if let Some(n) = Schema::cell(row, line).and_then(Value::as_i64) {
-                    f.line = Some(n);
-                }
-                f
-            });
-            th.frames.push(func);
+            th.frames
+                .push(string(Schema::cell(row, loc)).map(split_location));
         }
     }
     if let Some(s) = Schema::of(t.get("samples")) {

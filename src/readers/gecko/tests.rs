@@ -154,3 +154,13 @@ fn other_json_is_not_claimed() {
     assert!(!claims(br#"{"nodes":[{"callFrame":{}}]}"#));
     assert!(claims(br#"{"meta":{"preprocessedProfileVersion":51}}"#));
 }
+
+#[test]
+fn a_gecko_like_object_without_its_tables_is_refused_by_name() {
+    let text = br#"{"meta":{"version":1},"libs":[],"threads":[]}"#;
+    let e = crate::readers::load_reader(Box::new(&text[..]), None, 0, "t").unwrap_err();
+    assert!(
+        e.contains("a Firefox Profiler (Gecko) profile without the tables"),
+        "{e}"
+    );
+}
