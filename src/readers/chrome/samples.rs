@@ -298,6 +298,9 @@ fn chunked(
     }
 }
 
+/// A top-level sample: its `stackFrames` id, `ts` (µs) and weight.
+type TopSample = (Option<String>, f64, f64);
+
 /// The top-level `samples` + `stackFrames`.
 fn top_level(
     s: &Sampled,
@@ -321,7 +324,7 @@ fn top_level(
     };
     let text = |v: Option<&Value>| v.and_then(key).unwrap_or_default();
     // Per thread: (stack frame id, ts µs, weight) in ts order.
-    let mut threads: Vec<((String, String), Vec<(Option<String>, f64, f64)>)> = Vec::new();
+    let mut threads: Vec<((String, String), Vec<TopSample>)> = Vec::new();
     let mut index: HashMap<(String, String), usize> = HashMap::new();
     let mut no_time = 0u64;
     for smp in list {
