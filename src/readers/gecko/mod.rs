@@ -414,7 +414,7 @@ impl Builder {
         }
         if self.markers > 0 {
             warnings.push(format!(
-                "{} markers skipped: grove does not read the Firefox Profiler's markers yet",
+                "{} marker(s) skipped: grove does not read the Firefox Profiler's markers yet",
                 self.markers
             ));
         }

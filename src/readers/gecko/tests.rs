@@ -81,7 +81,7 @@ fn raw_gecko_threads_stacks_and_cpu() {
         "{:?}",
         p.warnings
     );
-    assert!(p.warnings.iter().any(|w| w.contains("2 markers skipped")));
+    assert!(p.warnings.iter().any(|w| w.contains("2 marker(s) skipped")));
     assert!(
         p.dialect.starts_with("Gecko profile (version 27)"),
         "{}",
