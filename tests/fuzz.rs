@@ -492,6 +492,61 @@ fn fuzz_cpu_profilers() {
     fuzz("cpu", &seeds, iters(600), load_bytes);
 }
 
+/// Firefox Profiler files (issue 29): a raw Gecko and a processed profile, written by
+/// hand, and samply's recording (gunzipped).
+#[test]
+fn fuzz_gecko() {
+    let mut seeds = vec![
+        testdata("gecko/hand-raw.json"),
+        testdata("gecko/hand-processed.json"),
+    ];
+    seeds.extend(gunzipped(read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/gecko/spin.samply.json.gz"),
+    )));
+    assert_seeds_load("gecko", &seeds, &[Format::Gecko; 3]);
+    fuzz("gecko", &seeds, iters(400), load_bytes);
+}
+
+/// CPU samples inside Chrome traces (issue 29): DevTools' Profile/ProfileChunk events
+/// and the top-level samples + stackFrames.
+#[test]
+fn fuzz_chrome_samples() {
+    let dir = "speedscope/sample/profiles";
+    let mut seeds = Vec::new();
+    seeds.extend(corpus(&format!("{dir}/Chrome/141/no-arg-data.json")));
+    seeds.extend(corpus(&format!(
+        "{dir}/trace-event/multi-thread-with-samples.json"
+    )));
+    assert_seeds_load("chrome-samples", &seeds, &[Format::ChromeTrace; 2]);
+    fuzz("chrome-samples", &seeds, iters(400), load_bytes);
+}
+
+/// perf.data through `perf script` (issue 29), when perf is on PATH: perf's errors on
+/// a mutated file become one-line errors. Each execution runs perf: few of them.
+#[test]
+fn fuzz_perf_data() {
+    let on_path = std::process::Command::new("perf")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !on_path {
+        eprintln!("perf is not on PATH: perf.data fuzzing skipped");
+        return;
+    }
+    let dir = scratch("perf-data");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("spin.perf.data");
+    let seeds = vec![testdata("perf/spin.perf.data")];
+    assert_file_seeds_load("perf-data", &file, &seeds);
+    fuzz("perf-data", &seeds, iters(40), |d| {
+        std::fs::write(&file, d).unwrap();
+        if let Err(e) = grove::readers::load_all(&file) {
+            assert!(!e.to_string().contains('\n'), "{e}");
+        }
+    });
+    unscratch(&dir);
+}
+
 #[test]
 fn fuzz_python_and_hpc_profiles() {
     // pstats (marshal), pyinstrument, timemory, gprof2dot DOT, Thicket to_json.

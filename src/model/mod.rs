@@ -97,12 +97,14 @@ pub enum Format {
     GroveExport,
     /// Score-P/Scalasca CUBE profiles (CUBE4 `.cubex`, CUBE 3 XML `.cube`).
     Cube,
+    /// Firefox Profiler / Gecko profile JSON (samply, Firefox), raw or processed.
+    Gecko,
 }
 
 impl Format {
     /// Every format (a new variant belongs here too: summaries and the cache store a
     /// format by its label and find it back through this list).
-    pub const ALL: [Format; 26] = [
+    pub const ALL: [Format; 27] = [
         Format::ChromeTrace,
         Format::HatchetLiteral,
         Format::Folded,
@@ -129,6 +131,7 @@ impl Format {
         Format::Otf2,
         Format::GroveExport,
         Format::Cube,
+        Format::Gecko,
     ];
 
     /// The format whose `label` this is.
@@ -164,6 +167,7 @@ impl Format {
             Format::Otf2 => "OTF2 trace",
             Format::GroveExport => "grove tree export",
             Format::Cube => "Score-P/Scalasca CUBE",
+            Format::Gecko => "Firefox Profiler (Gecko) JSON",
         }
     }
 }
@@ -308,8 +312,9 @@ mod format_tests {
             | Format::PlaidML
             | Format::Otf2
             | Format::GroveExport
-            | Format::Cube => 1,
+            | Format::Cube
+            | Format::Gecko => 1,
         };
-        assert_eq!(Format::ALL.iter().map(|f| count(*f)).sum::<usize>(), 26);
+        assert_eq!(Format::ALL.iter().map(|f| count(*f)).sum::<usize>(), 27);
     }
 }

@@ -187,6 +187,8 @@ pub fn foreign_json(keys: &[String]) -> Option<&'static str> {
         Some("pyinstrument JSON")
     } else if has("timemory") {
         Some("timemory JSON")
+    } else if has("meta") && (has("threads") || has("processes") || has("libs")) {
+        Some("a Firefox Profiler (Gecko) profile without the tables grove reads")
     } else {
         None
     }
@@ -242,7 +244,9 @@ fn is_binary(head: &[u8]) -> bool {
 fn binary_kind(probe: &Probe) -> &'static str {
     let ext = probe.extension().unwrap_or("");
     let name = probe.name.as_str();
-    if name.ends_with(".xplane.pb") {
+    if super::perf_data::is_perf_data(probe.head) {
+        "a perf.data file (grove runs `perf script` on it when given its path, not a stream)"
+    } else if name.ends_with(".xplane.pb") {
         "a TensorFlow XSpace protobuf (.xplane.pb)"
     } else if probe.head.first() == Some(&0x0a) && (probe.gzip || ext == "pb" || ext == "prof") {
         "a protobuf file (a pprof profile?)"

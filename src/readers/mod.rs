@@ -20,6 +20,7 @@ pub mod describe;
 pub mod et;
 pub mod fit;
 pub mod folded;
+pub mod gecko;
 pub mod gprof;
 pub mod gprof2dot;
 pub mod grove_export;
@@ -30,6 +31,7 @@ pub mod marshal;
 pub mod nsys;
 pub mod otf2;
 pub mod perf;
+pub mod perf_data;
 pub mod perf_json;
 pub mod plaidml;
 pub mod pprof;
@@ -69,6 +71,7 @@ pub static READERS: &[&dyn Reader] = &[
     &grove_export::parquet::GroveParquet,
     &cube::Cube,
     &cube::cube3::Cube3,
+    &perf_data::PerfData,
     // Formats with a distinctive head, before the broad JSON and folded claims.
     &StreamReader {
         name: "callgrind/cachegrind",
@@ -100,6 +103,12 @@ pub static READERS: &[&dyn Reader] = &[
         format: Format::Speedscope,
         claims: speedscope::claims,
         read: speedscope::read,
+    },
+    &StreamReader {
+        name: "Firefox Profiler (Gecko) JSON",
+        format: Format::Gecko,
+        claims: gecko::claims,
+        read: gecko::read,
     },
     &StreamReader {
         name: "Chrome .cpuprofile",

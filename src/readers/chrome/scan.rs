@@ -1270,6 +1270,10 @@ impl Part {
                 _ => return Err(Fail::Odd),
             }
         }
+        if ev.ph == b'P' {
+            // Sampled-profile events are the streaming reader's (`chrome::samples`).
+            return Err(Fail::Odd);
+        }
         if let Some((s, e)) = args_span {
             if typed_list && !matches!(ev.ph, b'M' | b'C') && self.keeps_args(ev.cat) {
                 ev.arg_list = self.arg_lists.finish();
