@@ -93,12 +93,14 @@ pub enum Format {
     PlaidML,
     /// OTF2 archives (Score-P traces).
     Otf2,
+    /// Perfetto protobuf traces (issue 29).
+    Perfetto,
 }
 
 impl Format {
     /// Every format (a new variant belongs here too: summaries and the cache store a
     /// format by its label and find it back through this list).
-    pub const ALL: [Format; 24] = [
+    pub const ALL: [Format; 25] = [
         Format::ChromeTrace,
         Format::HatchetLiteral,
         Format::Folded,
@@ -123,6 +125,7 @@ impl Format {
         Format::Rocprof,
         Format::PlaidML,
         Format::Otf2,
+        Format::Perfetto,
     ];
 
     /// The format whose `label` this is.
@@ -156,6 +159,7 @@ impl Format {
             Format::Rocprof => "AMD rocprof",
             Format::PlaidML => "PlaidML event log",
             Format::Otf2 => "OTF2 trace",
+            Format::Perfetto => "Perfetto protobuf trace",
         }
     }
 }
@@ -298,8 +302,9 @@ mod format_tests {
             | Format::XPlane
             | Format::Rocprof
             | Format::PlaidML
-            | Format::Otf2 => 1,
+            | Format::Otf2
+            | Format::Perfetto => 1,
         };
-        assert_eq!(Format::ALL.iter().map(|f| count(*f)).sum::<usize>(), 24);
+        assert_eq!(Format::ALL.iter().map(|f| count(*f)).sum::<usize>(), 25);
     }
 }

@@ -25,6 +25,7 @@ pub mod marshal;
 pub mod nsys;
 pub mod otf2;
 pub mod perf;
+pub mod perfetto;
 pub mod perf_json;
 pub mod plaidml;
 pub mod pprof;
@@ -75,6 +76,8 @@ pub static READERS: &[&dyn Reader] = &[
         claims: pprof::claims,
         read: pprof::read,
     },
+    // After XPlane and pprof, whose files also start with a field-1 message.
+    &perfetto::Perfetto,
     &StreamReader {
         name: "speedscope JSON",
         format: Format::Speedscope,
