@@ -156,6 +156,22 @@ fn kind_name(field: u32) -> &'static str {
     }
 }
 
+/// A builtin clock's name (`BuiltinClock`), else its number.
+fn clock_name(id: u32) -> String {
+    let name = match id {
+        1 => "REALTIME",
+        2 => "REALTIME_COARSE",
+        3 => "MONOTONIC",
+        4 => "MONOTONIC_COARSE",
+        5 => "MONOTONIC_RAW",
+        6 => "BOOTTIME",
+        9 => "TSC",
+        10 => "PERF",
+        _ => return id.to_string(),
+    };
+    name.into()
+}
+
 /// Packet kinds that describe the recording, not what ran: listed in the metadata,
 /// not warned about.
 const BOOKKEEPING: &[u32] = &[33, 35, 36, 45, 69, 72, 89, 124, 126];
@@ -218,7 +234,7 @@ fn report(d: &Decoder) -> (Vec<(String, String)>, Vec<String>) {
         ("track events".into(), s.track_events.to_string()),
         ("tracks".into(), d.tracks.list.len().to_string()),
         ("packet sequences".into(), d.seqs.len().to_string()),
-        ("trace clock".into(), d.clocks.trace_clock().to_string()),
+        ("trace clock".into(), clock_name(d.clocks.trace_clock())),
     ];
     if !d.tr.flow_starts.is_empty() {
         meta.push(("flows".into(), d.tr.flow_starts.len().to_string()));
@@ -307,8 +323,9 @@ fn report(d: &Decoder) -> (Vec<(String, String)>, Vec<String>) {
     }
     for (clock, n) in &d.clocks.unlinked {
         w.push(format!(
-            "{n} timestamp(s) in clock {clock} could not be brought to the trace clock {} (no clock snapshot links them): kept as they are",
-            d.clocks.trace_clock()
+            "{n} timestamp(s) in clock {} could not be brought to the trace clock {} (no clock snapshot links them): kept as they are",
+            clock_name(*clock),
+            clock_name(d.clocks.trace_clock())
         ));
     }
     (meta, w)

@@ -156,6 +156,8 @@ impl Tracks {
                     (Some(n), _) => n.to_string(),
                     (None, Some(d)) if d.process.is_some() => "process-scoped slices".into(),
                     (None, Some(_)) => "unnamed track".into(),
+                    // Events on track 0 without a descriptor: the SDK's global track.
+                    (None, None) if uuid == 0 => "global track".into(),
                     (None, None) => format!("track {uuid} (no descriptor)"),
                 };
                 (pid, format!("track {i}"), Some(label))
@@ -177,7 +179,7 @@ impl Tracks {
     pub fn undescribed(&self) -> usize {
         self.list
             .iter()
-            .filter(|t| matches!(t.key, Key::Uuid(_)) && t.desc.is_none() && t.events > 0)
+            .filter(|t| matches!(t.key, Key::Uuid(u) if u != 0) && t.desc.is_none() && t.events > 0)
             .count()
     }
 }
