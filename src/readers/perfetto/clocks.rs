@@ -10,6 +10,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::proto::ClockSnapshot;
+use crate::model::intern::FxBuild;
 
 /// `BUILTIN_CLOCK_BOOTTIME`: the trace clock when no snapshot names another.
 pub const BOOTTIME: u32 = 6;
@@ -31,13 +32,13 @@ pub struct Clocks {
     pub trace_clock: Option<u32>,
     /// Per pair of clocks seen in one snapshot: (value in A, value in B), in ns, in the
     /// order they arrived.
-    edges: HashMap<(ClockKey, ClockKey), Vec<(i64, i64)>>,
+    edges: HashMap<(ClockKey, ClockKey), Vec<(i64, i64)>, FxBuild>,
     /// Neighbours of each clock in the snapshot graph.
-    links: HashMap<ClockKey, Vec<ClockKey>>,
+    links: HashMap<ClockKey, Vec<ClockKey>, FxBuild>,
     /// Incremental clocks and their unit (ns per unit) as the latest snapshot declared.
-    pub units: HashMap<ClockKey, (bool, i64)>,
+    pub units: HashMap<ClockKey, (bool, i64), FxBuild>,
     /// The path found from each clock to the trace clock (None: no path).
-    paths: HashMap<ClockKey, Option<Vec<ClockKey>>>,
+    paths: HashMap<ClockKey, Option<Vec<ClockKey>>, FxBuild>,
     /// Clocks without a path, with how many timestamps were kept unconverted.
     pub unlinked: HashMap<u32, u64>,
 }
@@ -95,11 +96,14 @@ impl Clocks {
         if from == to {
             return ns;
         }
-        if !self.paths.contains_key(&from) {
-            let p = self.path(from, to);
-            self.paths.insert(from, p);
-        }
-        let Some(Some(path)) = self.paths.get(&from) else {
+        let path = match self.paths.get(&from) {
+            Some(p) => p,
+            None => {
+                let p = self.path(from, to);
+                self.paths.entry(from).or_insert(p)
+            }
+        };
+        let Some(path) = path else {
             *self.unlinked.entry(from.1).or_default() += 1;
             return ns;
         };

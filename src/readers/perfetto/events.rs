@@ -122,12 +122,12 @@ impl Decoder {
         if fields.bad || !ok {
             self.stats.bad_packets += 1;
         } else {
-            self.event(p, ts, &e, b, &bufs);
+            self.event(p, ts, &e, b, &mut bufs);
         }
         self.bufs = bufs;
     }
 
-    fn event(&mut self, p: &Packet, ts: Option<i64>, e: &Ev, b: &[u8], bufs: &Bufs) {
+    fn event(&mut self, p: &Packet, ts: Option<i64>, e: &Ev, b: &[u8], bufs: &mut Bufs) {
         let seq = self.seqs.entry(p.seq).or_default();
         let ts = match (ts, e.absolute_us, e.delta_us) {
             (Some(t), _, _) => t,
@@ -141,6 +141,11 @@ impl Decoder {
                 return;
             }
         };
+        // Times beyond ±2^61 ns (73 years) are damage, and would overflow later sums.
+        if ts.unsigned_abs() > 1 << 61 {
+            self.stats.bad_time += 1;
+            return;
+        }
         let legacy = match e.legacy.map(LegacyEvent::decode) {
             Some(Ok(l)) => Some(l),
             Some(Err(_)) => {
@@ -149,8 +154,6 @@ impl Decoder {
             }
             None => None,
         };
-        let name = self.event_name(p.seq, e, legacy.as_ref());
-        let cat = self.category(p.seq, e, &bufs.cats);
         let seq = self.seqs.entry(p.seq).or_default();
         let mut key = match e.track.or_else(|| seq.default_track()) {
             Some(u) => Key::Uuid(u),
@@ -159,19 +162,22 @@ impl Decoder {
                 Key::Thread(pid, tid)
             }
         };
-        let extra_uuids = seq.defaults.as_ref().and_then(|d| d.track_event_defaults.as_ref());
-        let (extra_uuids, dextra_uuids) = (
-            if bufs.extra_uuids.is_empty() {
-                extra_uuids.map(|d| d.extra_counter_track_uuids.clone())
-            } else {
-                None
-            },
-            if bufs.dextra_uuids.is_empty() {
-                extra_uuids.map(|d| d.extra_double_counter_track_uuids.clone())
-            } else {
-                None
-            },
-        );
+        // Extra counter values name their tracks in the event, else in the defaults.
+        let defaults = seq.defaults.as_ref().and_then(|d| d.track_event_defaults.as_ref());
+        if let Some(d) = defaults {
+            if !bufs.extra.is_empty() && bufs.extra_uuids.is_empty() {
+                bufs.extra_uuids.extend_from_slice(&d.extra_counter_track_uuids);
+            }
+            if !bufs.dextra.is_empty() && bufs.dextra_uuids.is_empty() {
+                bufs.dextra_uuids
+                    .extend_from_slice(&d.extra_double_counter_track_uuids);
+            }
+        }
+        // The category first: a legacy async event's lane is keyed by it.
+        let cat = match e.kind {
+            SLICE_END | COUNTER => 0,
+            _ => self.category(p.seq, e, &bufs.cats),
+        };
         let mut kind = e.kind;
         let mut complete = None;
         if let Some(l) = &legacy {
@@ -205,18 +211,10 @@ impl Decoder {
             }
         }
         let track = self.tracks.get(key);
-        for (&v, &u) in bufs
-            .extra
-            .iter()
-            .zip(extra_uuids.as_ref().unwrap_or(&bufs.extra_uuids))
-        {
+        for (&v, &u) in bufs.extra.iter().zip(&bufs.extra_uuids) {
             self.counter(u, ts, v as i64 as f64);
         }
-        for (&v, &u) in bufs
-            .dextra
-            .iter()
-            .zip(dextra_uuids.as_ref().unwrap_or(&bufs.dextra_uuids))
-        {
+        for (&v, &u) in bufs.dextra.iter().zip(&bufs.dextra_uuids) {
             self.counter(u, ts, f64::from_bits(v));
         }
         match kind {
@@ -226,6 +224,7 @@ impl Decoder {
                 for &f in &bufs.flows {
                     self.flows.push((f, track, ts));
                 }
+                let name = self.event_name(p.seq, e, legacy.as_ref());
                 let k = if kind == INSTANT {
                     EventKind::Instant
                 } else {

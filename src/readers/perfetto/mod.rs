@@ -278,6 +278,7 @@ fn report(d: &Decoder) -> (Vec<(String, String)>, Vec<String>) {
     hidden(s.needs_state, "packet(s) that need their sequence's interned data, lost with a dropped packet before them, were skipped (as trace_processor does)".into());
     hidden(s.bad_packets, "damaged packet(s) or message(s) were skipped".into());
     hidden(s.no_timestamp, "track event(s) without a timestamp were skipped".into());
+    hidden(s.bad_time, "track event(s) with a timestamp beyond ±2^61 ns (damage) were skipped".into());
     hidden(s.unmatched_end, "slice end(s) without an open slice on their track were skipped".into());
     hidden(s.state_events, "state event(s) (TYPE_STATE) were skipped: grove has no state lanes".into());
     hidden(s.negative_dur, "complete event(s) with a negative duration were skipped".into());

@@ -76,6 +76,7 @@ pub struct Stats {
     pub track_events: u64,
     pub backwards: u64,
     pub negative_dur: u64,
+    pub bad_time: u64,
 }
 
 pub struct Decoder {
