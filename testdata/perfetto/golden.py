@@ -17,7 +17,8 @@ Incremental state is cleared by SEQ_INCREMENTAL_STATE_CLEARED (or
 incremental_state_cleared) and lost after previous_packet_dropped, until cleared; packets
 with SEQ_NEEDS_INCREMENTAL_STATE are skipped while it is lost. A slice end closes the
 innermost open slice of its track (the event's track_uuid, else the sequence's default
-track). Instants are slices of duration 0. Slices still open at the end are counted
+track). Instants are slices of duration 0; legacy events (type unset, a JSON phase)
+count as their phase says: I/i/n/R instants, X complete, B/E begin/end. Slices still open at the end are counted
 apart ("unclosed").
 
 Output: {"tracks": {KEY: {"slices": N, "dur_ns": D, "unclosed": U}}, "total": {...}}
@@ -113,12 +114,23 @@ def main():
             d = s["defaults"].track_event_defaults
             track = d.track_uuid if d.HasField("track_uuid") else None
         st = stacks.setdefault(track, [])
-        if e.type == pb.TrackEvent.TYPE_SLICE_BEGIN:
+        kind = e.type
+        if kind == 0 and e.HasField("legacy_event"):
+            # Legacy JSON phases on the event's track: Chrome's marks ('R').
+            phase = chr(e.legacy_event.phase)
+            if phase in "IinR":
+                kind = pb.TrackEvent.TYPE_INSTANT
+            elif phase == "X":
+                add(track, e.legacy_event.duration_us * 1000)
+                continue
+            elif phase in "BE":
+                kind = pb.TrackEvent.TYPE_SLICE_BEGIN if phase == "B" else pb.TrackEvent.TYPE_SLICE_END
+        if kind == pb.TrackEvent.TYPE_SLICE_BEGIN:
             st.append(ts)
-        elif e.type == pb.TrackEvent.TYPE_SLICE_END:
+        elif kind == pb.TrackEvent.TYPE_SLICE_END:
             if st:
                 add(track, ts - st.pop())
-        elif e.type == pb.TrackEvent.TYPE_INSTANT:
+        elif kind == pb.TrackEvent.TYPE_INSTANT:
             add(track, 0)
     for track, st in stacks.items():
         if st:
