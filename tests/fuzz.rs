@@ -555,7 +555,10 @@ fn fuzz_perfetto() {
         testdata("perfetto/chromium_loading.pftrace"),
     ];
     // A short prefix of each, so mutations reach the packets' fields quickly.
-    let short: Vec<Vec<u8>> = seeds.iter().map(|s| s[..s.len().min(4096)].to_vec()).collect();
+    let short: Vec<Vec<u8>> = seeds
+        .iter()
+        .map(|s| s[..s.len().min(4096)].to_vec())
+        .collect();
     seeds.extend(short);
     fuzz("perfetto", &seeds, iters(600), load_bytes);
 }

@@ -101,7 +101,9 @@ fn check_paths(path: &std::path::Path, golden: &std::path::Path) -> Profile {
             // named track when some lanes have no name: in the totals below.
             continue;
         }
-        let m = mine.get(key).unwrap_or_else(|| panic!("{file}: no lane {key}: {mine:?}"));
+        let m = mine
+            .get(key)
+            .unwrap_or_else(|| panic!("{file}: no lane {key}: {mine:?}"));
         // Slices still open at the end are rows too, running to the trace's end.
         assert_eq!(m.rows, slices + open, "{file} {key}");
         if open == 0 {
@@ -127,11 +129,18 @@ fn check_paths(path: &std::path::Path, golden: &std::path::Path) -> Profile {
 fn chromium_traces_match_an_independent_decode() {
     let p = check("chromium_loading.pftrace", "chromium_loading.golden.json");
     assert!(p.cct.len() > 10);
-    let p = check("chromium_toplevel.pftrace.gz", "chromium_toplevel.golden.json");
+    let p = check(
+        "chromium_toplevel.pftrace.gz",
+        "chromium_toplevel.golden.json",
+    );
     assert!(p.source.gzip);
     // Chrome's bookkeeping packets are listed, not warned about.
     assert!(p.meta.iter().any(|(_, v)| v.contains("trace_config")));
-    assert!(!p.warnings.iter().any(|w| w.contains("trace_config")), "{:?}", p.warnings);
+    assert!(
+        !p.warnings.iter().any(|w| w.contains("trace_config")),
+        "{:?}",
+        p.warnings
+    );
 }
 
 /// A larger trace and its golden.py output, not kept in the repository:
@@ -149,8 +158,12 @@ fn extra_trace_from_the_environment() {
 fn rocprof_layout_gives_gpu_lanes_under_their_launches() {
     let p = check("synthetic_rocprof.pftrace", "synthetic_rocprof.golden.json");
     let ev = p.events.as_ref().unwrap();
-    let kernels: Vec<usize> = (0..ev.len()).filter(|&i| ev.kind[i] == EventKind::Kernel).collect();
-    let copies = (0..ev.len()).filter(|&i| ev.kind[i] == EventKind::Memcpy).count();
+    let kernels: Vec<usize> = (0..ev.len())
+        .filter(|&i| ev.kind[i] == EventKind::Kernel)
+        .collect();
+    let copies = (0..ev.len())
+        .filter(|&i| ev.kind[i] == EventKind::Memcpy)
+        .count();
     assert_eq!((kernels.len(), copies), (60, 60));
     let devices: std::collections::BTreeSet<i64> = kernels.iter().map(|&i| ev.device[i]).collect();
     assert_eq!(devices.into_iter().collect::<Vec<_>>(), vec![1, 2]);
@@ -163,7 +176,8 @@ fn rocprof_layout_gives_gpu_lanes_under_their_launches() {
     assert!(
         p.warnings
             .iter()
-            .any(|w| w.contains("ftrace_events (field 1) ×6") && w.contains("process_tree (field 2) ×1")),
+            .any(|w| w.contains("ftrace_events (field 1) ×6")
+                && w.contains("process_tree (field 2) ×1")),
         "{:?}",
         p.warnings
     );

@@ -163,10 +163,14 @@ impl Decoder {
             }
         };
         // Extra counter values name their tracks in the event, else in the defaults.
-        let defaults = seq.defaults.as_ref().and_then(|d| d.track_event_defaults.as_ref());
+        let defaults = seq
+            .defaults
+            .as_ref()
+            .and_then(|d| d.track_event_defaults.as_ref());
         if let Some(d) = defaults {
             if !bufs.extra.is_empty() && bufs.extra_uuids.is_empty() {
-                bufs.extra_uuids.extend_from_slice(&d.extra_counter_track_uuids);
+                bufs.extra_uuids
+                    .extend_from_slice(&d.extra_counter_track_uuids);
             }
             if !bufs.dextra.is_empty() && bufs.dextra_uuids.is_empty() {
                 bufs.dextra_uuids
@@ -320,7 +324,10 @@ impl Decoder {
             self.stats.not_counter_track += 1;
             return;
         }
-        let unit = c.and_then(|c| c.unit_multiplier).filter(|&m| m != 0).unwrap_or(1) as f64;
+        let unit = c
+            .and_then(|c| c.unit_multiplier)
+            .filter(|&m| m != 0)
+            .unwrap_or(1) as f64;
         let mut value = v * unit;
         if c.and_then(|c| c.is_incremental).unwrap_or(false) {
             t.counter += value;

@@ -176,5 +176,4 @@ impl Decoder {
         self.tr.flow_ends = ends;
         self.flows = Vec::new();
     }
-
 }

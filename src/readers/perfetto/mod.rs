@@ -251,7 +251,10 @@ fn report(d: &Decoder) -> (Vec<(String, String)>, Vec<String>) {
     };
     let book = kinds(&|f| BOOKKEEPING.contains(&f));
     if !book.is_empty() {
-        meta.push(("packets about the recording (not read)".into(), book.join(", ")));
+        meta.push((
+            "packets about the recording (not read)".into(),
+            book.join(", "),
+        ));
     }
     let mut w = Vec::new();
     let data: u64 = s
@@ -276,13 +279,34 @@ fn report(d: &Decoder) -> (Vec<(String, String)>, Vec<String>) {
         }
     };
     hidden(s.needs_state, "packet(s) that need their sequence's interned data, lost with a dropped packet before them, were skipped (as trace_processor does)".into());
-    hidden(s.bad_packets, "damaged packet(s) or message(s) were skipped".into());
-    hidden(s.no_timestamp, "track event(s) without a timestamp were skipped".into());
-    hidden(s.bad_time, "track event(s) with a timestamp beyond ±2^61 ns (damage) were skipped".into());
-    hidden(s.unmatched_end, "slice end(s) without an open slice on their track were skipped".into());
-    hidden(s.state_events, "state event(s) (TYPE_STATE) were skipped: grove has no state lanes".into());
-    hidden(s.negative_dur, "complete event(s) with a negative duration were skipped".into());
-    hidden(s.nested_compressed, "compressed packet(s) inside compressed packets were skipped".into());
+    hidden(
+        s.bad_packets,
+        "damaged packet(s) or message(s) were skipped".into(),
+    );
+    hidden(
+        s.no_timestamp,
+        "track event(s) without a timestamp were skipped".into(),
+    );
+    hidden(
+        s.bad_time,
+        "track event(s) with a timestamp beyond ±2^61 ns (damage) were skipped".into(),
+    );
+    hidden(
+        s.unmatched_end,
+        "slice end(s) without an open slice on their track were skipped".into(),
+    );
+    hidden(
+        s.state_events,
+        "state event(s) (TYPE_STATE) were skipped: grove has no state lanes".into(),
+    );
+    hidden(
+        s.negative_dur,
+        "complete event(s) with a negative duration were skipped".into(),
+    );
+    hidden(
+        s.nested_compressed,
+        "compressed packet(s) inside compressed packets were skipped".into(),
+    );
     if !s.legacy_skipped.is_empty() {
         let n: u64 = s.legacy_skipped.values().sum();
         let phases: Vec<String> = s
@@ -290,7 +314,13 @@ fn report(d: &Decoder) -> (Vec<(String, String)>, Vec<String>) {
             .iter()
             .map(|(p, n)| format!("'{p}' ×{n}"))
             .collect();
-        hidden(n, format!("legacy event(s) of phases grove does not read were skipped ({})", phases.join(", ")));
+        hidden(
+            n,
+            format!(
+                "legacy event(s) of phases grove does not read were skipped ({})",
+                phases.join(", ")
+            ),
+        );
     }
     if s.not_counter_track > 0 {
         w.push(format!(

@@ -65,9 +65,10 @@ fn descriptors() -> Vec<W> {
     let process = w().int(1, 1).str(6, "app").clone();
     let thread = w().int(1, 1).int(2, 2).str(5, "main").clone();
     vec![
-        w().int(10, 7).msg(60, w().int(1, 1).msg(3, &process)).clone(),
-        w()
-            .int(10, 7)
+        w().int(10, 7)
+            .msg(60, w().int(1, 1).msg(3, &process))
+            .clone(),
+        w().int(10, 7)
             .msg(60, w().int(1, 10).int(5, 1).msg(4, &thread))
             .clone(),
     ]
@@ -160,7 +161,10 @@ fn rocprof_kernels_go_to_gpu_lanes_under_their_launch() {
     let mut ps = descriptors();
     ps.push(
         w().int(10, 7)
-            .msg(60, w().int(1, 99).str(2, "COMPUTE AGENT [3] QUEUE [0] (GPU)"))
+            .msg(
+                60,
+                w().int(1, 99).str(2, "COMPUTE AGENT [3] QUEUE [0] (GPU)"),
+            )
             .clone(),
     );
     let corr = |v| w().str(10, "corr_id").int(3, v).clone();
@@ -185,7 +189,9 @@ fn rocprof_kernels_go_to_gpu_lanes_under_their_launch() {
     ps.push(event(260, w().int(9, 2).int(11, 99)));
     let p = load(&ps).unwrap();
     let ev = p.events.as_ref().unwrap();
-    let k = (0..ev.len()).find(|&i| ev.kind[i] == EventKind::Kernel).unwrap();
+    let k = (0..ev.len())
+        .find(|&i| ev.kind[i] == EventKind::Kernel)
+        .unwrap();
     assert_eq!((ev.device[k], ev.stream[k], ev.correlation[k]), (3, 0, 5));
     assert_eq!(ev.dur[k], 60);
     let args = ev.args_of(k).unwrap();

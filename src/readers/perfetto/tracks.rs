@@ -151,7 +151,10 @@ impl Tracks {
             ),
             Key::Async(..) => (String::new(), format!("async {i}"), None),
             Key::Uuid(uuid) => {
-                let pid = self.owner(i).map(|(p, _)| p.to_string()).unwrap_or_default();
+                let pid = self
+                    .owner(i)
+                    .map(|(p, _)| p.to_string())
+                    .unwrap_or_default();
                 let label = match (self.name(i), &self.list[i].desc) {
                     (Some(n), _) => n.to_string(),
                     (None, Some(d)) if d.process.is_some() => "process-scoped slices".into(),
