@@ -158,8 +158,11 @@ impl Decoder {
     /// end it, as Chrome JSON `s`/`f` pairs do; GPU activity without a correlation finds
     /// its launch through them.
     fn link_flows(&mut self, lanes: &[Lane]) {
-        let mut starts: HashMap<i64, (u32, u32, i64), FxBuild> = HashMap::default();
-        let mut ends: HashMap<(u32, u32, i64), i64, FxBuild> = HashMap::default();
+        let n = self.flows.len();
+        let mut starts: HashMap<i64, (u32, u32, i64), FxBuild> =
+            HashMap::with_capacity_and_hasher(n / 2, FxBuild::default());
+        let mut ends: HashMap<(u32, u32, i64), i64, FxBuild> =
+            HashMap::with_capacity_and_hasher(n / 2, FxBuild::default());
         for &(id, track, ts) in &self.flows {
             let l = &lanes[track as usize];
             let id = id as i64;

@@ -137,21 +137,10 @@ impl Decoder {
             if len > 1 << 30 {
                 return self.cut(format!("a packet of {len} bytes (more than 1 GiB)"));
             }
-            buf.clear();
-            let got = input
-                .take(len as u64)
-                .read_to_end(&mut buf)
-                .map_err(|e| e.to_string());
-            match got {
-                Ok(n) if n == len => {}
-                Ok(n) => {
-                    return self.cut(format!(
-                        "the last packet is cut short ({n} of its {len} bytes)"
-                    ))
-                }
-                Err(e) => return self.cut(e),
+            if let Err(e) = read_packet(input, &mut buf, len) {
+                return self.cut(e);
             }
-            self.packet(&buf, true);
+            self.packet(&buf[..len], true);
         }
     }
 
@@ -347,6 +336,32 @@ enum Data<'a> {
     Process(&'a [u8]),
     Compressed(&'a [u8]),
     Other(u32),
+}
+
+/// Reads a packet of `len` bytes into `buf[..len]`. The buffer only grows (no zeroing
+/// per packet); a large packet grows it as its bytes arrive, so a damaged length costs
+/// no more memory than the input holds.
+fn read_packet(input: &mut dyn BufRead, buf: &mut Vec<u8>, len: usize) -> Result<(), String> {
+    const SMALL: usize = 1 << 20;
+    let cut = |n: usize| format!("the last packet is cut short ({n} of its {len} bytes)");
+    if len <= SMALL {
+        if buf.len() < len {
+            buf.resize(len, 0);
+        }
+        return match input.read_exact(&mut buf[..len]) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(format!(
+                "the last packet is cut short (it should have {len} bytes)"
+            )),
+            Err(e) => Err(e.to_string()),
+        };
+    }
+    buf.clear();
+    match input.take(len as u64).read_to_end(buf) {
+        Ok(n) if n == len => Ok(()),
+        Ok(n) => Err(cut(n)),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// A varint from a stream; None at a clean end (no byte at all).

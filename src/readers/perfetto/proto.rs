@@ -1,8 +1,8 @@
 //! The cold messages of Perfetto's `protos/perfetto/trace/` that grove reads, declared by
 //! hand with prost's derive as the pprof and XPlane readers do: no build script, no
 //! protoc. Field numbers as in perfetto's `trace_packet.proto`, `track_descriptor.proto`,
-//! `interned_data.proto`, `clock_snapshot.proto` and `debug_annotation.proto`. The hot
-//! messages (`TracePacket`, `TrackEvent`) are walked by hand in `wire.rs`.
+//! `interned_data.proto` and `clock_snapshot.proto`. The hot messages (`TracePacket`,
+//! `TrackEvent`, `DebugAnnotation`) are walked by hand (`wire.rs`).
 
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct TrackDescriptor {
@@ -126,27 +126,6 @@ pub struct TrackEventDefaults {
     pub extra_counter_track_uuids: Vec<u64>,
     #[prost(uint64, repeated, tag = "45")]
     pub extra_double_counter_track_uuids: Vec<u64>,
-}
-
-/// Only its scalar forms: nested dicts and arrays are not kept.
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct DebugAnnotation {
-    #[prost(uint64, optional, tag = "1")]
-    pub name_iid: Option<u64>,
-    #[prost(bool, optional, tag = "2")]
-    pub bool_value: Option<bool>,
-    #[prost(uint64, optional, tag = "3")]
-    pub uint_value: Option<u64>,
-    #[prost(int64, optional, tag = "4")]
-    pub int_value: Option<i64>,
-    #[prost(double, optional, tag = "5")]
-    pub double_value: Option<f64>,
-    #[prost(string, optional, tag = "6")]
-    pub string_value: Option<String>,
-    #[prost(uint64, optional, tag = "7")]
-    pub pointer_value: Option<u64>,
-    #[prost(string, optional, tag = "10")]
-    pub name: Option<String>,
 }
 
 /// `TrackEvent.LegacyEvent`: the phases of the JSON format that Chrome still writes.
