@@ -602,6 +602,23 @@ fn fuzz_xplane() {
 }
 
 #[test]
+fn fuzz_perfetto() {
+    // Perfetto protobuf traces: Chromium's (interned state, incremental clocks) and the
+    // rocprofv3-style one (GPU tracks, counters, skipped packet kinds).
+    let mut seeds = vec![
+        testdata("perfetto/synthetic_rocprof.pftrace"),
+        testdata("perfetto/chromium_loading.pftrace"),
+    ];
+    // A short prefix of each, so mutations reach the packets' fields quickly.
+    let short: Vec<Vec<u8>> = seeds
+        .iter()
+        .map(|s| s[..s.len().min(4096)].to_vec())
+        .collect();
+    seeds.extend(short);
+    fuzz("perfetto", &seeds, iters(600), load_bytes);
+}
+
+#[test]
 fn fuzz_caliper() {
     // The three dialects: .cali records, json-split and cali-json (a flat record list).
     let mut seeds = vec![br#"[{"sum#time.duration": 0.5}, {"path": "main", "sum#time.duration": 1.0, "count": 1}, {"path": "main/foo", "sum#time.duration": 2.0, "avg#inclusive#sum#time.duration": 4}, {"path": ["main", "a/b"], "sum#time.duration": 1}]"#.to_vec()];

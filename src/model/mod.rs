@@ -99,12 +99,14 @@ pub enum Format {
     Cube,
     /// Firefox Profiler / Gecko profile JSON (samply, Firefox), raw or processed.
     Gecko,
+    /// Perfetto protobuf traces (issue 29).
+    Perfetto,
 }
 
 impl Format {
     /// Every format (a new variant belongs here too: summaries and the cache store a
     /// format by its label and find it back through this list).
-    pub const ALL: [Format; 27] = [
+    pub const ALL: [Format; 28] = [
         Format::ChromeTrace,
         Format::HatchetLiteral,
         Format::Folded,
@@ -132,6 +134,7 @@ impl Format {
         Format::GroveExport,
         Format::Cube,
         Format::Gecko,
+        Format::Perfetto,
     ];
 
     /// The format whose `label` this is.
@@ -168,6 +171,7 @@ impl Format {
             Format::GroveExport => "grove tree export",
             Format::Cube => "Score-P/Scalasca CUBE",
             Format::Gecko => "Firefox Profiler (Gecko) JSON",
+            Format::Perfetto => "Perfetto protobuf trace",
         }
     }
 }
@@ -313,8 +317,9 @@ mod format_tests {
             | Format::Otf2
             | Format::GroveExport
             | Format::Cube
-            | Format::Gecko => 1,
+            | Format::Gecko
+            | Format::Perfetto => 1,
         };
-        assert_eq!(Format::ALL.iter().map(|f| count(*f)).sum::<usize>(), 27);
+        assert_eq!(Format::ALL.iter().map(|f| count(*f)).sum::<usize>(), 28);
     }
 }

@@ -248,6 +248,8 @@ fn binary_kind(probe: &Probe) -> &'static str {
         "a perf.data file (grove runs `perf script` on it when given its path, not a stream)"
     } else if name.ends_with(".xplane.pb") {
         "a TensorFlow XSpace protobuf (.xplane.pb)"
+    } else if name.contains(".pftrace") || name.contains(".perfetto-trace") {
+        "a file named like a Perfetto trace whose first packet does not parse"
     } else if probe.head.first() == Some(&0x0a) && (probe.gzip || ext == "pb" || ext == "prof") {
         "a protobuf file (a pprof profile?)"
     } else if ext == "pstats" {

@@ -33,6 +33,7 @@ pub mod otf2;
 pub mod perf;
 pub mod perf_data;
 pub mod perf_json;
+pub mod perfetto;
 pub mod plaidml;
 pub mod pprof;
 pub mod probe;
@@ -98,6 +99,8 @@ pub static READERS: &[&dyn Reader] = &[
         claims: pprof::claims,
         read: pprof::read,
     },
+    // After XPlane and pprof, whose files also start with a field-1 message.
+    &perfetto::Perfetto,
     &StreamReader {
         name: "speedscope JSON",
         format: Format::Speedscope,
