@@ -71,7 +71,7 @@ pub enum Origin {
         inc: Vec<Arc<Vec<f64>>>,
         count: Option<Arc<Vec<f64>>>,
         /// Each function's nodes in pre-order, made at the first callers/callees asked.
-        index: std::sync::OnceLock<edges::PathIndex>,
+        index: Box<std::sync::OnceLock<edges::PathIndex>>,
     },
     /// The file's call graph (function f is the graph's node f).
     Graph(CallGraph),
