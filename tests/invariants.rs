@@ -67,7 +67,8 @@ const KNOWN: &[(&str, char, &str)] = &[
 ];
 
 const CUBE_MEAN: &str = "a CUBE TAU_ATOMIC metric is shown as its mean per call (Cube's default view), which children do not add up to";
-const CUBE_TEST: &str = "pycubexr's value-type test file holds arbitrary values per call path, not nested measurements";
+const CUBE_TEST: &str =
+    "pycubexr's value-type test file holds arbitrary values per call path, not nested measurements";
 const NEGATIVE: &str = "a hand-written callgrind example with a negative cost (-300): children cannot stay under their parent";
 const PLAIDML: &str = "PlaidML buffer lifetimes (vertexai::AllocBuffer) overlap one another on the host lane: their sum exceeds the lane's span (the log's own data, docs/formats.md)";
 

@@ -70,9 +70,11 @@ fn otf2_lanes_name_their_rank() {
     // Two ranks, each a `Master thread`: the lanes read `CPU tMaster` twice before.
     let mut app = app_of(&[repo("testdata/otf2-async")]);
     let lines = screen(&mut app, ":lanes all<ret>4", (100, 14), false);
-    let lanes: Vec<String> = lines[3..5]
+    // A lane's first row carries its label; its deeper rows are numbered.
+    let lanes: Vec<String> = lines[3..]
         .iter()
-        .map(|l| l.chars().take(11).collect())
+        .map(|l| l.chars().take(11).collect::<String>())
+        .filter(|l| l.starts_with('r'))
         .collect();
     assert_eq!(lanes, ["r0 tMaster ", "r1 tMaster "], "{lines:#?}");
 }
@@ -311,7 +313,11 @@ fn inputs_are_named_for_what_they_are() {
         "{e}"
     );
     let e = info(&perf);
-    assert!(e.contains("a perf.data recording"), "{e}");
+    // With perf on PATH grove runs `perf script` on it and passes perf's refusal on.
+    assert!(
+        e.contains("a perf.data recording") || e.contains("perf script"),
+        "{e}"
+    );
     if let Some(y) = corpus("hpctoolkit/tests/data/dbase/small.d/metrics/default.yaml") {
         let e = info(&y);
         assert!(e.contains("HPCToolkit metrics description"), "{e}");

@@ -315,8 +315,9 @@ pub fn chart(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer)
     let h = (area.height - 1) as usize;
     let offset = (at + 1).saturating_sub(h);
     let cursor_col = ctx.col(tl.cursor_t);
-    // Lane names cut where they differ (`r0 tMaster`, `r1 tMaster`), not at the end.
-    let w = LABEL_W as usize - 2;
+    // Lane names cut where they differ (`r0 tMaster`, `r1 tMaster`), not at the end;
+    // a name that fits the label column stays whole.
+    let w = LABEL_W as usize;
     let full: Vec<&str> = lanes.iter().map(|l| l.label.as_str()).collect();
     let own = full.iter().map(|l| l.chars().take(w).collect()).collect();
     let names = crate::present::distinct::keep_apart(&full, own, w, g.ellipsis);
