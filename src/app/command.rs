@@ -107,6 +107,8 @@ pub enum Command {
     Flame(FlameCmd),
     /// The functions panel: sort, focus, select along an edge, open the tree.
     Functions(FunctionsCmd),
+    /// SQL over the loaded trace's tables: a query, the answer's sort, go to a row, filter.
+    Sql(crate::app::panels::sql::SqlCmd),
     /// Timeline window.
     Zoom(ZoomSpec),
     Pan(bool),
@@ -564,6 +566,7 @@ impl Command {
             SelectKernel(_) => "select-kernel",
             Flame(_) => "flame",
             Functions(_) => "functions",
+            Sql(_) => "sql",
             Zoom(_) => "zoom",
             Pan(_) => "pan",
             NextKernel => "next-kernel",
