@@ -24,7 +24,10 @@ pub fn sql(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer) {
             buf,
             area.x,
             area.y,
-            "no query yet: :sql QUERY",
+            &format!(
+                "no query yet: :sql QUERY over the tables {} (docs/sql.md)",
+                crate::sql::TABLES.join(", ")
+            ),
             area.right(),
             theme.style("ui.dim"),
         );
