@@ -9,6 +9,9 @@
 //!                                 throughput; N threads (default: GROVE_THREADS, else
 //!                                 the cores, at most 8)
 //!   grove-bench frame FILE        TUI frame time at 200x50, collapsed and expanded
+//!   grove-bench timeline FILE     the timeline's stack chart on a trace, every CPU lane
+//!                                 shown: frames at 200x50 from the whole trace down to
+//!                                 10 µs, zoom and pan steps, the stack rows' memory
 //!   grove-bench panels [KERNELS] [RANKS] [NODES]
 //!                                 summary and heatmap panel frames with the cursor
 //!                                 moving: on a synthetic GPU trace (default 5M kernels)
@@ -45,6 +48,17 @@ use grove::ui::layout::tree_rows;
 use grove::ui::theme::{ColorDepth, Theme};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
+
+fn resident_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(f64::NAN)
+}
 
 fn peak_rss_mib() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -219,6 +233,79 @@ fn synthetic_trace(n: usize) -> grove::model::Profile {
         warnings: Vec::new(),
         default_metric: "time".into(),
     }
+}
+
+/// The stack chart on a real trace: frames over windows from the whole trace to 10 µs,
+/// a zoom and a pan step, and the memory of the stack rows beside the trace's.
+fn timeline_bench(file: &str) {
+    let t = Instant::now();
+    let p = load_path(std::path::Path::new(file)).unwrap_or_else(|e| panic!("{e}"));
+    println!("load {:.2} s", t.elapsed().as_secs_f64());
+    println!("events {}", p.events.as_ref().map_or(0, |e| e.len()));
+    let rss_loaded = resident_mib();
+    let mut app = App::new(p, Keymap::default_map());
+    app.page = tree_rows(200, 50);
+    app.run("panel timeline").unwrap();
+    app.run("lanes all").unwrap();
+    let g = app.gpu.as_ref().unwrap();
+    let lanes = g.lanes.iter().chain(g.cpu_lanes.iter().map(|(_, l)| l));
+    let (rows, bytes) = lanes.fold((0, 0), |(r, b), l| {
+        (r + l.stack.depth(), b + l.stack.heap_bytes())
+    });
+    println!(
+        "stack_rows {rows} rows, {:.1} MiB; resident after load {rss_loaded:.1} MiB",
+        bytes as f64 / (1 << 20) as f64
+    );
+    let (a, b) = g.span;
+    let theme = Theme::builtin("default", ColorDepth::Ansi256).unwrap();
+    let glyphs = Glyphs::pick(false);
+    let mut term = Terminal::new(TestBackend::new(200, 50)).unwrap();
+    let mid = a + (b - a) / 2;
+    let us = |t: i64| format!("{}us", (t - g.origin) / 1000);
+    let windows: Vec<(&str, String)> = vec![
+        ("whole", "zoom fit".into()),
+        (
+            "1pct",
+            format!("zoom {} {}", us(mid), us(mid + (b - a) / 100)),
+        ),
+        ("1ms", format!("zoom {} {}", us(mid), us(mid + 1_000_000))),
+        ("100us", format!("zoom {} {}", us(mid), us(mid + 100_000))),
+        ("10us", format!("zoom {} {}", us(mid), us(mid + 10_000))),
+    ];
+    // The cursor on the lowest CPU row, so every lane above it is drawn expanded; one
+    // frame first, so what the first frame derives once is not counted.
+    app.run("down 10000").ok();
+    term.draw(|f| grove::ui::draw(f, &app, &theme, &glyphs))
+        .unwrap();
+    for (label, cmd) in &windows {
+        app.run(cmd).unwrap();
+        let reps = 20;
+        let t = Instant::now();
+        for _ in 0..reps {
+            term.draw(|f| grove::ui::draw(f, &app, &theme, &glyphs))
+                .unwrap();
+        }
+        println!(
+            "timeline_stack_frame_{label} {:.3} ms",
+            t.elapsed().as_secs_f64() * 1e3 / reps as f64
+        );
+    }
+    app.run("zoom fit").unwrap();
+    for cmd in ["zoom in", "pan right", "zoom out", "timeline next", "down"] {
+        let reps = 20;
+        let t = Instant::now();
+        for _ in 0..reps {
+            app.run(cmd).ok();
+            term.draw(|f| grove::ui::draw(f, &app, &theme, &glyphs))
+                .unwrap();
+        }
+        println!(
+            "timeline_step_{} {:.3} ms (command and frame)",
+            cmd.replace(' ', "_"),
+            t.elapsed().as_secs_f64() * 1e3 / reps as f64
+        );
+    }
+    println!("peak_rss {:.1} MiB", peak_rss_mib());
 }
 
 fn gpu(n: usize) {
@@ -492,6 +579,10 @@ fn functions(n: usize) {
         len = made.0.len();
     }
     println!("invert {ms:.1} ms ({len} nodes)");
+    // The panel: its first frame builds the table; then each cursor move selects
+    // another function, whose callers and callees are made for that frame.
+    let mut app = App::new(p, Keymap::default_map());
+    panel_frames(&mut app, "functions", "synthetic");
     println!("peak_rss {:.1} MiB", peak_rss_mib());
 }
 
@@ -853,6 +944,7 @@ fn main() {
             app.update(Command::parse("sort next").unwrap()).unwrap();
             println!("resort {:.3} ms", t.elapsed().as_secs_f64() * 1e3);
         }
+        Some("timeline") => timeline_bench(&args[1]),
         Some("gpu") => {
             let n: usize = args
                 .get(1)

@@ -41,7 +41,9 @@ pub struct Cli {
     /// operators' schemas, input/output shapes and types are attached to the trace's
     /// CPU ops by record-function id. Without it, `NAME_et.json[.gz]` (or
     /// `NAME.et.json[.gz]`) beside `NAME_trace.json[.gz]` is attached when present.
-    #[arg(long, value_name = "ET", global = true)]
+    // Not global: only the explorer and `grove tree` read it, so only their help
+    // lists it (issue 28: `grove info --help` offered an option `info` refused).
+    #[arg(long, value_name = "ET")]
     pub et: Option<PathBuf>,
 
     #[command(flatten)]
@@ -145,8 +147,9 @@ pub struct Look {
     pub theme: Option<String>,
 
     /// Colour: auto colours a terminal only (NO_COLOR turns it off, CLICOLOR_FORCE on);
-    /// always colours pipes too; 16, 256 and truecolor also force the depth (auto
-    /// detects it: truecolor only when COLORTERM says so).
+    /// always colours pipes too; 8, 16, 256 and truecolor also force the depth (auto
+    /// detects it: truecolor only when COLORTERM says so, else what `tput colors` says
+    /// of TERM; 8 and 16 colours are written as SGR 30-37/90-97).
     #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
 
@@ -287,6 +290,8 @@ pub enum ColorArg {
     Auto,
     Always,
     Never,
+    #[value(name = "8")]
+    C8,
     #[value(name = "16")]
     C16,
     #[value(name = "256")]
@@ -313,6 +318,9 @@ pub enum Sub {
     /// total; or one function's callers or callees.
     #[command(after_help = help::FUNCTIONS)]
     Functions(FunctionsArgs),
+    /// The timeline's stack chart as text (or its slices as CSV): a window (global
+    /// `--window A-B`, from the trace's start), a step, or the whole trace.
+    Timeline(TimelineArgs),
     /// HTA's breakdowns per rank and stream (one file per rank).
     #[command(after_help = help::SUMMARY)]
     Summary(SummaryArgs),
@@ -344,6 +352,7 @@ impl Sub {
             Sub::Info(_) => "info",
             Sub::Kernels(_) => "kernels",
             Sub::Functions(_) => "functions",
+            Sub::Timeline(_) => "timeline",
             Sub::Summary(_) => "summary",
             Sub::Replay(_) => "replay",
             Sub::Summarize(_) => "summarize",
@@ -418,6 +427,10 @@ pub struct TreeArgs {
     /// paths that end in its chain.
     #[arg(long)]
     pub inverted: bool,
+    /// PyTorch execution trace of the same run, attached to the trace's CPU ops (as
+    /// `grove --et ET FILE`); without it one beside the trace by name is attached.
+    #[arg(long, value_name = "ET")]
+    pub et: Option<PathBuf>,
 }
 
 /// What `grove functions` sorts by.
@@ -460,6 +473,25 @@ pub struct FunctionsArgs {
 }
 
 #[derive(clap::Args, Debug)]
+pub struct TimelineArgs {
+    /// A trace (Kineto/Chrome JSON, Nsight, OTF2, XPlane, ...).
+    pub file: PathBuf,
+    /// Fit the window to ProfilerStep#N (instead of `--window`).
+    #[arg(long, value_name = "N")]
+    pub step: Option<u64>,
+    /// Lanes to draw: gpu (the default), all (CPU threads too), cpu, or lane labels
+    /// comma-separated (`GPU0 s7,CPU t12`).
+    #[arg(long, value_name = "LANES")]
+    pub lanes: Option<String>,
+    /// Width in cells, lane labels included.
+    #[arg(long, value_name = "N", default_value_t = 120)]
+    pub width: u16,
+    /// text: the stack chart; csv: the slices in the window, one per row.
+    #[arg(long, value_parser = formats(&["text", "csv"]), default_value = "text")]
+    pub format: Format,
+}
+
+#[derive(clap::Args, Debug)]
 pub struct DiffArgs {
     /// The baseline: a profile or trace, or a directory holding one Parquet summary.
     pub base: PathBuf,
@@ -479,6 +511,17 @@ pub struct DiffArgs {
     /// Output format.
     #[arg(long, value_parser = formats(TABLE_FORMATS), default_value = "text")]
     pub format: Format,
+    /// Keep training steps apart: by default the steps of each run (`ProfilerStep#N`,
+    /// numbered differently in two runs) merge into one `ProfilerStep#*` node.
+    #[arg(long)]
+    pub keep_steps: bool,
+    /// Reshape both sides before comparing (repeatable), as `grove tree --cmd`:
+    /// e.g. --cmd "focus ProfilerStep#*" or --cmd "filter --squash type == 'kernel'".
+    #[arg(long = "cmd", value_name = "COMMAND")]
+    pub cmds: Vec<String>,
+    /// Print full names in text output instead of shortening those over 39 characters.
+    #[arg(long)]
+    pub expand_names: bool,
 }
 
 #[derive(clap::Args, Debug)]

@@ -4,6 +4,8 @@
 //! name for traces. Read by `grove diff` and by the TUI's `diff-next`/`diff-prev`, so
 //! the verdict a script gets and the ranking on screen are one computation.
 
+pub mod steps;
+
 use std::collections::HashMap;
 
 use crate::ensemble::column;
@@ -98,6 +100,19 @@ fn nz(x: f64) -> f64 {
 /// Compares `metric` (a base name: `time`, not `time@x` nor `time (inc)`) of the members
 /// `base` and `new` of the ensemble `p`.
 pub fn compare(p: &Profile, metric: &str, base: &str, new: &str) -> Result<Comparison, String> {
+    compare_shown(p, metric, base, new, None)
+}
+
+/// `compare` over the nodes `shown` marks (all when None): what `grove diff --cmd`
+/// leaves in view after `focus`, `hide` and the like. The totals are the shown nodes'.
+pub fn compare_shown(
+    p: &Profile,
+    metric: &str,
+    base: &str,
+    new: &str,
+    shown: Option<&[bool]>,
+) -> Result<Comparison, String> {
+    let shown = |n: u32| shown.is_none_or(|s| s.get(n as usize).copied().unwrap_or(false));
     let m = &p.metrics;
     // A metric that only comes inclusive (Caliper's `Avg time/rank (inc)`) is compared
     // on that column: its ranking then includes the ancestors of a change.
@@ -125,7 +140,7 @@ pub fn compare(p: &Profile, metric: &str, base: &str, new: &str) -> Result<Compa
     };
     let (bi, ni) = (inc(base), inc(new));
     let mut changes = Vec::new();
-    for node in 0..p.cct.len() as u32 {
+    for node in (0..p.cct.len() as u32).filter(|&x| shown(x)) {
         let i = node as usize;
         let delta = nz(n[i]) - nz(b[i]);
         let delta_inc = nz(ni[i]) - nz(bi[i]);
@@ -153,19 +168,24 @@ pub fn compare(p: &Profile, metric: &str, base: &str, new: &str) -> Result<Compa
     } else {
         metric.to_string()
     };
-    let kernels = kernel_changes(p, &kernel_metric, base, new);
-    let kernel_base_total = kernels_total(p, &kernel_metric, base);
-    let kernel_new_total = kernels_total(p, &kernel_metric, new);
+    let kernels = kernel_changes(p, &kernel_metric, base, new, &shown);
+    let kernel_base_total = kernels_total(p, &kernel_metric, base, &shown);
+    let kernel_new_total = kernels_total(p, &kernel_metric, new, &shown);
     let (base_total, new_total) = if inclusive_only {
-        // The roots' inclusive values: summing every node would count each level.
-        let roots = p.cct.root_ids();
+        // The shown roots' inclusive values: summing every node would count each level.
+        let roots: Vec<u32> = (0..p.cct.len() as u32)
+            .filter(|&x| shown(x) && p.cct.parent(x).is_none_or(|q| !shown(q)))
+            .collect();
         let sum = |v: &[f64]| roots.iter().map(|&r| nz(v[r as usize])).sum();
         (sum(b), sum(n))
     } else {
-        (
-            b.iter().copied().map(nz).sum(),
-            n.iter().copied().map(nz).sum(),
-        )
+        let sum = |v: &[f64]| {
+            (0..v.len() as u32)
+                .filter(|&x| shown(x))
+                .map(|x| nz(v[x as usize]))
+                .sum()
+        };
+        (sum(b), sum(n))
     };
     Ok(Comparison {
         metric: exc_name.clone(),
@@ -191,17 +211,23 @@ impl Change {
     }
 }
 
-fn kernels_total(p: &Profile, metric: &str, label: &str) -> f64 {
+fn kernels_total(p: &Profile, metric: &str, label: &str, shown: &dyn Fn(u32) -> bool) -> f64 {
     let Some(v) = p.metrics.values(&column(metric, label)) else {
         return 0.0;
     };
     (0..p.cct.len() as u32)
-        .filter(|&n| &*p.cct.frame(n).kind == "kernel")
+        .filter(|&n| shown(n) && &*p.cct.frame(n).kind == "kernel")
         .map(|n| nz(v[n as usize]))
         .sum()
 }
 
-fn kernel_changes(p: &Profile, metric: &str, base: &str, new: &str) -> Vec<KernelChange> {
+fn kernel_changes(
+    p: &Profile,
+    metric: &str,
+    base: &str,
+    new: &str,
+    shown: &dyn Fn(u32) -> bool,
+) -> Vec<KernelChange> {
     let m = &p.metrics;
     let (Some(b), Some(n)) = (
         m.values(&column(metric, base)),
@@ -212,7 +238,7 @@ fn kernel_changes(p: &Profile, metric: &str, base: &str, new: &str) -> Vec<Kerne
     // name -> (base, new), NaN until a side has the kernel.
     let mut by: HashMap<&str, (f64, f64)> = HashMap::new();
     for node in 0..p.cct.len() as u32 {
-        if &*p.cct.frame(node).kind != "kernel" {
+        if !shown(node) || &*p.cct.frame(node).kind != "kernel" {
             continue;
         }
         let i = node as usize;

@@ -37,6 +37,9 @@ pub fn labels(profiles: &[Profile], given: &HashMap<String, String>) -> Vec<Stri
     }
     // Which members are labelled by their file (and may be relabelled by their path).
     let mut by_file = vec![false; profiles.len()];
+    // Which are labelled by their rank: two runs of rank 1 (`base/base.json.gz`,
+    // `test/test.json.gz`) are told apart by their paths, not numbered.
+    let mut by_rank = vec![false; profiles.len()];
     let mut out: Vec<String> = profiles
         .iter()
         .enumerate()
@@ -54,6 +57,7 @@ pub fn labels(profiles: &[Profile], given: &HashMap<String, String>) -> Vec<Stri
                 .meta_value("distributedInfo.rank")
                 .or_else(|| p.meta_value("mpi.rank"))
             {
+                by_rank[i] = p.source.path.is_some();
                 return format!("rank{r}");
             }
             // Readers that split one input into several profiles label them.
@@ -71,6 +75,9 @@ pub fn labels(profiles: &[Profile], given: &HashMap<String, String>) -> Vec<Stri
         *times.entry(l.as_str()).or_default() += 1;
     }
     let repeated = (0..out.len()).any(|i| by_file[i] && times[out[i].as_str()] > 1);
+    let twins: Vec<usize> = (0..out.len())
+        .filter(|&i| by_rank[i] && times[out[i].as_str()] > 1)
+        .collect();
     if repeated {
         let members: Vec<usize> = (0..out.len()).filter(|&i| by_file[i]).collect();
         let paths: Vec<&Path> = members
@@ -78,6 +85,20 @@ pub fn labels(profiles: &[Profile], given: &HashMap<String, String>) -> Vec<Stri
             .filter_map(|&i| profiles[i].source.path.as_deref())
             .collect();
         for (&i, l) in members.iter().zip(path_labels(&paths)) {
+            if !l.is_empty() {
+                out[i] = l;
+            }
+        }
+    }
+    let twin_paths: Vec<&Path> = twins
+        .iter()
+        .filter_map(|&i| profiles[i].source.path.as_deref())
+        .collect();
+    let mut distinct_paths = twin_paths.clone();
+    distinct_paths.sort();
+    distinct_paths.dedup();
+    if distinct_paths.len() == twin_paths.len() && twins.len() > 1 {
+        for (&i, l) in twins.iter().zip(path_labels(&twin_paths)) {
             if !l.is_empty() {
                 out[i] = l;
             }
@@ -148,11 +169,13 @@ fn path_labels(paths: &[&Path]) -> Vec<String> {
         return rest
             .iter()
             .map(|v| {
-                (0..depth)
+                let mut kept: Vec<&str> = (0..depth)
                     .filter(|&k| differs[k])
                     .map(|k| v[k].as_str())
-                    .collect::<Vec<_>>()
-                    .join("/")
+                    .collect();
+                // `base/base.json.gz` reads `base`, not `base/base`.
+                kept.dedup();
+                kept.join("/")
             })
             .collect();
     }
@@ -380,9 +403,23 @@ impl Union {
                 gzip: false,
                 label: format!("{n} profiles"),
             },
-            dialect: format!("ensemble of {n} ({})", labels.join(", ")),
+            // Bounded: 10,000 members' labels made a 100 KB line of `grove info`.
+            dialect: format!(
+                "ensemble of {n} ({})",
+                crate::present::format::list_bounded(labels, 8)
+            ),
+            // A CUBE profile opens on its summary over locations, as Cube does (when it
+            // is the one summary: several files given together relabel theirs).
             default_metric: first
-                .map(|p| column(&p.default_metric, "mean"))
+                .map(|p| match p.source.format {
+                    Format::Cube
+                        if is_summary(p)
+                            && labels.first().map(String::as_str) == Some("summary") =>
+                    {
+                        column(&p.default_metric, "summary")
+                    }
+                    _ => column(&p.default_metric, "mean"),
+                })
                 .unwrap_or_default(),
             cct: self.cct,
             metrics: table,
@@ -394,9 +431,10 @@ impl Union {
     }
 }
 
-/// HPCToolkit's summary profile (the sum over threads), as its reader labels it.
+/// HPCToolkit's (or a CUBE4 profile's) summary profile (the sum over threads), as
+/// its reader labels it.
 fn is_summary(p: &Profile) -> bool {
-    p.source.format == Format::HpcToolkit && p.source.label == "summary"
+    matches!(p.source.format, Format::HpcToolkit | Format::Cube) && p.source.label == "summary"
 }
 
 /// How the ensemble statistics treat a node that a member lacks.

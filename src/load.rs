@@ -28,14 +28,17 @@ pub fn load_inputs(
     })? {
         return Ok(p);
     }
-    let expanded = expand_inputs(files)?;
-    if expanded.len() == 1 && given.is_empty() {
-        return load_path(&expanded[0]);
-    }
-    if expanded.is_empty() {
+    let (expanded, skipped) = expand_inputs_noting(files)?;
+    let mut p = if expanded.len() == 1 && given.is_empty() {
+        load_path(&expanded[0])?
+    } else if expanded.is_empty() {
         return Ok(readers::load_demo());
-    }
-    load_ensemble(&expanded, given)
+    } else {
+        load_ensemble(&expanded, given)?
+    };
+    // Files of a directory passed over are said, never silently dropped.
+    p.warnings.extend(skipped);
+    Ok(p)
 }
 
 /// A profile opened through grove's cache (`summary::cache`).
@@ -212,7 +215,7 @@ pub fn load_inputs_et(
     let Some(et) = et else {
         return load_inputs(files, given);
     };
-    let expanded = expand_inputs(files)?;
+    let (expanded, skipped) = expand_inputs_noting(files)?;
     if expanded.len() != 1 {
         return Err(LoadError {
             path: et.display().to_string(),
@@ -220,6 +223,7 @@ pub fn load_inputs_et(
         });
     }
     let mut p = load_path_alone(&expanded[0])?;
+    p.warnings.extend(skipped);
     attach_et(&mut p, et)?;
     reduce(&mut p);
     Ok(p)
@@ -257,7 +261,8 @@ fn et_file_beside(path: &Path) -> Option<PathBuf> {
     let name = path.file_name()?.to_str()?;
     let base = name.strip_suffix(".gz").unwrap_or(name);
     let base = base.strip_suffix(".json")?;
-    let stem = [".pt.trace", "_trace", ".trace"]
+    // `NAME.kineto.json` (the PyTorch profiler's own name) pairs with `NAME.et.json`.
+    let stem = [".pt.trace", "_trace", ".trace", ".kineto", "_kineto"]
         .iter()
         .find_map(|s| base.strip_suffix(s))
         .unwrap_or(base);
@@ -312,12 +317,21 @@ pub const DIR_DEPTH: usize = 4;
 
 /// Files to open: directories (other than those a reader claims, HPCToolkit databases) give their files,
 /// sorted; hidden files, READMEs and licences are skipped. Sub-directories are searched
-/// too, down to [`DIR_DEPTH`] levels: there a database is one input, and only files a
-/// reader claims are taken (sidecars and notes beside the runs are passed over). A
-/// quoted glob (`'runs/rank-*/trace.json'`: shells on some clusters cap the length of an
-/// expanded command line) gives its matches, sorted.
+/// too, down to [`DIR_DEPTH`] levels: there a database is one input. At every level only
+/// files a reader claims are taken: sources, logs and notes beside the runs (`mod_a.py`
+/// beside pstats files, a `.stderr.txt` beside callgrind outputs) are passed over, and
+/// `expand_inputs_noting` says which. A quoted glob (`'runs/rank-*/trace.json'`: shells
+/// on some clusters cap the length of an expanded command line) gives its matches,
+/// sorted, every one of them an input.
 pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
+    expand_inputs_noting(paths).map(|(found, _)| found)
+}
+
+/// `expand_inputs`, with a note per directory whose files were passed over (for the
+/// profile's warnings: what was skipped is never silent).
+pub fn expand_inputs_noting(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<String>), LoadError> {
     let mut out = Vec::new();
+    let mut notes = Vec::new();
     let mut globbed = Vec::new();
     for p in paths {
         let text = p.to_string_lossy();
@@ -331,7 +345,7 @@ pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
                 .filter_map(Result::ok)
                 .filter(|x| !is_aside(x))
                 .collect();
-            hits.sort();
+            hits.sort_by(|a, b| crate::present::format::natural_path_cmp(a, b));
             if hits.is_empty() {
                 return Err(err("no file matches the pattern".into()));
             }
@@ -362,12 +376,13 @@ pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
                     msg: walk.nothing_found(p),
                 });
             }
+            notes.extend(walk.skipped_note(p));
             out.extend(walk.found);
         } else {
             out.push(p.clone());
         }
     }
-    Ok(out)
+    Ok((out, notes))
 }
 
 /// A directory searched for profiles: what was taken, and what was passed over (for
@@ -375,8 +390,11 @@ pub fn expand_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
 #[derive(Default)]
 struct Walk {
     found: Vec<PathBuf>,
-    /// Files passed over in sub-directories, by extension.
-    skipped: std::collections::BTreeMap<String, usize>,
+    /// Files passed over, by extension, with the depth below the directory given at
+    /// which the first of them sat (for the glob the error suggests).
+    skipped: std::collections::BTreeMap<String, (usize, usize)>,
+    /// The files passed over, relative to the directory given, in walk order.
+    skipped_files: Vec<PathBuf>,
     dirs: usize,
     /// Sub-directories below the depth searched.
     too_deep: usize,
@@ -384,24 +402,30 @@ struct Walk {
 
 impl Walk {
     fn dir(&mut self, dir: &Path, depth: usize) -> std::io::Result<()> {
+        self.dir_below(dir, dir, depth)
+    }
+
+    fn dir_below(&mut self, top: &Path, dir: &Path, depth: usize) -> std::io::Result<()> {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|x| !is_aside(x))
             .collect();
-        entries.sort();
+        entries.sort_by(|a, b| crate::present::format::natural_path_cmp(a, b));
         let (files, dirs): (Vec<PathBuf>, Vec<PathBuf>) =
             entries.into_iter().partition(|x| !x.is_dir());
         for f in files.into_iter().filter(|f| f.is_file()) {
-            // The directory given keeps its old contract (every file is a member, and
-            // one that no reader claims is an error naming it); below it, only profiles.
-            if depth == 0 || readers::claims_file(&f) {
+            // Only profiles, at every level: a run's directory holds its sources and
+            // logs too, and one of them used to fail the whole directory.
+            if readers::claims_file(&f) {
                 self.found.push(f);
             } else {
                 let ext = f
                     .extension()
                     .map(|e| format!("*.{}", e.to_string_lossy()))
                     .unwrap_or_else(|| "no extension".into());
-                *self.skipped.entry(ext).or_default() += 1;
+                self.skipped.entry(ext).or_insert((0, depth)).0 += 1;
+                self.skipped_files
+                    .push(f.strip_prefix(top).unwrap_or(&f).to_path_buf());
             }
         }
         for d in dirs {
@@ -409,7 +433,7 @@ impl Walk {
                 self.found.push(d);
             } else if depth < DIR_DEPTH {
                 self.dirs += 1;
-                self.dir(&d, depth + 1)?;
+                self.dir_below(top, &d, depth + 1)?;
             } else {
                 self.too_deep += 1;
             }
@@ -426,7 +450,7 @@ impl Walk {
         let mut what: Vec<String> = self
             .skipped
             .iter()
-            .map(|(ext, n)| format!("{n} {ext}"))
+            .map(|(ext, (n, _))| format!("{n} {ext}"))
             .collect();
         if what.is_empty() {
             what.push("no files".into());
@@ -444,17 +468,47 @@ impl Walk {
                 if self.too_deep == 1 { "y" } else { "ies" }
             ));
         }
-        let ext = self
+        // The glob reaches the files where they are: `DIR/*.py` for files in the
+        // directory itself, `DIR/*/*/*.cali` two levels down.
+        let (ext, depth) = self
             .skipped
-            .keys()
-            .find(|e| e.starts_with("*."))
-            .map(String::as_str)
-            .unwrap_or("*");
+            .iter()
+            .find(|(e, _)| e.starts_with("*."))
+            .map(|(e, &(_, d))| (e.as_str(), d))
+            .unwrap_or((
+                "*",
+                self.skipped.values().map(|&(_, d)| d).min().unwrap_or(1),
+            ));
         msg.push_str(&format!(
-            "; name the files with a quoted glob, e.g. '{}/*/*/{ext}'",
-            dir.display()
+            "; name the files with a quoted glob, e.g. '{}/{}{ext}'",
+            dir.display(),
+            "*/".repeat(depth)
         ));
         msg
+    }
+
+    /// The note for files passed over in a directory where profiles were found.
+    fn skipped_note(&self, dir: &Path) -> Option<String> {
+        const SHOWN: usize = 5;
+        let n = self.skipped_files.len();
+        if n == 0 {
+            return None;
+        }
+        let mut names: Vec<String> = self
+            .skipped_files
+            .iter()
+            .take(SHOWN)
+            .map(|f| f.display().to_string())
+            .collect();
+        if n > SHOWN {
+            names.push(format!("and {} more", n - SHOWN));
+        }
+        Some(format!(
+            "{}: skipped {n} file{} no reader claims ({}); name a file to see why it is not read",
+            dir.display(),
+            if n == 1 { "" } else { "s" },
+            names.join(", ")
+        ))
     }
 }
 
@@ -524,7 +578,56 @@ pub fn load_ensemble(
     if given.is_empty() {
         thread_labels(&profiles, &mut labels);
     }
-    Ok(unify(&profiles, &labels))
+    let mut e = unify(&profiles, &labels);
+    e.warnings.extend(mixed_kinds(&profiles));
+    Ok(e)
+}
+
+/// The warning for an ensemble whose members are of different kinds: formats, or
+/// dialects of one format that measure different things (cachegrind's cache events
+/// beside callgrind's calls). They still open as one ensemble (the user may mean to put
+/// them side by side), but a column one kind lacks is empty for the other's members,
+/// and their statistics mix unlike runs: that is said, with the count of each kind.
+pub fn mixed_kinds(profiles: &[Profile]) -> Option<String> {
+    let kind = |p: &Profile| {
+        if p.dialect.is_empty() {
+            p.source.format.label().to_string()
+        } else {
+            p.dialect.clone()
+        }
+    };
+    let mut kinds: Vec<(String, usize, Vec<String>, Format)> = Vec::new();
+    for p in profiles {
+        let k = kind(p);
+        match kinds.iter_mut().find(|x| x.0 == k) {
+            Some(x) => x.1 += 1,
+            None => kinds.push((k, 1, p.metrics.names(), p.source.format)),
+        }
+    }
+    let formats_differ = kinds.iter().any(|k| k.3 != kinds[0].3);
+    // Dialects of one format with the same metrics (two versions of one profiler's
+    // trace) are alike enough to compare.
+    let metrics_differ = kinds.iter().any(|k| {
+        let mut a = k.2.clone();
+        let mut b = kinds[0].2.clone();
+        a.sort();
+        b.sort();
+        a != b
+    });
+    if kinds.len() < 2 || !(formats_differ || metrics_differ) {
+        return None;
+    }
+    let counts: Vec<String> = kinds
+        .iter()
+        .map(|(k, n, _, _)| format!("{n} {k}"))
+        .collect();
+    Some(format!(
+        "the inputs are of {} kinds ({}), opened as one ensemble: a metric one kind lacks \
+         is empty for its members; give one kind (a quoted glob such as 'DIR/cachegrind.*') \
+         to compare like with like",
+        kinds.len(),
+        counts.join(", ")
+    ))
 }
 
 fn run_pid(p: &Profile) -> Option<&str> {

@@ -11,9 +11,9 @@ use grove::cli::Cli;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // The user's configuration (config dir, keymap, theme, categories) is to be loaded
-    // here, once, and passed to the shell; today each subcommand still loads what it
-    // needs (shell/tui.rs, shell/kernels.rs, shell/summary.rs).
+    // The user's configuration (keymap, theme, kernel categories) is read where it is
+    // used, each from `config::config_dir()`: the TUI's keymap and theme in
+    // shell/tui.rs, the categories in gpu/classify.rs.
     match shell::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

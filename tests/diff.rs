@@ -14,6 +14,9 @@ const BASE: &str = "testdata/rank0.trace.json.gz";
 // grove-gen with 2 layers and world 8 instead of 1 and 2 (testdata/README.md): more
 // GEMM and all-reduce time, a layer `rank0` lacks.
 const NEW: &str = "testdata/demo.trace.json.gz";
+/// The tests of the ranking compare step by step (both runs number their steps 2..5),
+/// as the ensemble's diff columns do; steps merged by default are tested below.
+const KEEP: &str = "--keep-steps";
 
 fn json(args: &[&str]) -> (i32, Value) {
     let mut a = vec!["diff"];
@@ -35,7 +38,7 @@ fn paths(v: &Value, list: &str) -> Vec<String> {
 
 #[test]
 fn ranks_regressions_and_exits_1_past_the_threshold() {
-    let (code, v) = json(&[BASE, NEW]);
+    let (code, v) = json(&[BASE, NEW, KEEP]);
     assert_eq!(code, 1, "{v}");
     assert_eq!(v["regressed"], true);
     assert_eq!(v["base"]["label"], "base");
@@ -81,17 +84,17 @@ fn ranks_regressions_and_exits_1_past_the_threshold() {
     assert_eq!(only_new["diff"], only_new["new"]);
 
     // A threshold above every change: exit 0, nothing listed.
-    let (code, v) = json(&[BASE, NEW, "--threshold", "8ms"]);
+    let (code, v) = json(&[BASE, NEW, KEEP, "--threshold", "8ms"]);
     assert_eq!(code, 0, "{v}");
     assert_eq!(v["regressed"], false);
     assert_eq!(v["counts"]["regressions"], 0);
     // 7.68 ms passes 7.5 ms: exit 1 again, one call path (the two steps' syncs grew by
     // 7.68 and 7.30 ms).
-    let (code, v) = json(&[BASE, NEW, "--threshold", "7.5ms"]);
+    let (code, v) = json(&[BASE, NEW, KEEP, "--threshold", "7.5ms"]);
     assert_eq!(code, 1);
     assert_eq!(v["counts"]["regressions"], 1);
     // The same pair the other way round: improvements, and no regression past 7.5 ms.
-    let (code, v) = json(&[NEW, BASE, "--threshold", "7.5ms"]);
+    let (code, v) = json(&[NEW, BASE, KEEP, "--threshold", "7.5ms"]);
     assert_eq!(code, 0);
     assert_eq!(v["counts"]["improvements"], 1);
     assert_eq!(v["improvements"][0]["diff"], -7_675_525.0);
@@ -101,7 +104,7 @@ fn ranks_regressions_and_exits_1_past_the_threshold() {
 /// `diff new base` makes in `grove tree BASE NEW`.
 #[test]
 fn numbers_agree_with_the_ensemble_diff_columns() {
-    let (_, v) = json(&[BASE, NEW, "--threshold", "0", "--top", "100000"]);
+    let (_, v) = json(&[BASE, NEW, KEEP, "--threshold", "0", "--top", "100000"]);
     let (code, out, err) = grove(&[
         "tree",
         BASE,
@@ -175,7 +178,7 @@ fn csv_rows(text: &str) -> Vec<Vec<String>> {
 
 #[test]
 fn text_and_csv_say_the_same() {
-    let (code, out, err) = grove(&["diff", BASE, NEW, "--top", "3"]);
+    let (code, out, err) = grove(&["diff", BASE, NEW, KEEP, "--top", "3"]);
     assert_eq!(code, 1);
     assert!(err.contains("regressed past the threshold (1%)"), "{err}");
     assert!(out.starts_with("time: new (NEW) - base (BASE)"), "{out}");
@@ -184,7 +187,7 @@ fn text_and_csv_say_the_same() {
         "{out}"
     );
     assert!(out.contains("REGRESSION: 4 call path(s)"), "{out}");
-    let (code, out, _) = grove(&["diff", BASE, NEW, "--format", "csv", "--top", "1"]);
+    let (code, out, _) = grove(&["diff", BASE, NEW, KEEP, "--format", "csv", "--top", "1"]);
     assert_eq!(code, 1);
     let rows = csv_rows(&out);
     assert_eq!(
@@ -284,19 +287,166 @@ fn kineto_pair_from_hta() {
     let (code, v) = json(&[a, b]);
     assert_eq!(code, 0, "{v}");
     assert_eq!(v["regressed"], false);
+    // Steps kept apart: the new work is under the step that has it.
+    let (_, v) = json(&[a, b, "--threshold", "100us", KEEP]);
+    assert_eq!(
+        v["regressions"][0]["path"],
+        "thread (main thread)/ProfilerStep#1010/All2All_Pooled_Req"
+    );
+    assert_eq!(v["steps_merged"], 0);
     let (code, v) = json(&[a, b, "--threshold", "100us"]);
     assert_eq!(code, 1, "{v}");
+    assert_eq!(v["steps_merged"], 2);
     let top = &v["regressions"][0];
     assert_eq!(
         top["path"],
-        "thread (main thread)/ProfilerStep#1010/All2All_Pooled_Req"
+        "thread (main thread)/ProfilerStep#*/All2All_Pooled_Req"
     );
     assert_eq!(top["only"], "new");
     assert_eq!(top["base"], Value::Null);
     assert_eq!(top["diff"], top["new"]);
     // Its parent's own time shrank by as much; its inclusive difference did not.
     let parent = &v["improvements"][0];
-    assert_eq!(parent["path"], "thread (main thread)/ProfilerStep#1010");
+    assert_eq!(parent["path"], "thread (main thread)/ProfilerStep#*");
     assert_eq!(parent["diff"].as_f64(), top["diff"].as_f64().map(|x| -x));
     assert_eq!(parent["diff_inc"], 0.0);
+}
+
+/// The trace at `rel` (gzipped JSON) with every `ProfilerStep#N` renumbered `N + 10`,
+/// as a second run whose profiler schedule started later names the same steps.
+fn renumbered(rel: &str, name: &str) -> std::path::PathBuf {
+    let text = common::gunzip(rel);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find("ProfilerStep#") {
+        let (head, tail) = rest.split_at(i + "ProfilerStep#".len());
+        out.push_str(head);
+        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+        if let Ok(n) = tail[..digits].parse::<u64>() {
+            out.push_str(&(n + 10).to_string());
+        }
+        rest = &tail[digits..];
+    }
+    out.push_str(rest);
+    let dir = std::env::temp_dir().join(format!("grove-diff-steps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, out).unwrap();
+    path
+}
+
+/// Two runs of one program whose steps are numbered differently: merged by default,
+/// step k meets step k and nothing changed; `--keep-steps` shows every step of each
+/// run as new or gone (what the diff said before steps were aligned).
+#[test]
+fn steps_numbered_differently_are_aligned() {
+    let mut pairs = vec![("testdata/steps4.trace.json.gz", "steps4.json", "aten::mm")];
+    // The case: ResNet-50's DataLoader frame was listed once per step.
+    let resnet =
+        "../shared/corpus/kineto/plugin/samples/resnet50_num_workers_0/worker0.pt.trace.json.gz";
+    if common::repo(resnet).exists() {
+        pairs.push((resnet, "resnet.json", "enumerate(DataLoader)"));
+    }
+    for (rel, name, frame) in pairs {
+        let other = renumbered(rel, name);
+        let (a, b) = (common::repo(rel), other);
+        let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+        let (code, v) = json(&[a, b, "--threshold", "0"]);
+        assert_eq!(code, 0, "{v}");
+        assert!(v["steps_merged"].as_u64().unwrap() >= 8, "{v}");
+        assert_eq!(v["diff"], 0.0, "{v}");
+        assert_eq!(v["counts"]["regressions"], 0, "{v}");
+        assert_eq!(v["counts"]["improvements"], 0, "{v}");
+        let (code, v) = json(&[a, b, "--threshold", "0", "--top", "100000", KEEP]);
+        assert_eq!(code, 1, "{v}");
+        let gone: Vec<String> = paths(&v, "improvements")
+            .into_iter()
+            .filter(|p| p.rsplit('/').next().unwrap().starts_with(frame))
+            .collect();
+        assert!(gone.len() >= 4, "{frame}: {gone:?}");
+        assert!(
+            gone.iter().all(|p| p.contains("/ProfilerStep#")),
+            "{gone:?}"
+        );
+    }
+}
+
+/// `--cmd` reshapes both sides before the comparison, as `grove tree --cmd` does.
+#[test]
+fn cmd_reshapes_both_sides() {
+    let dir = "hta/tests/data/trace_compare";
+    let (Some(a), Some(b)) = (
+        corpus(&format!("{dir}/base/base.json.gz")),
+        corpus(&format!("{dir}/test/test.json.gz")),
+    ) else {
+        return;
+    };
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let (code, v) = json(&[
+        a,
+        b,
+        "--threshold",
+        "0",
+        "--cmd",
+        "filter --squash name =~ 'nccl|All2All'",
+    ]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(paths(&v, "regressions"), ["All2All_Pooled_Req"]);
+    assert_eq!(paths(&v, "improvements"), ["nccl:all_reduce"]);
+    assert_eq!(v["base"]["total"], 133_000.0);
+    // A focus leaves one subtree in view: the totals are its own.
+    let (_, v) = json(&[
+        a,
+        b,
+        "--threshold",
+        "0",
+        "--cmd",
+        "focus \"thread (main thread)/ProfilerStep#*\"",
+    ]);
+    assert!(paths(&v, "regressions")
+        .iter()
+        .chain(&paths(&v, "improvements"))
+        .all(|p| p.starts_with("thread (main thread)/ProfilerStep#*")));
+    assert_eq!(v["diff"], 0.0, "{v}");
+    // A bad command is the usual one-line error.
+    let (code, _, err) = grove(&["diff", a, b, "--cmd", "frobnicate"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+/// Kernel rows print names cut as `grove tree` cuts them (a signature runs to 1,500
+/// characters); `--expand-names` and the CSV and JSON keep them whole.
+#[test]
+fn kernel_names_are_cut_in_text() {
+    // The longest stretch of a line between `/`s: the row's figures and one name.
+    let longest = |text: &str| {
+        text.lines()
+            .flat_map(|l| l.split('/'))
+            .map(|s| s.chars().count())
+            .max()
+            .unwrap()
+    };
+    let (code, out, _) = grove(&["diff", BASE, NEW, "--threshold", "0", "--top", "1000"]);
+    assert_eq!(code, 1);
+    assert!(
+        longest(&out) < 130,
+        "a name of {} characters",
+        longest(&out)
+    );
+    assert!(
+        out.contains("ncclDevKernel_AllR...gsStorage<4096ul>)"),
+        "{out}"
+    );
+    let (_, whole, _) = grove(&[
+        "diff",
+        BASE,
+        NEW,
+        "--threshold",
+        "0",
+        "--top",
+        "1000",
+        "--expand-names",
+    ]);
+    assert!(longest(&whole) > 500, "{}", longest(&whole));
+    let (_, csv, _) = grove(&["diff", BASE, NEW, "--threshold", "0", "--format", "csv"]);
+    assert!(longest(&csv) > 500);
 }

@@ -3,7 +3,8 @@
 //! pstats' tottime/cumtime, `go tool pprof -top`'s flat and cum; on a Kineto trace
 //! (call paths only) the table's self costs add up to the tree's total and the root
 //! function's inclusive cost is the root's. The inverted tree's roots are the table's
-//! self costs and add up to the total. Reference outputs: testdata/functions/record.sh
+//! self costs and add up to the total. `perf report --no-children`/`--children` per
+//! symbol on a `perf record -g` run (testdata/perf/report/). Reference outputs: testdata/functions/record.sh
 //! (callgrind, pprof) and testdata/callgraph/record.sh (pstats).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -393,6 +394,85 @@ fn pprof_functions_equal_go_tool_pprof_top() {
         checked += want_flat.len();
     }
     assert!(checked > 500, "{checked} functions compared");
+}
+
+// ------------------------------------------------------------------------ perf
+
+/// Per symbol of a `perf report --stdio -g none` listing: the numeric columns before
+/// the `[.]`/`[k]` marker, keyed by the symbol name.
+fn perf_report(rel: &str) -> BTreeMap<String, Vec<f64>> {
+    let text = std::fs::read_to_string(repo(rel)).unwrap();
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let Some(at) = line.find(" [.] ").or_else(|| line.find(" [k] ")) else {
+            continue;
+        };
+        let nums = line[..at]
+            .split_whitespace()
+            .map(|w| w.trim_end_matches('%').parse::<f64>().unwrap())
+            .collect();
+        // The symbol, then perf's IPC columns (`-  -`).
+        let name = line[at + 5..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string();
+        assert!(out.insert(name, nums).is_none(), "{rel}: a symbol twice");
+    }
+    assert!(!out.is_empty(), "{rel}: nothing read");
+    out
+}
+
+/// `perf report --no-children --sort symbol` gives each symbol's own period exactly;
+/// `--children` gives its inclusive share (each sample counted once per symbol, however
+/// often the symbol recurs on its stack) to perf's printed 0.01%. The recording has a
+/// callee shared by two paths and a recursion (testdata/perf/src/calls.c,
+/// scripts/perf_report_goldens.sh).
+#[test]
+fn perf_functions_equal_perf_report() {
+    let p = load_path(&repo("testdata/perf/report/calls.perf.txt.gz")).unwrap();
+    let t = Functions::of_profile(&p);
+    let m = t.metric("cpu-clock").expect("a cpu-clock column");
+    let total = t.totals[m];
+    let (mut own, mut inc) = (BTreeMap::new(), BTreeMap::new());
+    for f in 0..t.len() {
+        // grove roots each process's stacks at a node named for it; perf sorts by
+        // symbol alone.
+        if &*t.functions[f].kind == "process" {
+            continue;
+        }
+        let name = t.functions[f].name.to_string();
+        *own.entry(name.clone()).or_insert(0.0) += t.self_cost[m][f];
+        *inc.entry(name).or_insert(0.0) += t.inclusive[m][f];
+    }
+    let self_report = perf_report("testdata/perf/report/self.txt");
+    let want_own: BTreeMap<String, f64> =
+        self_report.iter().map(|(k, v)| (k.clone(), v[0])).collect();
+    own.retain(|k, v| *v != 0.0 || want_own.contains_key(k));
+    same(&own, &want_own, 0.0, "perf report --no-children: period");
+    let want_total: f64 = want_own.values().sum();
+    assert_eq!(total, want_total, "total period");
+
+    let children = perf_report("testdata/perf/report/children.txt");
+    let mut differ = Vec::new();
+    for (name, v) in &children {
+        let ours = 100.0 * inc.get(name).copied().unwrap_or(0.0) / total;
+        let ours_self = 100.0 * own.get(name).copied().unwrap_or(0.0) / total;
+        // perf rounds to two decimals.
+        if (ours - v[0]).abs() > 0.005 + 1e-9 || (ours_self - v[1]).abs() > 0.005 + 1e-9 {
+            differ.push(format!(
+                "{name}: grove {ours:.4}%/{ours_self:.4}%, perf {v:?}"
+            ));
+        }
+    }
+    assert!(differ.is_empty(), "perf report --children: {differ:#?}");
+    let extra: Vec<&String> = inc.keys().filter(|k| !children.contains_key(*k)).collect();
+    assert!(extra.is_empty(), "grove lists {extra:?}, perf does not");
+    // leaf_a is a tail call at -O1 (a jump to work), so no stack holds it.
+    for f in ["main", "left", "right", "recurse", "leaf_b", "work"] {
+        assert!(children.contains_key(f), "{f} in perf's listing");
+    }
+    check_inverted(&p, &t, "calls.perf.txt");
 }
 
 // ------------------------------------------------------------------ call paths

@@ -492,6 +492,61 @@ fn fuzz_cpu_profilers() {
     fuzz("cpu", &seeds, iters(600), load_bytes);
 }
 
+/// Firefox Profiler files (issue 29): a raw Gecko and a processed profile, written by
+/// hand, and samply's recording (gunzipped).
+#[test]
+fn fuzz_gecko() {
+    let mut seeds = vec![
+        testdata("gecko/hand-raw.json"),
+        testdata("gecko/hand-processed.json"),
+    ];
+    seeds.extend(gunzipped(read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/gecko/spin.samply.json.gz"),
+    )));
+    assert_seeds_load("gecko", &seeds, &[Format::Gecko; 3]);
+    fuzz("gecko", &seeds, iters(400), load_bytes);
+}
+
+/// CPU samples inside Chrome traces (issue 29): DevTools' Profile/ProfileChunk events
+/// and the top-level samples + stackFrames.
+#[test]
+fn fuzz_chrome_samples() {
+    let dir = "speedscope/sample/profiles";
+    let mut seeds = Vec::new();
+    seeds.extend(corpus(&format!("{dir}/Chrome/141/no-arg-data.json")));
+    seeds.extend(corpus(&format!(
+        "{dir}/trace-event/multi-thread-with-samples.json"
+    )));
+    assert_seeds_load("chrome-samples", &seeds, &[Format::ChromeTrace; 2]);
+    fuzz("chrome-samples", &seeds, iters(400), load_bytes);
+}
+
+/// perf.data through `perf script` (issue 29), when perf is on PATH: perf's errors on
+/// a mutated file become one-line errors. Each execution runs perf: few of them.
+#[test]
+fn fuzz_perf_data() {
+    let on_path = std::process::Command::new("perf")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !on_path {
+        eprintln!("perf is not on PATH: perf.data fuzzing skipped");
+        return;
+    }
+    let dir = scratch("perf-data");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("spin.perf.data");
+    let seeds = vec![testdata("perf/spin.perf.data")];
+    assert_file_seeds_load("perf-data", &file, &seeds);
+    fuzz("perf-data", &seeds, iters(40), |d| {
+        std::fs::write(&file, d).unwrap();
+        if let Err(e) = grove::readers::load_all(&file) {
+            assert!(!e.to_string().contains('\n'), "{e}");
+        }
+    });
+    unscratch(&dir);
+}
+
 #[test]
 fn fuzz_python_and_hpc_profiles() {
     // pstats (marshal), pyinstrument, timemory, gprof2dot DOT, Thicket to_json.
@@ -547,6 +602,23 @@ fn fuzz_xplane() {
 }
 
 #[test]
+fn fuzz_perfetto() {
+    // Perfetto protobuf traces: Chromium's (interned state, incremental clocks) and the
+    // rocprofv3-style one (GPU tracks, counters, skipped packet kinds).
+    let mut seeds = vec![
+        testdata("perfetto/synthetic_rocprof.pftrace"),
+        testdata("perfetto/chromium_loading.pftrace"),
+    ];
+    // A short prefix of each, so mutations reach the packets' fields quickly.
+    let short: Vec<Vec<u8>> = seeds
+        .iter()
+        .map(|s| s[..s.len().min(4096)].to_vec())
+        .collect();
+    seeds.extend(short);
+    fuzz("perfetto", &seeds, iters(600), load_bytes);
+}
+
+#[test]
 fn fuzz_caliper() {
     // The three dialects: .cali records, json-split and cali-json (a flat record list).
     let mut seeds = vec![br#"[{"sum#time.duration": 0.5}, {"path": "main", "sum#time.duration": 1.0, "count": 1}, {"path": "main/foo", "sum#time.duration": 2.0, "avg#inclusive#sum#time.duration": 4}, {"path": ["main", "a/b"], "sum#time.duration": 1}]"#.to_vec()];
@@ -594,6 +666,91 @@ fn fuzz_tau() {
         let _ = grove::readers::load_all(&path);
     });
     unscratch(&path);
+}
+
+/// A ustar archive of `files` (name, bytes), as a `.cubex` is.
+fn tar_of(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (name, data) in files {
+        let mut h = [0u8; 512];
+        h[..name.len()].copy_from_slice(name.as_bytes());
+        h[100..107].copy_from_slice(b"0000600");
+        h[124..135].copy_from_slice(format!("{:011o}", data.len()).as_bytes());
+        h[156] = b'0';
+        h[257..263].copy_from_slice(b"ustar\0");
+        h[263..265].copy_from_slice(b"00");
+        let sum: u32 = h
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                if (148..156).contains(&i) {
+                    32
+                } else {
+                    c as u32
+                }
+            })
+            .sum();
+        h[148..155].copy_from_slice(format!("{sum:06o}\0").as_bytes());
+        out.extend_from_slice(&h);
+        out.extend_from_slice(data);
+        out.resize(out.len().div_ceil(512) * 512, 0);
+    }
+    out.resize(out.len() + 1024, 0);
+    out
+}
+
+/// The members of a tar archive (name, bytes), for the CUBE4 target's seeds.
+fn tar_members(t: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos + 512 <= t.len() && t[pos] != 0 {
+        let h = &t[pos..pos + 512];
+        let name_end = h[..100].iter().position(|&c| c == 0).unwrap_or(100);
+        let name = String::from_utf8_lossy(&h[..name_end]).into_owned();
+        let size_text = String::from_utf8_lossy(&h[124..136]);
+        let size =
+            usize::from_str_radix(size_text.trim_matches(|c| c == '\0' || c == ' '), 8).unwrap();
+        out.push((name, t[pos + 512..pos + 512 + size].to_vec()));
+        pos += 512 + size.div_ceil(512) * 512;
+    }
+    out
+}
+
+#[test]
+fn fuzz_cube() {
+    // Whole archives (the tar walk), then one member at a time mutated inside an
+    // otherwise intact archive (anchor.xml, an index, a compressed or plain data file):
+    // the first byte of such a seed picks the member, the rest is its content.
+    let small = testdata("cube/small.cubex");
+    let mut seeds = vec![small.clone()];
+    seeds.extend(corpus(
+        "pycubexr/data/test_only_files/cube-values_example.cubex",
+    ));
+    assert_seeds_load("cube", &seeds, &vec![Format::Cube; seeds.len()]);
+    fuzz("cube", &seeds, iters(300), load_bytes);
+    let members = tar_members(&small);
+    let parts: Vec<Vec<u8>> = members
+        .iter()
+        .enumerate()
+        .map(|(i, (_, d))| {
+            let mut s = vec![i as u8];
+            s.extend_from_slice(d);
+            s
+        })
+        .collect();
+    fuzz("cube_parts", &parts, iters(600), |d| {
+        let Some((&k, content)) = d.split_first() else {
+            return;
+        };
+        let mut files = members.clone();
+        let k = k as usize % files.len();
+        files[k].1 = content.to_vec();
+        let _ = load_stream(&tar_of(&files));
+    });
+    // The CUBE 3 XML form (`.cube`).
+    let xml = vec![testdata("cube/small.cube")];
+    assert_seeds_load("cube3", &xml, &[Format::Cube]);
+    fuzz("cube3", &xml, iters(600), load_bytes);
 }
 
 #[test]
@@ -861,4 +1018,27 @@ fn mutator_is_deterministic() {
         d
     };
     assert_eq!(run(), run());
+}
+
+#[test]
+fn fuzz_grove_exports() {
+    // grove's own JSON, CSV and Parquet exports, read back (readers::grove_export).
+    use grove::app::command::ExportFormat;
+    let app = demo_app();
+    let export = |f: ExportFormat| {
+        let mut b = Vec::new();
+        app.export_to(f, &mut b).unwrap();
+        b
+    };
+    let seeds = vec![export(ExportFormat::Json), export(ExportFormat::Csv)];
+    assert_seeds_load("grove-export", &seeds, &[Format::GroveExport; 2]);
+    fuzz("grove-export", &seeds, iters(100), load_bytes);
+    let parquet = vec![export(ExportFormat::Parquet)];
+    let path = scratch("fuzz.parquet");
+    assert_file_seeds_load("grove-parquet", &path, &parquet);
+    fuzz("grove-parquet", &parquet, iters(150), |d| {
+        std::fs::write(&path, d).unwrap();
+        let _ = grove::readers::load_all(&path);
+    });
+    unscratch(&path);
 }

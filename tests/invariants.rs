@@ -54,8 +54,20 @@ const KNOWN: &[(&str, char, &str)] = &[
         'e',
         PLAIDML,
     ),
+    // CUBE: a TAU_ATOMIC metric shows its mean per call (sum / count, as Cube shows
+    // it), which does not add up over children.
+    ("testdata/cube/small.cubex", 'b', CUBE_MEAN),
+    // pycubexr's value-type test file: one arbitrary value per call path and location
+    // for every data type, not a measurement, so no metric nests.
+    (
+        "corpus/pycubexr/data/test_only_files/cube-values_example.cubex",
+        'b',
+        CUBE_TEST,
+    ),
 ];
 
+const CUBE_MEAN: &str = "a CUBE TAU_ATOMIC metric is shown as its mean per call (Cube's default view), which children do not add up to";
+const CUBE_TEST: &str = "pycubexr's value-type test file holds arbitrary values per call path, not nested measurements";
 const NEGATIVE: &str = "a hand-written callgrind example with a negative cost (-300): children cannot stay under their parent";
 const PLAIDML: &str = "PlaidML buffer lifetimes (vertexai::AllocBuffer) overlap one another on the host lane: their sum exceeds the lane's span (the log's own data, docs/formats.md)";
 

@@ -614,6 +614,6 @@ fn plaidml_open_activities_have_no_duration() {
         .count();
     assert_eq!(allocs, 141);
     assert!(p.warnings.iter().any(|w| w.starts_with(
-        "142 activit(ies) have no end event in the log (vertexai::AllocBuffer): no duration"
+        "142 activities have no end event in the log (vertexai::AllocBuffer): no duration"
     )));
 }

@@ -657,3 +657,112 @@ fn functions_panel() {
     c.size = (200, 50);
     check(c);
 }
+
+/// The functions panel's small call graph (`g`): `fib'2`'s callers above it, its
+/// callees below, its own recursion marked; in colour at 80x24 and in the mono theme in
+/// ASCII at 100x30 on the Kineto trace.
+#[test]
+fn functions_graph() {
+    let mut c = case("functions_graph_80x24", "7jjg");
+    c.file = "testdata/callgrind/rec.callgrind.out";
+    c.size = (80, 24);
+    check(c);
+    let mut c = case("functions_graph_mono_ascii", "7jgl");
+    c.file = "testdata/rank0.trace.json.gz";
+    c.size = (100, 30);
+    c.mono = true;
+    c.ascii = true;
+    check(c);
+}
+
+/// The flame graph coloured by kind (`c`) on the Kineto trace, and by module on the
+/// callgrind file (`cc`): each category on a slot of the palette, the legend listing
+/// them heaviest first.
+#[test]
+fn flame_colour_by_category() {
+    let mut c = case("flame_colour_kind", "6c");
+    c.file = "testdata/rank0.trace.json.gz";
+    c.size = (120, 30);
+    check(c);
+    let mut c = case("flame_colour_module", "6cc");
+    c.file = "testdata/callgrind/rec.callgrind.out";
+    c.size = (120, 30);
+    check(c);
+}
+
+/// Issue 27 on a real H100 trace (TraceLens' Falconsai run): the summary panel as
+/// charts and back to the tables, and the kernel panel whose cuBLAS/CUTLASS names
+/// collide at 80 columns, at 80x24 and 200x50, in colour and in mono ASCII.
+#[test]
+fn h100_summary_charts_and_kernels() {
+    let file = "../shared/corpus/tracelens/tests/traces/h100/Falconsai_nsfw_image_detection__1016002.json.gz";
+    if !Path::new(env!("CARGO_MANIFEST_DIR")).join(file).is_file() {
+        eprintln!("skipped: the shared corpus is missing");
+        return;
+    }
+    for (name, script) in [("summary_charts", "5"), ("kernels_names", "3jjjj")] {
+        for (size, tag) in [((80, 24), "80x24"), ((200, 50), "200x50")] {
+            for (mono, ascii, look) in [(false, false, ""), (true, true, "_mono_ascii")] {
+                let leaked: &'static str =
+                    Box::leak(format!("h100_{name}_{tag}{look}").into_boxed_str());
+                check(Case {
+                    name: leaked,
+                    file,
+                    script,
+                    size,
+                    mono,
+                    ascii,
+                });
+            }
+        }
+    }
+    // The charts scrolled to the histograms, and the tables behind `t`.
+    let mut c = case("h100_summary_charts_scrolled", "5<C-d><C-d><C-d><C-d><C-d>");
+    c.file = file;
+    c.size = (80, 24);
+    check(c);
+    let mut c = case("h100_summary_tables", "5t");
+    c.file = file;
+    c.size = (200, 50);
+    check(c);
+}
+
+/// The summary charts of a trace with communication kernels (the demo's all-reduce):
+/// the overlap chart, scrolled to it.
+#[test]
+fn summary_charts_with_communication() {
+    let mut c = case("summary_charts_comm", "5<C-d>");
+    c.file = "testdata/demo.trace.json.gz";
+    check(c);
+}
+
+/// The timeline's stack chart on a CUDA (H100) trace: CPU lanes shown, a window where
+/// kernels and CPU ops are named boxes, the cursor moved down a depth and along a row,
+/// the selected kernel's launch marked on its CPU lane.
+fn stack_chart(name: &'static str, size: (u16, u16), plain: bool) -> Case<'static> {
+    let mut c = case(name, "4c:zoom 2.55ms 2.9ms<ret>jj<Right>kk<Right>");
+    c.size = size;
+    c.mono = plain;
+    c.ascii = plain;
+    c
+}
+
+#[test]
+fn timeline_stack_80x24() {
+    check(stack_chart("timeline_stack_80x24", (80, 24), false));
+}
+
+#[test]
+fn timeline_stack_80x24_ascii() {
+    check(stack_chart("timeline_stack_80x24_ascii", (80, 24), true));
+}
+
+#[test]
+fn timeline_stack_200x50() {
+    check(stack_chart("timeline_stack_200x50", (200, 50), false));
+}
+
+#[test]
+fn timeline_stack_200x50_ascii() {
+    check(stack_chart("timeline_stack_200x50_ascii", (200, 50), true));
+}

@@ -103,6 +103,9 @@ pub enum Command {
     Kernels(KernelsSpec),
     /// Select a kernel by name (the row under the cursor without a name).
     SelectKernel(Option<String>),
+    /// The summary panel as charts (`false`) or as HTA's tables (`true`); `None`
+    /// toggles (resolved before it is logged).
+    Summary(Option<bool>),
     /// The flame graph: zoom, zoom out, flip, move to a sibling.
     Flame(FlameCmd),
     /// The functions panel: sort, focus, select along an edge, open the tree.
@@ -118,6 +121,8 @@ pub enum Command {
     Lanes(bool),
     /// Jump from the selected kernel to the call path that launched it.
     GotoLaunch,
+    /// The timeline's stack chart: cursor, lanes, steps, links.
+    Timeline(super::panels::timeline::TimelineCmd),
     /// Jump to an idle gap of a timeline lane.
     Gap(GapSpec),
     /// List the `n` longest idle gaps of each GPU stream (at least `min` ns long).
@@ -144,6 +149,9 @@ pub enum Command {
     Stats(crate::ensemble::Stats),
     /// Scrolls the details pane (`true`) or the table panel sideways (`false`) by N.
     Scroll(bool, i64),
+    /// Hides or shows a part of the screen: the details pane (`true`) or the tree's
+    /// count column (`false`), so a narrow screen gives the names their width.
+    TogglePane(bool),
 }
 
 /// An expression argument as written (its canonical text) with what it parsed to, so
@@ -210,6 +218,9 @@ pub enum FlameCmd {
     Out,
     /// Roots on top (icicle) or at the bottom (flame graph).
     Flip,
+    /// What a frame's colour says: `heat` (its inclusive value), `kind` (the frame's
+    /// kind: function, cpu_op, kernel, …), `module` (its module or file), or `next`.
+    Colour(String),
     /// The previous or next sibling.
     Left,
     Right,
@@ -226,6 +237,9 @@ pub enum FunctionsCmd {
     Enter,
     /// Open the tree filtered to every call path of the selected function.
     Tree,
+    /// Show the callers and callees as a small call graph around the function (callers
+    /// above, callees below, cycles marked) or as two lists side by side.
+    Graph,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -564,6 +578,7 @@ impl Command {
             Panel(_) => "panel",
             Kernels(_) => "kernels",
             SelectKernel(_) => "select-kernel",
+            Summary(_) => "summary",
             Flame(_) => "flame",
             Functions(_) => "functions",
             Sql(_) => "sql",
@@ -573,6 +588,7 @@ impl Command {
             PrevKernel => "prev-kernel",
             Lanes(_) => "lanes",
             GotoLaunch => "goto-launch",
+            Timeline(_) => "timeline",
             Gap(_) => "gap",
             Gaps { .. } => "gaps",
             HeatmapNorm(_) | HeatmapSort | HeatmapColumn(_) => "heatmap",
@@ -582,6 +598,7 @@ impl Command {
             MetaFilter(_) => "meta",
             Stats(_) => "stats",
             Scroll(..) => "scroll",
+            TogglePane(_) => "toggle-pane",
         }
     }
 

@@ -45,6 +45,9 @@ pub enum PromptEdit {
     Touch,
 }
 
+/// Lines a paging key scrolls an overlay by.
+const PAGE: isize = 10;
+
 impl App {
     /// Handles one key press in the current mode.
     pub fn on_key(&mut self, key: Key) {
@@ -61,6 +64,17 @@ impl App {
         }
         let down = matches!(key.code, KeyCode::Char('j') | KeyCode::Down);
         let up = matches!(key.code, KeyCode::Char('k') | KeyCode::Up);
+        // Paging keys scroll an overlay (a reader paging through the help expects them
+        // to), they do not close it: a page, or to the end or the top.
+        let page = match key.code {
+            KeyCode::PageDown | KeyCode::Char(' ') => Some(PAGE),
+            KeyCode::Char('f' | 'd') if key.ctrl => Some(PAGE),
+            KeyCode::PageUp => Some(-PAGE),
+            KeyCode::Char('b' | 'u') if key.ctrl => Some(-PAGE),
+            KeyCode::Char('G') | KeyCode::End => Some(isize::MAX / 2),
+            KeyCode::Char('g') | KeyCode::Home => Some(isize::MIN / 2),
+            _ => None,
+        };
         match &self.mode {
             Mode::Normal => {
                 if let Some(run) = self.keymap.lookup_in(self.panel.name(), &key) {
@@ -69,6 +83,9 @@ impl App {
             }
             Mode::Help { .. } if down => out.push(Msg::Ui(UiMsg::HelpScroll(1))),
             Mode::Help { .. } if up => out.push(Msg::Ui(UiMsg::HelpScroll(-1))),
+            Mode::Help { .. } | Mode::Messages { .. } if page.is_some() => {
+                out.push(Msg::Ui(UiMsg::HelpScroll(page.unwrap_or(0))))
+            }
             Mode::Help { .. } => out.push(Msg::Ui(UiMsg::Close)),
             Mode::Messages { .. } if down => out.push(Msg::Ui(UiMsg::HelpScroll(1))),
             Mode::Messages { .. } if up => out.push(Msg::Ui(UiMsg::HelpScroll(-1))),
@@ -160,7 +177,8 @@ impl App {
                 self.mode = Mode::Normal;
             }
             (UiMsg::HelpScroll(d), Mode::Help { scroll } | Mode::Messages { scroll }) => {
-                *scroll = scroll.saturating_add_signed(d);
+                // Not past the last line: `G` then `k` moves up at once.
+                *scroll = scroll.saturating_add_signed(d).min(self.overlay_max.get());
             }
             (UiMsg::PickerMove(d), Mode::MetricPicker { selected }) => {
                 let last = self
@@ -347,15 +365,32 @@ impl App {
                 files.sort();
                 starting(&mut files.into_iter())
             }
-            Complete::Metric => starting(
-                &mut self
-                    .profile
-                    .metrics
-                    .names()
-                    .into_iter()
-                    .chain(["name", "type", "depth", "leaf"].map(String::from)),
-            ),
+            Complete::Metric => return self.complete_metric(input),
         };
+        (keep, word, cands)
+    }
+
+    /// A metric name in an expression: the word from an open quote (a name with spaces
+    /// typed so far) or the last space; candidates that the expression language would
+    /// not read as one name (`Avg time/rank (inc)@mean`) are offered quoted, so Enter
+    /// parses what Tab wrote.
+    fn complete_metric(&self, input: &str) -> (String, String, Vec<String>) {
+        let start = open_quote(input)
+            .or_else(|| input.rfind(' ').map(|i| i + 1))
+            .unwrap_or(0);
+        let keep = input[..start].to_string();
+        let word = input[start..].to_string();
+        let bare = word.strip_prefix('"').unwrap_or(&word);
+        let mut cands: Vec<String> = self
+            .profile
+            .metrics
+            .names()
+            .into_iter()
+            .chain(["name", "type", "depth", "leaf"].map(String::from))
+            .filter(|n| n.starts_with(bare))
+            .map(|n| quote_metric(&n))
+            .collect();
+        cands.dedup();
         (keep, word, cands)
     }
 
@@ -404,5 +439,43 @@ impl App {
         c.sort();
         c.dedup();
         (keep, word, c)
+    }
+}
+
+/// Where an unclosed `"` opens in `input`, if one does.
+fn open_quote(input: &str) -> Option<usize> {
+    let mut open = None;
+    let mut escaped = false;
+    for (i, ch) in input.char_indices() {
+        match ch {
+            '\\' if !escaped => {
+                escaped = true;
+                continue;
+            }
+            '"' if !escaped => open = if open.is_some() { None } else { Some(i) },
+            _ => {}
+        }
+        escaped = false;
+    }
+    open
+}
+
+/// A metric name as an expression reads it: bare when it is a word (`time`,
+/// `gpu_time@run1`) or a word and `(inc)`, else quoted with its quotes escaped; the
+/// closing quote is left to Tab (one candidate) or to Enter.
+pub(crate) fn quote_metric(name: &str) -> String {
+    let word = |w: &str| {
+        let mut c = w.chars();
+        c.next().is_some_and(|f| f.is_alphabetic() || f == '_')
+            && c.all(|x| x.is_alphanumeric() || x == '_' || x == '@')
+    };
+    let plain = match name.strip_suffix(" (inc)") {
+        Some(base) => word(base),
+        None => word(name),
+    };
+    if plain {
+        name.to_string()
+    } else {
+        format!("\"{}", name.replace('\\', "\\\\").replace('"', "\\\""))
     }
 }

@@ -151,6 +151,13 @@ pub struct App {
     /// The details pane's scroll: (the node it was scrolled on, lines skipped); another
     /// node shows from the top.
     pub details_scroll: (u32, usize),
+    /// `toggle details` / `toggle count`: the details pane and the tree's count column
+    /// hidden, so a 100-column screen gives the names their width.
+    pub hide_details: bool,
+    pub hide_count: bool,
+    /// The furthest an overlay (help, messages) can scroll, as last drawn: `G` goes
+    /// there and `k` moves up from it at once.
+    pub overlay_max: std::cell::Cell<usize>,
     /// Notes on Hatchet metric names that stood for grove's columns
     /// (`metric `Avg time/rank` is grove's `Avg time/rank (inc)``), for the headless
     /// shell to print on stderr; the status line shows them too.
@@ -252,6 +259,9 @@ impl App {
             background: None,
             past_messages: Vec::new(),
             details_scroll: (0, 0),
+            hide_details: false,
+            hide_count: false,
+            overlay_max: std::cell::Cell::new(usize::MAX),
             notes: Vec::new(),
         };
         app.set_categories(cats);

@@ -65,10 +65,13 @@ Examples:
   grove diff before.json.gz after.json.gz
   grove diff base.cali new.cali --metric time --threshold 2ms --top 5
   grove diff sums-old/ sums-new/ --format json | jq .regressions
+  grove diff run1.json.gz run2.json.gz --cmd 'focus \"python/ProfilerStep#*\"'
 
 NEW - BASE per call path (self value of the metric) and per GPU kernel name; a node
 or kernel missing from one side counts as zero there. A regression is a difference
 above the threshold (default 1%: a share of BASE's total; or an amount: 2ms, 150us).
+Training steps (ProfilerStep#N, numbered differently in two runs) merge into one
+ProfilerStep#* on both sides unless --keep-steps.
 
 Exit status:
   0  no regression past the threshold

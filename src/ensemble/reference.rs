@@ -122,7 +122,11 @@ pub fn unify(profiles: &[Profile], labels: &[String]) -> Profile {
             gzip: false,
             label: format!("{} profiles", profiles.len()),
         },
-        dialect: format!("ensemble of {} ({})", profiles.len(), labels.join(", ")),
+        dialect: format!(
+            "ensemble of {} ({})",
+            profiles.len(),
+            crate::present::format::list_bounded(labels, 8)
+        ),
         cct,
         metrics: table,
         events: None,

@@ -14,20 +14,8 @@ fn field(s: &str) -> String {
     }
 }
 
-/// Node attributes that get a column when a written node has them: what an execution
-/// trace attaches to operators and the framework ops of an XPlane, so a spreadsheet
-/// can group by them. Other attributes stay out (the JSON export has them all).
-pub const ATTR_COLUMNS: &[&str] = &[
-    "op_schema",
-    "input_shapes",
-    "input_types",
-    "input_strides",
-    "output_shapes",
-    "output_types",
-    "tf_op",
-    "hlo_op",
-    "hlo_module",
-];
+/// The attribute columns (defined beside the reader, which tells them from metrics).
+pub use crate::readers::grove_export::csv::ATTR_COLUMNS;
 
 pub fn write<W: Write>(
     out: &mut W,

@@ -5,7 +5,8 @@ use std::io::Write;
 use crate::model::{Cct, MetricTable};
 
 /// Writes the tree as a Hatchet literal that `GraphFrame.from_literal` loads: every
-/// node has `frame.name` and `frame.type`, one metric key set, finite numbers only.
+/// node has `frame.name` and `frame.type`, and the metrics it has a value for (finite
+/// numbers only; a missing key is NaN to Hatchet).
 /// `keep` limits the nodes written (children of a dropped node are dropped too).
 pub fn write<W: Write>(
     out: &mut W,
@@ -29,9 +30,13 @@ pub fn write<W: Write>(
         }
         let mut m = serde_json::Map::new();
         for (name, vals) in &cols {
+            // A value the node does not have (an ensemble member without the node)
+            // is left out, not written as 0: Hatchet's `from_literal` reads a missing
+            // key as NaN, and so does grove, so the file reopens with the same gaps.
             let v = vals[n as usize];
-            let v = if v.is_finite() { v } else { 0.0 };
-            m.insert(name.clone(), serde_json::json!(v));
+            if v.is_finite() {
+                m.insert(name.clone(), serde_json::json!(v));
+            }
         }
         format!(
             "{{\"name\":{},\"frame\":{},\"metrics\":{}",

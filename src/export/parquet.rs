@@ -1,6 +1,8 @@
 //! Parquet of the current tree's metric table: the CSV's rows and columns, typed, so
 //! pandas, polars and DuckDB read it without parsing. Missing values are nulls; units
-//! travel in the file's key-value metadata (`grove.units`, a JSON object).
+//! travel in the file's key-value metadata (`grove.units`, a JSON object), with the
+//! default metric (`grove.default_metric`). grove reopens it
+//! (`readers::grove_export::parquet`).
 
 use std::io::Write;
 
@@ -44,10 +46,15 @@ pub fn write<W: Write>(
         .iter()
         .map(|n| (n.clone(), serde_json::Value::from(p.metrics.unit(n))))
         .collect();
-    let meta = KeyValueMetadata::from_static(vec![(
-        "grove.units".to_string(),
-        serde_json::Value::Object(units).to_string(),
-    )]);
+    // The units and the default metric let grove read the file back
+    // (`readers::grove_export::parquet`) as the tree it was written from.
+    let meta = KeyValueMetadata::from_static(vec![
+        (
+            "grove.units".to_string(),
+            serde_json::Value::Object(units).to_string(),
+        ),
+        ("grove.default_metric".to_string(), p.default_metric.clone()),
+    ]);
     // Written whole first: polars turns the writer's I/O errors into text, and a reader
     // that closes the pipe early (`| head`) must end the write quietly, as every other
     // format does, not as "File out of specification". The file is the size of the

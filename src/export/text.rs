@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 use crate::model::{Cct, MetricTable, PreOrder};
 use crate::present::glyphs::Glyphs;
-use crate::present::heat::HeatScale;
+use crate::present::heat::{HeatScale, Sgr};
 
 pub struct TextOptions<'a> {
     pub metrics: &'a [String],
@@ -19,13 +19,13 @@ pub struct TextOptions<'a> {
     pub legend: bool,
     /// ANSI colours for the first metric (Hatchet colours only on a terminal).
     pub color: bool,
+    /// The heat colours' escapes for the terminal's depth.
+    pub sgr: Sgr,
     pub expand_names: bool,
     pub glyphs: Glyphs,
     /// Hatchet's raw numbers (`precision` decimals, no header) instead of units.
     pub raw: bool,
 }
-
-const HATCHET_ANSI: [u8; 6] = [196, 208, 220, 46, 34, 22];
 
 /// Hatchet shortens long names to their first and last 18 characters.
 pub fn shorten_name(name: &str, expand: bool) -> String {
@@ -121,7 +121,7 @@ pub fn render_to(
             if i == 0 && opt.color {
                 match scale.bin(v) {
                     Some(b) => {
-                        let _ = write!(line, "\x1b[38;5;{}m{text}\x1b[0m", HATCHET_ANSI[b]);
+                        let _ = write!(line, "{}{text}\x1b[0m", opt.sgr.heat(b));
                     }
                     None => {
                         let _ = write!(line, "\x1b[34m{text}\x1b[0m");
@@ -143,7 +143,7 @@ pub fn render_to(
         if let Some(m) = opt.metrics.first() {
             out.write_all(b"\n")?;
             let unit = if opt.raw { None } else { Some(units[0]) };
-            out.write_all(legend(m, &scale, opt.color, g, unit).as_bytes())?;
+            out.write_all(legend(m, &scale, opt.color.then_some(opt.sgr), g, unit).as_bytes())?;
         }
     }
     Ok(())
@@ -170,7 +170,7 @@ fn is_last_child(po: &PreOrder, p: u32, positions: &[u32]) -> bool {
 pub fn legend(
     metric: &str,
     scale: &HeatScale,
-    color: bool,
+    color: Option<Sgr>,
     g: &Glyphs,
     unit: Option<&str>,
 ) -> String {
@@ -179,7 +179,7 @@ pub fn legend(
         None => format_value(v, 2),
     };
     let mut s = String::new();
-    if color {
+    if color.is_some() {
         s.push_str("\x1b[4mLegend\x1b[0m");
     } else {
         s.push_str("Legend");
@@ -191,8 +191,8 @@ pub fn legend(
         num(scale.max)
     );
     for (b, (lo, hi)) in scale.ranges().iter().enumerate() {
-        let block = if color {
-            format!("\x1b[38;5;{}m{}\x1b[0m", HATCHET_ANSI[b], g.block)
+        let block = if let Some(sgr) = color {
+            format!("{}{}\x1b[0m", sgr.heat(b), g.block)
         } else {
             g.block.to_string()
         };

@@ -3,13 +3,16 @@
 //! table built by the reader; nothing re-parses.
 
 pub mod breakdown;
+pub mod charts;
 pub mod classify;
+pub mod counters;
 pub mod gaps;
 pub mod intervals;
 pub mod kernels;
 pub mod lod;
 pub mod report;
 pub mod short_names;
+pub mod stack_chart;
 pub mod timeline;
 
 use std::collections::HashMap;

@@ -185,9 +185,14 @@ fn is_duration(f: &str) -> bool {
 pub fn humanize_ns(header: &str, rows: &[Vec<String>], micro: &str) -> (String, Vec<Vec<String>>) {
     let cols: Vec<&str> = header.split(',').collect();
     let ns: Vec<bool> = cols.iter().map(|c| c.ends_with("_ns")).collect();
-    let head: Vec<&str> = cols
+    // `step_ns` beside `step` (the overhead table) reads `step time`, not `step step`.
+    let head: Vec<String> = cols
         .iter()
-        .map(|c| c.strip_suffix("_ns").unwrap_or(c))
+        .map(|c| match c.strip_suffix("_ns") {
+            Some(b) if cols.contains(&b) => format!("{b} time"),
+            Some(b) => b.to_string(),
+            None => c.to_string(),
+        })
         .collect();
     let rows = rows
         .iter()

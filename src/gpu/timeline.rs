@@ -6,6 +6,7 @@
 
 use std::sync::OnceLock;
 
+use super::stack_chart::StackRows;
 use crate::model::EventTable;
 
 /// At most this many buckets at the finest level of a lane.
@@ -31,6 +32,8 @@ pub struct LaneIndex {
     /// trace's size, and commands that never draw the timeline (`grove tree`, `info`)
     /// should not pay for it.
     pyramid: OnceLock<Pyramid>,
+    /// The stack chart's rows (`gpu::stack_chart`), placed once here.
+    pub stack: StackRows,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -51,7 +54,9 @@ pub struct Cell {
 impl LaneIndex {
     pub fn new(ev: &EventTable, events: &[u32]) -> LaneIndex {
         let mut events = events.to_vec();
-        events.sort_by_key(|&i| (ev.ts[i as usize], i));
+        // The enclosing slice first among equal starts, so the stack chart nests it
+        // above the slices it holds.
+        events.sort_by_key(|&i| (ev.ts[i as usize], std::cmp::Reverse(ev.dur[i as usize]), i));
         let starts: Vec<i64> = events.iter().map(|&i| ev.ts[i as usize]).collect();
         let ends: Vec<i64> = events
             .iter()
@@ -63,12 +68,14 @@ impl LaneIndex {
             m = m.max(e);
             max_end.push(m);
         }
+        let stack = StackRows::assign(&starts, &ends);
         LaneIndex {
             events,
             starts,
             ends,
             max_end,
             pyramid: OnceLock::new(),
+            stack,
         }
     }
 
@@ -281,6 +288,15 @@ impl LaneIndex {
             .rev()
             .find(|&j| self.ends[j] > t)
             .map(|j| self.events[j])
+    }
+
+    /// The lane position of event `i` (a binary search on its start).
+    pub fn pos_of(&self, i: u32, ts: i64) -> Option<u32> {
+        let k = self.starts.partition_point(|&s| s < ts);
+        (k..self.starts.len())
+            .take_while(|&j| self.starts[j] == ts)
+            .find(|&j| self.events[j] == i)
+            .map(|j| j as u32)
     }
 
     /// Kernels that run at time `t` (or the nearest one).

@@ -514,32 +514,36 @@ impl<R: Read> JsonReader<R> {
             b'r' => b'\r',
             b't' => b'\t',
             b'u' => {
+                // A high surrogate joins the low one that follows it; a lone one is
+                // U+FFFD and whatever follows it is read as it is (`"\uD800\n"` is
+                // U+FFFD and a newline, `"\uD800\uD83D\uDE00"` U+FFFD and an emoji).
                 let mut cp = self.read_hex4()?;
-                if (0xD800..0xDC00).contains(&cp) {
-                    // A high surrogate should be followed by \uDC00..\uDFFF.
-                    if self.peek() == Some(b'\\') {
-                        self.bump();
-                        if self.peek() == Some(b'u') {
-                            self.bump();
-                            let lo = self.read_hex4()?;
-                            if (0xDC00..0xE000).contains(&lo) {
-                                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                            } else {
-                                cp = 0xFFFD;
-                            }
-                        } else {
+                loop {
+                    if !(0xD800..0xDC00).contains(&cp) {
+                        if (0xDC00..0xE000).contains(&cp) {
                             cp = 0xFFFD;
                         }
-                    } else {
-                        cp = 0xFFFD;
+                        push_char(out, cp);
+                        return Ok(());
                     }
-                } else if (0xDC00..0xE000).contains(&cp) {
-                    cp = 0xFFFD;
+                    if self.peek() != Some(b'\\') {
+                        push_char(out, 0xFFFD);
+                        return Ok(());
+                    }
+                    self.bump();
+                    if self.peek() != Some(b'u') {
+                        push_char(out, 0xFFFD);
+                        return self.read_escape(out);
+                    }
+                    self.bump();
+                    let lo = self.read_hex4()?;
+                    if (0xDC00..0xE000).contains(&lo) {
+                        push_char(out, 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00));
+                        return Ok(());
+                    }
+                    push_char(out, 0xFFFD);
+                    cp = lo;
                 }
-                let ch = char::from_u32(cp).unwrap_or('\u{FFFD}');
-                let mut tmp = [0u8; 4];
-                out.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
-                return Ok(());
             }
             other => {
                 return Err(self.error_at(
@@ -887,6 +891,12 @@ fn trim_ascii(mut t: &[u8]) -> &[u8] {
     t
 }
 
+/// Appends code point `cp` as UTF-8 (U+FFFD where it is not a scalar value).
+fn push_char(out: &mut Vec<u8>, cp: u32) {
+    let ch = char::from_u32(cp).unwrap_or('\u{FFFD}');
+    out.extend_from_slice(ch.encode_utf8(&mut [0u8; 4]).as_bytes());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1019,5 +1029,27 @@ mod tests {
         let mut out = Vec::new();
         r.read_str(&mut out).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "é😀\n");
+    }
+
+    /// A lone surrogate is U+FFFD and the escape after it is kept, at any buffer size
+    /// (a refill may fall between the two escapes); the chrome scanner agrees.
+    #[test]
+    fn lone_surrogates_keep_what_follows() {
+        let cases: [(&[u8], &str); 6] = [
+            (br#""\uD800\n""#, "\u{FFFD}\n"),
+            (br#""\uD800\"x""#, "\u{FFFD}\"x"),
+            (br#""\uD800\uD83D\uDE00\u0041""#, "\u{FFFD}😀A"),
+            (br#""\uD800\uD800""#, "\u{FFFD}\u{FFFD}"),
+            (br#""\uDC00x""#, "\u{FFFD}x"),
+            (br#""a\uD83Dz""#, "a\u{FFFD}z"),
+        ];
+        for (text, want) in cases {
+            for size in [1, 2, 3, 7, 64] {
+                let mut r = JsonReader::with_buffer_size(text, size);
+                let mut out = Vec::new();
+                r.read_str(&mut out).unwrap();
+                assert_eq!(String::from_utf8(out).unwrap(), want, "buffer {size}");
+            }
+        }
     }
 }

@@ -62,7 +62,7 @@ pub fn resolve(table: &MetricTable, name: &str) -> Option<String> {
     let inc = match base {
         "time" => false,
         "time (inc)" => true,
-        _ => return None,
+        _ => return ensemble_statistic(table, name),
     };
     for m in HPCTOOLKIT_TIME {
         let col = if inc {
@@ -78,7 +78,17 @@ pub fn resolve(table: &MetricTable, name: &str) -> Option<String> {
             return Some(c);
         }
     }
-    None
+    ensemble_statistic(table, name)
+}
+
+/// An ensemble's metric by its base name (`Ir`, the members' own name): the
+/// ensemble's default statistic of it, `Ir@mean` (the caller notes which column).
+fn ensemble_statistic(table: &MetricTable, name: &str) -> Option<String> {
+    if name.contains('@') {
+        return None;
+    }
+    let c = format!("{name}@mean");
+    table.has(&c).then_some(c)
 }
 
 #[cfg(test)]
@@ -91,6 +101,14 @@ mod tests {
             t.set(c, "s", vec![1.0]);
         }
         t
+    }
+
+    #[test]
+    fn an_ensembles_base_name_is_its_mean() {
+        let t = table(&["Ir@a", "Ir@b", "Ir@mean", "Ir (inc)@mean"]);
+        assert_eq!(resolve(&t, "Ir").as_deref(), Some("Ir@mean"));
+        assert_eq!(resolve(&t, "Ir (inc)").as_deref(), Some("Ir (inc)@mean"));
+        assert_eq!(resolve(&t, "Dr"), None);
     }
 
     #[test]

@@ -93,12 +93,20 @@ pub enum Format {
     PlaidML,
     /// OTF2 archives (Score-P traces).
     Otf2,
+    /// grove's own `tree --format json|csv|parquet`, read back.
+    GroveExport,
+    /// Score-P/Scalasca CUBE profiles (CUBE4 `.cubex`, CUBE 3 XML `.cube`).
+    Cube,
+    /// Firefox Profiler / Gecko profile JSON (samply, Firefox), raw or processed.
+    Gecko,
+    /// Perfetto protobuf traces (issue 29).
+    Perfetto,
 }
 
 impl Format {
     /// Every format (a new variant belongs here too: summaries and the cache store a
     /// format by its label and find it back through this list).
-    pub const ALL: [Format; 24] = [
+    pub const ALL: [Format; 28] = [
         Format::ChromeTrace,
         Format::HatchetLiteral,
         Format::Folded,
@@ -123,6 +131,10 @@ impl Format {
         Format::Rocprof,
         Format::PlaidML,
         Format::Otf2,
+        Format::GroveExport,
+        Format::Cube,
+        Format::Gecko,
+        Format::Perfetto,
     ];
 
     /// The format whose `label` this is.
@@ -156,6 +168,10 @@ impl Format {
             Format::Rocprof => "AMD rocprof",
             Format::PlaidML => "PlaidML event log",
             Format::Otf2 => "OTF2 trace",
+            Format::GroveExport => "grove tree export",
+            Format::Cube => "Score-P/Scalasca CUBE",
+            Format::Gecko => "Firefox Profiler (Gecko) JSON",
+            Format::Perfetto => "Perfetto protobuf trace",
         }
     }
 }
@@ -298,8 +314,12 @@ mod format_tests {
             | Format::XPlane
             | Format::Rocprof
             | Format::PlaidML
-            | Format::Otf2 => 1,
+            | Format::Otf2
+            | Format::GroveExport
+            | Format::Cube
+            | Format::Gecko
+            | Format::Perfetto => 1,
         };
-        assert_eq!(Format::ALL.iter().map(|f| count(*f)).sum::<usize>(), 24);
+        assert_eq!(Format::ALL.iter().map(|f| count(*f)).sum::<usize>(), 28);
     }
 }

@@ -57,16 +57,18 @@ fn sig3(v: f64) -> String {
     }
 }
 
+/// A count or a plain value in at most 9 characters: whole digits up to 9 of them (so
+/// a column of counts reads `12360000` above `1396684`, not `1.236e7` above
+/// `1396684`), an exponent only beyond.
 pub fn number(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        let i = v as i64;
-        if i.abs() >= 10_000_000 {
-            return format!("{:.3e}", v);
-        }
-        return i.to_string();
-    }
     let a = v.abs();
-    if a >= 1e7 || (a > 0.0 && a < 1e-3) {
+    if a >= 1e9 {
+        return format!("{v:.3e}");
+    }
+    if v.fract() == 0.0 || a >= 1e7 {
+        return format!("{v:.0}");
+    }
+    if a > 0.0 && a < 1e-3 {
         format!("{v:.3e}")
     } else if a >= 100.0 {
         format!("{v:.1}")
@@ -173,6 +175,58 @@ pub fn clip_metric(title: &str, w: usize, ellipsis: &str) -> String {
     format!("{head}{ellipsis}@{label}")
 }
 
+/// At most `n` items of a list joined by `, `, then how many more there are:
+/// `r1, r2, r3, r4 and 9996 more` (a list of 10,000 labels is not a line to print).
+pub fn list_bounded<S: AsRef<str>>(items: &[S], n: usize) -> String {
+    let shown: Vec<&str> = items.iter().take(n).map(|s| s.as_ref()).collect();
+    let mut out = shown.join(", ");
+    if items.len() > n {
+        out.push_str(&format!(" and {} more", items.len() - n));
+    }
+    out
+}
+
+/// Paths in natural order (`r2/` before `r10/`), for the members of an ensemble.
+pub fn natural_path_cmp(a: &std::path::Path, b: &std::path::Path) -> std::cmp::Ordering {
+    natural_cmp(&a.to_string_lossy(), &b.to_string_lossy())
+}
+
+/// Natural order: runs of digits compare by their value, so `r2` comes before `r10`
+/// and ranks and run numbers list as `r1, r2, ..., r10`, not `r1, r10, r100, r2`.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (x.first(), y.first()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(p), Some(q)) if p.is_ascii_digit() && q.is_ascii_digit() => {
+                let dx = x.iter().take_while(|c| c.is_ascii_digit()).count();
+                let dy = y.iter().take_while(|c| c.is_ascii_digit()).count();
+                let (nx, ny) = (&x[..dx], &y[..dy]);
+                // Compare the values without parsing (runs may exceed u64): leading
+                // zeros dropped, a longer number is larger, then digit by digit.
+                let tx = &nx[nx.iter().take_while(|c| **c == b'0').count()..];
+                let ty = &ny[ny.iter().take_while(|c| **c == b'0').count()..];
+                let o = tx.len().cmp(&ty.len()).then_with(|| tx.cmp(ty));
+                if o != Ordering::Equal {
+                    return o;
+                }
+                x = &x[dx..];
+                y = &y[dy..];
+            }
+            (Some(p), Some(q)) => {
+                if p != q {
+                    return p.cmp(q);
+                }
+                x = &x[1..];
+                y = &y[1..];
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,6 +266,19 @@ mod tests {
     }
 
     #[test]
+    fn natural_order_and_bounded_lists() {
+        let mut v = vec!["r10", "r2", "r1", "r10000", "r100", "r1001", "a", "r02"];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            v,
+            ["a", "r1", "r02", "r2", "r10", "r100", "r1001", "r10000"]
+        );
+        let many: Vec<String> = (1..=10_000).map(|i| format!("r{i}")).collect();
+        assert_eq!(list_bounded(&many, 3), "r1, r2, r3 and 9997 more");
+        assert_eq!(list_bounded(&["a", "b"], 3), "a, b");
+    }
+
+    #[test]
     fn units() {
         assert_eq!(value(1_500_000.0, "ns", "µs"), "1.50 ms");
         assert_eq!(value(999.0, "ns", "us"), "999 ns");
@@ -220,6 +287,11 @@ mod tests {
         assert_eq!(value(1500.0, "us", "us"), "1.50 ms");
         assert_eq!(value(1536.0, "B", "us"), "1.50 KiB");
         assert_eq!(value(42.0, "", "us"), "42");
+        // One notation down a column of counts (issue 28: `1.649e8` above `3366404`).
+        assert_eq!(value(164_900_000.0, "", "us"), "164900000");
+        assert_eq!(value(3_366_404.0, "", "us"), "3366404");
+        assert_eq!(value(12_360_000.4, "", "us"), "12360000");
+        assert_eq!(value(1.5e12, "", "us"), "1.500e12");
         assert_eq!(value(0.5, "", "us"), "0.500");
         assert_eq!(value(f64::NAN, "", "us"), "-");
         assert_eq!(percent(1.0, 3.0), "33.3%");

@@ -36,7 +36,8 @@ pub const UNICODE: Glyphs = Glyphs {
     micro: "µs",
     sep: " · ",
     cursor: "█",
-    density: [" ", "░", "▒", "▓", "█", "█"],
+    // Six bins, six glyphs: the two hottest shared `█` before (issue 28).
+    density: [" ", "·", "░", "▒", "▓", "█"],
 };
 
 pub const ASCII: Glyphs = Glyphs {
@@ -145,5 +146,15 @@ mod tests {
             Glyphs::to_ascii("a — b × 3 – σ µs ▶ 名"),
             "a - b x 3 - s us > ?"
         );
+    }
+
+    #[test]
+    fn every_heat_bin_has_its_own_glyph() {
+        for g in [UNICODE, ASCII] {
+            let mut d = g.density.to_vec();
+            d.sort_unstable();
+            d.dedup();
+            assert_eq!(d.len(), 6, "{:?}", g.density);
+        }
     }
 }

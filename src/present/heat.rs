@@ -98,6 +98,33 @@ pub fn signed_bin(v: f64, lo: f64, hi: f64) -> Option<usize> {
     })
 }
 
+/// The SGR colours of the six heat bins (hot first) in headless text, for the
+/// terminal's colour depth: Hatchet's 256-colour ramp, or on an 8/16-colour terminal
+/// SGR 30-37 (and 90-97), which such a terminal shows (it ignores `38;5;N`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sgr {
+    Ansi8,
+    Ansi16,
+    #[default]
+    Ansi256,
+}
+
+impl Sgr {
+    /// The escape that starts bin `b`'s colour.
+    pub fn heat(self, b: usize) -> String {
+        const HATCHET_ANSI: [u8; 6] = [196, 208, 220, 46, 34, 22];
+        // Red, magenta, yellow, green, cyan, blue: six bins told apart in eight colours.
+        const BASE: [u8; 6] = [31, 35, 33, 32, 36, 34];
+        const BRIGHT: [u8; 6] = [91, 31, 93, 92, 32, 36];
+        let b = b.min(5);
+        match self {
+            Sgr::Ansi256 => format!("\x1b[38;5;{}m", HATCHET_ANSI[b]),
+            Sgr::Ansi16 => format!("\x1b[{}m", BRIGHT[b]),
+            Sgr::Ansi8 => format!("\x1b[{}m", BASE[b]),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,7 @@ use crate::json::{parse_decimal_scaled, JsonError, JsonReader, Kind};
 
 mod blocks;
 mod crew;
+mod samples;
 mod scan;
 
 use crate::model::events::{CounterTable, EventKind, EventTable, Row, NONE_I64};
@@ -46,6 +47,9 @@ pub struct ChromeTrace {
     /// NVTX range still open at the end): its row runs to the end of the trace so that
     /// what ran after it nests under it, but it counts no time of its own.
     pub unended: Vec<u32>,
+    /// CPU samples in the file (`Profile`/`ProfileChunk` events, top-level `samples`
+    /// and `stackFrames`): a sampled profile beside the slices.
+    pub sampled: samples::Sampled,
 }
 
 /// A reusable text slot: events reuse their buffers instead of allocating per field.
@@ -280,6 +284,9 @@ pub fn parse_filtered<R: Read>(
                         }
                         p.out.kineto = true;
                     }
+                    // The Trace Event format's own CPU samples (`chrome::samples`).
+                    b"samples" => p.out.sampled.top_samples = Some(r.read_value()?),
+                    b"stackFrames" => p.out.sampled.stack_frames = Some(r.read_value()?),
                     b"schemaVersion" => {
                         p.out.kineto = true;
                         let v = r.read_value()?;
@@ -329,6 +336,18 @@ impl Parser {
             return r.skip_value();
         }
         self.read_event(r)?;
+        if self.raw.ph == b'P' && matches!(&self.raw.name[..], b"Profile" | b"ProfileChunk") {
+            // A sampled profile's event (the scanner leaves `P` events to this reader,
+            // which keeps the hex `id` text that groups a profile's chunks). Other `P`
+            // events (the old spec's sample events) count among the unused phases.
+            let raw = &self.raw;
+            let id = raw.id.get();
+            self.out
+                .sampled
+                .push(&raw.name, &raw.pid, &raw.tid, id, &raw.args);
+            self.seq += 1;
+            return Ok(());
+        }
         let ev = self.raw_to_ev(part);
         self.handle_event(part, &ev);
         self.seq += 1;
@@ -425,7 +444,7 @@ impl Parser {
                     // The raw text is kept only for GPU rows, metadata and counters; when
                     // ph and cat came first (Kineto writes args last) CPU rows skip the copy.
                     let keep_text = ev.ph == 0
-                        || matches!(ev.ph, b'M' | b'C')
+                        || matches!(ev.ph, b'M' | b'C' | b'P')
                         || ev.cat.is_empty()
                         || std::str::from_utf8(&ev.cat)
                             .ok()
@@ -892,6 +911,24 @@ fn read_args<R: Read>(
     Ok(())
 }
 
+/// A sampled thread's root: `CPU samples: process (pid P), thread (tid T)` with the
+/// names the metadata events give.
+fn sampled_label(tr: &ChromeTrace, pid: &str, tid: &str) -> String {
+    let s = &tr.events.strings;
+    let (p, t) = (s.get(pid), s.get(tid));
+    let process = p.and_then(|p| tr.process_names.get(&p));
+    let thread = p.zip(t).and_then(|k| tr.thread_names.get(&k));
+    let proc_part = match process {
+        Some(n) => format!("{n} (pid {pid})"),
+        None => format!("pid {pid}"),
+    };
+    let thread_part = match thread {
+        Some(n) => format!("{n} (tid {tid})"),
+        None => format!("tid {tid}"),
+    };
+    format!("CPU samples: {proc_part}, {thread_part}")
+}
+
 /// The Chrome Trace Event reader (PyTorch/Kineto dialects included): any JSON object,
 /// or a JSON array that the Hatchet reader (asked first) does not claim.
 pub struct Chrome;
@@ -933,9 +970,22 @@ impl super::Reader for Chrome {
         if tr.rocprof {
             super::rocprof::chrome::place_lanes(&mut tr);
         }
-        let tree = super::trace_cct::build(&tr);
+        let mut tree = super::trace_cct::build(&tr);
         tr.events.node = tree.node_of_event;
         tr.events.launch = tree.launch_of_event;
+        let mut sample_warnings = Vec::new();
+        // A recording of samples only: its figures are the samples'.
+        let only_samples = tree.cct.is_empty() && !tr.sampled.is_empty();
+        if !tr.sampled.is_empty() {
+            let label = |pid: &str, tid: &str| sampled_label(&tr, pid, tid);
+            tree.metrics = samples::attach(
+                &tr.sampled,
+                &mut tree.cct,
+                tree.metrics,
+                &label,
+                &mut sample_warnings,
+            );
+        }
         let dialect = if tr.rocprof {
             "AMD rocprof (legacy rocprof trace JSON)"
         } else if tr.old_dialect {
@@ -966,6 +1016,7 @@ impl super::Reader for Chrome {
         }
         let mut warnings = tr.warnings;
         warnings.extend(tree.warnings);
+        warnings.extend(sample_warnings);
         let mut p = crate::model::Profile {
             call_graph: None,
             source,
@@ -976,7 +1027,7 @@ impl super::Reader for Chrome {
             counters: Some(tr.counters),
             meta,
             warnings,
-            default_metric: "time".into(),
+            default_metric: if only_samples { "sample_time" } else { "time" }.into(),
         };
         if let Some((part, kept)) = part {
             super::select::mark(&mut p, part, &kept);

@@ -15,10 +15,32 @@ pub fn describe(probe: &Probe) -> Option<String> {
     }
     let head = probe.head;
     if head.starts_with(b"SQLite format 3\0") {
-        return Some(match probe.path.and_then(sqlite_tables) {
-            Some(t) if !t.is_empty() => format!("an SQLite database with tables {t}"),
-            _ => "an SQLite database".into(),
+        let names = probe.path.and_then(sqlite_table_names).unwrap_or_default();
+        // Nsight Systems writes META_DATA_EXPORT into every export, even one of a
+        // run that traced nothing grove reads (no CUPTI or NVTX table).
+        if names.iter().any(|n| n == "META_DATA_EXPORT") {
+            return Some(format!(
+                "an Nsight Systems export without event tables (no CUPTI_ACTIVITY_KIND_* or NVTX_EVENTS; tables {}): profile with -t cuda,nvtx",
+                list(&names, 6)
+            ));
+        }
+        return Some(if names.is_empty() {
+            "an SQLite database".into()
+        } else {
+            format!("an SQLite database with tables {}", list(&names, 6))
         });
+    }
+    if head.starts_with(b"PERFILE2") {
+        return Some(
+            "a perf.data recording (binary): open the text of `perf script` (perf script > perf.txt)"
+                .into(),
+        );
+    }
+    if super::cube::tar::is_tar(head) {
+        let first = super::cube::tar::first_name(head).unwrap_or_default();
+        return Some(format!(
+            "a tar archive (first member {first:?}; a CUBE4 .cubex starts with anchor.xml or N.index/N.data)"
+        ));
     }
     if is_binary(head) {
         return Some(binary_kind(probe).into());
@@ -55,6 +77,13 @@ fn text_kind(probe: &Probe) -> Option<&'static str> {
     let text = probe.text()?;
     let first = first_line(text);
     let has_line = |pat: &str| lines(text).any(|l| l.starts_with(pat));
+    // `version: 0` starts it like a callgrind header: its `inputs:` and `roots:` say
+    // otherwise.
+    if has_line("inputs:") && has_line("roots:") && !has_line("fn=") {
+        return Some(
+            "an HPCToolkit metrics description (metrics/default.yaml): open the database directory",
+        );
+    }
     if callgrind_line(first)
         || has_line("events:") && (has_line("fn=") || has_line("version:"))
         || first.starts_with("# callgrind format")
@@ -158,6 +187,8 @@ pub fn foreign_json(keys: &[String]) -> Option<&'static str> {
         Some("pyinstrument JSON")
     } else if has("timemory") {
         Some("timemory JSON")
+    } else if has("meta") && (has("threads") || has("processes") || has("libs")) {
+        Some("a Firefox Profiler (Gecko) profile without the tables grove reads")
     } else {
         None
     }
@@ -213,8 +244,12 @@ fn is_binary(head: &[u8]) -> bool {
 fn binary_kind(probe: &Probe) -> &'static str {
     let ext = probe.extension().unwrap_or("");
     let name = probe.name.as_str();
-    if name.ends_with(".xplane.pb") {
+    if super::perf_data::is_perf_data(probe.head) {
+        "a perf.data file (grove runs `perf script` on it when given its path, not a stream)"
+    } else if name.ends_with(".xplane.pb") {
         "a TensorFlow XSpace protobuf (.xplane.pb)"
+    } else if name.contains(".pftrace") || name.contains(".perfetto-trace") {
+        "a file named like a Perfetto trace whose first packet does not parse"
     } else if probe.head.first() == Some(&0x0a) && (probe.gzip || ext == "pb" || ext == "prof") {
         "a protobuf file (a pprof profile?)"
     } else if ext == "pstats" {
@@ -248,7 +283,7 @@ fn describe_dir(path: &Path) -> Option<String> {
     Some(what)
 }
 
-fn sqlite_tables(path: &Path) -> Option<String> {
+fn sqlite_table_names(path: &Path) -> Option<Vec<String>> {
     let db = rusqlite::Connection::open_with_flags(
         path,
         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -262,7 +297,7 @@ fn sqlite_tables(path: &Path) -> Option<String> {
         .ok()?
         .filter_map(Result::ok)
         .collect();
-    Some(list(&names, 6))
+    Some(names)
 }
 
 fn lines(text: &[u8]) -> impl Iterator<Item = &str> {
@@ -314,6 +349,11 @@ mod tests {
             "a JSON object with keys x, z (no traceEvents)"
         );
         assert_eq!(what(b"\x00\x01"), "binary data (a protobuf/binary file)");
+        assert!(what(b"PERFILE2h\x00\x00\x00").starts_with("a perf.data recording"));
+        assert!(
+            what(b"version: 0\ninputs:\n  - &x\n    metric: T\nroots:\n  - name: T\n")
+                .starts_with("an HPCToolkit metrics description")
+        );
         assert_eq!(what(b"hello world\n"), "text starting \"hello world\"");
     }
 

@@ -3,7 +3,10 @@
 //! directories, globs) happens a layer up, in `crate::load`.
 //!
 //! Adding a reader: a file (or folder) named for its format with a unit struct that
-//! implements [`Reader`], and one line in [`READERS`].
+//! implements [`Reader`], one line in [`READERS`], its `model::Format` variant (with
+//! `Format::ALL`), what `describe.rs` calls a refused file of its kind, a seed in
+//! `tests/fuzz.rs` and its files in `tests/corpus_detection.rs`: docs/architecture.md,
+//! "Adding a reader", has the whole checklist.
 
 pub mod caliper;
 pub mod call_paths;
@@ -12,12 +15,15 @@ pub mod callgrind_tree;
 pub mod chrome;
 pub mod cprofile;
 pub mod cpuprofile;
+pub mod cube;
 pub mod describe;
 pub mod et;
 pub mod fit;
 pub mod folded;
+pub mod gecko;
 pub mod gprof;
 pub mod gprof2dot;
+pub mod grove_export;
 pub mod hatchet;
 pub mod hpctoolkit;
 pub mod lines;
@@ -25,7 +31,9 @@ pub mod marshal;
 pub mod nsys;
 pub mod otf2;
 pub mod perf;
+pub mod perf_data;
 pub mod perf_json;
+pub mod perfetto;
 pub mod plaidml;
 pub mod pprof;
 pub mod probe;
@@ -61,12 +69,28 @@ pub static READERS: &[&dyn Reader] = &[
     &nsys::Nsys,
     &tau::Tau,
     &caliper::Caliper,
+    &grove_export::parquet::GroveParquet,
+    &cube::Cube,
+    &cube::cube3::Cube3,
+    &perf_data::PerfData,
     // Formats with a distinctive head, before the broad JSON and folded claims.
     &StreamReader {
         name: "callgrind/cachegrind",
         format: Format::Callgrind,
         claims: callgrind::claims,
         read: callgrind::read,
+    },
+    &StreamReader {
+        name: "grove tree JSON",
+        format: Format::GroveExport,
+        claims: grove_export::json::claims,
+        read: grove_export::json::read,
+    },
+    &StreamReader {
+        name: "grove tree CSV",
+        format: Format::GroveExport,
+        claims: grove_export::csv::claims,
+        read: grove_export::csv::read,
     },
     &xplane::XPlaneReader,
     &StreamReader {
@@ -75,11 +99,19 @@ pub static READERS: &[&dyn Reader] = &[
         claims: pprof::claims,
         read: pprof::read,
     },
+    // After XPlane and pprof, whose files also start with a field-1 message.
+    &perfetto::Perfetto,
     &StreamReader {
         name: "speedscope JSON",
         format: Format::Speedscope,
         claims: speedscope::claims,
         read: speedscope::read,
+    },
+    &StreamReader {
+        name: "Firefox Profiler (Gecko) JSON",
+        format: Format::Gecko,
+        claims: gecko::claims,
+        read: gecko::read,
     },
     &StreamReader {
         name: "Chrome .cpuprofile",

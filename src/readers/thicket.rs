@@ -104,6 +104,38 @@ fn stem(path: &str) -> String {
     base.split('.').next().unwrap_or(base).to_string()
 }
 
+/// The labels of the profiles whose files `mapping` names: the files' stems, or when
+/// stems repeat (RAJAPerf's `<size>/<reps>/Base_CUDA-block_128.cali`; grove's own
+/// Thicket export, which writes each member's label there) the parts of the paths that
+/// differ: the leading directories all share dropped, and the file's extension.
+fn labels_of(files: &[String]) -> Vec<String> {
+    let stems: Vec<String> = files.iter().map(|f| stem(f)).collect();
+    let mut seen = std::collections::HashSet::new();
+    if stems.iter().all(|s| seen.insert(s.as_str())) {
+        return stems;
+    }
+    let parts: Vec<Vec<&str>> = files.iter().map(|f| f.split('/').collect()).collect();
+    let shortest = parts.iter().map(Vec::len).min().unwrap_or(0);
+    let shared = (0..shortest.saturating_sub(1))
+        .take_while(|&i| parts.iter().all(|p| p[i] == parts[0][i]))
+        .count();
+    parts
+        .iter()
+        .map(|p| {
+            let mut p: Vec<&str> = p[shared..].to_vec();
+            if let Some(last) = p.last_mut() {
+                // `run.cali` -> `run`; a label's own dots (`r1.5`) are not an extension.
+                if let Some((b, ext)) = last.rsplit_once('.') {
+                    if !b.is_empty() && ext.chars().all(|c| c.is_ascii_alphabetic()) {
+                        *last = b;
+                    }
+                }
+            }
+            p.join("/")
+        })
+        .collect()
+}
+
 pub fn read_value(v: &Value, source: &Source) -> Result<Vec<Profile>, String> {
     let graph = v.get("graph").ok_or("no 'graph'")?;
     let rows = v
@@ -184,8 +216,16 @@ pub fn read_value(v: &Value, source: &Source) -> Result<Vec<Profile>, String> {
         })
         .unwrap_or_default();
     let mapping = v.get("profile_mapping").and_then(Value::as_object);
+    let files: Vec<String> = profiles
+        .iter()
+        .map(|prof| match mapping.and_then(|m| m.get(prof)) {
+            Some(p) => text(p),
+            None => prof.clone(),
+        })
+        .collect();
+    let labels = labels_of(&files);
     let mut out = Vec::new();
-    for prof in &profiles {
+    for (prof, label) in profiles.iter().zip(labels) {
         let mut metrics = MetricTable::new(n);
         let per = cols.get(prof);
         for k in &order {
@@ -197,9 +237,10 @@ pub fn read_value(v: &Value, source: &Source) -> Result<Vec<Profile>, String> {
         let mut source = source.clone();
         let mut meta = Vec::new();
         if thicket {
-            source.label = match mapping.and_then(|m| m.get(prof)) {
-                Some(p) => stem(&text(p)),
-                None => prof.clone(),
+            source.label = if mapping.and_then(|m| m.get(prof)).is_some() {
+                label
+            } else {
+                prof.clone()
             };
             meta.push(("profile".to_string(), prof.clone()));
             meta.extend(meta_rows.get(prof).cloned().unwrap_or_default());

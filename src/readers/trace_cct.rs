@@ -201,7 +201,8 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     ph.mark("trim");
     if unattributed > 0 {
         warnings.push(format!(
-            "{unattributed} GPU activit(ies) have no launch in the file; shown under <unattributed> roots"
+            "{unattributed} GPU {} no launch in the file; shown under <unattributed> roots",
+            activities(unattributed as usize)
         ));
     }
     let len = cct.len();
@@ -528,5 +529,15 @@ fn in_cpu_tree(ev: &EventTable, i: usize) -> bool {
                 || ev.strings.resolve(ev.pid[i]).trim() != ev.device[i].to_string()
         }
         _ => false,
+    }
+}
+
+/// `activity has` or `activities have`, by the count (a warning says `3 GPU activities
+/// have`, `1 GPU activity has`, not `activit(ies)`).
+pub(crate) fn activities(n: usize) -> &'static str {
+    if n == 1 {
+        "activity has"
+    } else {
+        "activities have"
     }
 }

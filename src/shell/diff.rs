@@ -6,8 +6,10 @@
 use std::fmt::Write as _;
 
 use grove::app::compare::member_labels;
+use grove::app::keymap::Keymap;
+use grove::app::App;
 use grove::cli::{DiffArgs, Format, Look};
-use grove::diff::{compare, Change, Comparison, KernelChange, Side, Threshold};
+use grove::diff::{compare_shown, steps, Change, Comparison, KernelChange, Side, Threshold};
 use grove::ensemble;
 use grove::model::Profile;
 use grove::present::format;
@@ -18,7 +20,17 @@ pub fn run(args: DiffArgs, labels: Option<&str>, lk: &Look) -> Result<(), Failur
     let files = [args.base.clone(), args.new.clone()];
     // The sides are called base and new unless --label names them: two runs of one
     // program often share a file stem and a rank, which would label them x#0 and x#1.
-    let p = input::load_inputs(&files, Some(labels.unwrap_or("0=base,1=new")))?;
+    let mut p = input::load_inputs(&files, Some(labels.unwrap_or("0=base,1=new")))?;
+    // Step k of one run meets step k of the other (docs/commands.md, grove diff).
+    let mut merged = 0;
+    if !args.keep_steps {
+        (p, merged) = steps::align(p);
+    }
+    let reshaped = reshape(p, &args.cmds)?;
+    let (p, shown) = match &reshaped {
+        Reshaped::Whole(p) => (&**p, None),
+        Reshaped::App(app, shown) => (&app.profile, shown.as_deref()),
+    };
     let members = member_labels(&p.metrics);
     let [base, new] = members.as_slice() else {
         return Err(format!(
@@ -35,17 +47,18 @@ pub fn run(args: DiffArgs, labels: Option<&str>, lk: &Look) -> Result<(), Failur
         Some(m) => ensemble::base_metric(m),
         None => ensemble::base_metric(&p.default_metric),
     };
-    let c = compare(&p, &metric, base, new).map_err(|e| format!("{}: {e}", args.base.display()))?;
+    let c = compare_shown(p, &metric, base, new, shown)
+        .map_err(|e| format!("{}: {e}", args.base.display()))?;
     let threshold = Threshold::parse(&args.threshold, &c.unit)?;
     let micro = look::glyphs_of(lk).micro;
     let text = match args.format {
-        Format::Csv => csv(&p, &c, threshold, args.top),
-        Format::Json => json(&p, &c, threshold, args.top),
-        _ => text(&p, &c, threshold, args.top, micro),
+        Format::Csv => csv(p, &c, threshold, args.top),
+        Format::Json => json(p, &c, threshold, args.top, merged),
+        _ => text(p, &c, threshold, args.top, micro, args.expand_names, merged),
     };
     output::text(&text)?;
     let regressed = c.regressed(threshold);
-    super::leave(p);
+    super::leave(reshaped);
     if regressed {
         // The report is on stdout; stderr says why the status is 1.
         return Err(Failure::finding(format!(
@@ -55,6 +68,63 @@ pub fn run(args: DiffArgs, labels: Option<&str>, lk: &Look) -> Result<(), Failur
         )));
     }
     Ok(())
+}
+
+/// The two runs' ensemble, reshaped by `--cmd` when given.
+enum Reshaped {
+    Whole(Box<Profile>),
+    /// The app the commands ran in, and the nodes left in view when they hid some.
+    App(Box<App>, Option<Vec<bool>>),
+}
+
+/// Runs `cmds` as `grove tree --cmd` runs them, on both sides at once (both are
+/// columns of one tree): reshaping commands (`squash`, `group-by`, `derive`, ...)
+/// change the tree compared, and those that hide rows (`focus`, `hide`, `limit`)
+/// leave the nodes in view.
+fn reshape(p: Profile, cmds: &[String]) -> Result<Reshaped, Failure> {
+    if cmds.is_empty() {
+        return Ok(Reshaped::Whole(Box::new(p)));
+    }
+    let mut app = App::with_categories(p, Keymap::default_map(), super::user_categories());
+    app.use_data_order();
+    for c in cmds {
+        app.run(c)?;
+        super::print_notes(&mut app);
+    }
+    let positions = app.export_positions();
+    let n = app.profile.cct.len();
+    let shown = (positions.len() < n).then(|| {
+        let mut s = vec![false; n];
+        for &q in &positions {
+            s[app.tree.po.node[q as usize] as usize] = true;
+        }
+        s
+    });
+    Ok(Reshaped::App(Box::new(app), shown))
+}
+
+/// A name as the text report prints it: cut as `grove tree` cuts names (a kernel's
+/// signature runs to 1,500 characters), whole with `--expand-names`.
+fn short(name: &str, expand: bool) -> String {
+    grove::export::text::shorten_name(name, expand)
+}
+
+/// A call path with each of its names cut as `short` cuts them.
+fn short_path(p: &Profile, node: u32, expand: bool) -> String {
+    let full = grove::model::paths::path_of(&p.cct, node);
+    let long = p
+        .cct
+        .path(node)
+        .iter()
+        .any(|&n| p.cct.name(n).chars().count() > 39);
+    if expand || !long {
+        return full;
+    }
+    // Cut per part of the path's text, which keeps each name's sibling number (`#1`).
+    full.split('/')
+        .map(|part| short(part, false))
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// `+1.50 ms`: a difference always shows its sign.
@@ -74,7 +144,15 @@ fn share(v: f64, total: f64) -> String {
     format!("{:+.1}%", v / total * 100.0)
 }
 
-fn text(p: &Profile, c: &Comparison, t: Threshold, top: usize, micro: &str) -> String {
+fn text(
+    p: &Profile,
+    c: &Comparison,
+    t: Threshold,
+    top: usize,
+    micro: &str,
+    expand: bool,
+    merged: usize,
+) -> String {
     let u = c.unit.as_str();
     let v = |x: f64| format::value(x, u, micro);
     let d = |x: f64| signed(x, u, micro);
@@ -111,6 +189,13 @@ fn text(p: &Profile, c: &Comparison, t: Threshold, top: usize, micro: &str) -> S
         Threshold::Amount(a) => v(a),
     };
     let _ = writeln!(o, "threshold: {how}");
+    if merged > 0 {
+        let _ = writeln!(
+            o,
+            "steps: {merged} ProfilerStep#N nodes merged into {} (--keep-steps keeps them apart)",
+            steps::MERGED
+        );
+    }
     let paths = |o: &mut String, title: &str, rows: Vec<&Change>| {
         let how = if c.inclusive_only {
             "inclusive: the metric has no exclusive column"
@@ -137,7 +222,7 @@ fn text(p: &Profile, c: &Comparison, t: Threshold, top: usize, micro: &str) -> S
                 v(x.base),
                 v(x.new),
                 x.side.marker(),
-                x.path(p)
+                short_path(p, x.node, expand)
             );
         }
     };
@@ -168,7 +253,7 @@ fn text(p: &Profile, c: &Comparison, t: Threshold, top: usize, micro: &str) -> S
                     v(k.base),
                     v(k.new),
                     k.side.marker(),
-                    k.name
+                    short(&k.name, expand)
                 );
             }
         };
@@ -252,7 +337,7 @@ fn csv(p: &Profile, c: &Comparison, t: Threshold, top: usize) -> String {
     o
 }
 
-fn json(p: &Profile, c: &Comparison, t: Threshold, top: usize) -> String {
+fn json(p: &Profile, c: &Comparison, t: Threshold, top: usize, merged: usize) -> String {
     use serde_json::{json, Value};
     let n = |x: f64| if x.is_nan() { Value::Null } else { json!(x) };
     let side = |s: Side| match s {
@@ -294,6 +379,7 @@ fn json(p: &Profile, c: &Comparison, t: Threshold, top: usize) -> String {
         "new": {"label": c.new_label, "total": c.new_total},
         "diff": c.new_total - c.base_total,
         "threshold": threshold,
+        "steps_merged": merged,
         "regressed": c.regressed(t),
         "counts": counts,
         "regressions": path_rows(regs),

@@ -173,6 +173,9 @@ fn info_json(p: &Profile, ensemble: Option<usize>) -> Value {
     v
 }
 
+/// Members `grove info` lists one a line before it elides the middle.
+const MEMBERS_SHOWN: usize = 20;
+
 /// `ensemble`: the number of inputs when `p` is their ensemble.
 fn info_text(p: &Profile, ensemble: Option<usize>) -> String {
     let mut s = String::new();
@@ -190,7 +193,20 @@ fn info_text(p: &Profile, ensemble: Option<usize>) -> String {
             if !members.is_empty() {
                 _ = writeln!(s, "members:");
             }
-            for (label, file) in members {
+            // Thousands of members: the first and the last few, and how many between
+            // (`--format json` lists them all).
+            let n = members.len();
+            for (i, (label, file)) in members.iter().enumerate() {
+                if n > MEMBERS_SHOWN && i == MEMBERS_SHOWN - 3 {
+                    _ = writeln!(
+                        s,
+                        "  … {} more (--format json lists every member)",
+                        n - MEMBERS_SHOWN
+                    );
+                }
+                if n > MEMBERS_SHOWN && (MEMBERS_SHOWN - 3..n - 3).contains(&i) {
+                    continue;
+                }
                 _ = writeln!(s, "  {label:<w$}  {file}");
             }
             _ = writeln!(

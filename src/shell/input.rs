@@ -126,6 +126,17 @@ fn parse_labels(spec: Option<&str>) -> Result<HashMap<String, String>, String> {
     Ok(out)
 }
 
+/// The files that directories and quoted globs stand for (`grove::load::expand_inputs`),
+/// for the commands that read each file on its own (`kernels`, `summary`,
+/// `summarize`): what a directory held besides profiles is said on stderr.
+pub fn expand(files: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let (found, skipped) = grove::load::expand_inputs_noting(files).map_err(|e| e.to_string())?;
+    for note in skipped {
+        eprintln!("grove: warning: {note}");
+    }
+    Ok(found)
+}
+
 /// One file, or an ensemble of several, loaded cold (no cache, no `--et`).
 pub fn load_inputs(files: &[PathBuf], labels: Option<&str>) -> Result<Profile, String> {
     Ok(load_inputs_cached(files, labels, None, false)?.profile)
@@ -175,11 +186,16 @@ pub fn load_each_then_ensemble(
         let n = found.len();
         return Ok(grove::load::load_summaries(files, &given)?.map(|p| (p, n)));
     }
-    let expanded = grove::load::expand_inputs(files).map_err(|e| e.to_string())?;
+    let (expanded, mut skipped) =
+        grove::load::expand_inputs_noting(files).map_err(|e| e.to_string())?;
     let mut profiles = Vec::new();
     for f in &expanded {
         // As `grove FILE` opens it (a database's trace.db included).
         let mut p = load(Some(f))?;
+        if expanded.len() == 1 {
+            // What the directory held besides it is said with the one input.
+            p.warnings.append(&mut skipped);
+        }
         visit(&p);
         if expanded.len() == 1 {
             // `grove info` exits once this input is shown: freeing its tree and event
@@ -198,7 +214,10 @@ pub fn load_each_then_ensemble(
     }
     let labels = grove::ensemble::labels(&profiles, &given);
     let n = profiles.len();
-    Ok(Some((grove::ensemble::unify(&profiles, &labels), n)))
+    let mut e = grove::ensemble::unify(&profiles, &labels);
+    e.warnings.extend(skipped);
+    e.warnings.extend(grove::load::mixed_kinds(&profiles));
+    Ok(Some((e, n)))
 }
 
 /// Several files as one ensemble, labelled by `given` (by stem or position).

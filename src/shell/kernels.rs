@@ -20,16 +20,26 @@ pub fn run(args: KernelsArgs, lk: &Look) -> Result<(), String> {
     // Instances from every file, aggregated by name.
     let mut per_file = Vec::new();
     // A directory or quoted glob of rank traces is its files, as everywhere.
-    let files = grove::load::expand_inputs(&args.files).map_err(|e| e.to_string())?;
+    let files = input::expand(&args.files)?;
     for (i, f) in files.iter().enumerate() {
         let p = input::load_warning(f)?;
+        // An input without kernels (a CPU-only trace, a callgrind profile) gives the
+        // same answer whatever its kind: no rows, and a note that says why.
         let Some(ev) = p.events.as_ref() else {
-            return Err(format!(
-                "{}: not a trace: it has no GPU events",
-                f.display()
-            ));
+            eprintln!(
+                "grove: {}: no GPU kernels: a {} profile records no events (grove kernels reads traces)",
+                f.display(),
+                p.source.format.label()
+            );
+            continue;
         };
         let model = gpu::GpuModel::new(ev, cats.clone());
+        if model.activities.is_empty() && ev.lod.is_none() {
+            eprintln!(
+                "grove: {}: no GPU kernels: the trace has no GPU activity (kernels, memcpy, memset)",
+                f.display()
+            );
+        }
         // Low-memory mode: the same rows from the summary's durations.
         let (rows, durs) = match ev.lod.as_deref() {
             Some(lod) => gpu::lod::table(ev, lod, &cats, &opt),

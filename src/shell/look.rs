@@ -12,6 +12,7 @@ pub fn depth_of(look: &Look) -> ColorDepth {
         ColorArg::Auto => ColorDepth::detect(),
         ColorArg::Always => forced_depth(),
         ColorArg::Never => ColorDepth::Never,
+        ColorArg::C8 => ColorDepth::Ansi8,
         ColorArg::C16 => ColorDepth::Ansi16,
         ColorArg::C256 => ColorDepth::Ansi256,
         ColorArg::Truecolor => ColorDepth::TrueColor,
@@ -21,9 +22,12 @@ pub fn depth_of(look: &Look) -> ColorDepth {
 /// The depth for `--color always`: what the terminal says, NO_COLOR and TERM=dumb
 /// notwithstanding (the user asked for colour).
 fn forced_depth() -> ColorDepth {
-    match std::env::var("COLORTERM") {
-        Ok(ct) if ct == "truecolor" || ct == "24bit" => ColorDepth::TrueColor,
-        _ => ColorDepth::Ansi256,
+    let var = |k: &str| std::env::var(k).ok();
+    let term = var("TERM");
+    // What the terminal can show, less NO_COLOR; a dumb one gets the 256 colours asked.
+    match ColorDepth::detect_from(None, var("COLORTERM").as_deref(), term.as_deref(), None) {
+        ColorDepth::Never => ColorDepth::Ansi256,
+        d => d,
     }
 }
 
@@ -44,6 +48,17 @@ pub fn color_stdout(look: &Look) -> bool {
         _ if set("NO_COLOR") => false,
         _ if set("CLICOLOR_FORCE") && std::env::var("CLICOLOR_FORCE").as_deref() != Ok("0") => true,
         _ => io::stdout().is_terminal() && depth_of(look) != ColorDepth::Never,
+    }
+}
+
+/// The heat colours of headless text for the depth in effect (`--color 16`, an
+/// eight-colour TERM): SGR 30-37/90-97 there, not `38;5;N`.
+pub fn sgr_of(look: &Look) -> grove::present::heat::Sgr {
+    use grove::present::heat::Sgr;
+    match depth_of(look) {
+        ColorDepth::Ansi8 => Sgr::Ansi8,
+        ColorDepth::Ansi16 => Sgr::Ansi16,
+        _ => Sgr::Ansi256,
     }
 }
 

@@ -15,6 +15,7 @@ mod replay;
 mod sql;
 mod summarize;
 mod summary;
+mod timeline;
 mod tree;
 mod tui;
 
@@ -89,9 +90,10 @@ pub fn run(mut cli: Cli) -> Result<(), Failure> {
     match cli.command.take() {
         None => tui::run(cli),
         Some(Sub::Tree(args)) => Ok(tree::run(
+            // `grove --et ET tree FILE` as well as `grove tree FILE --et ET`.
+            args.et.clone().or(cli.et.clone()),
             args,
             cli.label.as_deref(),
-            cli.et.as_deref(),
             &cli.look,
             !cli.no_cache,
         )?),
@@ -102,6 +104,7 @@ pub fn run(mut cli: Cli) -> Result<(), Failure> {
             Ok(functions::run(args, cli.label.as_deref(), !cli.no_cache)?)
         }
         Some(Sub::Summary(args)) => Ok(summary::run(args)?),
+        Some(Sub::Timeline(args)) => Ok(timeline::run(args, cli.window.clone(), &cli.look)?),
         Some(Sub::Replay(mut args)) => {
             args.opts.strict = cli.strict;
             replay::run(args, &cli.look)

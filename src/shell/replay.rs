@@ -199,6 +199,7 @@ fn print_view(
                 color: look::color_stdout(lk),
                 expand_names: false,
                 glyphs: look::glyphs_of(lk),
+                sgr: look::sgr_of(lk),
                 raw,
             };
             let text = export::text::render(

@@ -11,7 +11,7 @@ use grove::summary;
 use super::input;
 
 pub fn run(args: SummarizeArgs) -> Result<(), String> {
-    let files = grove::load::expand_inputs(&args.files).map_err(|e| e.to_string())?;
+    let files = input::expand(&args.files)?;
     if args.name.is_some() && files.len() != 1 {
         return Err(format!(
             "--name names one summary; {} inputs given",

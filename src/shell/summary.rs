@@ -39,7 +39,7 @@ pub fn run(args: SummaryArgs) -> Result<(), String> {
     let mut rows: Vec<Vec<Vec<String>>> = vec![Vec::new(); tables.len()];
     // Every subcommand takes the same inputs: a directory or quoted glob of rank
     // traces is its files, one rank each.
-    let files = grove::load::expand_inputs(&args.files).map_err(|e| e.to_string())?;
+    let files = input::expand(&args.files)?;
     for (i, f) in files.iter().enumerate() {
         let p = input::load_warning(f)?;
         let Some(ev) = p.events.as_ref() else {

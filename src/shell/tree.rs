@@ -12,15 +12,20 @@ use grove::export;
 use super::{input, look, output};
 
 pub fn run(
+    et: Option<std::path::PathBuf>,
     args: TreeArgs,
     labels: Option<&str>,
-    et: Option<&std::path::Path>,
     lk: &Look,
     use_cache: bool,
 ) -> Result<(), String> {
     let file = args.files[0].clone();
+    // Refused before loading: the answer does not depend on the input, and a load's
+    // warnings would bury the one line that says what to do.
+    if args.format == Format::Parquet {
+        output::binary_to_pipe()?;
+    }
     // The tree needs no event table, so a cached tree is all it reads.
-    let mut p = input::load_inputs_cached(&args.files, labels, et, use_cache)?.profile;
+    let mut p = input::load_inputs_cached(&args.files, labels, et.as_deref(), use_cache)?.profile;
     if args.inverted {
         p = grove::transform::invert::invert_profile(p)
             .map_err(|e| format!("{}: {e}", file.display()))?;
@@ -59,9 +64,6 @@ pub fn run(
         metrics.push(col);
     }
     let depth = args.depth;
-    if args.format == Format::Parquet {
-        output::binary_to_pipe()?;
-    }
     let r = output::to_stdout(|out| match args.format {
         // `--cmd gaps` opens the idle-gap list; print it as the TUI would show it.
         Format::Text if app.gaps_text().is_some() => {
@@ -85,6 +87,7 @@ pub fn run(
                 color,
                 expand_names: args.expand_names,
                 glyphs: look::glyphs_of(lk),
+                sgr: look::sgr_of(lk),
                 raw: args.raw || args.precision.is_some(),
             };
             let positions = app.export_positions_to(depth);

@@ -197,7 +197,7 @@ fn entry_intact(dir: &Path, kept: &Stamp) -> bool {
 
 /// Runs `f`, a panic inside it (polars' thread pool cannot start under an address-space
 /// cap) being None and printing nothing: the cache is an optimisation, never a crash.
-fn quietly<T>(f: impl FnOnce() -> Option<T>) -> Option<T> {
+pub(crate) fn quietly<T>(f: impl FnOnce() -> Option<T>) -> Option<T> {
     use std::cell::Cell;
     use std::sync::Once;
     thread_local!(static QUIET: Cell<bool> = const { Cell::new(false) });

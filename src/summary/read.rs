@@ -32,7 +32,7 @@ pub fn find(paths: &[PathBuf]) -> Option<Vec<PathBuf>> {
             if found.is_empty() {
                 return None;
             }
-            found.sort();
+            found.sort_by(|a, b| crate::present::format::natural_path_cmp(a, b));
             out.extend(found);
         } else {
             return None;

@@ -169,6 +169,7 @@ pub fn render_help(
     }
     let inner_h = r.height.saturating_sub(2) as usize;
     let (scroll, more) = scrolled(scroll, rows.len(), inner_h);
+    app.overlay_max.set(rows.len().saturating_sub(inner_h));
     let title = if g.ascii {
         format!(" keys -> commands (j/k scroll, any other key closes){more} ")
     } else {
@@ -232,6 +233,7 @@ pub fn render_messages(
     Clear.render(r, buf);
     let inner_h = h.saturating_sub(2) as usize;
     let (scroll, more) = scrolled(scroll, rows.len(), inner_h);
+    app.overlay_max.set(rows.len().saturating_sub(inner_h));
     let title = format!(
         " {} load warning(s), {} message(s) since (j/k scroll, any other key closes){more} ",
         app.profile.warnings.len(),

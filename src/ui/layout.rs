@@ -26,10 +26,23 @@ pub fn tree_rows(width: u16, height: u16) -> usize {
 
 /// The details pane's width on a screen `cols` wide, when the panel on screen has one.
 fn details_width(app: &App, cols: u16) -> Option<u16> {
-    let wide = cols >= DETAILS_MIN_WIDTH;
-    let with_details = wide && !matches!(panels::view(app.panel).details(), Details::Hidden);
-    with_details.then(|| (cols * 35 / 100).clamp(30, 60))
+    let wide = cols >= DETAILS_MIN_WIDTH && !app.hide_details;
+    let kind = panels::view(app.panel).details();
+    let det = (cols * 35 / 100).clamp(30, 60);
+    // Beside the tree the pane gives way when the names would be left fewer than
+    // NAME_MIN_WIDTH characters (an ensemble's columns at 100 columns left 8).
+    let names_fit = !app.panel.is(&crate::app::panels::tree::Tree)
+        || (cols - det).saturating_sub(crate::ui::panels::tree::columns_width(
+            app,
+            false,
+            cols - det,
+        )) >= NAME_MIN_WIDTH;
+    (wide && names_fit && !matches!(kind, Details::Hidden)).then_some(det)
 }
+
+/// The fewest characters the tree's names (with their fold glyph and a few levels of
+/// indent) keep before the details pane gives way.
+const NAME_MIN_WIDTH: u16 = 24;
 
 /// The width the panel on screen gets on a screen `cols` wide (the headless flame
 /// graph of a replayed session uses the recorded terminal's).
@@ -380,6 +393,23 @@ fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
         .unwrap_or(0);
     let nw = longest.min(w.saturating_sub(19)).clamp(15, 40);
     let empty = m.names().len() - names.len();
+    // Member rows read `@label`: cut where the labels differ, never two alike.
+    let at_labels: Vec<String> = members.iter().map(|l| format!("@{l}")).collect();
+    let at_refs: Vec<&str> = at_labels.iter().map(String::as_str).collect();
+    let own = at_refs
+        .iter()
+        .map(|l| format::clip_label(l, nw - 2, g.ellipsis))
+        .collect();
+    let cut_of: std::collections::HashMap<&str, String> = at_refs
+        .iter()
+        .copied()
+        .zip(crate::present::distinct::keep_apart(
+            &at_refs,
+            own,
+            nw - 2,
+            g.ellipsis,
+        ))
+        .collect();
     let mut group: Option<String> = None;
     for name in names {
         let v = m.get(&name, n);
@@ -398,7 +428,9 @@ fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
                     lines.push((metric.clone(), dim));
                     group = Some(metric);
                 }
-                format!("  {}", format::clip_label(&row[2..], nw - 2, g.ellipsis))
+                let cut = cut_of.get(&row[2..]).cloned();
+                let cut = cut.unwrap_or_else(|| format::clip_label(&row[2..], nw - 2, g.ellipsis));
+                format!("  {cut}")
             }
             None => {
                 group = None;
@@ -417,7 +449,19 @@ fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     if !f.attrs.is_empty() {
         lines.push((String::new(), text));
         for (k, v) in &f.attrs {
-            lines.push((format!("{} {}", clip(k, 15), v), dim));
+            // A long value (a kernel's full signature, a path) wraps under itself
+            // rather than being cut at the pane's edge; J/K scroll the rest.
+            let key = format!("{} ", clip(k, 15));
+            let indent = key.chars().count().min(w / 3);
+            let chars: Vec<char> = v.chars().collect();
+            let first = w.saturating_sub(key.chars().count()).max(1);
+            let rest_w = w.saturating_sub(indent).max(1);
+            let (head, tail) = chars.split_at(first.min(chars.len()));
+            lines.push((format!("{key}{}", head.iter().collect::<String>()), dim));
+            for part in tail.chunks(rest_w) {
+                let part: String = part.iter().collect();
+                lines.push((format!("{}{part}", " ".repeat(indent)), dim));
+            }
         }
     }
     // The name and type stay; the rest scrolls (`scroll details N`, J/K).
@@ -645,11 +689,9 @@ fn status(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
         );
         return;
     }
-    let pos = format!(
-        " {}/{} ",
-        (app.tree.cursor + 1).min(app.tree.visible.len()),
-        app.tree.visible.len()
-    );
+    // The row counter of the panel on screen (the kernel table's rows, the lanes).
+    let (at, of) = app.panel.get().position(app);
+    let pos = format!(" {at}/{of} ");
     let pos_w = pos.chars().count() as u16;
     let avail = r.width.saturating_sub(pos_w) as usize;
     match &app.message {

@@ -1,5 +1,6 @@
 //! Views: pure functions from the application state and a theme to a frame.
 
+pub mod charts;
 pub mod gaps;
 pub mod help;
 pub mod layout;

@@ -8,6 +8,8 @@ use std::collections::HashMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ColorDepth {
     Never,
+    /// Eight colours (`TERM=screen`, `tput colors` 8): SGR 30-37 only.
+    Ansi8,
     Ansi16,
     Ansi256,
     TrueColor,
@@ -17,6 +19,7 @@ impl ColorDepth {
     pub fn parse(s: &str) -> Option<ColorDepth> {
         match s {
             "never" | "none" | "mono" => Some(ColorDepth::Never),
+            "8" => Some(ColorDepth::Ansi8),
             "16" => Some(ColorDepth::Ansi16),
             "256" => Some(ColorDepth::Ansi256),
             "truecolor" | "24bit" => Some(ColorDepth::TrueColor),
@@ -24,22 +27,76 @@ impl ColorDepth {
         }
     }
 
-    /// NO_COLOR, then COLORTERM, then TERM: truecolor only when COLORTERM says so.
+    /// NO_COLOR, then COLORTERM, then what `tput colors` says of TERM, then TERM's
+    /// name: truecolor only when COLORTERM says so; `screen` or `xterm` without
+    /// `-256color` is an eight-colour terminal, and gets SGR 30-37, not `38;5;N`.
     pub fn detect() -> ColorDepth {
-        if std::env::var("NO_COLOR").is_ok_and(|v| !v.is_empty()) {
+        let var = |k: &str| std::env::var(k).ok();
+        let term = var("TERM");
+        let colors = term.as_deref().and_then(tput_colors);
+        ColorDepth::detect_from(
+            var("NO_COLOR").as_deref(),
+            var("COLORTERM").as_deref(),
+            term.as_deref(),
+            colors,
+        )
+    }
+
+    /// [`detect`](Self::detect) from the variables and `tput colors` given.
+    pub fn detect_from(
+        no_color: Option<&str>,
+        colorterm: Option<&str>,
+        term: Option<&str>,
+        tput: Option<u32>,
+    ) -> ColorDepth {
+        if no_color.is_some_and(|v| !v.is_empty()) {
             return ColorDepth::Never;
         }
-        if let Ok(ct) = std::env::var("COLORTERM") {
-            if ct == "truecolor" || ct == "24bit" {
-                return ColorDepth::TrueColor;
-            }
+        if matches!(colorterm, Some("truecolor" | "24bit")) {
+            return ColorDepth::TrueColor;
         }
-        match std::env::var("TERM") {
-            Ok(t) if t == "dumb" => ColorDepth::Never,
-            Ok(t) if t.starts_with("linux") || t == "vt100" => ColorDepth::Ansi16,
-            _ => ColorDepth::Ansi256,
+        let term = term.unwrap_or("");
+        if term == "dumb" {
+            return ColorDepth::Never;
+        }
+        match tput {
+            Some(n) if n >= 256 => return ColorDepth::Ansi256,
+            Some(n) if n >= 16 => return ColorDepth::Ansi16,
+            Some(n) if n >= 8 => return ColorDepth::Ansi8,
+            Some(_) => return ColorDepth::Never,
+            None => {}
+        }
+        // No terminfo answer: the name says what it can.
+        if term.contains("256color") || term.contains("direct") || term.is_empty() {
+            ColorDepth::Ansi256
+        } else if term.starts_with("linux") || term.contains("16color") {
+            ColorDepth::Ansi16
+        } else if [
+            "screen", "tmux", "vt100", "vt220", "ansi", "xterm", "rxvt", "cons25",
+        ]
+        .iter()
+        .any(|t| term == *t || term.starts_with(&format!("{t}-")) && !term.contains("color"))
+        {
+            ColorDepth::Ansi8
+        } else {
+            ColorDepth::Ansi256
         }
     }
+}
+
+/// What `tput colors` says of `term` (None when tput or terminfo does not answer).
+fn tput_colors(term: &str) -> Option<u32> {
+    let out = std::process::Command::new("tput")
+        .args(["-T", term, "colors"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let n: i64 = String::from_utf8_lossy(&out.stdout).trim().parse().ok()?;
+    Some(n.max(0) as u32)
 }
 
 pub const BUILTIN: [(&str, &str); 3] = [
@@ -307,6 +364,55 @@ pub fn resolve(c: Color, depth: ColorDepth) -> Option<Color> {
             Some(nearest16(r, g, b))
         }
         (ColorDepth::Ansi16, c) => Some(c),
+        (ColorDepth::Ansi8, c) => {
+            let (r, g, b) = match c {
+                Color::Rgb(r, g, b) => (r, g, b),
+                Color::Indexed(i) => indexed_rgb(i),
+                Color::Reset => return Some(Color::Reset),
+                other => indexed_rgb(named_index(other)?),
+            };
+            Some(nearest8(r, g, b))
+        }
+    }
+}
+
+/// The 16-colour index of a named colour.
+fn named_index(c: Color) -> Option<u8> {
+    const NAMED: [Color; 16] = [
+        Color::Black,
+        Color::Red,
+        Color::Green,
+        Color::Yellow,
+        Color::Blue,
+        Color::Magenta,
+        Color::Cyan,
+        Color::Gray,
+        Color::DarkGray,
+        Color::LightRed,
+        Color::LightGreen,
+        Color::LightYellow,
+        Color::LightBlue,
+        Color::LightMagenta,
+        Color::LightCyan,
+        Color::White,
+    ];
+    NAMED.iter().position(|n| *n == c).map(|i| i as u8)
+}
+
+/// The nearest of the eight base colours (SGR 30-37): a bright colour becomes its
+/// base (light red -> red), greys go to black or grey by lightness.
+fn nearest8(r: u8, g: u8, b: u8) -> Color {
+    let c = nearest16(r, g, b);
+    match c {
+        Color::DarkGray => Color::Black,
+        Color::LightRed => Color::Red,
+        Color::LightGreen => Color::Green,
+        Color::LightYellow => Color::Yellow,
+        Color::LightBlue => Color::Blue,
+        Color::LightMagenta => Color::Magenta,
+        Color::LightCyan => Color::Cyan,
+        Color::White => Color::Gray,
+        c => c,
     }
 }
 

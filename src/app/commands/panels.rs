@@ -26,8 +26,16 @@ pub fn parse_panel(i: &Input) -> Result<Command, ParseError> {
 }
 
 pub fn parse_flame(i: &Input) -> Result<Command, ParseError> {
-    const MSG: &str = "expected zoom [PATH], out, flip, left or right";
+    const MSG: &str = "expected zoom [PATH], out, flip, colour BY, left or right";
     let f = match i.args {
+        [w, a] if w.text == "colour" || w.text == "color" => match a.text.as_str() {
+            "heat" | "kind" | "module" | "next" => FlameCmd::Colour(a.text.clone()),
+            _ => return Err(Input::at(a, "expected heat, kind, module or next")),
+        },
+        [w] if w.text == "colour" || w.text == "color" => {
+            return Err(i.missing("expected heat, kind, module or next"))
+        }
+        [w, _, t, ..] if w.text == "colour" || w.text == "color" => return Err(Input::too_many(t)),
         [w, ..] if w.text == "zoom" => {
             let rest = &i.args[1..];
             FlameCmd::Zoom(match rest {
@@ -47,10 +55,11 @@ pub fn parse_flame(i: &Input) -> Result<Command, ParseError> {
 }
 
 pub fn parse_functions(i: &Input) -> Result<Command, ParseError> {
-    const MSG: &str = "expected sort COLUMN, focus SIDE, enter or tree";
+    const MSG: &str = "expected sort COLUMN, focus SIDE, enter, tree or graph";
     let f = match i.args {
         [w] if w.text == "enter" => FunctionsCmd::Enter,
         [w] if w.text == "tree" => FunctionsCmd::Tree,
+        [w] if w.text == "graph" => FunctionsCmd::Graph,
         [w, a] if w.text == "sort" => match a.text.as_str() {
             "next" | "self" | "inclusive" | "calls" | "name" => FunctionsCmd::Sort(a.text.clone()),
             _ => {
@@ -65,7 +74,12 @@ pub fn parse_functions(i: &Input) -> Result<Command, ParseError> {
             _ => return Err(Input::at(a, "expected next, table, callers or callees")),
         },
         [w] if w.text == "sort" || w.text == "focus" => return Err(i.missing(MSG)),
-        [w, ..] if matches!(w.text.as_str(), "enter" | "tree" | "sort" | "focus") => {
+        [w, ..]
+            if matches!(
+                w.text.as_str(),
+                "enter" | "tree" | "graph" | "sort" | "focus"
+            ) =>
+        {
             return Err(Input::too_many(&i.args[i.args.len() - 1]))
         }
         [t, ..] => return Err(Input::at(t, MSG)),
@@ -111,6 +125,17 @@ pub fn parse_kernels(i: &Input) -> Result<Command, ParseError> {
         k += 2;
     }
     Ok(Command::Kernels(spec))
+}
+
+pub fn parse_summary(i: &Input) -> Result<Command, ParseError> {
+    match i.word(
+        &["charts", "tables", "toggle"],
+        "expected charts, tables or toggle",
+    )? {
+        "charts" => Ok(Command::Summary(Some(false))),
+        "tables" => Ok(Command::Summary(Some(true))),
+        _ => Ok(Command::Summary(None)),
+    }
 }
 
 pub fn parse_select_kernel(i: &Input) -> Result<Command, ParseError> {
@@ -167,6 +192,11 @@ pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             Ok(())
         }
         Command::SelectKernel(Some(n)) => write!(f, "select-kernel {}", quote(n)),
+        Command::Summary(t) => f.write_str(match t {
+            Some(true) => "summary tables",
+            Some(false) => "summary charts",
+            None => "summary toggle",
+        }),
         Command::Zoom(ZoomSpec::Window(a, b)) => {
             write!(f, "zoom {} {}", format_time(*a), format_time(*b))
         }
@@ -177,10 +207,12 @@ pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             _ => "zoom kernel",
         }),
         Command::Flame(FlameCmd::Zoom(Some(p))) => write!(f, "flame zoom {}", quote(p)),
+        Command::Flame(FlameCmd::Colour(c)) => write!(f, "flame colour {c}"),
         Command::Flame(x) => f.write_str(match x {
             FlameCmd::Zoom(_) => "flame zoom",
             FlameCmd::Out => "flame out",
             FlameCmd::Flip => "flame flip",
+            FlameCmd::Colour(_) => "flame colour",
             FlameCmd::Left => "flame left",
             FlameCmd::Right => "flame right",
         }),
@@ -189,6 +221,7 @@ pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             FunctionsCmd::Focus(s) => write!(f, "functions focus {s}"),
             FunctionsCmd::Enter => f.write_str("functions enter"),
             FunctionsCmd::Tree => f.write_str("functions tree"),
+            FunctionsCmd::Graph => f.write_str("functions graph"),
         },
         Command::Pan(right) => write!(f, "pan {}", if *right { "right" } else { "left" }),
         Command::Lanes(all) => f.write_str(if *all { "lanes all" } else { "lanes gpu" }),

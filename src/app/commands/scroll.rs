@@ -25,8 +25,18 @@ pub fn parse(i: &Input) -> Result<Command, ParseError> {
     }
 }
 
+pub fn parse_toggle(i: &Input) -> Result<Command, ParseError> {
+    let w = i.word(&["details", "count"], "expected 'details' or 'count'")?;
+    Ok(Command::TogglePane(w == "details"))
+}
+
 pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     match c {
+        Command::TogglePane(details) => write!(
+            f,
+            "toggle-pane {}",
+            if *details { "details" } else { "count" }
+        ),
         Command::Scroll(details, n) => write!(
             f,
             "scroll {} {n}",

@@ -31,7 +31,11 @@ impl App {
         if members.is_empty() {
             return Err("stats: this is not an ensemble (no statistics columns)".into());
         }
-        let hpc = self.profile.source.format == crate::model::Format::HpcToolkit;
+        // Both readers put a `summary` member (the sum over threads) in the ensemble.
+        let hpc = matches!(
+            self.profile.source.format,
+            crate::model::Format::HpcToolkit | crate::model::Format::Cube
+        );
         self.keep_original();
         restat(&mut self.profile.metrics, &members, hpc, mode);
         self.stats = mode;

@@ -188,6 +188,17 @@ impl App {
                 self.scroll(details, n);
                 Ok(Some(cmd))
             }
+            Command::TogglePane(details) => {
+                let (flag, what) = if details {
+                    (&mut self.hide_details, "details pane")
+                } else {
+                    (&mut self.hide_count, "count column")
+                };
+                *flag = !*flag;
+                let now = if *flag { "hidden" } else { "shown" };
+                self.info(format!("{what} {now}"));
+                Ok(Some(cmd))
+            }
             Command::Quit => {
                 self.quit = true;
                 Ok(Some(cmd))

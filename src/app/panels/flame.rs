@@ -10,6 +10,7 @@
 //! so a frame costs the cells on screen. The selection is the tree's cursor: moving
 //! here moves it there, so switching panels keeps the node.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::super::command::{Command, FlameCmd};
@@ -97,7 +98,11 @@ pub struct FlameView {
     pub zoom: Vec<String>,
     /// Roots at the bottom (the classic flame graph) instead of on top.
     pub flipped: bool,
+    /// What a frame's colour says (`flame colour`).
+    pub colour: Colour,
     layout: Memo<LayoutKey, Layout>,
+    /// The category colours of `colour kind|module`, per tree, colouring and metric.
+    palette: Memo<(usize, Colour, String), Palette>,
     /// The share of the total that the search's matches hold, keyed by the search
     /// text, the pre-order and the column.
     share: Memo<(String, usize, String), f64>,
@@ -108,6 +113,66 @@ impl FlameView {
     pub fn clear(&self) {
         self.layout.clear();
         self.share.clear();
+        self.palette.clear();
+    }
+}
+
+/// What a frame's colour says: its heat (the default; after `diff`, the signed
+/// difference), or a category of the frame as the Firefox Profiler and speedscope colour
+/// theirs: its kind (function, cpu_op, kernel, python_function, …) or its module (the
+/// library or file, `PLACE_ATTRS`), each value on a slot of the theme's categorical
+/// palette.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Colour {
+    #[default]
+    Heat,
+    Kind,
+    Module,
+}
+
+impl Colour {
+    pub const ALL: [Colour; 3] = [Colour::Heat, Colour::Kind, Colour::Module];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Colour::Heat => "heat",
+            Colour::Kind => "kind",
+            Colour::Module => "module",
+        }
+    }
+}
+
+/// The categories of the frames (kinds or modules) and the palette slot of each: the
+/// nine heaviest by the metric's exclusive value over the tree's shown nodes get slots
+/// 1–9, every other one slot 0 (the theme's grey "other"), so the colours that can be
+/// told apart go to what holds the time.
+#[derive(Debug, Default)]
+pub struct Palette {
+    slots: HashMap<Arc<str>, u8>,
+    /// (category, slot, exclusive value), heaviest first.
+    pub legend: Vec<(Arc<str>, u8, f64)>,
+}
+
+/// A module-less frame's category.
+pub const NO_MODULE: &str = "(no module)";
+
+impl Palette {
+    pub fn slot(&self, key: &str) -> u8 {
+        self.slots.get(key).copied().unwrap_or(0)
+    }
+}
+
+/// A frame's category under a colouring (None for heat).
+pub fn category(frame: &crate::model::Frame, by: Colour) -> Option<&str> {
+    match by {
+        Colour::Heat => None,
+        Colour::Kind => Some(&frame.kind),
+        Colour::Module => Some(
+            crate::transform::functions::PLACE_ATTRS
+                .iter()
+                .find_map(|k| frame.attr(k))
+                .unwrap_or(NO_MODULE),
+        ),
     }
 }
 
@@ -249,6 +314,46 @@ impl App {
         self.diff.is_some()
             && self.diff_base.is_some()
             && ensemble::base_metric(&self.metric) == "diff"
+    }
+
+    /// The category colours of the frames, unless they are coloured by heat.
+    pub fn flame_palette(&self) -> Option<Arc<Palette>> {
+        let by = self.flame.colour;
+        if by == Colour::Heat {
+            return None;
+        }
+        let key = (Arc::as_ptr(&self.tree.po) as usize, by, self.metric.clone());
+        Some(self.flame.palette.get(&key, || {
+            let cct = &self.profile.cct;
+            let vals = self.profile.metrics.values(&self.metric).unwrap_or(&[]);
+            let hidden = &self.tree.rules.hidden;
+            let mut sums: HashMap<Arc<str>, f64> = HashMap::new();
+            for n in 0..cct.len() as u32 {
+                if hidden.get(n as usize).copied().unwrap_or(false) {
+                    continue;
+                }
+                let Some(c) = category(cct.frame(n), by) else {
+                    continue;
+                };
+                let v = vals.get(n as usize).copied().unwrap_or(0.0);
+                let v = if v.is_finite() && v > 0.0 { v } else { 0.0 };
+                match sums.get_mut(c) {
+                    Some(s) => *s += v,
+                    None => {
+                        sums.insert(Arc::from(c), v);
+                    }
+                }
+            }
+            let mut legend: Vec<(Arc<str>, u8, f64)> =
+                sums.into_iter().map(|(k, v)| (k, 0, v)).collect();
+            legend.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+            let mut slots = HashMap::new();
+            for (i, e) in legend.iter_mut().enumerate() {
+                e.1 = if i < 9 { i as u8 + 1 } else { 0 };
+                slots.insert(e.0.clone(), e.1);
+            }
+            Palette { slots, legend }
+        }))
     }
 
     /// The flame graph's layout for `width` cells (derived once per change).
@@ -493,6 +598,23 @@ impl App {
             FlameCmd::Flip => {
                 self.flame.flipped = !self.flame.flipped;
                 Ok(Some(Command::Flame(FlameCmd::Flip)))
+            }
+            FlameCmd::Colour(by) => {
+                let now = self.flame.colour;
+                let to = match by.as_str() {
+                    "next" => {
+                        let i = Colour::ALL.iter().position(|c| *c == now).unwrap_or(0);
+                        Colour::ALL[(i + 1) % Colour::ALL.len()]
+                    }
+                    s => *Colour::ALL
+                        .iter()
+                        .find(|c| c.name() == s)
+                        .ok_or_else(|| format!("unknown colouring {s:?}"))?,
+                };
+                self.view.flame.colour = to;
+                Ok(Some(Command::Flame(FlameCmd::Colour(
+                    to.name().to_string(),
+                ))))
             }
             FlameCmd::Left | FlameCmd::Right => {
                 let dir = if f == FlameCmd::Right { 2 } else { -2 };

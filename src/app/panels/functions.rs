@@ -13,6 +13,7 @@ use super::super::command::{Command, FunctionsCmd, PanelMove};
 use super::super::{App, CmdError};
 use super::memo::Memo;
 use super::PanelId;
+use crate::transform::functions::cycles::Cycles;
 use crate::transform::functions::edges::{Edge, ROOT};
 use crate::transform::functions::{Column, Functions as FnTable};
 
@@ -54,11 +55,15 @@ pub struct FunctionsView {
     pub focus: Focus,
     /// The row under the cursor in the callers or callees list.
     pub edge_cursor: usize,
+    /// Callers above and callees below the function (a small call graph), rather than
+    /// side by side.
+    pub graph: bool,
     table: Memo<TableKey, Table>,
     /// Keyed by the table's key, the sort and the search text (`/`): typing filters the
     /// list.
     order: Memo<(TableKey, usize, Option<String>), Vec<u32>>,
     edges: Memo<(TableKey, u32), Edges>,
+    cycles: Memo<TableKey, Cycles>,
 }
 
 impl FunctionsView {
@@ -67,6 +72,7 @@ impl FunctionsView {
         self.table.clear();
         self.order.clear();
         self.edges.clear();
+        self.cycles.clear();
     }
 }
 
@@ -179,6 +185,14 @@ impl App {
                 callees: by_value(t.fns.callees(f)),
             }
         }))
+    }
+
+    /// The cycles of the current table's function graph.
+    pub fn functions_cycles(&self) -> Arc<Cycles> {
+        let key = self.functions_key();
+        self.functions
+            .cycles
+            .get(&key, || self.functions_table().fns.cycles())
     }
 
     /// The length of the focused list.
@@ -300,6 +314,10 @@ impl App {
                 }
                 Ok(Some(Command::Functions(f)))
             }
+            FunctionsCmd::Graph => {
+                self.view.functions.graph = !self.view.functions.graph;
+                Ok(Some(Command::Functions(f)))
+            }
             FunctionsCmd::Tree => {
                 let Some(g) = self.functions_selected() else {
                     return Err("no function is selected".into());
@@ -344,4 +362,15 @@ impl super::Panel for Functions {
 
     /// The sort and the cursor are view state: a replay starts them afresh.
     fn reset(&self, _: &mut super::ViewState, _: &mut super::ViewState) {}
+
+    fn position(&self, app: &App) -> (usize, usize) {
+        let n = app.functions_len();
+        let v = &app.view.functions;
+        let at = if v.focus == Focus::Table {
+            v.cursor
+        } else {
+            v.edge_cursor
+        };
+        ((at + 1).min(n), n)
+    }
 }

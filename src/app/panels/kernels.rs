@@ -3,6 +3,7 @@
 
 use super::super::command::{Command, KernelsSpec};
 use super::super::{App, CmdError};
+use super::memo::Memo;
 use crate::gpu::kernels::{self, KernelRow, KernelSort, TableOptions};
 
 #[derive(Debug, Clone)]
@@ -17,6 +18,10 @@ pub struct KernelsView {
     /// Each row's shown name, computed with the rows: short, and distinct where the
     /// kernels are (`gpu::short_names`).
     pub short: Vec<String>,
+    /// The short names cut to the name column's width (and ellipsis) so that names
+    /// that differ still differ on screen (`present::distinct`): made for the first
+    /// frame at a width, cleared with the rows.
+    pub cuts: Memo<(usize, &'static str), Vec<String>>,
     /// The largest bar (of the sorted-by value), kept with the rows so that a frame
     /// reads only the rows on screen.
     pub bar_max: f64,
@@ -41,6 +46,7 @@ impl Default for KernelsView {
             offset: 0,
             rows: Vec::new(),
             short: Vec::new(),
+            cuts: Memo::default(),
             bar_max: 1.0,
             selected: None,
             hscroll: 0,
@@ -76,6 +82,7 @@ impl App {
             // Always with `…`: under ASCII the screen folds it to `~`.
             crate::gpu::short_names::distinct_short_names(&names, "…")
         };
+        k.cuts.clear();
         k.cursor = k.cursor.min(k.rows.len().saturating_sub(1));
         let sort = k.sort;
         k.bar_max = k
@@ -192,6 +199,22 @@ impl App {
     }
 }
 
+impl KernelsView {
+    /// The rows' shown names cut to `width` (the short names, made distinct after the
+    /// cut): computed once per width, so a frame reads only the rows on screen.
+    pub fn cut_names(&self, width: usize, ellipsis: &'static str) -> std::sync::Arc<Vec<String>> {
+        self.cuts.get(&(width, ellipsis), || {
+            let names: Vec<&str> = self
+                .rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| self.short.get(i).map(String::as_str).unwrap_or(&r.name))
+                .collect();
+            crate::present::heads::distinct_heads(&names, width, ellipsis)
+        })
+    }
+}
+
 /// The length of a row's bar: the value the table is sorted by.
 pub fn bar_value(sort: KernelSort, r: &KernelRow) -> f64 {
     match sort {
@@ -242,5 +265,10 @@ impl super::Panel for Kernels {
     /// The options start afresh; the kernel categories are the app's, not the view's.
     fn reset(&self, was: &mut super::ViewState, now: &mut super::ViewState) {
         now.kernels.categories = was.kernels.categories.take();
+    }
+
+    fn position(&self, app: &App) -> (usize, usize) {
+        let n = app.kernels.rows.len();
+        ((app.kernels.cursor + 1).min(n), n)
     }
 }

@@ -156,6 +156,13 @@ pub trait Panel: Named + Sync {
     /// from a default `ViewState`: this carries over what of the panel's state in
     /// `was` survives it into `now` (settings that are not view state).
     fn reset(&self, was: &mut ViewState, now: &mut ViewState);
+
+    /// The status line's row counter: (the cursor's row, counting from 1; rows) of
+    /// this panel's own list (the kernel table, the lanes), the tree's by default.
+    fn position(&self, app: &App) -> (usize, usize) {
+        let t = &app.tree;
+        ((t.cursor + 1).min(t.visible.len()), t.visible.len())
+    }
 }
 
 /// A panel, by its place in `PANELS`.
@@ -258,13 +265,19 @@ impl GpuState {
             }
         }
         let cpu_keys = threads.iter().map(|(k, _)| *k).collect();
+        // Threads of several processes (ranks) are named by both: an OTF2 trace has a
+        // `Master thread` on every rank.
+        let many = threads.iter().any(|((p, _), _)| *p != threads[0].0 .0);
         let cpu_lanes: Vec<(String, LaneIndex)> = threads
             .into_iter()
-            .map(|((_, t), evs)| {
-                (
-                    format!("CPU t{}", ev.strings.resolve(t)),
-                    LaneIndex::new(ev, &evs),
-                )
+            .map(|((p, t), evs)| {
+                let t = ev.strings.resolve(t);
+                let label = if many {
+                    format!("{} t{t}", process_short(ev.strings.resolve(p)))
+                } else {
+                    format!("CPU t{t}")
+                };
+                (label, LaneIndex::new(ev, &evs))
             })
             .collect();
         // A trace without GPU activity (an OTF2 trace of an MPI code, a CPU-only Chrome
@@ -344,6 +357,16 @@ impl App {
 
     pub(crate) fn need_gpu(&self) -> Result<&GpuState, CmdError> {
         self.gpu_activity().ok_or_else(|| {
+            // An ensemble keeps its members' trees, not their events: saying it has
+            // no GPU activity would be false of two traces full of kernels.
+            let members = crate::app::compare::member_labels(self.original().1);
+            if self.profile.events.is_none() && members.len() > 1 {
+                return CmdError::plain(format!(
+                    "the kernel table reads one trace's events, and an ensemble of {} profiles keeps only their trees: open one of them alone ({})",
+                    members.len(),
+                    crate::present::format::list_bounded(&members, 4)
+                ));
+            }
             self.no_events("this profile has no GPU activity (kernels, memcpy, memset)")
         })
     }
@@ -384,9 +407,11 @@ impl App {
             | Command::Lanes(_)
             | Command::NextKernel
             | Command::PrevKernel
-            | Command::GotoLaunch) => self.timeline_command(c),
+            | Command::GotoLaunch
+            | Command::Timeline(_)) => self.timeline_command(c),
             c @ (Command::Gap(_) | Command::Gaps { .. }) => self.gap_command(c),
             c @ Command::Flame(_) => self.flame_command(c),
+            Command::Summary(t) => self.summary_command(t),
             c @ Command::Functions(_) => self.functions_command(c),
             c @ Command::Sql(_) => self.sql_command(c),
             other => Err(format!("{other} is not a panel command").into()),
@@ -402,6 +427,16 @@ impl App {
     /// are still loading, or low-memory mode draws them from the summary.
     pub(crate) fn events_pending(&self) -> bool {
         self.loading() || self.lod().is_some()
+    }
+}
+
+/// A process's name made short for a lane label: `MPI Rank 3` -> `r3`, a number as is.
+fn process_short(p: &str) -> String {
+    let digits = p.len() - p.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    match digits {
+        0 => p.to_string(),
+        d if d == p.len() => format!("p{p}"),
+        d => format!("r{}", &p[p.len() - d..]),
     }
 }
 

@@ -1,13 +1,16 @@
-//! The summary panel: HTA's seven breakdowns for a trace, or the metadata of the
-//! profile (of every member for an ensemble). Its lines are derived when the data or
-//! the panel's settings change, never per frame: a breakdown walks every GPU activity
-//! (and parses each memcpy's args), which on a 5M-kernel trace takes seconds.
+//! The summary panel: HTA's breakdowns for a trace, as charts (`gpu::charts`, drawn by
+//! `ui::charts`) or as the seven tables of `grove summary` (`summary tables`), or the
+//! metadata of the profile (of every member for an ensemble). Its data is derived when
+//! the data or the panel's settings change, never per frame: a breakdown walks every
+//! GPU activity (and parses each memcpy's args), which on a 5M-kernel trace takes
+//! seconds.
 
 use std::sync::Arc;
 
 use super::memo::Memo;
 use crate::app::App;
 use crate::gpu::breakdown::Options;
+use crate::gpu::charts::SummaryCharts;
 use crate::gpu::report::{self, Table};
 
 /// How a summary line is drawn.
@@ -27,8 +30,12 @@ pub struct SummaryView {
     pub scroll: usize,
     /// Columns the table is scrolled right by (`scroll table N`).
     pub hscroll: usize,
+    /// HTA's tables instead of the charts (`summary tables`).
+    pub show_tables: bool,
     /// The breakdown tables (cleared when the GPU state is rebuilt).
     tables: Memo<(), Lines>,
+    /// The charts' figures (cleared with the tables).
+    charts: Memo<(), SummaryCharts>,
     /// The metadata table, for the metadata filter it was built with.
     metadata: Memo<Option<String>, Lines>,
 }
@@ -37,6 +44,7 @@ impl SummaryView {
     /// Forgets the derived lines (the GPU state or the categories changed).
     pub fn clear(&self) {
         self.tables.clear();
+        self.charts.clear();
         self.metadata.clear();
     }
 }
@@ -53,6 +61,36 @@ const TABLES: [Table; 7] = [
 ];
 
 impl App {
+    /// The charts of the breakdowns, when the panel shows charts and the trace has GPU
+    /// activity with its events (else the panel shows `summary_lines`).
+    pub fn summary_charts(&self) -> Option<Arc<SummaryCharts>> {
+        if self.summary.show_tables || self.profile.events.is_none() {
+            return None;
+        }
+        let gpu = self.gpu_activity()?;
+        let ev = self.profile.events.as_ref()?;
+        Some(self.summary.charts.get(&(), || {
+            let rank = report::rank_of(&self.profile, 0);
+            // Events point into the tree as loaded, not the reshaped one.
+            let cct = self.original().0;
+            crate::gpu::charts::summary_charts(ev, &gpu.model, cct, rank, &Options::default())
+        }))
+    }
+
+    /// `summary charts|tables|toggle`.
+    pub(crate) fn summary_command(
+        &mut self,
+        tables: Option<bool>,
+    ) -> Result<Option<crate::app::command::Command>, crate::app::CmdError> {
+        let s = &mut self.view.summary;
+        s.show_tables = tables.unwrap_or(!s.show_tables);
+        s.scroll = 0;
+        s.hscroll = 0;
+        Ok(Some(crate::app::command::Command::Summary(Some(
+            s.show_tables,
+        ))))
+    }
+
     /// The summary panel's lines: the breakdowns of a trace with GPU activity, else
     /// the metadata.
     pub fn summary_lines(&self) -> Arc<Lines> {

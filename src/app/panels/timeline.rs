@@ -1,5 +1,9 @@
 //! The timeline panel: the visible window, the lane and time under the cursor, the
-//! selected instance; zoom, pan and the jump to a kernel's launch.
+//! selected instance; zoom, pan and the jump to a kernel's launch. The stack chart's
+//! cursor, lanes and links are in `nav`.
+
+mod nav;
+pub use nav::{log, parse, print, ScreenRow, TimelineCmd};
 
 use super::super::command::{format_time, Command, PanelMove, ZoomSpec};
 use super::super::{paths, App, CmdError};
@@ -22,6 +26,16 @@ pub struct TimelineView {
     pub show_cpu: bool,
     /// The shortest gap `gap next|prev` stops at, as last given.
     pub gap_min: Option<i64>,
+    /// The cursor's stack row in its lane (0: the outermost slices).
+    pub row: usize,
+    /// Lanes (indices into `lanes()`) drawn as one row, and lanes not drawn.
+    pub collapsed: Vec<usize>,
+    pub hidden: Vec<usize>,
+    /// The slices linked with the selection: a kernel's launch, a runtime call's
+    /// kernels; both lanes mark them.
+    pub linked: Vec<u32>,
+    /// The counter tracks (`gpu::counters`), keyed by the number of samples.
+    pub counters: super::memo::Memo<usize, Vec<crate::gpu::counters::Track>>,
 }
 
 /// One timeline lane: its label, index, and whether it is a GPU stream.
@@ -56,6 +70,17 @@ impl App {
             }));
         }
         out
+    }
+
+    /// The trace's counter tracks, sorted once on the first frame that shows them.
+    pub fn counter_tracks(&self) -> std::sync::Arc<Vec<crate::gpu::counters::Track>> {
+        let (Some(c), Some(ev)) = (self.profile.counters.as_ref(), self.profile.events.as_ref())
+        else {
+            return Default::default();
+        };
+        self.timeline
+            .counters
+            .get(&c.ts.len(), || crate::gpu::counters::tracks(c, &ev.strings))
     }
 
     fn rel(&self, t: i64) -> i64 {
@@ -135,15 +160,7 @@ impl App {
                     }
                     .into());
                 };
-                let ev = self.profile.events.as_ref().unwrap();
-                let t = ev.ts[i as usize];
-                self.timeline.selected = Some(i);
-                self.timeline.cursor_t = t;
-                let (a, b) = self.timeline.window;
-                if t < a || t >= b {
-                    let w = b - a;
-                    self.timeline.window = (t - w / 2, t + w / 2);
-                }
+                self.go_to_slice(i);
                 Ok(None)
             }
             Command::GotoLaunch => {
@@ -165,15 +182,23 @@ impl App {
                 if target == NO_NODE {
                     return Err("this kernel's launch is not in the trace".into());
                 }
+                // A CPU slice goes to its own node; an activity to its launch (or, without
+                // one, its own node, which HPCToolkit puts under the launching context).
+                let launched = ev.kind[i as usize].is_gpu_activity();
                 let path = paths::path_of(self.original().0, target);
                 let n = paths::resolve(&self.profile.cct, &path).map_err(|_| {
                     CmdError::plain(format!("{path} is not in the current tree (filtered out?)"))
                 })?;
                 self.view.panel = PanelId::of(&super::tree::Tree);
                 self.tree.reveal(n);
-                self.info(format!("launched from {path}"));
+                self.info(if launched {
+                    format!("launched from {path}")
+                } else {
+                    format!("at {path}")
+                });
                 Ok(Some(Command::Panel(PanelMove::To(self.panel))))
             }
+            Command::Timeline(t) => self.timeline_nav(t),
             other => Err(format!("{other} is not a timeline command").into()),
         }
     }
@@ -198,13 +223,9 @@ impl super::Panel for Timeline {
         Ok(())
     }
 
-    /// Up and down move between lanes.
+    /// Up and down move between stack rows (a lane's depths, then the next lane).
     fn move_cursor(&self, app: &mut App, delta: isize) -> bool {
-        let n = app.lanes().len();
-        if n > 0 {
-            let t = &mut app.view.timeline;
-            t.lane = (t.lane as isize + delta).clamp(0, n as isize - 1) as usize;
-        }
+        app.timeline_move_rows(delta);
         true
     }
 
@@ -214,4 +235,9 @@ impl super::Panel for Timeline {
 
     /// The window, lanes and selection start afresh.
     fn reset(&self, _: &mut super::ViewState, _: &mut super::ViewState) {}
+
+    fn position(&self, app: &App) -> (usize, usize) {
+        let n = app.lanes().len();
+        ((app.timeline.lane + 1).min(n), n)
+    }
 }

@@ -622,7 +622,8 @@ fn escape_end(b: &[u8], j: usize) -> R<usize> {
 }
 
 /// Decodes a string's escapes into `out` (the span was checked by `string_span`).
-/// Surrogates follow the streaming reader: a pair joins, anything else is U+FFFD.
+/// Surrogates follow the streaming reader: a pair joins, a lone one is U+FFFD and the
+/// escape after it is read as it is.
 fn unescape(raw: &[u8], out: &mut Vec<u8>) {
     out.clear();
     let hex = |s: &[u8]| -> u32 {
@@ -649,17 +650,16 @@ fn unescape(raw: &[u8], out: &mut Vec<u8>) {
                 let mut cp = hex(&raw[i..i + 4]);
                 i += 4;
                 if (0xD800..0xDC00).contains(&cp) {
-                    if raw.get(i) == Some(&b'\\') && raw.get(i + 1) == Some(&b'u') {
-                        let lo = hex(&raw[i + 2..i + 6]);
-                        i += 6;
-                        cp = if (0xDC00..0xE000).contains(&lo) {
-                            0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00)
-                        } else {
-                            0xFFFD
-                        };
+                    let lo = if raw.get(i) == Some(&b'\\') && raw.get(i + 1) == Some(&b'u') {
+                        hex(&raw[i + 2..i + 6])
                     } else {
-                        // A lone high surrogate before another escape: the streaming
-                        // reader consumed that backslash; leave such text to it.
+                        0
+                    };
+                    if (0xDC00..0xE000).contains(&lo) {
+                        i += 6;
+                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    } else {
+                        // Lone: whatever follows is read as it is.
                         cp = 0xFFFD;
                     }
                 } else if (0xDC00..0xE000).contains(&cp) {
@@ -673,31 +673,6 @@ fn unescape(raw: &[u8], out: &mut Vec<u8>) {
         };
         out.push(plain);
     }
-}
-
-/// Whether a string has an escape the fast path leaves to the streaming reader: a high
-/// surrogate followed by a backslash that does not start a `\u` (the streaming reader
-/// swallows that backslash).
-fn odd_surrogate(raw: &[u8]) -> bool {
-    let mut i = 0;
-    while let Some(k) = memchr::memchr(b'\\', &raw[i..]) {
-        i += k;
-        if raw[i + 1] == b'u' {
-            let hi = raw[i + 2..i + 6]
-                .iter()
-                .fold(0u32, |v, &c| v * 16 + (c as char).to_digit(16).unwrap_or(0));
-            if (0xD800..0xDC00).contains(&hi)
-                && raw.get(i + 6) == Some(&b'\\')
-                && raw.get(i + 7) != Some(&b'u')
-            {
-                return true;
-            }
-            i += 6;
-        } else {
-            i += 2;
-        }
-    }
-    false
 }
 
 /// A skipped number: the run of number bytes (at least one), as the streaming reader
@@ -1055,9 +1030,6 @@ impl Part {
                 let (s, q, escaped, ascii) = string_span_ascii(b, i)?;
                 let raw = &b[s..q];
                 let text = if escaped {
-                    if odd_surrogate(raw) {
-                        return Err(Fail::Odd);
-                    }
                     let mut out = std::mem::take(&mut self.scratch);
                     unescape(raw, &mut out);
                     self.scratch = out;
@@ -1297,6 +1269,10 @@ impl Part {
                 b'}' => break,
                 _ => return Err(Fail::Odd),
             }
+        }
+        if ev.ph == b'P' {
+            // Sampled-profile events are the streaming reader's (`chrome::samples`).
+            return Err(Fail::Odd);
         }
         if let Some((s, e)) = args_span {
             if typed_list && !matches!(ev.ph, b'M' | b'C') && self.keeps_args(ev.cat) {
@@ -1646,7 +1622,14 @@ mod tests {
         unescape(br#"\u00e9\ud83d\ude00\n\/"#, &mut out);
         assert_eq!(String::from_utf8(out.clone()).unwrap(), "é😀\n/");
         unescape(br#"\ud83dx"#, &mut out);
-        assert_eq!(String::from_utf8(out).unwrap(), "\u{FFFD}x");
+        assert_eq!(String::from_utf8(out.clone()).unwrap(), "\u{FFFD}x");
+        // A lone high surrogate: U+FFFD, and the escape after it is kept.
+        unescape(br#"\uD800\n"#, &mut out);
+        assert_eq!(String::from_utf8(out.clone()).unwrap(), "\u{FFFD}\n");
+        unescape(br#"\uD800\"x"#, &mut out);
+        assert_eq!(String::from_utf8(out.clone()).unwrap(), "\u{FFFD}\"x");
+        unescape(br#"\uD800\uD83D\uDE00\u0041"#, &mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), "\u{FFFD}😀A");
     }
 
     /// A typed args list as comparable text: keys, values (strings and nested text

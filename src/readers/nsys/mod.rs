@@ -116,6 +116,13 @@ pub fn read(path: &Path) -> Result<Vec<Profile>, String> {
         } else {
             format!("its tables: {}", names.join(", "))
         };
+        // Every export has META_DATA_EXPORT: one without event tables is still an
+        // export, of a run that traced nothing grove reads.
+        if names.contains(&"META_DATA_EXPORT") {
+            return Err(format!(
+                "an Nsight Systems export without event tables: no CUPTI_ACTIVITY_KIND_* or NVTX_EVENTS table ({shown}); profile with -t cuda,nvtx"
+            ));
+        }
         return Err(format!(
             "an SQLite database, but not an Nsight Systems export: no CUPTI_ACTIVITY_KIND_* or NVTX_EVENTS table ({shown})"
         ));

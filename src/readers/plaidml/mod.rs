@@ -361,12 +361,14 @@ fn open_warnings(acts: &[Activity], warnings: &mut Vec<String>) {
         let shown = verbs.iter().take(3).copied().collect::<Vec<_>>().join(", ");
         let more = if verbs.len() > 3 { ", …" } else { "" };
         warnings.push(format!(
-            "{no_end} activit(ies) have no end event in the log ({shown}{more}): no duration, so left out of the time metrics and the timeline; counted in `open`"
+            "{no_end} {} no end event in the log ({shown}{more}): no duration, so left out of the time metrics and the timeline; counted in `open`",
+            crate::readers::trace_cct::activities(no_end)
         ));
     }
     if no_start > 0 {
         warnings.push(format!(
-            "{no_start} activit(ies) have no start time in the log: no duration, so left out of the time metrics and the timeline; counted in `open`"
+            "{no_start} {} no start time in the log: no duration, so left out of the time metrics and the timeline; counted in `open`",
+            crate::readers::trace_cct::activities(no_start)
         ));
     }
 }
@@ -463,7 +465,12 @@ fn tree(
     }
     if depth_guard > 0 {
         warnings.push(format!(
-            "{depth_guard} activit(ies) sit in a parent cycle; placed at the top"
+            "{depth_guard} {} in a parent cycle; placed at the top",
+            if depth_guard == 1 {
+                "activity sits"
+            } else {
+                "activities sit"
+            }
         ));
     }
     node
@@ -673,7 +680,7 @@ mod tests {
         assert!((0..ev.len()).all(|i| ev.name_of(i) != "AllocBuffer"));
         let w = p.warnings.join("\n");
         assert!(
-            w.contains("2 activit(ies) have no end event in the log (AllocBuffer)"),
+            w.contains("2 activities have no end event in the log (AllocBuffer)"),
             "{w}"
         );
     }

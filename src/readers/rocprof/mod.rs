@@ -9,7 +9,7 @@
 //! kernel, since the files name no host call that launched a kernel.
 
 pub mod chrome;
-mod csv;
+pub(crate) mod csv;
 mod db;
 mod dispatch;
 mod stats;

@@ -74,36 +74,48 @@ impl Functions {
             of_node,
             inc,
             count,
+            index,
         } = &self.origin
         else {
             return Vec::new();
         };
+        let ix = index.get_or_init(|| PathIndex::of(cct, of_node, self.len()));
         let nm = inc.len();
         // Slot of each other function in `out` (ROOT is the last function index + 1).
         let root_slot = self.len();
+        let func = |n: u32| of_node[n as usize] as usize;
+        // The nodes that are the callee end of an edge of `f`, in pre-order, each with
+        // the function at the other end: f's nodes (the other end is the parent's
+        // function) or the children of f's nodes.
+        let mut ends: Vec<(u32, usize)> = Vec::new();
+        match side {
+            Side::Callers => {
+                for &n in ix.nodes(f) {
+                    ends.push((n, cct.parent(n).map_or(root_slot, func)));
+                }
+            }
+            Side::Callees => {
+                for &n in ix.nodes(f) {
+                    ends.extend(cct.children(n).map(|c| (c, func(c))));
+                }
+                ends.sort_unstable_by_key(|&(c, _)| ix.pre[c as usize]);
+            }
+        }
         let mut slot = vec![NO_NODE; self.len() + 1];
         let mut out: Vec<Edge> = Vec::new();
-        // Open nodes per other function that count for the edge (see the module).
+        // The ends open on the path to the current one (their subtree holds it), and
+        // how many of them each other function has: an end inside another end of the
+        // same edge adds no value (recursion through the same edge counts once).
+        let mut stack: Vec<(u32, usize)> = Vec::new();
         let mut open = vec![0u32; self.len() + 1];
-        let func = |n: u32| of_node[n as usize];
-        walk(cct, |n, down| {
-            let parent = cct.parent(n);
-            // The other end of the edge this node is the callee end of, if it counts.
-            let other = match side {
-                Side::Callees => match parent {
-                    Some(p) if func(p) == f => func(n) as usize,
-                    _ => return,
-                },
-                Side::Callers => {
-                    if func(n) != f {
-                        return;
-                    }
-                    parent.map_or(root_slot, |p| func(p) as usize)
+        for (n, other) in ends {
+            let pre = ix.pre[n as usize];
+            while let Some(&(top, o)) = stack.last() {
+                if ix.end[top as usize] >= pre {
+                    break;
                 }
-            };
-            if !down {
-                open[other] -= 1;
-                return;
+                stack.pop();
+                open[o] -= 1;
             }
             if slot[other] == NO_NODE {
                 slot[other] = out.len() as u32;
@@ -133,7 +145,61 @@ impl Functions {
                 }
             }
             open[other] += 1;
-        });
+            stack.push((n, other));
+        }
         out
+    }
+}
+
+/// Where each node sits in the tree's pre-order (`pre`, and `end`: the last pre-order
+/// position inside its subtree) and each function's nodes in pre-order: the edges of a
+/// function then cost its own nodes (and their children), not a walk of the tree, so
+/// moving the functions panel's cursor on a 1M-node tree stays within a frame.
+#[derive(Debug, Default, Clone)]
+pub struct PathIndex {
+    pre: Vec<u32>,
+    end: Vec<u32>,
+    start: Vec<u32>,
+    nodes: Vec<u32>,
+}
+
+impl PathIndex {
+    fn of(cct: &crate::model::Cct, of_node: &[u32], nf: usize) -> PathIndex {
+        let n = cct.len();
+        let (mut pre, mut end) = (vec![0u32; n], vec![0u32; n]);
+        let mut order: Vec<u32> = Vec::with_capacity(n);
+        walk(cct, |x, down| {
+            if down {
+                pre[x as usize] = order.len() as u32;
+                order.push(x);
+            } else {
+                end[x as usize] = order.len() as u32 - 1;
+            }
+        });
+        let mut start = vec![0u32; nf + 1];
+        for &x in &order {
+            start[of_node[x as usize] as usize + 1] += 1;
+        }
+        for f in 0..nf {
+            start[f + 1] += start[f];
+        }
+        let mut fill = start.clone();
+        let mut nodes = vec![0u32; order.len()];
+        for &x in &order {
+            let f = of_node[x as usize] as usize;
+            nodes[fill[f] as usize] = x;
+            fill[f] += 1;
+        }
+        PathIndex {
+            pre,
+            end,
+            start,
+            nodes,
+        }
+    }
+
+    fn nodes(&self, f: u32) -> &[u32] {
+        let f = f as usize;
+        &self.nodes[self.start[f] as usize..self.start[f + 1] as usize]
     }
 }

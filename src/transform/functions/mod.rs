@@ -14,6 +14,7 @@
 //!   file's exact figures, one row per function of the graph; the profile's tree is an
 //!   estimate unfolded from the graph and is not read.
 
+pub mod cycles;
 pub mod edges;
 
 use std::collections::HashMap;
@@ -69,6 +70,8 @@ pub enum Origin {
         of_node: Vec<u32>,
         inc: Vec<Arc<Vec<f64>>>,
         count: Option<Arc<Vec<f64>>>,
+        /// Each function's nodes in pre-order, made at the first callers/callees asked.
+        index: Box<std::sync::OnceLock<edges::PathIndex>>,
     },
     /// The file's call graph (function f is the graph's node f).
     Graph(CallGraph),
@@ -280,6 +283,7 @@ impl Functions {
                 of_node,
                 inc: cols.into_iter().map(|c| c.inc).collect(),
                 count: count.map(|(_, c)| c),
+                index: Default::default(),
             },
         }
     }

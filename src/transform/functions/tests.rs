@@ -1,3 +1,4 @@
+use super::cycles::Cycles;
 use super::edges::ROOT;
 use super::*;
 use crate::model::call_graph::Function as GraphFunction;
@@ -167,4 +168,113 @@ fn inverted_roots_are_self_costs() {
     // Roots main, f, g, h; under f: main and g <- f <- main; under g: f <- main and
     // main; under h: f <- g <- f <- main.
     assert_eq!(inv.len(), 4 + 4 + 3 + 4);
+}
+
+#[test]
+fn cycles_are_the_strongly_connected_functions() {
+    // f -> g -> f is a cycle; main and h are outside it; a node of f under f is recursion.
+    let (mut c, _) = recursive();
+    let t = Functions::of_paths(&c, &recursive().1);
+    let cy = t.cycles();
+    let (f, g) = (by_name(&t, "f") as u32, by_name(&t, "g") as u32);
+    let (main, h) = (by_name(&t, "main") as u32, by_name(&t, "h") as u32);
+    assert_eq!(cy.members.len(), 1);
+    let mut want = vec![f, g];
+    want.sort_unstable();
+    assert_eq!(cy.members[0], want);
+    assert!(cy.loops(f, g) && cy.loops(g, f));
+    assert!(!cy.loops(main, f) && !cy.loops(f, h));
+    assert!(!cy.loops(f, f), "f never calls itself directly");
+    assert_eq!(cy.cycle(main), Cycles::NONE);
+
+    let h1 = (0..c.len() as u32).find(|&n| c.name(n) == "h").unwrap();
+    let _ = c.child(Some(h1), "h", "function");
+    let mut m = MetricTable::new(c.len());
+    m.set("time", "ns", vec![1.0; c.len()]);
+    m.derive_inclusive(&c, &["time"]);
+    let t = Functions::of_paths(&c, &m);
+    let h = by_name(&t, "h") as u32;
+    assert!(t.cycles().loops(h, h), "h calls itself");
+}
+
+/// The indexed edges equal a walk of the whole tree that keeps, per other function, the
+/// ends of the edge open on the path (the rule of the module), on random trees with
+/// recursion through several functions.
+#[test]
+fn indexed_edges_equal_a_walk_of_the_tree() {
+    use super::edges::Side;
+    let mut seed = 7u64;
+    let mut rnd = |k: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % k
+    };
+    for _ in 0..40 {
+        let mut c = Cct::default();
+        let names = ["a", "b", "c", "d", "e"];
+        let mut nodes = vec![c.child(None, "main", "function")];
+        for _ in 0..(20 + rnd(200)) {
+            let p = nodes[rnd(nodes.len() as u64) as usize];
+            let n = c.child(Some(p), names[rnd(5) as usize], "function");
+            nodes.push(n);
+        }
+        if rnd(2) == 0 {
+            let n = c.child(None, "b", "function");
+            nodes.push(n);
+        }
+        let mut m = MetricTable::new(c.len());
+        let vals: Vec<f64> = (0..c.len()).map(|_| rnd(100) as f64).collect();
+        m.set("time", "ns", vals.clone());
+        m.set("count", "", vals.iter().map(|v| v + 1.0).collect());
+        m.derive_inclusive(&c, &["time"]);
+        let t = Functions::of_paths(&c, &m);
+        let Origin::Paths { of_node, inc, .. } = &t.origin else {
+            unreachable!()
+        };
+        for f in 0..t.len() as u32 {
+            for side in [Side::Callers, Side::Callees] {
+                let mut want: Vec<(u32, f64, f64)> = Vec::new();
+                let mut open = vec![0u32; t.len() + 1];
+                walk(&c, |n, down| {
+                    let other = match side {
+                        Side::Callees => match c.parent(n) {
+                            Some(p) if of_node[p as usize] == f => of_node[n as usize] as usize,
+                            _ => return,
+                        },
+                        Side::Callers => {
+                            if of_node[n as usize] != f {
+                                return;
+                            }
+                            c.parent(n)
+                                .map_or(t.len(), |p| of_node[p as usize] as usize)
+                        }
+                    };
+                    if !down {
+                        open[other] -= 1;
+                        return;
+                    }
+                    let id = if other == t.len() { ROOT } else { other as u32 };
+                    let at = match want.iter().position(|e| e.0 == id) {
+                        Some(i) => i,
+                        None => {
+                            want.push((id, 0.0, 0.0));
+                            want.len() - 1
+                        }
+                    };
+                    if open[other] == 0 {
+                        want[at].1 += inc[0][n as usize];
+                    }
+                    want[at].2 += vals[n as usize] + 1.0;
+                    open[other] += 1;
+                });
+                let got: Vec<(u32, f64, f64)> = t
+                    .edges(f, side)
+                    .into_iter()
+                    .map(|e| (e.function, e.value[0], e.calls))
+                    .collect();
+                assert_eq!(got, want, "function {f} {side:?}");
+            }
+        }
+    }
 }

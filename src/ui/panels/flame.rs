@@ -8,6 +8,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 
+use crate::app::panels::flame::{category, Palette};
 use crate::app::panels::flame::{Frame, Layout};
 use crate::app::App;
 use crate::diff::Side;
@@ -152,6 +153,7 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     let diff = diff_scale(app);
     let scale = heat_scale(app, layout.zoom);
     let matches = app.search.as_ref().map(|s| &s.matches);
+    let palette = app.flame_palette();
     for (k, row) in layout.rows.iter().enumerate().skip(first).take(rows) {
         let y = if app.flame.flipped {
             bottom - 1 - (k - first) as u16
@@ -164,10 +166,16 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
             let look = Look {
                 selected,
                 matched,
-                bin: if f.merged() {
+                bin: if f.merged() || palette.is_some() {
                     None
                 } else {
                     bin_of(app, f.node, &scale, diff)
+                },
+                slot: match &palette {
+                    Some(p) if !f.merged() => {
+                        category(app.profile.cct.frame(f.node), app.flame.colour).map(|c| p.slot(c))
+                    }
+                    _ => None,
                 },
             };
             frame(app, theme, g, area.x, y, f, look, buf);
@@ -180,6 +188,8 @@ struct Look {
     selected: bool,
     matched: bool,
     bin: Option<usize>,
+    /// The palette slot when the frames are coloured by a category.
+    slot: Option<u8>,
 }
 
 /// Draws one frame at row `y`.
@@ -204,10 +214,11 @@ fn frame(
         buf.set_stringn(x, y, shade.repeat(f.w as usize), f.w as usize, st);
         return;
     }
-    let heat = look
-        .bin
-        .map(|b| theme.heat(b))
-        .unwrap_or(theme.style("ui.dim"));
+    let heat = match (look.slot, look.bin) {
+        (Some(s), _) => theme.category(s),
+        (None, Some(b)) => theme.heat(b),
+        _ => theme.style("ui.dim"),
+    };
     let st = if look.matched {
         theme.style("ui.match")
     } else if look.selected {
@@ -342,6 +353,10 @@ impl super::View for crate::app::panels::flame::Flame {
     }
 
     fn draw_legend(&self, app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) -> bool {
+        if let Some(p) = app.flame_palette() {
+            category_legend(app, &p, theme, g, r, buf);
+            return true;
+        }
         if diff_legend(app, theme, g, r, buf) {
             return true;
         }
@@ -351,6 +366,36 @@ impl super::View for crate::app::panels::flame::Flame {
         let label = format!("{} in the zoom: ", app.inclusive_column());
         crate::ui::layout::heat_legend(app, theme, g, r, buf, &label, &heat_scale(app, Some(z)));
         true
+    }
+}
+
+/// The categories' colours, heaviest first, as many as fit: `kind: █ cpu_op 61%  █ …`.
+fn category_legend(app: &App, p: &Palette, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
+    let total: f64 = p.legend.iter().map(|e| e.2).sum();
+    let label = format!("{}: ", app.flame.colour.name());
+    let mut x = r.x + 1;
+    buf.set_stringn(x, r.y, &label, r.width as usize, theme.style("ui.dim"));
+    x += label.chars().count() as u16;
+    for (name, slot, v) in &p.legend {
+        // A module is a path: its last part tells libraries apart (`libc.so.6`,
+        // `ld-linux-x86-64.so.2`), where the shared directory cut to a width would not.
+        let short = name.rsplit('/').find(|s| !s.is_empty()).unwrap_or(name);
+        let text = format!(
+            " {} {}  ",
+            crate::ui::text::fit(short, 24, g),
+            format::percent(*v, total)
+        );
+        let w = 1 + text.chars().count() as u16;
+        if x + w > r.right() {
+            break;
+        }
+        buf.set_stringn(x, r.y, g.block, 1, theme.category(*slot));
+        buf.set_stringn(x + 1, r.y, &text, text.len(), theme.style("ui.text"));
+        x += w;
+        if *slot == 0 {
+            // Every later category is "other" too.
+            break;
+        }
     }
 }
 

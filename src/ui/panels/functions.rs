@@ -1,5 +1,7 @@
 //! The functions panel: the table of every function on top, the selected function's
-//! callers (left) and callees (right) below, each edge with its value. Reads the table,
+//! callers (left) and callees (right) below, each edge with its value; or, after
+//! `functions graph`, a small call graph: callers above the function, callees below,
+//! edges inside its cycle (or its own recursion) marked. Reads the table,
 //! its order and the edges from the panel's memos: a frame costs the rows drawn.
 
 use ratatui::buffer::Buffer;
@@ -10,6 +12,7 @@ use crate::app::panels::functions::{table_rows, Focus, SORTS};
 use crate::app::App;
 use crate::present::format;
 use crate::present::glyphs::Glyphs;
+use crate::transform::functions::cycles::Cycles;
 use crate::transform::functions::edges::{Edge, ROOT};
 use crate::transform::functions::Functions as FnTable;
 use crate::ui::text::fit_name;
@@ -45,7 +48,7 @@ pub fn functions(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buf
         None => format!("{} functions", fns.len()),
     };
     let title = format!(
-        "{shown} by {} · {} — s: sort  h/l: callers/callees  Enter: go  t: tree  /: find",
+        "{shown} by {} · {} — s: sort  h/l: callers/callees  Enter: go  t: tree  g: graph  /: find",
         SORTS[v.sort], metric.name,
     );
     put(buf, area.x, area.y, &title, area.right(), header);
@@ -105,9 +108,8 @@ pub fn functions(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buf
     let Some(edges) = app.functions_edges() else {
         return;
     };
-    let half = area.width / 2;
-    let left = Rect::new(area.x, top, half, lower);
-    let right = Rect::new(area.x + half, top, area.width - half, lower);
+    let cycles = app.functions_cycles();
+    let selected = app.functions_selected();
     let ctx = Side {
         fns,
         m,
@@ -115,7 +117,39 @@ pub fn functions(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buf
         theme,
         g,
         unit: &metric.unit,
+        cycles: &cycles,
+        selected,
     };
+    if v.graph && lower >= 5 {
+        // A small call graph: callers above the function, callees below it.
+        let up = (lower - 1) / 2;
+        let above = Rect::new(area.x, top, area.width, up);
+        let mid = top + up;
+        let below = Rect::new(area.x, mid + 1, area.width, lower - up - 1);
+        ctx.list(
+            v.focus == Focus::Callers,
+            v.edge_cursor,
+            "callers",
+            &edges.callers,
+            above,
+            buf,
+        );
+        if let Some(f) = selected {
+            ctx.centre(f, Rect::new(area.x, mid, area.width, 1), buf);
+        }
+        ctx.list(
+            v.focus == Focus::Callees,
+            v.edge_cursor,
+            "callees",
+            &edges.callees,
+            below,
+            buf,
+        );
+        return;
+    }
+    let half = area.width / 2;
+    let left = Rect::new(area.x, top, half, lower);
+    let right = Rect::new(area.x + half, top, area.width - half, lower);
     ctx.list(
         v.focus == Focus::Callers,
         v.edge_cursor,
@@ -142,9 +176,55 @@ struct Side<'a> {
     theme: &'a Theme,
     g: &'a Glyphs,
     unit: &'a str,
+    cycles: &'a Cycles,
+    /// The function whose callers and callees are listed.
+    selected: Option<u32>,
 }
 
 impl Side<'_> {
+    /// The mark of an edge that goes round: the other function is in the selected
+    /// function's cycle, or is the function itself calling itself.
+    fn round(&self) -> &'static str {
+        if self.g.ascii {
+            "@"
+        } else {
+            "\u{21bb}"
+        }
+    }
+
+    /// The selected function between its callers and callees, with its cycle.
+    fn centre(&self, f: u32, r: Rect, buf: &mut Buffer) {
+        let arrow = if self.g.ascii { "v" } else { "\u{2193}" };
+        let fun = &self.fns.functions[f as usize];
+        let mut note = String::new();
+        let c = self.cycles.cycle(f);
+        if c != Cycles::NONE {
+            let n = self.cycles.members[c as usize].len();
+            note = format!(
+                "  {} cycle {} of {n} functions ({} marks its edges)",
+                self.round(),
+                c + 1,
+                self.round()
+            );
+        } else if self.cycles.recursive.contains(&f) {
+            note = format!("  {} recursive", self.round());
+        }
+        let text = format!("{arrow} {}{note} {arrow}", fun.label());
+        let st = self
+            .theme
+            .style("ui.column.header")
+            .patch(self.theme.style("ui.selection"));
+        buf.set_style(r, self.theme.style("ui.text"));
+        put(
+            buf,
+            r.x,
+            r.y,
+            &fit_name(&text, r.width as usize, self.g),
+            r.right(),
+            st,
+        );
+    }
+
     /// A list of edges under its title; the cursor shows when it has the focus.
     fn list(
         &self,
@@ -188,11 +268,16 @@ impl Side<'_> {
                 line.push_str(&format!("{:>7} ", format::number(e.calls)));
             }
             let x = put(buf, r.x, y, &line, r.right(), st);
-            let name = if e.function == ROOT {
+            let mut name = if e.function == ROOT {
                 "(root)".to_string()
             } else {
                 self.fns.functions[e.function as usize].label()
             };
+            if let Some(f) = self.selected {
+                if e.function != ROOT && self.cycles.loops(f, e.function) {
+                    name = format!("{} {name}", self.round());
+                }
+            }
             let w = r.right().saturating_sub(x + 2) as usize;
             put(
                 buf,

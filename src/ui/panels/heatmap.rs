@@ -74,12 +74,19 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         .collect();
     // The shown columns' ranges together: the same min and max as a pass over them.
     let global = HeatScale::from_values(ranges.iter().flatten().flat_map(|&(a, b)| [a, b]));
-    for (c, n) in shown.iter().enumerate() {
+    let limit = cell_w as usize - 1;
+    // Member columns read best by their label, cut where the labels on screen differ.
+    let labels: Vec<&str> = shown
+        .iter()
+        .map(|n| crate::ensemble::split_column(n).map_or(n.as_str(), |x| x.1))
+        .collect();
+    let own = labels
+        .iter()
+        .map(|l| format::clip_label(l, limit, g.ellipsis))
+        .collect();
+    let heads = crate::present::distinct::keep_apart(&labels, own, limit, g.ellipsis);
+    for (c, t) in heads.iter().enumerate() {
         let x = area.x + name_w + c as u16 * cell_w;
-        let limit = cell_w as usize - 1;
-        // Member columns read best by their label.
-        let label = crate::ensemble::split_column(n).map(|x| x.1).unwrap_or(n);
-        let t = crate::present::format::clip_label(label, limit, g.ellipsis);
         let mut st = header;
         if first_col + c == app.heatmap.col {
             st = st.patch(theme.style("ui.selection"));
@@ -178,5 +185,42 @@ impl super::View for crate::app::panels::heatmap::Heatmap {
 
     fn legend(&self) -> super::Legend {
         super::Legend::Heat
+    }
+
+    /// In z-score mode the colours are standard deviations from the row's mean, not
+    /// the primary metric's values: the legend says so.
+    fn draw_legend(&self, app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) -> bool {
+        if app.heatmap.norm != Norm::ZScore {
+            return false;
+        }
+        let mut x = r.x + 1;
+        let label = "z-score (row): ";
+        buf.set_stringn(x, r.y, label, r.width as usize, theme.style("ui.dim"));
+        x += label.chars().count() as u16;
+        for (b, range) in z_ranges(g.ascii).iter().enumerate() {
+            if x >= r.right() {
+                break;
+            }
+            let glyph = if theme.heat_glyphs {
+                g.density[5 - b]
+            } else {
+                g.block
+            };
+            let glyph = if glyph == " " { "_" } else { glyph };
+            let text = format!("{glyph} {range}  ");
+            let left = r.right().saturating_sub(x) as usize;
+            buf.set_stringn(x, r.y, &text, left, theme.heat(b));
+            x += text.chars().count() as u16;
+        }
+        true
+    }
+}
+
+/// The ranges of [`z_bin`]'s bins, hottest first.
+fn z_ranges(ascii: bool) -> [&'static str; 6] {
+    if ascii {
+        [">=2", "1..2", "0.5..1", "-0.5..0.5", "-1..-0.5", "<-1"]
+    } else {
+        ["≥2σ", "1–2σ", "0.5–1σ", "±0.5σ", "−1–−0.5σ", "<−1σ"]
     }
 }

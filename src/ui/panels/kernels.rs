@@ -5,11 +5,11 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
-use super::{args_lines, put, ASCII_BLOCKS, BLOCKS};
+use super::{put, ASCII_BLOCKS, BLOCKS};
 use crate::app::panels::kernels::bar_value;
 use crate::app::App;
-use crate::present::format;
 use crate::present::glyphs::Glyphs;
+use crate::present::{format, readable};
 use crate::ui::theme::Theme;
 
 /// The kernel bar chart: one bar per kernel (or category), coloured by category.
@@ -55,8 +55,8 @@ pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffe
     };
     let value = |r: &crate::gpu::kernels::KernelRow| bar_value(k.sort, r);
     let max = k.bar_max;
-    let name_w = (area.width as usize / 3).clamp(12, 80);
-    let bar_w = (area.width as usize).saturating_sub(name_w + 34).max(4);
+    let (name_w, bar_w, cat_w) = columns(k, area.width as usize);
+    let cuts = k.cut_names(name_w, g.ellipsis);
     let blocks = if g.ascii { ASCII_BLOCKS } else { BLOCKS };
     for (i, r) in k.rows.iter().enumerate().skip(offset).take(rows) {
         let y = area.y + 1 + (i - offset) as u16;
@@ -71,10 +71,9 @@ pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffe
         let name = if k.hscroll > 0 {
             // Scrolled sideways: the full name from the scrolled column on.
             let rest: String = r.name.chars().skip(k.hscroll).collect();
-            crate::ui::text::fit_name(&format!("{}{rest}", g.ellipsis), name_w, g)
+            crate::ui::text::fit(&format!("{}{rest}", g.ellipsis), name_w, g)
         } else {
-            let short = k.short.get(i).map(String::as_str).unwrap_or(&r.name);
-            crate::ui::text::fit_name(short, name_w, g)
+            cuts.get(i).cloned().unwrap_or_default()
         };
         let mut x = put(
             buf,
@@ -101,15 +100,17 @@ pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffe
         put(buf, x, y, &bar, bar_end, cat);
         x = bar_end + 1;
         let shown = match k.sort {
-            crate::gpu::kernels::KernelSort::Count => r.count.to_string(),
+            crate::gpu::kernels::KernelSort::Count => readable::thousands(r.count as i128),
             crate::gpu::kernels::KernelSort::Mean => format::duration_ns(r.mean_ns, g.micro),
             crate::gpu::kernels::KernelSort::Total => {
                 format::duration_ns(r.total_ns as f64, g.micro)
             }
         };
         let text = format!(
-            "{shown:>9} {:>5.1}% {:>6}× {:<11}",
-            r.pct, r.count, r.category
+            "{shown:>9} {:>5.1}% {:>8}× {:<cat_w$}",
+            r.pct,
+            readable::thousands(r.count as i128),
+            r.category
         );
         put(
             buf,
@@ -120,6 +121,30 @@ pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffe
             base.patch(theme.style("ui.dim")),
         );
     }
+}
+
+/// The statistics after the bar: `{total:>9} {pct:>5.1}% {count:>8}× `.
+const STATS_W: usize = 9 + 1 + 6 + 1 + 9 + 1;
+
+/// The widths of the name, bar and category columns. The category is never cut (it is
+/// as wide as the longest one), the statistics keep theirs, and the name takes a third
+/// of the width from what is left, the bar the rest.
+fn columns(k: &crate::app::panels::kernels::KernelsView, width: usize) -> (usize, usize, usize) {
+    let cat_w = k
+        .rows
+        .iter()
+        .map(|r| r.category.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(8);
+    // Name, a space, the bar, a space, the statistics, the category.
+    let avail = width.saturating_sub(STATS_W + cat_w + 2);
+    let name_w = (width / 3)
+        .clamp(12, 80)
+        .min(avail.saturating_sub(4))
+        .max(8);
+    let bar_w = avail.saturating_sub(name_w).max(4);
+    (name_w, bar_w, cat_w)
 }
 
 /// Details of the selected kernel row (right pane).
@@ -142,7 +167,7 @@ pub fn kernel_details(
     let d = |x: f64| format::duration_ns(x, g.micro);
     for (label, v) in [
         ("total", d(row.total_ns as f64)),
-        ("count", row.count.to_string()),
+        ("count", readable::thousands(row.count as i128)),
         ("mean", d(row.mean_ns)),
         ("median", d(row.median_ns)),
         ("min", d(row.min_ns as f64)),
@@ -161,8 +186,16 @@ pub fn kernel_details(
         }
         if let Some(a) = ev.args_of(first as usize) {
             lines.push((String::new(), text));
-            for (k, v) in args_lines(a) {
-                lines.push((format!("{k:<14} {v}"), theme.style("ui.dim")));
+            // Keys whole (`registers per thread`), numbers readable (`5.82`, `1,024`).
+            let kw = a
+                .iter()
+                .map(|(k, _)| k.chars().count())
+                .max()
+                .unwrap_or(0)
+                .min(26);
+            for (k, v) in a.iter() {
+                let v = readable::arg_value(&a, k, v);
+                lines.push((format!("{k:<kw$} {v}"), theme.style("ui.dim")));
             }
         }
     }
@@ -180,5 +213,33 @@ impl super::View for crate::app::panels::kernels::Kernels {
 
     fn legend(&self) -> super::Legend {
         super::Legend::Categories
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::panels::kernels::KernelsView;
+    use crate::gpu::kernels::KernelRow;
+    use crate::model::EventKind;
+
+    /// From 80 columns on, the name, the bar, the figures and the longest category fit:
+    /// the category is never cut.
+    #[test]
+    fn the_category_column_fits() {
+        let mut k = KernelsView::default();
+        for cat in ["gemm", "elementwise", "attention"] {
+            k.rows
+                .push(KernelRow::new("k".into(), cat.into(), 0, EventKind::Kernel));
+        }
+        for width in [80usize, 100, 120, 200] {
+            let (name_w, bar_w, cat_w) = columns(&k, width);
+            assert_eq!(cat_w, "elementwise".len());
+            assert!(
+                name_w + 1 + bar_w + 1 + STATS_W + cat_w <= width,
+                "width {width}: {name_w} {bar_w} {cat_w}"
+            );
+            assert!(name_w >= 12 && bar_w >= 4, "width {width}");
+        }
     }
 }

@@ -1,48 +1,27 @@
-//! The timeline panel: one lane per GPU stream (and CPU thread on request), busy share
-//! per cell in eighth blocks; the selected instance's details.
+//! The timeline panel: a stack chart of the GPU streams (and CPU threads on request),
+//! one row per depth, slices wide enough named in boxes; the selected slice's details.
+
+mod chart;
+pub mod ruler;
+pub use chart::{box_label, csv, text, LABEL_W};
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 
-use super::{args_lines, put, ASCII_BLOCKS, BLOCKS};
+use super::{args_lines, put};
 use crate::app::App;
 use crate::present::format;
 use crate::present::glyphs::Glyphs;
 use crate::ui::theme::Theme;
 
-/// The time ruler: labels at round intervals from the trace start.
-fn ruler(app: &App, theme: &Theme, x0: u16, y: u16, width: u16, buf: &mut Buffer) {
-    let (a, b) = app.timeline.window;
-    let span = (b - a).max(1) as f64;
-    // A round step giving a label about every 14 columns.
-    let raw = span * 14.0 / width.max(1) as f64;
-    let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * mag)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * mag);
-    // Relative to the trace start: epoch nanoseconds do not fit f64 exactly.
-    let origin = app.gpu.as_ref().map(|g| g.origin).unwrap_or(0);
-    let (ra, rb) = ((a - origin) as f64, (b - origin) as f64);
-    let mut t = (ra / step).ceil() * step;
-    let st = theme.style("ui.dim");
-    while t < rb {
-        let col = ((t - ra) / span * width as f64) as u16;
-        let label = format!("|{}", format::duration_ns(t, "us").replace(' ', ""));
-        put(buf, x0 + col, y, &label, x0 + width, st);
-        t += step;
-    }
-}
-
-/// The per-stream timeline: one lane per (device, stream), busy share per cell in
-/// eighth blocks, coloured by the dominant kernel's category.
+/// The per-stream timeline: the stack chart (`chart`), or the level-of-detail lanes
+/// in low-memory mode.
 pub fn timeline(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer) {
     if let Some(lod) = app.lod() {
         return super::lod::timeline(app, lod, theme, g, area, buf);
     }
-    let Some(gpu) = &app.gpu else {
+    if app.gpu.is_none() {
         put(
             buf,
             area.x,
@@ -56,96 +35,36 @@ pub fn timeline(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buff
             theme.style("ui.dim"),
         );
         return;
-    };
-    let Some(ev) = app.profile.events.as_ref() else {
-        return;
-    };
-    let tl = &app.timeline;
-    let label_w: u16 = 12;
-    if area.width <= label_w + 4 || area.height < 3 {
-        return;
     }
-    let plot_x = area.x + label_w;
-    let plot_w = area.width - label_w;
-    let (a, b) = tl.window;
-    let head = format!(
-        "{:>w$}",
-        format::duration_ns((b - a) as f64, g.micro),
-        w = label_w as usize - 1
-    );
-    put(
-        buf,
-        area.x,
-        area.y,
-        &head,
-        plot_x,
-        theme.style("ui.column.header"),
-    );
-    ruler(app, theme, plot_x, area.y, plot_w, buf);
-    let blocks = if g.ascii { ASCII_BLOCKS } else { BLOCKS };
-    let cursor_col = (((tl.cursor_t - a) as f64 / (b - a).max(1) as f64) * plot_w as f64) as i64;
-    let lanes_h = (area.height - 1) as usize;
-    let offset = if tl.lane >= lanes_h {
-        tl.lane + 1 - lanes_h
-    } else {
-        0
-    };
-    let marked = app.kernels.selected.as_deref();
-    let lanes = app.lanes();
-    for (li, lane_ref) in lanes.iter().enumerate().skip(offset).take(lanes_h) {
-        let lane = lane_ref.index;
-        let y = area.y + 1 + (li - offset) as u16;
-        let sel_lane = li == tl.lane;
-        let label_style = if sel_lane {
-            theme.style("ui.selection")
-        } else {
-            theme.style("ui.text")
-        };
-        put(
-            buf,
-            area.x,
-            y,
-            &format!("{:<w$}", lane_ref.label, w = label_w as usize - 1),
-            plot_x,
-            label_style,
-        );
-        let cells = lane.cells(a, b, plot_w as usize);
-        for (c, cell) in cells.iter().enumerate() {
-            let x = plot_x + c as u16;
-            let level = if cell.busy <= 0.0 && cell.top.is_none() {
-                0
-            } else {
-                ((cell.busy * 8.0).ceil() as usize).clamp(1, 8)
-            };
-            let mut st = match cell.top {
-                Some(i) if lane_ref.gpu => theme.category(gpu.model.category_color(i)),
-                Some(_) => theme.style("ui.text"),
-                None => theme.style("ui.dim"),
-            };
-            if let Some(i) = cell.top {
-                if marked.is_some_and(|m| ev.name_of(i as usize) == m) {
-                    st = st.patch(theme.style("ui.match"));
-                }
-                if tl.selected == Some(i) {
-                    st = st.add_modifier(Modifier::REVERSED);
-                }
-            }
-            if c as i64 == cursor_col {
-                st = st.patch(theme.style("ui.cursor"));
-            }
-            let glyph = if level == 0 {
-                if g.ascii {
-                    " "
-                } else {
-                    "·"
-                }
-            } else {
-                blocks[level]
-            };
-            let glyph = if level == 0 && c % 4 != 0 { " " } else { glyph };
-            buf.set_stringn(x, y, glyph, 1, st);
+    chart::chart(app, theme, g, area, buf);
+}
+
+/// The legend row: the kernel categories of the trace, then the CPU slice kinds when
+/// CPU lanes are shown.
+fn legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) -> bool {
+    let Some(gpu) = &app.gpu else { return false };
+    let mut x = r.x + 1;
+    let mut items: Vec<(String, Style)> = Vec::new();
+    for name in &gpu.model.present {
+        if let Some(rule) = gpu.model.categories.rules.iter().find(|r| &r.name == name) {
+            items.push((rule.name.clone(), theme.category(rule.color)));
         }
     }
+    if app.timeline.show_cpu || gpu.lanes.is_empty() {
+        for (name, slot) in chart::CPU_KINDS {
+            items.push((name.to_string(), theme.category(slot)));
+        }
+    }
+    for (name, st) in items {
+        let text = format!("{} {name}  ", g.block);
+        let left = r.right().saturating_sub(x) as usize;
+        if left == 0 {
+            break;
+        }
+        buf.set_stringn(x, r.y, &text, left, st);
+        x += text.chars().count() as u16;
+    }
+    true
 }
 
 /// Details of the selected kernel instance: duration, launch delay, args, call path.
@@ -158,7 +77,16 @@ pub fn instance_details(app: &App, theme: &Theme, g: &Glyphs, lines: &mut Vec<(S
     let dim = theme.style("ui.dim");
     let t = |x: i64| format::duration_ns((x - gpu.origin) as f64, g.micro);
     let (a, b) = tl.window;
-    lines.push((format!("window    {} – {}", t(a), t(b)), dim));
+    // The precision of a ruler about 70 columns wide.
+    let w = 70;
+    lines.push((
+        format!(
+            "window    {} + {}",
+            ruler::absolute(a - gpu.origin, b - a, w, g.micro),
+            format::duration_ns((b - a) as f64, g.micro)
+        ),
+        dim,
+    ));
     if let Some(lane) = app.lanes().get(tl.lane) {
         lines.push((
             format!("lane      {}  cursor {}", lane.label, t(tl.cursor_t)),
@@ -166,20 +94,38 @@ pub fn instance_details(app: &App, theme: &Theme, g: &Glyphs, lines: &mut Vec<(S
         ));
     }
     let Some(i) = tl.selected else {
+        lines.push(("←/→: slice on the row, j/k: row".into(), dim));
         lines.push(("n/N: next/previous kernel on the lane".into(), dim));
         lines.push(("]/[: next/previous idle gap, I: list".into(), dim));
         return;
     };
     let iu = i as usize;
     lines.push((ev.name_of(iu).to_string(), theme.style("ui.title")));
-    lines.push((
-        format!(
-            "category  {} ({})",
-            gpu.model.category_name(i),
-            gpu.model.hta_of(i).label()
-        ),
-        text,
-    ));
+    if ev.kind[iu].is_gpu_activity() {
+        lines.push((
+            format!(
+                "category  {} ({})",
+                gpu.model.category_name(i),
+                gpu.model.hta_of(i).label()
+            ),
+            text,
+        ));
+    } else {
+        lines.push((
+            format!(
+                "kind      {} ({})",
+                ev.kind[iu].label(),
+                ev.strings.resolve(ev.cat[iu])
+            ),
+            text,
+        ));
+    }
+    for &l in tl.linked.iter().take(3) {
+        lines.push((
+            format!("linked    {} (L)", ev.name_of(l as usize)),
+            theme.style("ui.match"),
+        ));
+    }
     lines.push((format!("start     {}", t(ev.ts[iu])), text));
     lines.push((
         format!(
@@ -259,5 +205,9 @@ impl super::View for crate::app::panels::timeline::Timeline {
 
     fn legend(&self) -> super::Legend {
         super::Legend::Categories
+    }
+
+    fn draw_legend(&self, app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) -> bool {
+        legend(app, theme, g, r, buf)
     }
 }

@@ -29,6 +29,25 @@ pub enum ColumnKind {
     Percent,
 }
 
+/// The width the tree's value columns and markers take on a panel `width` wide (the
+/// names get the rest): the layout gives up the details pane rather than leave the
+/// names a dozen characters.
+pub fn columns_width(app: &App, theme_glyphs: bool, width: u16) -> u16 {
+    let heat_glyph_w: u16 = if theme_glyphs { 2 } else { 0 };
+    let cols: u16 = columns(app, &[], width < 60)
+        .iter()
+        .map(|c| {
+            c.width
+                + if c.kind == ColumnKind::Heat {
+                    heat_glyph_w
+                } else {
+                    0
+                }
+        })
+        .sum();
+    cols + 1 + if app.diff.is_some() { MARKS_W } else { 0 }
+}
+
 /// The columns shown, left to right, for the rows in view.
 fn columns(app: &App, rows: &[u32], narrow: bool) -> Vec<Column> {
     let m = &app.profile.metrics;
@@ -64,7 +83,7 @@ fn columns(app: &App, rows: &[u32], narrow: bool) -> Vec<Column> {
         values: pick(&inc),
         kind: ColumnKind::Percent,
     });
-    if m.has("count") && app.metric != "count" {
+    if m.has("count") && app.metric != "count" && !app.hide_count {
         cols.push(Column {
             title: "count".into(),
             width: 7,
@@ -82,6 +101,34 @@ fn columns(app: &App, rows: &[u32], narrow: bool) -> Vec<Column> {
         });
     }
     cols
+}
+
+/// The columns' titles cut to their widths, never two alike while the titles differ
+/// (`GPUOP (sec) (inc)@mean` and `(exc)@mean` both read `GPUOP (se…@mean` before).
+fn column_titles(cols: &[Column], width_of: impl Fn(&Column) -> u16, g: &Glyphs) -> Vec<String> {
+    let own: Vec<String> = cols
+        .iter()
+        .map(|c| {
+            let w = width_of(c) as usize - 1;
+            // A statistic's label is the same on every metric: its metric tells it apart.
+            if crate::app::compare::is_stat_column(&c.title) {
+                crate::present::format::clip_metric(&c.title, w, g.ellipsis)
+            } else {
+                crate::present::format::clip_title(&c.title, w, g.ellipsis)
+            }
+        })
+        .collect();
+    let titles: Vec<&str> = cols.iter().map(|c| c.title.as_str()).collect();
+    if crate::present::distinct::apart(&titles, &own) {
+        return own;
+    }
+    // Columns may differ in width: the clashing ones are cut again at the narrowest.
+    let w = cols
+        .iter()
+        .map(|c| width_of(c) as usize - 1)
+        .min()
+        .unwrap_or(0);
+    crate::present::distinct::keep_apart(&titles, own, w, g.ellipsis)
 }
 
 /// Wide enough for the title (within reason) and for values like `123.45 ms`.
@@ -115,19 +162,17 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     // Header row.
     let header = theme.style("ui.column.header");
     let mut x = area.x;
-    for c in &cols {
-        let w = c.width
+    let width_of = |c: &Column| {
+        c.width
             + if c.kind == ColumnKind::Heat {
                 heat_glyph_w
             } else {
                 0
-            };
-        // A statistic's label is the same on every metric: its metric tells it apart.
-        let title = if crate::app::compare::is_stat_column(&c.title) {
-            crate::present::format::clip_metric(&c.title, w as usize - 1, g.ellipsis)
-        } else {
-            crate::present::format::clip_title(&c.title, w as usize - 1, g.ellipsis)
-        };
+            }
+    };
+    let titles = column_titles(&cols, width_of, g);
+    for (c, title) in cols.iter().zip(titles) {
+        let w = width_of(c);
         buf.set_stringn(
             x,
             area.y,
@@ -282,7 +327,9 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         if matches.is_some_and(|m| m.binary_search(&node).is_ok()) {
             name_style = name_style.patch(theme.style("ui.match"));
         }
-        let shown = crate::ui::text::fit(name, left, g);
+        // Cut in the middle like `grove tree`: the start and the end of a name (its
+        // namespace and its last words) tell rows apart, not the end alone.
+        let shown = crate::present::distinct::cut_middle(name, left, g.ellipsis);
         buf.set_stringn(nx, y, shown, left, name_style);
     }
 }

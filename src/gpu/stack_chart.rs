@@ -1,0 +1,274 @@
+//! The stack chart's rows: each lane's slices placed in rows once, when the lane is
+//! indexed, so a frame only reads them. A CPU thread's slices nest, so a slice goes in
+//! the first row free at its start, which is its depth under its enclosing slices (the
+//! tree's nesting); a GPU stream's kernels go in the first row free too, so kernels
+//! that overlap on one stream (programmatic dependent launch) take extra rows.
+//!
+//! Slices in one row never overlap, so both their starts and their ends are sorted:
+//! the slices of a window are found with a binary search, and a run of slices narrower
+//! than a cell is merged into one shaded cell with a second one and the row's running
+//! sum of durations. A frame costs O(cells on screen × log slices), whatever the trace.
+
+/// A slice at least this many cells wide is a box with its name; narrower ones shade.
+pub const MIN_BOX: f64 = 3.0;
+
+#[derive(Debug, Clone, Default)]
+pub struct StackRows {
+    /// Per row: lane positions (indices into the lane's start-ordered slices).
+    pub rows: Vec<Vec<u32>>,
+    /// Per row: the running sum of its slices' durations (one more entry than slices).
+    cum: Vec<Vec<i64>>,
+}
+
+/// What one row shows over a window: boxes and shaded cells, left to right.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Piece {
+    /// A slice `MIN_BOX` cells wide or more, over columns `c0..c1`.
+    Box { pos: u32, c0: usize, c1: usize },
+    /// One column with slices narrower than a cell: the share of the column they are
+    /// busy, and the first of them (its colour).
+    Shade { pos: u32, col: usize, busy: f32 },
+}
+
+impl StackRows {
+    /// Places the slices `starts[p]..ends[p]` (sorted by start, the enclosing slice
+    /// first among equal starts) in rows: each in the first row whose last slice has
+    /// ended by its start.
+    pub fn assign(starts: &[i64], ends: &[i64]) -> StackRows {
+        let mut rows: Vec<Vec<u32>> = Vec::new();
+        let mut cum: Vec<Vec<i64>> = Vec::new();
+        let mut row_end: Vec<i64> = Vec::new();
+        for p in 0..starts.len() {
+            let (s, e) = (starts[p], ends[p].max(starts[p]));
+            let r = match row_end.iter().position(|&x| x <= s) {
+                Some(r) => r,
+                None => {
+                    rows.push(Vec::new());
+                    cum.push(vec![0]);
+                    row_end.push(i64::MIN);
+                    rows.len() - 1
+                }
+            };
+            rows[r].push(p as u32);
+            let last = *cum[r].last().unwrap_or(&0);
+            cum[r].push(last + (e - s));
+            row_end[r] = e;
+        }
+        for r in &mut rows {
+            r.shrink_to_fit();
+        }
+        for c in &mut cum {
+            c.shrink_to_fit();
+        }
+        StackRows { rows, cum }
+    }
+
+    pub fn depth(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// The row holding lane position `pos` (a binary search per row: rows are sorted
+    /// by position as they are by start).
+    pub fn row_of(&self, pos: u32) -> Option<usize> {
+        self.rows.iter().position(|r| r.binary_search(&pos).is_ok())
+    }
+
+    /// Index within row `r` of the first slice still running after `t`.
+    fn first_after(&self, r: usize, ends: &[i64], t: i64) -> usize {
+        self.rows[r].partition_point(|&p| ends[p as usize] <= t)
+    }
+
+    /// The slice of row `r` under time `t`, else the nearest one in time.
+    pub fn at_or_near(&self, r: usize, starts: &[i64], ends: &[i64], t: i64) -> Option<u32> {
+        let row = self.rows.get(r)?;
+        let k = self.first_after(r, ends, t);
+        let after = row.get(k).copied();
+        if let Some(p) = after {
+            if starts[p as usize] <= t {
+                return Some(p);
+            }
+        }
+        let before = k.checked_sub(1).map(|k| row[k]);
+        match (before, after) {
+            (Some(b), Some(a)) => {
+                let db = t - ends[b as usize];
+                let da = starts[a as usize] - t;
+                Some(if db <= da { b } else { a })
+            }
+            (b, a) => b.or(a),
+        }
+    }
+
+    /// The next (or previous) slice of row `r` starting after (before) `t`.
+    pub fn step(&self, r: usize, starts: &[i64], t: i64, forward: bool) -> Option<u32> {
+        let row = self.rows.get(r)?;
+        if forward {
+            let k = row.partition_point(|&p| starts[p as usize] <= t);
+            row.get(k).copied()
+        } else {
+            let k = row.partition_point(|&p| starts[p as usize] < t);
+            k.checked_sub(1).map(|k| row[k])
+        }
+    }
+
+    /// Row `r` over `[a, b)` in `cols` columns.
+    pub fn pieces(
+        &self,
+        r: usize,
+        (starts, ends): (&[i64], &[i64]),
+        (a, b): (i64, i64),
+        cols: usize,
+    ) -> Vec<Piece> {
+        let mut out = Vec::new();
+        let (Some(row), Some(cum)) = (self.rows.get(r), self.cum.get(r)) else {
+            return out;
+        };
+        if cols == 0 || b <= a {
+            return out;
+        }
+        // Times relative to `a` before they become f64: epoch ns do not fit exactly.
+        let cw = (b - a) as f64 / cols as f64;
+        let col_of = |t: i64| (t - a) as f64 / cw;
+        let mut k = self.first_after(r, ends, a);
+        let mut next_col = 0usize;
+        while k < row.len() && next_col < cols {
+            let p = row[k] as usize;
+            let (s, e) = (starts[p], ends[p].max(starts[p]));
+            if s >= b {
+                break;
+            }
+            let (cs, ce) = (col_of(s), col_of(e));
+            if ce - cs >= MIN_BOX {
+                let c0 = (cs.max(0.0).round() as usize).max(next_col);
+                let c1 = (ce.min(cols as f64).round() as usize).min(cols);
+                if c1 > c0 {
+                    out.push(Piece::Box {
+                        pos: p as u32,
+                        c0,
+                        c1,
+                    });
+                    next_col = c1;
+                }
+                k += 1;
+                continue;
+            }
+            // Narrow: every slice starting before this column's end shades it.
+            let col = (cs.max(0.0).floor() as usize).max(next_col);
+            if col >= cols {
+                break;
+            }
+            let t0 = a + (col as f64 * cw).floor() as i64;
+            let t1 = (a + ((col + 1) as f64 * cw).ceil() as i64).max(t0 + 1);
+            let hi = k + row[k..].partition_point(|&q| starts[q as usize] < t1);
+            let last = row[hi - 1] as usize;
+            let mut busy = cum[hi] - cum[k];
+            busy -= (t0 - s).clamp(0, e - s);
+            let (ls, le) = (starts[last], ends[last].max(starts[last]));
+            busy -= (le - t1).clamp(0, le - ls);
+            out.push(Piece::Shade {
+                pos: p as u32,
+                col,
+                busy: (busy as f64 / (t1 - t0) as f64).clamp(0.0, 1.0) as f32,
+            });
+            next_col = col + 1;
+            // The last slice may go on into the next column.
+            k = if le > t1 { hi - 1 } else { hi };
+        }
+        out
+    }
+}
+
+/// Bytes the rows take: the stack chart's cost in memory beside the event table.
+impl StackRows {
+    pub fn heap_bytes(&self) -> usize {
+        self.rows.iter().map(|r| r.capacity() * 4).sum::<usize>()
+            + self.cum.iter().map(|c| c.capacity() * 8).sum::<usize>()
+            + self.rows.capacity() * 48
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(spans: &[(i64, i64)]) -> (Vec<i64>, Vec<i64>, StackRows) {
+        let starts: Vec<i64> = spans.iter().map(|s| s.0).collect();
+        let ends: Vec<i64> = spans.iter().map(|s| s.0 + s.1).collect();
+        let r = StackRows::assign(&starts, &ends);
+        (starts, ends, r)
+    }
+
+    #[test]
+    fn nested_slices_take_their_depth() {
+        // main [0,100) > a [0,40) > b [10,20); main > c [50,90); d [100,110) after main.
+        let (_, _, r) = rows(&[(0, 100), (0, 40), (10, 10), (50, 40), (100, 10)]);
+        assert_eq!(r.rows, vec![vec![0, 4], vec![1, 3], vec![2]]);
+        assert_eq!(r.row_of(3), Some(1));
+        assert_eq!(r.row_of(2), Some(2));
+    }
+
+    #[test]
+    fn overlapping_kernels_take_extra_rows() {
+        let (_, _, r) = rows(&[(0, 10), (5, 10), (8, 10), (20, 5), (22, 1)]);
+        assert_eq!(r.rows, vec![vec![0, 3], vec![1, 4], vec![2]]);
+    }
+
+    #[test]
+    fn wide_slices_are_boxes_narrow_ones_shade() {
+        // Two wide slices and a burst of 1 ns slices in one cell of 10 ns.
+        let mut spans = vec![(0, 40), (40, 30)];
+        spans.extend((0..5).map(|i| (80 + i * 2, 1)));
+        let (s, e, r) = rows(&spans);
+        let p = r.pieces(0, (&s, &e), (0, 100), 10);
+        assert_eq!(
+            p,
+            vec![
+                Piece::Box {
+                    pos: 0,
+                    c0: 0,
+                    c1: 4
+                },
+                Piece::Box {
+                    pos: 1,
+                    c0: 4,
+                    c1: 7
+                },
+                Piece::Shade {
+                    pos: 2,
+                    col: 8,
+                    busy: 0.5
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_frame_reads_cells_not_slices() {
+        // A million 1 ns slices every 10 ns: 100 columns give 100 shaded cells.
+        let spans: Vec<(i64, i64)> = (0..1_000_000).map(|i| (i * 10, 1)).collect();
+        let (s, e, r) = rows(&spans);
+        let p = r.pieces(0, (&s, &e), (0, 10_000_000), 100);
+        assert_eq!(p.len(), 100);
+        for x in &p {
+            let Piece::Shade { busy, .. } = x else {
+                panic!("{x:?}")
+            };
+            assert!((busy - 0.1).abs() < 0.01, "{busy}");
+        }
+        // Zoomed in on a window starting mid-trace.
+        let p = r.pieces(0, (&s, &e), (5_000_000, 5_000_100), 100);
+        assert_eq!(p.len(), 10);
+        assert!(matches!(p[3], Piece::Shade { col: 30, .. }), "{p:?}");
+    }
+
+    #[test]
+    fn navigation_in_a_row() {
+        let (s, e, r) = rows(&[(0, 10), (20, 10), (40, 10)]);
+        assert_eq!(r.at_or_near(0, &s, &e, 25), Some(1));
+        assert_eq!(r.at_or_near(0, &s, &e, 33), Some(1));
+        assert_eq!(r.at_or_near(0, &s, &e, 38), Some(2));
+        assert_eq!(r.step(0, &s, 20, true), Some(2));
+        assert_eq!(r.step(0, &s, 20, false), Some(0));
+        assert_eq!(r.step(0, &s, 40, true), None);
+    }
+}

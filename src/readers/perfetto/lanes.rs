@@ -1,0 +1,182 @@
+//! The end of a read: slices still open are closed at the trace's end (and marked
+//! unended, as the Chrome reader does), every track becomes its lane (its pid and tid
+//! columns were the track's index until now), GPU tracks become device lanes with a
+//! device and stream, counter samples get their track's name, and flows their ends.
+
+use std::collections::HashMap;
+
+use super::packets::Decoder;
+use super::tracks::{device_of, Tracks};
+use crate::model::events::{Coded, Row, Sparse, NONE_I64};
+use crate::model::intern::FxBuild;
+
+/// Each track's lane: interned pid and tid, and for GPU tracks the device and stream.
+struct Lane {
+    pid: u32,
+    tid: u32,
+    gpu: Option<(i64, i64)>,
+}
+
+impl Decoder {
+    pub fn finish(&mut self) {
+        self.close_open();
+        let lanes = self.lanes();
+        let ev = &mut self.tr.events;
+        let n = ev.len();
+        let (mut pid, mut tid) = (Coded::new(), Coded::new());
+        let (mut device, mut stream) = (Sparse::new(), Sparse::new());
+        for i in 0..n {
+            let l = &lanes[ev.tid[i] as usize];
+            pid.push(l.pid);
+            tid.push(l.tid);
+            match l.gpu.filter(|_| ev.kind[i].on_gpu_lane()) {
+                Some((d, s)) => {
+                    device.push(d);
+                    stream.push(s);
+                }
+                None => {
+                    device.push(NONE_I64);
+                    stream.push(NONE_I64);
+                }
+            }
+        }
+        (ev.pid, ev.tid, ev.device, ev.stream) = (pid, tid, device, stream);
+        self.name_counters(&lanes);
+        self.link_flows(&lanes);
+        self.tr.events.shrink_to_fit();
+        self.tr.counters.shrink_to_fit();
+    }
+
+    /// Slices whose end is not in the file run to the trace's end and count no time of
+    /// their own (`ChromeTrace::unended`); trace_processor leaves them open (dur -1).
+    fn close_open(&mut self) {
+        let end = self.max_ts;
+        let mut open = Vec::new();
+        for (i, t) in self.tracks.list.iter_mut().enumerate() {
+            open.extend(t.open.drain(..).map(|o| (i as u32, o)));
+        }
+        open.sort_by_key(|(_, o)| o.seq);
+        for (track, o) in open {
+            self.stats.unclosed += 1;
+            self.tr.unended.push(o.seq);
+            let t = &mut self.tracks.list[track as usize];
+            t.events += 1;
+            t.gpu |= o.kind.is_gpu_activity();
+            self.tr.events.push_row(&Row {
+                seq: o.seq,
+                begin_end: true,
+                correlation: o.correlation,
+                args: o.args,
+                ..Row::new(
+                    o.name,
+                    o.cat,
+                    o.kind,
+                    o.ts,
+                    end.saturating_sub(o.ts).max(0),
+                    0,
+                    track,
+                )
+            });
+        }
+    }
+
+    fn lanes(&mut self) -> Vec<Lane> {
+        let strings = &mut self.tr.events.strings;
+        let tracks = &self.tracks;
+        // GPU tracks are numbered as streams per device, in track order.
+        let mut streams: HashMap<i64, i64, FxBuild> = HashMap::default();
+        let mut out = Vec::with_capacity(tracks.list.len());
+        for (i, t) in tracks.list.iter().enumerate() {
+            if t.gpu {
+                let name = tracks.name(i).unwrap_or("GPU track").to_string();
+                let d = device_of(&name).unwrap_or(0);
+                let next = streams.entry(d).or_default();
+                let s = *next;
+                *next += 1;
+                let (pid, tid) = (
+                    strings.intern(&d.to_string()),
+                    strings.intern(&format!("stream {s}")),
+                );
+                self.tr.thread_names.insert((pid, tid), name);
+                self.tr
+                    .process_names
+                    .entry(pid)
+                    .or_insert_with(|| format!("GPU {d}"));
+                out.push(Lane {
+                    pid,
+                    tid,
+                    gpu: Some((d, s)),
+                });
+                continue;
+            }
+            let (p, th, label) = tracks.lane(i);
+            let (pid, tid) = (strings.intern(&p), strings.intern(&th));
+            if let Some(l) = label {
+                self.tr.thread_names.insert((pid, tid), l);
+            }
+            out.push(Lane {
+                pid,
+                tid,
+                gpu: None,
+            });
+        }
+        for (pid, d) in &tracks.processes {
+            if let Some(n) = Tracks::process_name(d) {
+                let id = strings.intern(&pid.to_string());
+                self.tr.process_names.insert(id, n);
+            }
+        }
+        out
+    }
+
+    /// Counter samples: named after their track, in their lane's process.
+    fn name_counters(&mut self, lanes: &[Lane]) {
+        let c = &mut self.tr.counters;
+        let strings = &mut self.tr.events.strings;
+        let mut names: HashMap<u32, (u32, u32), FxBuild> = HashMap::default();
+        for k in 0..c.name.len() {
+            let i = c.name[k] as usize;
+            let (name, series) = *names.entry(i as u32).or_insert_with(|| {
+                let name = self.tracks.name(i).unwrap_or("counter").to_string();
+                // The thread or process the counter belongs to, when it has a parent.
+                let owner = self.tracks.list[i]
+                    .desc
+                    .as_ref()
+                    .and_then(|d| d.parent_uuid)
+                    .and_then(|_| self.tr.thread_names.get(&(lanes[i].pid, lanes[i].tid)))
+                    .cloned()
+                    .unwrap_or_else(|| name.clone());
+                (strings.intern(&name), strings.intern(&owner))
+            });
+            c.name[k] = name;
+            c.series[k] = series;
+            c.pid[k] = lanes[i].pid;
+        }
+    }
+
+    /// Flows (`flow_ids`): the first event that names an id starts it, the later ones
+    /// end it, as Chrome JSON `s`/`f` pairs do; GPU activity without a correlation finds
+    /// its launch through them.
+    fn link_flows(&mut self, lanes: &[Lane]) {
+        let n = self.flows.len();
+        let mut starts: HashMap<i64, (u32, u32, i64), FxBuild> =
+            HashMap::with_capacity_and_hasher(n / 2, FxBuild::default());
+        let mut ends: HashMap<(u32, u32, i64), i64, FxBuild> =
+            HashMap::with_capacity_and_hasher(n / 2, FxBuild::default());
+        for &(id, track, ts) in &self.flows {
+            let l = &lanes[track as usize];
+            let id = id as i64;
+            match starts.entry(id) {
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert((l.pid, l.tid, ts));
+                }
+                std::collections::hash_map::Entry::Occupied(_) => {
+                    ends.insert((l.pid, l.tid, ts), id);
+                }
+            }
+        }
+        self.tr.flow_starts = starts;
+        self.tr.flow_ends = ends;
+        self.flows = Vec::new();
+    }
+}

@@ -1,0 +1,237 @@
+//! Hand-encoded packet streams: the sequence state, clocks, tracks and GPU lanes.
+
+use super::*;
+use crate::model::events::EventKind;
+
+/// A tiny protobuf writer for the tests.
+#[derive(Default, Clone)]
+pub struct W(pub Vec<u8>);
+
+impl W {
+    fn key(&mut self, f: u32, wt: u8) -> &mut Self {
+        self.var(u64::from(f) << 3 | u64::from(wt))
+    }
+    fn var(&mut self, mut v: u64) -> &mut Self {
+        loop {
+            let b = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                self.0.push(b);
+                return self;
+            }
+            self.0.push(b | 0x80);
+        }
+    }
+    pub fn int(&mut self, f: u32, v: u64) -> &mut Self {
+        self.key(f, 0).var(v)
+    }
+    pub fn bytes(&mut self, f: u32, b: &[u8]) -> &mut Self {
+        self.key(f, 2).var(b.len() as u64);
+        self.0.extend_from_slice(b);
+        self
+    }
+    pub fn msg(&mut self, f: u32, m: &W) -> &mut Self {
+        self.bytes(f, &m.0)
+    }
+    pub fn str(&mut self, f: u32, s: &str) -> &mut Self {
+        self.bytes(f, s.as_bytes())
+    }
+}
+
+fn w() -> W {
+    W::default()
+}
+
+fn source() -> Source {
+    Source {
+        path: None,
+        format: Format::Perfetto,
+        size: 0,
+        gzip: false,
+        label: "t".into(),
+    }
+}
+
+fn load(packets: &[W]) -> Result<Profile, String> {
+    let mut t = w();
+    for p in packets {
+        t.msg(1, p);
+    }
+    read(&mut &t.0[..], source())
+}
+
+/// A thread track (uuid 10, pid 1, tid 2 "main") under its process (uuid 1).
+fn descriptors() -> Vec<W> {
+    let process = w().int(1, 1).str(6, "app").clone();
+    let thread = w().int(1, 1).int(2, 2).str(5, "main").clone();
+    vec![
+        w().int(10, 7)
+            .msg(60, w().int(1, 1).msg(3, &process))
+            .clone(),
+        w().int(10, 7)
+            .msg(60, w().int(1, 10).int(5, 1).msg(4, &thread))
+            .clone(),
+    ]
+}
+
+/// A packet on sequence 7 at `ts` with a track event.
+fn event(ts: u64, ev: &W) -> W {
+    w().int(8, ts).int(10, 7).int(13, 2).msg(11, ev).clone()
+}
+
+#[test]
+fn slices_nest_with_interned_names() {
+    let mut ps = descriptors();
+    let interned = w()
+        .msg(2, w().int(1, 1).str(2, "outer"))
+        .msg(2, w().int(1, 2).str(2, "inner"))
+        .msg(1, w().int(1, 5).str(2, "cat"))
+        .clone();
+    // The first packet clears the state and sets the default track.
+    ps.push(
+        w().int(10, 7)
+            .int(13, 1)
+            .msg(12, &interned)
+            .msg(59, w().msg(11, w().int(11, 10)))
+            .clone(),
+    );
+    ps.push(event(100, w().int(9, 1).int(10, 1).int(3, 5)));
+    ps.push(event(110, w().int(9, 1).int(10, 2)));
+    ps.push(event(130, w().int(9, 2)));
+    ps.push(event(150, w().int(9, 3).str(23, "mark")));
+    ps.push(event(200, w().int(9, 2)));
+    let p = load(&ps).unwrap();
+    let ev = p.events.as_ref().unwrap();
+    assert_eq!(ev.len(), 3);
+    let names: Vec<&str> = (0..3).map(|i| ev.name_of(i)).collect();
+    assert_eq!(names, vec!["inner", "mark", "outer"]);
+    assert_eq!((ev.ts[2], ev.dur[2]), (100, 100));
+    assert_eq!(ev.kind[1], EventKind::Instant);
+    assert_eq!(ev.strings.resolve(ev.cat[2]), "cat");
+    assert_eq!(ev.strings.resolve(ev.tid[0]), "2");
+    let root = p.cct.roots[0];
+    assert_eq!(&*p.cct.frame(root).name, "main");
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+}
+
+#[test]
+fn lost_state_skips_packets_that_need_it() {
+    let mut ps = descriptors();
+    ps.push(
+        w().int(10, 7)
+            .int(13, 1)
+            .msg(59, w().msg(11, w().int(11, 10)))
+            .clone(),
+    );
+    ps.push(event(100, w().int(9, 1).str(23, "a")));
+    ps.push(event(120, w().int(9, 2)));
+    // A packet was dropped: what needs the state is skipped until it is cleared.
+    ps.push(w().int(10, 7).int(42, 1).clone());
+    ps.push(event(130, w().int(9, 1).str(23, "b")));
+    let p = load(&ps).unwrap();
+    assert_eq!(p.events.as_ref().unwrap().len(), 1);
+    assert!(p.warnings.iter().any(|w| w.contains("dropped packet")));
+}
+
+#[test]
+fn incremental_clock_in_microseconds() {
+    let mut ps = descriptors();
+    let snap = w()
+        .msg(1, w().int(1, 6).int(2, 1_000_000))
+        .msg(1, w().int(1, 64).int(2, 500).int(3, 1).int(4, 1000))
+        .clone();
+    ps.push(
+        w().int(10, 7)
+            .int(13, 1)
+            .msg(6, &snap)
+            .msg(59, w().int(58, 64).msg(11, w().int(11, 10)))
+            .clone(),
+    );
+    // Deltas: +3 µs, +2 µs.
+    ps.push(event(3, w().int(9, 1).str(23, "a")));
+    ps.push(event(2, w().int(9, 2)));
+    let p = load(&ps).unwrap();
+    let ev = p.events.as_ref().unwrap();
+    // 503 µs on clock 64 is 1,000,000 + 3,000 ns of BOOTTIME.
+    assert_eq!((ev.ts[0], ev.dur[0]), (1_003_000, 2000));
+}
+
+#[test]
+fn rocprof_kernels_go_to_gpu_lanes_under_their_launch() {
+    let mut ps = descriptors();
+    ps.push(
+        w().int(10, 7)
+            .msg(
+                60,
+                w().int(1, 99).str(2, "COMPUTE AGENT [3] QUEUE [0] (GPU)"),
+            )
+            .clone(),
+    );
+    let corr = |v| w().str(10, "corr_id").int(3, v).clone();
+    ps.push(event(
+        100,
+        w().int(9, 1)
+            .int(11, 10)
+            .str(22, "hip_api")
+            .str(23, "hipLaunchKernel")
+            .msg(4, &corr(5)),
+    ));
+    ps.push(event(110, w().int(9, 2).int(11, 10)));
+    ps.push(event(
+        200,
+        w().int(9, 1)
+            .int(11, 99)
+            .str(22, "kernel_dispatch")
+            .str(23, "vadd")
+            .msg(4, &corr(5))
+            .msg(4, w().str(10, "grid_size").int(3, 1024)),
+    ));
+    ps.push(event(260, w().int(9, 2).int(11, 99)));
+    let p = load(&ps).unwrap();
+    let ev = p.events.as_ref().unwrap();
+    let k = (0..ev.len())
+        .find(|&i| ev.kind[i] == EventKind::Kernel)
+        .unwrap();
+    assert_eq!((ev.device[k], ev.stream[k], ev.correlation[k]), (3, 0, 5));
+    assert_eq!(ev.dur[k], 60);
+    let args = ev.args_of(k).unwrap();
+    assert_eq!(args.get("grid_size").and_then(|v| v.as_i64()), Some(1024));
+    // The kernel hangs under the call that launched it.
+    let node = ev.node[k];
+    let parent = p.cct.parent(node).unwrap();
+    assert_eq!(&*p.cct.frame(parent).name, "hipLaunchKernel");
+}
+
+#[test]
+fn other_packets_are_counted_and_damage_is_one_line() {
+    let mut ps = descriptors();
+    ps.push(w().int(10, 7).msg(1, w().int(1, 0)).clone());
+    ps.push(w().int(10, 7).msg(1, w().int(1, 0)).clone());
+    ps.push(w().int(10, 7).msg(33, w().int(1, 0)).clone());
+    ps.push(event(5, w().int(9, 3).int(11, 10).str(23, "i")));
+    let p = load(&ps).unwrap();
+    assert!(
+        p.warnings
+            .iter()
+            .any(|w| w.contains("2 packet(s)") && w.contains("ftrace_events (field 1) ×2")),
+        "{:?}",
+        p.warnings
+    );
+    assert!(p.meta.iter().any(|(_, v)| v.contains("trace_config")));
+    assert!(read(&mut &b"\x0a\x05ab"[..], source()).is_err());
+    assert!(read(&mut &b""[..], source()).is_err());
+}
+
+#[test]
+fn detection() {
+    let mut t = w();
+    for p in descriptors() {
+        t.msg(1, &p);
+    }
+    assert!(claims(&t.0));
+    assert!(claims(&t.0[..6]));
+    assert!(!claims(b"\nmain;foo 12\n"));
+    // pprof: field 1 is a ValueType of varints.
+    assert!(!claims(&[0x0a, 0x04, 0x08, 0x01, 0x10, 0x02]));
+    assert!(!claims(b"{\"traceEvents\":[]}"));
+}

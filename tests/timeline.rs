@@ -1,0 +1,305 @@
+//! The timeline's stack chart (issue 27): named kernel boxes on a real H100 trace,
+//! `grove timeline` (text and CSV), and the cursor's moves, fits and links.
+
+mod common;
+
+use common::{corpus, grove, open_app};
+use grove::app::App;
+use grove::present::glyphs::Glyphs;
+use grove::ui::panels::timeline::{box_label, text, LABEL_W};
+
+const H100: &str = "tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz";
+
+fn app_on(path: &std::path::Path) -> App {
+    let p = grove::load::load_path(path).unwrap();
+    let mut app = App::new(p, grove::app::keymap::Keymap::default_map());
+    app.run("panel timeline").unwrap();
+    app
+}
+
+/// Every kernel at least 10 cells wide shows its name (the first 7 characters of its
+/// box label at least), in windows of 100 µs swept over the whole trace.
+#[test]
+fn kernels_ten_cells_wide_are_named_on_an_h100_trace() {
+    let Some(path) = corpus(H100) else {
+        eprintln!("corpus missing: skipped");
+        return;
+    };
+    let mut app = app_on(&path);
+    let width: u16 = 200;
+    let cols = (width - LABEL_W) as f64;
+    let g = Glyphs::pick(false);
+    let (origin, (a, b)) = {
+        let gs = app.gpu.as_ref().unwrap();
+        (gs.origin, gs.span)
+    };
+    let step = 100_000i64;
+    let mut checked = 0;
+    let mut t = a;
+    while t < b {
+        let (wa, wb) = (t, t + step);
+        app.run(&format!("zoom {}ns {}ns", wa - origin, wb - origin))
+            .unwrap();
+        let chart = text(&app, width, &g);
+        let ev = app.profile.events.as_ref().unwrap();
+        let gs = app.gpu.as_ref().unwrap();
+        for lane in &gs.lanes {
+            for (k, &i) in lane.events.iter().enumerate() {
+                let (s, e) = (lane.starts[k], lane.ends[k]);
+                let cells = (e - s) as f64 / (step as f64 / cols);
+                if s < wa || e > wb || cells < 10.0 {
+                    continue;
+                }
+                let label = box_label(ev, i as usize);
+                let want: String = label.chars().take(7).collect();
+                assert!(
+                    chart.contains(&format!("▏{want}")),
+                    "{label} ({cells:.1} cells) not named in\n{chart}"
+                );
+                checked += 1;
+            }
+        }
+        t += step;
+    }
+    assert!(checked >= 20, "only {checked} kernels were 10 cells wide");
+}
+
+#[test]
+fn grove_timeline_prints_the_chart_and_the_slices() {
+    let Some(path) = corpus(H100) else {
+        eprintln!("corpus missing: skipped");
+        return;
+    };
+    let f = path.to_str().unwrap();
+    let (code, out, err) = grove(&["timeline", f, "--window", "4.75ms-4.9ms", "--width", "160"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].contains("|4.750000 ms") && lines[0].contains("|+20 µs"),
+        "{out}"
+    );
+    assert!(
+        lines[1].starts_with("GPU0 s7") && lines[1].contains("▏cutlass_80_tensorop"),
+        "{out}"
+    );
+    let (code, csv, _) = grove(&["timeline", f, "--window", "4.75ms-4.9ms", "--format", "csv"]);
+    assert_eq!(code, 0);
+    assert!(
+        csv.starts_with("lane,row,start_us,dur_us,kind,category,name\n"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains("\"GPU0 s7\",0,4796.710,41.280,kernel,\"gemm\",\"void cutlass::Kernel2<"),
+        "{csv}"
+    );
+}
+
+#[test]
+fn grove_timeline_steps_lanes_and_errors() {
+    let f = "testdata/small.trace.json";
+    let (code, out, err) = grove(&[
+        "timeline", f, "--step", "2", "--lanes", "all", "--width", "100",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("CPU t3774487") && out.contains("▏ProfilerStep#2"),
+        "{out}"
+    );
+    let (code, out, _) = grove(&["timeline", f, "--lanes", "CPU t3774487", "--step", "2"]);
+    assert_eq!(code, 0);
+    assert!(
+        !out.contains("GPU0 s7") && out.contains("CPU t3774487"),
+        "{out}"
+    );
+    let (code, _, err) = grove(&["timeline", f, "--lanes", "GPU9 s1"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no lane left to draw (lanes: GPU0 s7, CPU t3774487)"),
+        "{err}"
+    );
+    let (code, _, err) = grove(&["timeline", f, "--step", "2", "--window", "1ms-2ms"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--window and --step each choose the window"),
+        "{err}"
+    );
+    let (code, _, err) = grove(&["timeline", f, "--step", "9"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no slice named ProfilerStep#9 in this trace"),
+        "{err}"
+    );
+}
+
+fn small() -> App {
+    let mut app = open_app("testdata/small.trace.json");
+    app.run("panel timeline").unwrap();
+    app.run("lanes all").unwrap();
+    app
+}
+
+fn selected_name(app: &App) -> String {
+    let ev = app.profile.events.as_ref().unwrap();
+    ev.name_of(app.timeline.selected.unwrap() as usize)
+        .to_string()
+}
+
+#[test]
+fn the_cursor_moves_along_a_row_and_down_the_depths() {
+    let mut app = small();
+    app.run("zoom 2.55ms 2.9ms").unwrap();
+    // Along the GPU row: each step starts later, and back again.
+    app.run("timeline next").unwrap();
+    let first = app.timeline.cursor_t;
+    app.run("timeline next").unwrap();
+    assert!(app.timeline.cursor_t > first);
+    app.run("timeline prev").unwrap();
+    assert_eq!(app.timeline.cursor_t, first);
+    // Down: the CPU thread's outermost slice, then one depth further in.
+    app.run("down").unwrap();
+    assert_eq!((app.timeline.lane, app.timeline.row), (1, 0));
+    assert_eq!(selected_name(&app), "ProfilerStep#2");
+    app.run("down").unwrap();
+    assert_eq!((app.timeline.lane, app.timeline.row), (1, 1));
+    let ev = app.profile.events.as_ref().unwrap();
+    let i = app.timeline.selected.unwrap() as usize;
+    let t = app.timeline.cursor_t;
+    assert!(ev.ts[i] <= t + 200_000 && ev.name_of(i) != "ProfilerStep#2");
+    app.run("up 2").unwrap();
+    assert_eq!((app.timeline.lane, app.timeline.row), (0, 0));
+}
+
+#[test]
+fn zoom_keeps_the_cursor_time_and_fits_a_step() {
+    let mut app = small();
+    app.run("timeline next").unwrap();
+    app.run("timeline next").unwrap();
+    let t = app.timeline.cursor_t;
+    let frac = |app: &App| {
+        let (a, b) = app.timeline.window;
+        (app.timeline.cursor_t - a) as f64 / (b - a) as f64
+    };
+    let f0 = frac(&app);
+    app.run("zoom in").unwrap();
+    assert_eq!(app.timeline.cursor_t, t);
+    assert!((frac(&app) - f0).abs() < 0.01);
+    app.run("zoom out").unwrap();
+    assert_eq!(app.timeline.cursor_t, t);
+    app.run("timeline step 2").unwrap();
+    let (a, b) = app.timeline.window;
+    let ev = app.profile.events.as_ref().unwrap();
+    let step = (0..ev.len())
+        .find(|&i| ev.name_of(i) == "ProfilerStep#2")
+        .unwrap();
+    assert!(a <= ev.ts[step] && b >= ev.ts[step] + ev.dur[step]);
+    assert!((b - a) < ev.dur[step] * 11 / 10);
+    // The selected slice fills the window.
+    app.run("zoom kernel").unwrap();
+    assert!(app.log.last().unwrap().starts_with("zoom "));
+}
+
+#[test]
+fn a_kernel_links_to_its_launch_and_back() {
+    let mut app = small();
+    app.run("zoom 2.55ms 2.9ms").unwrap();
+    app.run("timeline next").unwrap();
+    let kernel = app.timeline.selected.unwrap();
+    let ev = app.profile.events.as_ref().unwrap();
+    assert!(ev.kind[kernel as usize].is_gpu_activity());
+    let launch = app.timeline.linked[0];
+    assert_eq!(ev.name_of(launch as usize), "cudaLaunchKernel");
+    app.run("timeline link").unwrap();
+    assert_eq!(app.timeline.selected, Some(launch));
+    assert_eq!(app.timeline.lane, 1);
+    assert!(app.timeline.linked.contains(&kernel));
+    // The launch is drawn where the cursor is: its box's edge or, narrower than a
+    // cell, a marker.
+    let chart = text(&app, 200, &Glyphs::pick(false));
+    let rows = app.timeline_rows();
+    let y = 1 + app.timeline_cursor_row(&rows);
+    let (a, b) = app.timeline.window;
+    let col = LABEL_W as usize
+        + ((app.timeline.cursor_t - a) as f64 / (b - a) as f64 * (200 - LABEL_W) as f64) as usize;
+    let at = chart.lines().nth(y).unwrap().chars().nth(col);
+    assert!(matches!(at, Some('▏' | '▼')), "{at:?} at {col} in\n{chart}");
+    app.run("timeline link").unwrap();
+    assert_eq!(app.timeline.selected, Some(kernel));
+    // Enter on a CPU slice opens its node in the tree.
+    app.run("timeline link").unwrap();
+    app.run("goto-launch").unwrap();
+    assert_eq!(app.panel.name(), "tree");
+    let cct = &app.profile.cct;
+    assert_eq!(cct.name(app.tree.selected().unwrap()), "cudaLaunchKernel");
+}
+
+#[test]
+fn lanes_collapse_hide_and_restore() {
+    let mut app = small();
+    let n = app.timeline_rows().len();
+    assert!(n > 3, "{n}");
+    app.run("down").unwrap();
+    app.run("timeline collapse").unwrap();
+    assert_eq!(app.timeline_rows(), vec![(0, Some(0)), (1, None)]);
+    assert_eq!(
+        app.log.last().unwrap(),
+        "timeline collapse \"CPU t3774487\""
+    );
+    app.run("timeline collapse \"GPU0 s7\"").unwrap();
+    assert_eq!(app.timeline_rows(), vec![(0, None), (1, None)]);
+    app.run("timeline collapse \"GPU0 s7\"").unwrap();
+    assert!(app
+        .run("timeline hide \"GPU9 s1\"")
+        .unwrap_err()
+        .contains("no lane \"GPU9 s1\" (lanes: GPU0 s7, CPU t3774487)"));
+    app.run("timeline hide").unwrap();
+    assert_eq!(app.timeline_rows(), vec![(0, Some(0))]);
+    assert!(app.run("timeline hide").is_err());
+    app.run("timeline restore").unwrap();
+    assert_eq!(app.timeline_rows().len(), n);
+    // Undo takes a lane change back.
+    app.run("timeline collapse").unwrap();
+    app.run("undo").unwrap();
+    assert_eq!(app.timeline_rows().len(), n);
+}
+
+/// Counter samples (`ph: C`) become sparkline lanes under the streams: the small
+/// trace with a queue-length counter added that rises to 8 in the middle of it.
+#[test]
+fn counters_are_sparkline_lanes() {
+    let text = std::fs::read_to_string(common::repo("testdata/small.trace.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let evs = v["traceEvents"].as_array_mut().unwrap();
+    let t0 = evs
+        .iter()
+        .filter_map(|e| e["ts"].as_f64())
+        .fold(f64::INFINITY, f64::min);
+    for k in 0..=64 {
+        let q = if (24..40).contains(&k) { 8 } else { 1 };
+        evs.push(serde_json::json!({
+            "ph": "C", "name": "queue_length", "pid": 0, "tid": 0,
+            "ts": t0 + k as f64 * 100.0, "args": {"stream 7": q}
+        }));
+    }
+    let dir = std::env::temp_dir().join(format!("grove-counters-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("counters.trace.json");
+    std::fs::write(&f, serde_json::to_string(&v).unwrap()).unwrap();
+    let (code, out, err) = grove(&[
+        "timeline",
+        f.to_str().unwrap(),
+        "--width",
+        "80",
+        "--window",
+        "0ms-6.4ms",
+    ]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 0, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("queue_leng"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let cells: Vec<char> = line.chars().skip(LABEL_W as usize).collect();
+    // 6.4 ms over 68 columns: samples 24..40 (2.4 ms to 4 ms) are full height.
+    assert_eq!(cells[30], '█', "{line}");
+    assert_eq!(cells[5], '▁', "{line}");
+}
