@@ -155,7 +155,10 @@ fn a_bad_query_is_one_line_and_exit_2() {
     assert_eq!(code, 2, "{out}{err}");
     // The reader's own warnings about the file (small.trace.json has GPU activities with no
     // launch) still reach stderr before the query runs; the query's error is one line.
-    let errors: Vec<&str> = err.lines().filter(|l| !l.starts_with("grove: warning: ")).collect();
+    let errors: Vec<&str> = err
+        .lines()
+        .filter(|l| !l.starts_with("grove: warning: "))
+        .collect();
     assert_eq!(errors.len(), 1, "{err}");
     assert!(errors[0].starts_with("grove: sql: column "), "{err}");
 }
