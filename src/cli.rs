@@ -251,6 +251,7 @@ const TREE_SVG_FORMATS: &[&str] = &[
 ];
 const TABLE_FORMATS: &[&str] = &["text", "csv", "json"];
 const INFO_FORMATS: &[&str] = &["text", "json"];
+const SQL_FORMATS: &[&str] = &["text", "csv", "json", "parquet"];
 
 /// The old `replay --print` names, kept as a hidden alias of `--format`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -330,6 +331,10 @@ pub enum Sub {
     /// a directory; `grove DIR` opens the summaries as an ensemble.
     #[command(after_help = help::SUMMARIZE)]
     Summarize(SummarizeArgs),
+    /// Run an SQL query over the inputs' tables (nodes, functions, events, kernels,
+    /// lanes, steps, profiles; docs/sql.md).
+    #[command(after_help = help::SQL)]
+    Sql(SqlArgs),
     /// Print a shell completion script.
     #[command(after_help = help::COMPLETIONS)]
     Completions(CompletionsArgs),
@@ -351,6 +356,7 @@ impl Sub {
             Sub::Summary(_) => "summary",
             Sub::Replay(_) => "replay",
             Sub::Summarize(_) => "summarize",
+            Sub::Sql(_) => "sql",
             Sub::Completions(_) => "completions",
             Sub::Man => "man",
         }
@@ -547,6 +553,23 @@ pub struct KernelsArgs {
     #[arg(long)]
     pub by_category: bool,
     /// Category rules placed before the built-in ones.
+    #[arg(long, value_name = "FILE")]
+    pub categories: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SqlArgs {
+    /// Files, directories or quoted globs, then the query (unless --sql-file gives it);
+    /// several inputs add a `profile` column to every table.
+    #[arg(required = true, value_name = "FILE... QUERY")]
+    pub args: Vec<String>,
+    /// Read the query from this file instead.
+    #[arg(long, value_name = "Q.sql")]
+    pub sql_file: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_parser = formats(SQL_FORMATS), default_value = "text")]
+    pub format: Format,
+    /// Category rules placed before the built-in ones (the kernels table's category).
     #[arg(long, value_name = "FILE")]
     pub categories: Option<PathBuf>,
 }

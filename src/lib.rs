@@ -15,6 +15,7 @@ pub mod present;
 pub mod query;
 pub mod readers;
 pub mod session;
+pub mod sql;
 pub mod summary;
 pub mod terminal_guard;
 pub mod transform;

@@ -110,6 +110,8 @@ pub enum Command {
     Flame(FlameCmd),
     /// The functions panel: sort, focus, select along an edge, open the tree.
     Functions(FunctionsCmd),
+    /// SQL over the loaded trace's tables: a query, the answer's sort, go to a row, filter.
+    Sql(crate::app::panels::sql::SqlCmd),
     /// Timeline window.
     Zoom(ZoomSpec),
     Pan(bool),
@@ -579,6 +581,7 @@ impl Command {
             Summary(_) => "summary",
             Flame(_) => "flame",
             Functions(_) => "functions",
+            Sql(_) => "sql",
             Zoom(_) => "zoom",
             Pan(_) => "pan",
             NextKernel => "next-kernel",

@@ -90,6 +90,13 @@ Examples:
   grove kernels rank*.json.gz --by mean --format csv
   grove kernels trace.json.gz --by-category --categories my-rules.toml";
 
+pub const SQL: &str = "\
+Examples:
+  grove sql trace.json.gz 'select name, count(*), sum(duration) from kernels group by name'
+  grove sql trace.json.gz --sql-file top-kernels.sql --format csv
+  grove sql rank*.json.gz 'select profile, step, sum(duration) from kernels group by profile, step'
+Tables and columns: docs/sql.md. A bad query prints one line (with its column) and exits 2.";
+
 pub const SUMMARY: &str = "\
 Examples:
   grove summary trace.json.gz

@@ -12,6 +12,7 @@ mod look;
 mod output;
 mod progress;
 mod replay;
+mod sql;
 mod summarize;
 mod summary;
 mod timeline;
@@ -109,6 +110,7 @@ pub fn run(mut cli: Cli) -> Result<(), Failure> {
             replay::run(args, &cli.look)
         }
         Some(Sub::Summarize(args)) => Ok(summarize::run(args)?),
+        Some(Sub::Sql(args)) => Ok(sql::run(args)?),
         Some(Sub::Completions(args)) => Ok(completions::completions(args.shell)?),
         Some(Sub::Man) => Ok(completions::man()?),
     }

@@ -10,6 +10,7 @@ pub mod gaps;
 pub mod heatmap;
 pub mod kernels;
 pub mod memo;
+pub mod sql;
 pub mod summary;
 pub mod timeline;
 pub mod tree;
@@ -46,6 +47,7 @@ macro_rules! registry {
             summary: Summary, SummaryView;
             flame: Flame, FlameView;
             functions: Functions, FunctionsView;
+            sql: Sql, SqlView;
         }
     };
 }
@@ -411,6 +413,7 @@ impl App {
             c @ Command::Flame(_) => self.flame_command(c),
             Command::Summary(t) => self.summary_command(t),
             c @ Command::Functions(_) => self.functions_command(c),
+            c @ Command::Sql(_) => self.sql_command(c),
             other => Err(format!("{other} is not a panel command").into()),
         }
     }

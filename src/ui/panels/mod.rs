@@ -9,6 +9,7 @@ pub mod functions;
 pub mod heatmap;
 pub mod kernels;
 pub mod lod;
+pub mod sql;
 pub mod summary;
 pub mod timeline;
 pub mod tree;

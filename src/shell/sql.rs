@@ -1,0 +1,82 @@
+//! `grove sql`: a query over the inputs' tables (src/sql/, docs/sql.md), printed as
+//! text, CSV, JSON or Parquet. Several inputs (or a directory of `grove summarize`
+//! summaries) are read one by one and their tables stacked with a `profile` column.
+
+use std::path::PathBuf;
+
+use grove::cli::{Format, SqlArgs};
+use grove::model::Profile;
+use grove::sql::{self, Member, Tables};
+
+use super::{input, output};
+
+pub fn run(args: SqlArgs) -> Result<(), String> {
+    let cats = grove::gpu::classify::Categories::load(args.categories.as_deref())?;
+    let mut words = args.args;
+    let query = match &args.sql_file {
+        Some(f) => std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?,
+        None if words.len() < 2 => {
+            return Err("expected FILE... QUERY (or FILE... --sql-file Q.sql)".into())
+        }
+        None => words.pop().unwrap_or_default(),
+    };
+    let files: Vec<PathBuf> = words.into_iter().map(PathBuf::from).collect();
+    let phases = std::env::var_os("GROVE_PHASES").is_some();
+    let t0 = std::time::Instant::now();
+    let profiles = load(&files)?;
+    let t_load = t0.elapsed();
+    let members: Vec<Member<'_>> = profiles
+        .iter()
+        .map(|p| Member::of(p.source.label.clone(), p))
+        .collect();
+    let mut tables = Tables::default();
+    let t1 = std::time::Instant::now();
+    tables
+        .prepare(&members, &cats, &query)
+        .map_err(|e| e.to_string())?;
+    let t_tables = t1.elapsed();
+    let df = tables
+        .query(&members, &cats, &query)
+        .map_err(|e| e.to_string())?;
+    if phases {
+        // `GROVE_PHASES=1`: where the time went (docs/performance.md).
+        eprintln!(
+            "sql: load {:.3}s, tables {:.3}s, query {:.3}s",
+            t_load.as_secs_f64(),
+            t_tables.as_secs_f64(),
+            (t1.elapsed() - t_tables).as_secs_f64()
+        );
+        for (t, rows, bytes) in tables.sizes() {
+            eprintln!("sql: table {t}: {rows} rows, {:.1} MB", bytes as f64 / 1e6);
+        }
+    }
+    drop(members);
+    if args.format == Format::Parquet {
+        output::binary_to_pipe()?;
+    }
+    let mut failed = None;
+    output::to_stdout(|out| match args.format {
+        Format::Csv => sql::write::csv(out, &df),
+        Format::Json => sql::write::json(out, &df),
+        Format::Parquet => sql::write::parquet(out, &df).or_else(|e| {
+            failed = Some(e);
+            Ok(())
+        }),
+        _ => sql::write::text(out, &df),
+    })?;
+    super::leave(profiles);
+    failed.map_or(Ok(()), Err)
+}
+
+/// Each input as its own profile (the tables keep members apart): the summaries a
+/// directory holds, else every file the paths name.
+fn load(files: &[PathBuf]) -> Result<Vec<Profile>, String> {
+    if let Some(found) = grove::summary::read::find(files) {
+        return found
+            .iter()
+            .map(|f| grove::summary::read::read(f).map_err(|e| format!("{}: {e}", f.display())))
+            .collect();
+    }
+    let paths = grove::load::expand_inputs(files).map_err(|e| e.to_string())?;
+    paths.iter().map(|f| input::load_warning(f)).collect()
+}
