@@ -215,7 +215,7 @@ mod tests {
         assert_eq!(k.lookup_in("summary", &Key::char('j')), Some("up"));
         assert_eq!(k.lookup_in("tree", &Key::char('j')), Some("down"));
         let e = k.merge_text("[[sunburst]]\non = \"j\"\nrun = \"up\"", "f");
-        let want = "f: unknown section [[sunburst]] (sections: normal, tree, heatmap, kernels, timeline, summary, flame, functions)";
+        let want = "f: unknown section [[sunburst]] (sections: normal, tree, heatmap, kernels, timeline, summary, flame, functions, sql)";
         assert_eq!(e.unwrap_err(), want);
     }
 
