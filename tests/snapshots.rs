@@ -766,3 +766,26 @@ fn timeline_stack_200x50() {
 fn timeline_stack_200x50_ascii() {
     check(stack_chart("timeline_stack_200x50_ascii", (200, 50), true));
 }
+
+/// The flame graph and the functions panel in the mono theme in ASCII at 80x24 and
+/// 200x50 (their colour snapshots are above).
+#[test]
+fn flame_and_functions_ascii() {
+    for (size, tag) in [((80, 24), "80x24"), ((200, 50), "200x50")] {
+        for (panel, script, file) in [
+            ("flame", "6jj", "testdata/rank0.trace.json.gz"),
+            ("functions", "7jjh", "testdata/callgrind/rec.callgrind.out"),
+        ] {
+            let name: &'static str =
+                Box::leak(format!("{panel}_{tag}_mono_ascii").into_boxed_str());
+            check(Case {
+                name,
+                file,
+                script,
+                size,
+                mono: true,
+                ascii: true,
+            });
+        }
+    }
+}
