@@ -133,7 +133,7 @@ pub fn cut_middle(s: &str, w: usize, ellipsis: &str) -> String {
 }
 
 /// The last characters of `s` after an ellipsis.
-fn keep_end(s: &str, w: usize, ellipsis: &str) -> String {
+pub(crate) fn keep_end(s: &str, w: usize, ellipsis: &str) -> String {
     let n = s.chars().count();
     if n <= w {
         return s.to_string();

@@ -107,20 +107,6 @@ pub fn range(lo: f64, hi: f64, unit: &str, micro: &str, signed: bool, ascii: boo
     }
 }
 
-/// The last `w` characters of `s` after an ellipsis (`w` counts the ellipsis).
-fn keep_end(s: &str, w: usize, ellipsis: &str) -> String {
-    let n = s.chars().count();
-    if n <= w {
-        return s.to_string();
-    }
-    let e = ellipsis.chars().count();
-    if w <= e {
-        return s.chars().skip(n - w).collect();
-    }
-    let tail: String = s.chars().skip(n - (w - e)).collect();
-    format!("{ellipsis}{tail}")
-}
-
 /// An ensemble member's label cut to `w` characters so that what tells members apart
 /// survives: the end (`…0_thread_3`), and for a label made of path parts its first
 /// part too (`1/…block_128`, from `1/Base_CUDA-block_128`).
@@ -138,7 +124,7 @@ pub fn clip_label(label: &str, w: usize, ellipsis: &str) -> String {
             return format!("{first}/{ellipsis}{tail}");
         }
     }
-    keep_end(label, w, ellipsis)
+    super::distinct::keep_end(label, w, ellipsis)
 }
 
 /// A column title cut to `w` characters, keeping its distinguishing end: the whole
@@ -153,7 +139,7 @@ pub fn clip_title(title: &str, w: usize, ellipsis: &str) -> String {
         Some((_, label)) if label.chars().count() + 1 + ellipsis.chars().count() > w => {
             clip_label(label, w, ellipsis)
         }
-        _ => keep_end(title, w, ellipsis),
+        _ => super::distinct::keep_end(title, w, ellipsis),
     }
 }
 

@@ -67,7 +67,7 @@ pub fn distinct_heads(labels: &[&str], width: usize, ellipsis: &str) -> Vec<Stri
         }
     }
     for k in clash {
-        out[k] = keep_end(&chars[k], width, ellipsis);
+        out[k] = super::distinct::keep_end(labels[k], width, ellipsis);
     }
     out
 }
@@ -86,15 +86,6 @@ fn plain(c: &[char], w: usize, ellipsis: &str) -> String {
     }
     let mut s: String = c[..w - 1].iter().collect();
     s.push_str(ellipsis);
-    s
-}
-
-fn keep_end(c: &[char], w: usize, ellipsis: &str) -> String {
-    if c.len() <= w {
-        return c.iter().collect();
-    }
-    let mut s = ellipsis.to_string();
-    s.extend(&c[c.len() - (w - 1)..]);
     s
 }
 

@@ -70,26 +70,7 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
             continue;
         }
         let n = &nodes[index[&id]];
-        let cf = n.get("callFrame");
-        let s = |k: &str| {
-            cf.and_then(|c| c.get(k))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-        };
-        let name = match s("functionName") {
-            "" => "(anonymous)",
-            f => f,
-        };
-        let mut fr = Frame::new(name, "function");
-        if !s("url").is_empty() {
-            fr.set_attr("file", s("url"));
-        }
-        if let Some(l) = cf.and_then(|c| c.get("lineNumber")).and_then(Value::as_i64) {
-            if l >= 0 {
-                // 0-based in V8.
-                fr.set_attr("line", &(l + 1).to_string());
-            }
-        }
+        let fr = call_frame(n.get("callFrame"));
         let p = parent.get(&id).and_then(|p| node_of.get(p)).copied();
         node_of.insert(id, cct.add_node(p, fr));
         let kids: Vec<i64> = n
@@ -172,4 +153,30 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
         warnings,
         default_metric: "time".into(),
     })
+}
+
+/// A V8 `callFrame` (a `.cpuprofile` node's, or a Chrome trace's `Profile` sample
+/// node's) as a frame: its function name (`(anonymous)` when empty), `url` as the file
+/// and the 0-based `lineNumber` made 1-based.
+pub(crate) fn call_frame(cf: Option<&Value>) -> Frame {
+    let s = |k: &str| {
+        cf.and_then(|c| c.get(k))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    };
+    let name = match s("functionName") {
+        "" => "(anonymous)",
+        f => f,
+    };
+    let mut fr = Frame::new(name, "function");
+    if !s("url").is_empty() {
+        fr.set_attr("file", s("url"));
+    }
+    if let Some(l) = cf.and_then(|c| c.get("lineNumber")).and_then(Value::as_i64) {
+        if l >= 0 {
+            // 0-based in V8.
+            fr.set_attr("line", &(l + 1).to_string());
+        }
+    }
+    fr
 }

@@ -24,6 +24,7 @@ use serde_json::Value;
 
 use crate::model::hidden::hidden_warning;
 use crate::model::{Cct, Frame, MetricTable};
+use crate::readers::cpuprofile::call_frame;
 
 /// One `Profile` or `ProfileChunk` event.
 #[derive(Debug)]
@@ -79,29 +80,6 @@ struct Nodes {
     /// Nodes whose parent is not in the profile (or whose parents loop): placed
     /// under the thread's root.
     orphans: u64,
-}
-
-fn call_frame(cf: Option<&Value>) -> Frame {
-    let s = |k: &str| {
-        cf.and_then(|c| c.get(k))
-            .and_then(Value::as_str)
-            .unwrap_or("")
-    };
-    let name = match s("functionName") {
-        "" => "(anonymous)",
-        f => f,
-    };
-    let mut fr = Frame::new(name, "function");
-    if !s("url").is_empty() {
-        fr.set_attr("file", s("url"));
-    }
-    if let Some(l) = cf.and_then(|c| c.get("lineNumber")).and_then(Value::as_i64) {
-        if l >= 0 {
-            // 0-based in V8.
-            fr.set_attr("line", &(l + 1).to_string());
-        }
-    }
-    fr
 }
 
 impl Nodes {
