@@ -319,7 +319,7 @@ pub fn chart(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer)
     // a name that fits the label column stays whole.
     let w = LABEL_W as usize;
     let full: Vec<&str> = lanes.iter().map(|l| l.label.as_str()).collect();
-    let own = full.iter().map(|l| l.chars().take(w).collect()).collect();
+    let own = full.iter().map(|l| crate::ui::text::fit(l, w, g)).collect();
     let names = crate::present::distinct::keep_apart(&full, own, w, g.ellipsis);
     for (k, &(li, row)) in rows.iter().enumerate().skip(offset).take(h) {
         let y = area.y + 1 + (k - offset) as u16;
