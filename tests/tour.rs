@@ -10,6 +10,7 @@
 mod common;
 
 use grove::app::panels::PanelId;
+use grove::app::App;
 
 use common::screen::{app_after, load, render};
 
@@ -29,10 +30,18 @@ fn panels() -> Vec<(String, String)> {
 /// Every panel's six screens of one input (`file`, loaded afresh for each panel and
 /// size: a profile is not `Clone`), each compared with its snapshot.
 fn tour(input: &str, file: &str) {
-    for (panel, script) in panels() {
+    tour_of(input, &panels(), |script, size| {
+        app_after(load(file), script, size)
+    });
+}
+
+/// The six screens of each of `panels` (name, key script) on the app `make` opens
+/// after a script at a size, one snapshot per panel.
+fn tour_of(input: &str, panels: &[(String, String)], make: impl Fn(&str, (u16, u16)) -> App) {
+    for (panel, script) in panels {
         let mut shown = String::new();
         for size in SIZES {
-            let app = app_after(load(file), &script, size);
+            let app = make(script, size);
             for ascii in [false, true] {
                 let look = if ascii { "--ascii" } else { "colour" };
                 shown.push_str(&format!(
@@ -90,4 +99,34 @@ fn tour_otf2_trace() {
         return;
     };
     tour("otf2", &dir);
+}
+
+/// Two traces opened together (issue 28): the kernel panel with both members' rows,
+/// the summary panel with both members' breakdowns, once their traces are read.
+#[test]
+fn tour_two_traces() {
+    let dir = "hta/tests/data/trace_compare";
+    let (Some(base), Some(test)) = (
+        corpus_input(&format!("{dir}/base/base.json.gz")),
+        corpus_input(&format!("{dir}/test/test.json.gz")),
+    ) else {
+        return;
+    };
+    let files: Vec<std::path::PathBuf> = [&base, &test].iter().map(Into::into).collect();
+    let panels: Vec<(String, String)> = ["kernels", "summary"]
+        .iter()
+        .map(|p| (p.to_string(), format!(":panel {p}<ret>")))
+        .collect();
+    tour_of("two_traces", &panels, |script, size| {
+        let p = load(&format!("{base},{test}"));
+        let labels = grove::app::compare::member_labels(&p.metrics);
+        let cats = grove::gpu::classify::Categories::builtin();
+        let members = grove::app::members::load(&files, &labels, &cats);
+        let mut app = app_after(p, "", size);
+        app.set_members(members);
+        for key in grove::app::keys::Key::parse_seq(script).unwrap() {
+            app.on_key(key);
+        }
+        app
+    });
 }
