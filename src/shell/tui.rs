@@ -59,12 +59,18 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             };
             let mut app = App::with_categories(c.profile, keymap, super::user_categories());
             app.background = behind;
-            if merged > 0 && app.message.is_none() {
-                app.message = Some(grove::app::Message {
-                    level: grove::app::Level::Info,
-                    text: grove::diff::steps::merged_note(merged),
-                    caret: None,
-                });
+            if merged > 0 {
+                let text = grove::diff::steps::merged_note(merged);
+                if app.message.is_none() {
+                    app.message = Some(grove::app::Message {
+                        level: grove::app::Level::Info,
+                        text,
+                        caret: None,
+                    });
+                } else {
+                    // A load warning keeps the status line; the note waits under `!`.
+                    app.past_messages.push(text);
+                }
             }
             if let Some(w) = c.cache_warning {
                 if app.message.is_none() {
