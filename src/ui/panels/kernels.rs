@@ -196,7 +196,6 @@ pub fn kernel_details(
     r: Rect,
     lines: &mut Vec<(String, Style)>,
 ) {
-    let _ = r;
     let k = &app.kernels;
     let Some(row) = k.rows.get(k.cursor) else {
         return;
@@ -237,9 +236,19 @@ pub fn kernel_details(
                 .max()
                 .unwrap_or(0)
                 .min(26);
+            // The pane's text width (`ui::layout` draws from r.x + 2, one column short).
+            let w = r.width.saturating_sub(3) as usize;
             for (k, v) in a.iter() {
                 let v = readable::arg_value(&a, k, v);
-                lines.push((format!("{k:<kw$} {v}"), theme.style("ui.dim")));
+                let line = format!("{k:<kw$} {v}");
+                if line.chars().count() <= w {
+                    lines.push((line, theme.style("ui.dim")));
+                } else {
+                    // Too wide for the pane: the value under its key, not wrapped
+                    // mid-value (`[384,1` / `,1]`).
+                    lines.push((k.to_string(), theme.style("ui.dim")));
+                    lines.push((format!("  {v}"), theme.style("ui.dim")));
+                }
             }
         }
     }
