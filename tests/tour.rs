@@ -121,7 +121,7 @@ fn tour_two_traces() {
         let p = load(&format!("{base},{test}"));
         let labels = grove::app::compare::member_labels(&p.metrics);
         let cats = grove::gpu::classify::Categories::builtin();
-        let members = grove::app::members::load(&files, &labels, &cats);
+        let members = grove::app::members::load(&files, &labels, &cats).unwrap();
         let mut app = app_after(p, "", size);
         app.set_members(members);
         for key in grove::app::keys::Key::parse_seq(script).unwrap() {

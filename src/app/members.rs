@@ -52,27 +52,27 @@ impl std::fmt::Debug for MemberTrace {
 }
 
 /// The member traces of the inputs `files` of an ensemble labelled `labels` (in member
-/// order: one file per member, or inputs that expand to them in that order). Empty when they are not a small ensemble of traces with GPU activity: more
-/// than `MAX_MEMBERS` members, inputs that do not load one profile each, or no member
-/// with GPU activity.
-pub fn load(files: &[PathBuf], labels: &[String], cats: &Categories) -> Vec<MemberTrace> {
+/// order: one file per member, or inputs that expand to them in that order): those
+/// with GPU activity, possibly none. None when they cannot all be read: more than
+/// `MAX_MEMBERS` members, inputs that do not load one profile each, or a member read
+/// as a level of detail (low-memory mode), whose single events are not there.
+pub fn load(files: &[PathBuf], labels: &[String], cats: &Categories) -> Option<Vec<MemberTrace>> {
     if labels.len() < 2 || labels.len() > MAX_MEMBERS {
-        return Vec::new();
+        return None;
     }
-    let Ok(files) = crate::load::expand_inputs(files) else {
-        return Vec::new();
-    };
+    let files = crate::load::expand_inputs(files).ok()?;
     if files.len() != labels.len() {
-        return Vec::new();
+        return None;
     }
     let mut out = Vec::new();
     for (f, label) in files.iter().zip(labels) {
-        let Ok(p) = crate::load::load_path(f) else {
-            return Vec::new();
-        };
-        let Some(ev) = p.events.as_ref().filter(|ev| ev.lod.is_none()) else {
+        let p = crate::load::load_path(f).ok()?;
+        let Some(ev) = p.events.as_ref() else {
             continue;
         };
+        if ev.lod.is_some() {
+            return None;
+        }
         let model = GpuModel::new(ev, cats.clone());
         if !model.activities.is_empty() {
             out.push(MemberTrace {
@@ -82,14 +82,14 @@ pub fn load(files: &[PathBuf], labels: &[String], cats: &Categories) -> Vec<Memb
             });
         }
     }
-    out
+    Some(out)
 }
 
 impl Pending {
     /// The member traces of an ensemble (`load`) read on a thread behind the first
     /// frame; None when `p` is not an ensemble of 2 to `MAX_MEMBERS` members.
     pub fn members(files: Vec<PathBuf>, p: &Profile, categories: Categories) -> Option<Pending> {
-        if p.events.is_some() || !records_devices(p.source.format) {
+        if p.events.is_some() || !records_devices(p.source.format) || crate::memory::low_memory() {
             return None;
         }
         let labels = super::compare::member_labels(&p.metrics);
@@ -113,7 +113,7 @@ impl Pending {
             let _ = std::thread::Builder::new()
                 .name("members".into())
                 .spawn(move || {
-                    let members = Some(load(&files, &labels, &categories));
+                    let members = load(&files, &labels, &categories);
                     let _ = tx.send(Ok(Events {
                         events: None,
                         counters: None,
