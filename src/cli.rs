@@ -46,6 +46,13 @@ pub struct Cli {
     #[arg(long, value_name = "ET")]
     pub et: Option<PathBuf>,
 
+    /// Two profiles opened together are compared, and their PyTorch training steps
+    /// (`ProfilerStep#N`, numbered differently in two runs) merge into one
+    /// `ProfilerStep#*` node per side, as `grove diff` merges them: keep them apart.
+    // Not global: `grove diff` has its own.
+    #[arg(long)]
+    pub keep_steps: bool,
+
     #[command(flatten)]
     pub look: Look,
 
@@ -167,6 +174,11 @@ pub struct ReplayOpts {
     /// Set from the global `--strict` (`Cli::strict`) by the shell.
     #[arg(skip)]
     pub strict: bool,
+
+    /// Set from `--keep-steps` (`Cli::keep_steps`) by the shell: a session of two
+    /// profiles reopens them as the TUI opened them.
+    #[arg(skip)]
+    pub keep_steps: bool,
 }
 
 /// Output formats: one set of names for every subcommand, each accepting those that
@@ -538,7 +550,7 @@ pub struct InfoArgs {
 pub struct KernelsArgs {
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Rows to print.
+    /// Rows to print (several profiles side by side: the rows of the first N kernels).
     #[arg(long, default_value_t = usize::MAX, hide_default_value = true)]
     pub top: usize,
     #[arg(long, value_enum, default_value_t = KernelBy::Total)]
@@ -555,6 +567,10 @@ pub struct KernelsArgs {
     /// Category rules placed before the built-in ones.
     #[arg(long, value_name = "FILE")]
     pub categories: Option<PathBuf>,
+    /// Several inputs: one row per kernel over all of them (the ranks of one run),
+    /// instead of a row per profile and kernel with a `profile` column.
+    #[arg(long)]
+    pub merge: bool,
 }
 
 #[derive(clap::Args, Debug)]

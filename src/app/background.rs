@@ -32,6 +32,8 @@ pub struct Events {
     pub gpu: Option<GpuState>,
     /// A warning from work done on the same thread (writing the cache entry).
     pub warning: Option<String>,
+    /// An ensemble's member traces (`members::load`), for its GPU panels.
+    pub members: Option<Vec<super::members::MemberTrace>>,
 }
 
 impl Events {
@@ -47,6 +49,7 @@ impl Events {
             counters: p.counters,
             gpu,
             warning: None,
+            members: None,
         }
     }
 }
@@ -113,6 +116,7 @@ impl Pending {
                         nodes,
                         gpu: None,
                         warning,
+                        members: None,
                     }));
                 });
             };
@@ -139,6 +143,7 @@ impl Pending {
                         nodes,
                         gpu,
                         warning,
+                        members: None,
                     }));
                 });
         };
@@ -193,6 +198,9 @@ impl App {
                 self.gpu = full.gpu;
                 if let Some(g) = &self.gpu {
                     self.kernels.categories = Some(g.model.categories.clone());
+                }
+                if let Some(m) = full.members {
+                    self.member_traces = Some(m);
                 }
                 self.summary.clear();
                 self.refresh_kernels();

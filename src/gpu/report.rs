@@ -287,9 +287,12 @@ pub fn kernels_report(
     glyphs_block: &str,
 ) -> String {
     let rows = &rows[..top.min(rows.len())];
+    // Several profiles side by side: a profile column (`gpu::kernels::side_by_side`).
+    let side_by_side = rows.iter().any(|r| r.profile.is_some());
     match format {
         Format::Csv => {
-            let mut s = format!("{}\n", kernels::CSV_HEADER);
+            let profile = if side_by_side { "profile," } else { "" };
+            let mut s = format!("{profile}{}\n", kernels::CSV_HEADER);
             for r in rows {
                 let _ = writeln!(s, "{}", kernels::csv_row(r));
             }
@@ -302,10 +305,27 @@ pub fn kernels_report(
         Format::Text => {
             let mut s = String::new();
             let max = rows.iter().map(|r| r.total_ns).max().unwrap_or(1).max(1) as f64;
+            let pw = rows
+                .iter()
+                .filter_map(|r| r.profile.as_deref())
+                .map(|p| p.chars().count())
+                .max()
+                .map_or(0, |w| w.max("profile".len()) + 2);
+            let profile = |p: &str| format!("{p:<w$}", w = pw);
             let _ = writeln!(
                 s,
-                "{:>7}  {:>12}  {:>10}  {:>9}  {:<11}  {:<20}  name",
-                "time%", "total", "count", "mean", "category", "bar"
+                "{}{:>7}  {:>12}  {:>10}  {:>9}  {:<11}  {:<20}  name",
+                if side_by_side {
+                    profile("profile")
+                } else {
+                    String::new()
+                },
+                "time%",
+                "total",
+                "count",
+                "mean",
+                "category",
+                "bar"
             );
             let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
             let short = super::short_names::distinct_short_names(&names, "...");
@@ -313,7 +333,8 @@ pub fn kernels_report(
                 let w = (r.total_ns as f64 / max * 20.0).round() as usize;
                 let _ = writeln!(
                     s,
-                    "{:>6.2}%  {:>12}  {:>10}  {:>9}  {:<11}  {:<20}  {}",
+                    "{}{:>6.2}%  {:>12}  {:>10}  {:>9}  {:<11}  {:<20}  {}",
+                    r.profile.as_deref().map(profile).unwrap_or_default(),
                     r.pct,
                     crate::present::format::duration_ns(r.total_ns as f64, "us"),
                     r.count,

@@ -111,6 +111,12 @@ fn headless_progress<T>(label: &str, f: impl FnOnce() -> T) -> T {
 }
 
 /// `a=gcc,b=llvm` -> {a: gcc, b: llvm}.
+/// The labels of several profiles as an ensemble of them gets (`ensemble::labels`),
+/// `labels` the `--label` option.
+pub fn labels_of(profiles: &[Profile], labels: Option<&str>) -> Result<Vec<String>, String> {
+    Ok(grove::ensemble::labels(profiles, &parse_labels(labels)?))
+}
+
 fn parse_labels(spec: Option<&str>) -> Result<HashMap<String, String>, String> {
     let mut out = HashMap::new();
     for part in spec

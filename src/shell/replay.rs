@@ -109,7 +109,11 @@ fn open_ensemble(
             Some((key, i.label.clone()?))
         })
         .collect();
-    let p = input::load_ensemble(&files, &given)?;
+    let mut p = input::load_ensemble(&files, &given)?;
+    // Two profiles reopen as the TUI opened them: their steps aligned.
+    if !opts.keep_steps {
+        p = grove::diff::steps::align_pair(p).0;
+    }
     let mut app = App::with_categories(p, keymap, super::user_categories());
     for w in warnings {
         eprintln!("grove: warning: {w}");

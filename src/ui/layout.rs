@@ -545,11 +545,24 @@ fn clip_keep_label(s: &str, w: usize, g: &Glyphs) -> String {
 
 /// Category colours, for the kernel and timeline panels.
 fn category_legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
-    let Some(gpu) = &app.gpu else { return };
+    // The trace's model, or an ensemble's members' (their categories, once each).
+    let models: Vec<&crate::gpu::GpuModel> = match &app.gpu {
+        Some(gpu) => vec![&gpu.model],
+        None => app.members().iter().map(|m| &m.model).collect(),
+    };
+    let Some(first) = models.first() else { return };
+    let mut present: Vec<&String> = Vec::new();
+    for m in &models {
+        for name in &m.present {
+            if !present.contains(&name) {
+                present.push(name);
+            }
+        }
+    }
     let mut x = r.x + 1;
     // Only the categories the trace has (worked out once, with the GPU model).
-    for name in &gpu.model.present {
-        let Some(rule) = gpu.model.categories.rules.iter().find(|r| &r.name == name) else {
+    for name in present {
+        let Some(rule) = first.categories.rules.iter().find(|r| &r.name == name) else {
             continue;
         };
         let text = format!("{} {}  ", g.block, rule.name);

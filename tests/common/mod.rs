@@ -98,3 +98,4 @@ pub fn gunzip(rel: &str) -> String {
         .unwrap();
     s
 }
+pub mod screen;

@@ -360,11 +360,30 @@ impl App {
             // An ensemble keeps its members' trees, not their events: saying it has
             // no GPU activity would be false of two traces full of kernels.
             let members = crate::app::compare::member_labels(self.original().1);
+            let format = self.profile.source.format;
+            let traces = crate::app::members::records_devices(format);
+            if self.profile.events.is_none() && members.len() > 1 && traces {
+                let list = crate::present::format::list_bounded(&members, 4);
+                if members.len() > crate::app::members::MAX_MEMBERS {
+                    return CmdError::plain(format!(
+                        "the GPU panels read the traces of up to {} profiles: open fewer of these {} ({list})",
+                        crate::app::members::MAX_MEMBERS,
+                        members.len(),
+                    ));
+                }
+                if self.member_traces.is_none() {
+                    // Not read here (the TUI reads them behind the first frame).
+                    return CmdError::plain(format!(
+                        "the GPU panels of an ensemble of {} traces read their events, not read here: open one alone ({list})",
+                        members.len(),
+                    ));
+                }
+            }
             if self.profile.events.is_none() && members.len() > 1 {
                 return CmdError::plain(format!(
-                    "the kernel table reads one trace's events, and an ensemble of {} profiles keeps only their trees: open one of them alone ({})",
+                    "no GPU activity (kernels, memcpy, memset) in these {} {} profiles",
                     members.len(),
-                    crate::present::format::list_bounded(&members, 4)
+                    format.label()
                 ));
             }
             self.no_events("this profile has no GPU activity (kernels, memcpy, memset)")
