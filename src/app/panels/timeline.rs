@@ -83,7 +83,8 @@ impl App {
             .get(&c.ts.len(), || crate::gpu::counters::tracks(c, &ev.strings))
     }
 
-    fn rel(&self, t: i64) -> i64 {
+    /// A time relative to the trace's origin (what the ruler and `zoom A-B` count from).
+    pub fn rel(&self, t: i64) -> i64 {
         t - self.gpu.as_ref().map(|g| g.origin).unwrap_or(0)
     }
 
