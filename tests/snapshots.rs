@@ -3,6 +3,8 @@
 //! top-level `snapshots/` as the text plus a grid of theme roles, so colour and
 //! selection regressions show as well as text ones.
 
+mod common;
+
 use std::path::Path;
 
 use grove::app::keymap::Keymap;
@@ -12,10 +14,8 @@ use grove::load::load_path;
 use grove::ui::glyphs::Glyphs;
 use grove::ui::layout::tree_rows;
 use grove::ui::theme::{ColorDepth, Theme, ROLES};
-use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
-use ratatui::Terminal;
 
 /// One letter per role; the test theme gives role i the colour 100 + i.
 const LETTERS: &str = ".dHTbsm|SEWkcgup012345";
@@ -114,16 +114,8 @@ pub fn screen(file: &str, script: &str, size: (u16, u16), mono: bool, ascii: boo
         test_theme()
     };
     let glyphs = Glyphs::pick(ascii);
-    let mut term = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
-    term.draw(|f| grove::ui::draw(f, &app, &theme, &glyphs))
-        .unwrap();
-    let buf = term.backend().buffer().clone();
-    let mut text = String::new();
-    for y in 0..size.1 {
-        let line: String = (0..size.0).map(|x| buf[(x, y)].symbol()).collect();
-        text.push_str(line.trim_end());
-        text.push('\n');
-    }
+    let buf = common::draw(&app, size, &theme, &glyphs);
+    let text = common::screen_text(&buf);
     format!(
         "script: {script}\nlog: {:?}\n{text}--- roles ---\n{}",
         app.log,
@@ -514,7 +506,7 @@ fn hatchet_literal_file() {
     let Some(_) =
         std::fs::metadata(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")).ok()
     else {
-        return;
+        skip!()
     };
     let mut c = case("hatchet_literal", "E");
     c.file = "../shared/corpus/hatchet-exports/graph-literal.literal.json";
@@ -526,8 +518,7 @@ fn hatchet_literal_file() {
 fn hpctoolkit_timeline_goto_launch() {
     let db = "../shared/corpus/hpctoolkit/tests/data/dbase/loops-cuda-nvidia-t.d";
     if !Path::new(env!("CARGO_MANIFEST_DIR")).join(db).is_dir() {
-        eprintln!("skipped: the shared corpus is missing");
-        return;
+        skip!()
     }
     let mut c = case("hpctoolkit_timeline", "4cnn");
     c.file = db;
@@ -556,8 +547,7 @@ fn execution_trace_details() {
 fn rajaperf_directory_of_runs() {
     let dir = "../shared/corpus/thicket/thicket/tests/data/rajaperf/lassen";
     if !Path::new(env!("CARGO_MANIFEST_DIR")).join(dir).is_dir() {
-        eprintln!("skipped: the shared corpus is missing");
-        return;
+        skip!()
     }
     let mut c = case("rajaperf_open", "j");
     c.file = dir;
@@ -590,8 +580,7 @@ fn rajaperf_directory_of_runs() {
 fn hpctoolkit_heatmap_labels() {
     let db = "../shared/corpus/hpctoolkit/tests/data/dbase/loops-cputime-t.d";
     if !Path::new(env!("CARGO_MANIFEST_DIR")).join(db).is_dir() {
-        eprintln!("skipped: the shared corpus is missing");
-        return;
+        skip!()
     }
     let mut c = case("hpctoolkit_heatmap_labels", "2");
     c.file = db;
@@ -697,8 +686,7 @@ fn flame_colour_by_category() {
 fn h100_summary_charts_and_kernels() {
     let file = "../shared/corpus/tracelens/tests/traces/h100/Falconsai_nsfw_image_detection__1016002.json.gz";
     if !Path::new(env!("CARGO_MANIFEST_DIR")).join(file).is_file() {
-        eprintln!("skipped: the shared corpus is missing");
-        return;
+        skip!()
     }
     for (name, script) in [("summary_charts", "5"), ("kernels_names", "3jjjj")] {
         for (size, tag) in [((80, 24), "80x24"), ((200, 50), "200x50")] {

@@ -55,11 +55,6 @@ pub fn run(args: KernelsArgs, lk: &Look) -> Result<(), String> {
         }
     }
     let rows = gpu::kernels::merge(per_file, sort);
-    let text = report::kernels_report(
-        &rows,
-        args.top,
-        output::report_format(args.format),
-        look::glyphs_of(lk).block,
-    );
+    let text = report::kernels_report(&rows, args.top, args.format, look::glyphs_of(lk).block)?;
     output::text(&text)
 }
