@@ -19,7 +19,6 @@ pub enum Format {
     Folded,
     Thicket,
     Svg,
-    Names,
 }
 
 /// What a command writes; each format says which of these it can write.
@@ -151,14 +150,6 @@ pub const FORMATS: &[Spec] = &[
         writes: &[Tree],
         binary: false,
         tree: Some(super::flame::write_tree),
-    },
-    Spec {
-        format: Format::Names,
-        name: "names",
-        help: "one node name per line (a dummy)",
-        writes: &[Tree],
-        binary: false,
-        tree: Some(super::names::write_tree),
     },
 ];
 

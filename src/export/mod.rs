@@ -9,7 +9,6 @@ pub mod formats;
 pub mod functions;
 pub mod hatchet;
 pub mod json;
-pub mod names;
 pub mod parquet;
 pub mod text;
 pub mod thicket;
