@@ -142,10 +142,8 @@ fn export_refuses_what_it_cannot_write() {
     let err = app
         .run(&format!("export text {}", dir.join("t").display()))
         .unwrap_err();
-    assert!(
-        err.contains("expected csv, json, parquet, hatchet, folded, thicket or svg"),
-        "{err}"
-    );
+    let names = formats::list(formats::exportable().map(|s| s.name));
+    assert!(err.contains(&format!("expected {names}")), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
