@@ -161,3 +161,14 @@ fn a_subcommand_refuses_a_format_it_cannot_write() {
     assert_eq!(code, 2);
     assert!(err.contains("[possible values: text, csv]"), "{err}");
 }
+
+/// Tab after `:export ` offers the formats `:export` writes, in the table's order.
+#[test]
+fn tab_offers_the_export_formats() {
+    let mut app = common::open_app("testdata/small.trace.json");
+    for k in grove::app::keys::Key::parse_seq(":export <Tab>").unwrap() {
+        app.on_key(k);
+    }
+    let want: Vec<&str> = formats::exportable().map(|s| s.name).collect();
+    assert_eq!(app.completions, want);
+}
