@@ -229,8 +229,7 @@ fn caliper_scaling_pair() {
         corpus(&format!("{dir}/27_cores.cali")),
         corpus(&format!("{dir}/64_cores.cali")),
     ) else {
-        eprintln!("corpus absent: skipped");
-        return;
+        skip!()
     };
     let (code, v) = json(&[a.to_str().unwrap(), b.to_str().unwrap()]);
     assert_eq!(code, 1, "{v}");
@@ -280,8 +279,7 @@ fn kineto_pair_from_hta() {
         corpus(&format!("{dir}/base/base.json.gz")),
         corpus(&format!("{dir}/test/test.json.gz")),
     ) else {
-        eprintln!("corpus absent: skipped");
-        return;
+        skip!()
     };
     let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
     let (code, v) = json(&[a, b]);
@@ -379,7 +377,7 @@ fn cmd_reshapes_both_sides() {
         corpus(&format!("{dir}/base/base.json.gz")),
         corpus(&format!("{dir}/test/test.json.gz")),
     ) else {
-        return;
+        skip!()
     };
     let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
     let (code, v) = json(&[

@@ -16,7 +16,7 @@ use common::{corpus, grove};
 #[test]
 fn kernel_totals_equal_gpu_time_in_every_trace() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let Some(dir) = corpus("") else { return };
+    let Some(dir) = corpus("") else { skip!() };
     let oracle: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(root.join("testdata/corpus_totals.json")).unwrap(),
     )
@@ -75,7 +75,7 @@ fn kernel_totals_equal_gpu_time_in_every_trace() {
 #[test]
 fn temporal_breakdown_adds_up() {
     let Some(f) = corpus("hta/tests/data/trace_filter/sampled_rank-0.json.gz") else {
-        return;
+        skip!()
     };
     let p = load_path(&f).unwrap();
     let ev = p.events.as_ref().unwrap();

@@ -412,7 +412,7 @@ fn hatchet_literal_file() {
     let Some(_) =
         std::fs::metadata(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")).ok()
     else {
-        return;
+        skip!()
     };
     let mut c = case("hatchet_literal", "E");
     c.file = "../shared/corpus/hatchet-exports/graph-literal.literal.json";
@@ -424,8 +424,7 @@ fn hatchet_literal_file() {
 fn hpctoolkit_timeline_goto_launch() {
     let db = "../shared/corpus/hpctoolkit/tests/data/dbase/loops-cuda-nvidia-t.d";
     if !Path::new(env!("CARGO_MANIFEST_DIR")).join(db).is_dir() {
-        eprintln!("skipped: the shared corpus is missing");
-        return;
+        skip!()
     }
     let mut c = case("hpctoolkit_timeline", "4cnn");
     c.file = db;
@@ -454,8 +453,7 @@ fn execution_trace_details() {
 fn rajaperf_directory_of_runs() {
     let dir = "../shared/corpus/thicket/thicket/tests/data/rajaperf/lassen";
     if !Path::new(env!("CARGO_MANIFEST_DIR")).join(dir).is_dir() {
-        eprintln!("skipped: the shared corpus is missing");
-        return;
+        skip!()
     }
     let mut c = case("rajaperf_open", "j");
     c.file = dir;
@@ -488,8 +486,7 @@ fn rajaperf_directory_of_runs() {
 fn hpctoolkit_heatmap_labels() {
     let db = "../shared/corpus/hpctoolkit/tests/data/dbase/loops-cputime-t.d";
     if !Path::new(env!("CARGO_MANIFEST_DIR")).join(db).is_dir() {
-        eprintln!("skipped: the shared corpus is missing");
-        return;
+        skip!()
     }
     let mut c = case("hpctoolkit_heatmap_labels", "2");
     c.file = db;
@@ -595,8 +592,7 @@ fn flame_colour_by_category() {
 fn h100_summary_charts_and_kernels() {
     let file = "../shared/corpus/tracelens/tests/traces/h100/Falconsai_nsfw_image_detection__1016002.json.gz";
     if !Path::new(env!("CARGO_MANIFEST_DIR")).join(file).is_file() {
-        eprintln!("skipped: the shared corpus is missing");
-        return;
+        skip!()
     }
     for (name, script) in [("summary_charts", "5"), ("kernels_names", "3jjjj")] {
         for (size, tag) in [((80, 24), "80x24"), ((200, 50), "200x50")] {

@@ -135,8 +135,7 @@ fn node_totals_are_grove_tree() {
             .unwrap_or_default(),
     );
     if corpus("").is_none() {
-        eprintln!("SKIPPED: ../shared/corpus is missing");
-        return;
+        skip!()
     }
     for rel in [
         "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz",

@@ -21,10 +21,7 @@ fn app_on(path: &std::path::Path) -> App {
 /// box label at least), in windows of 100 µs swept over the whole trace.
 #[test]
 fn kernels_ten_cells_wide_are_named_on_an_h100_trace() {
-    let Some(path) = corpus(H100) else {
-        eprintln!("corpus missing: skipped");
-        return;
-    };
+    let Some(path) = corpus(H100) else { skip!() };
     let mut app = app_on(&path);
     let width: u16 = 200;
     let cols = (width - LABEL_W) as f64;
@@ -66,10 +63,7 @@ fn kernels_ten_cells_wide_are_named_on_an_h100_trace() {
 
 #[test]
 fn grove_timeline_prints_the_chart_and_the_slices() {
-    let Some(path) = corpus(H100) else {
-        eprintln!("corpus missing: skipped");
-        return;
-    };
+    let Some(path) = corpus(H100) else { skip!() };
     let f = path.to_str().unwrap();
     let (code, out, err) = grove(&["timeline", f, "--window", "4.75ms-4.9ms", "--width", "160"]);
     assert_eq!(code, 0, "{err}");

@@ -77,12 +77,7 @@ pub fn run(args: KernelsArgs, labels: Option<&str>, lk: &Look) -> Result<(), Str
         rows.truncate(args.top);
         rows
     };
-    let text = report::kernels_report(
-        &rows,
-        usize::MAX,
-        output::report_format(args.format),
-        look::glyphs_of(lk).block,
-    );
+    let text = report::kernels_report(&rows, usize::MAX, args.format, look::glyphs_of(lk).block)?;
     output::text(&text)
 }
 

@@ -2,7 +2,7 @@
 //! tell them apart (two runs of rank 1) get a `profile` column first, labelled as an
 //! ensemble of them is.
 
-use grove::cli::{Format, SummaryArgs, SummaryTable};
+use grove::cli::{Format, SummaryArgs};
 use grove::gpu::{self, report};
 
 use super::{input, output};
@@ -22,16 +22,7 @@ pub fn run(args: SummaryArgs, labels: Option<&str>) -> Result<(), String> {
         kernel_wait_ns: kw,
         ..Default::default()
     };
-    let tables: Vec<report::Table> = match args.table {
-        SummaryTable::All => report::Table::ALL.to_vec(),
-        SummaryTable::Temporal => vec![report::Table::Temporal],
-        SummaryTable::Idle => vec![report::Table::Idle],
-        SummaryTable::Overlap => vec![report::Table::Overlap],
-        SummaryTable::Launch => vec![report::Table::Launch],
-        SummaryTable::Queue => vec![report::Table::Queue],
-        SummaryTable::Memory => vec![report::Table::Memory],
-        SummaryTable::Overhead => vec![report::Table::Overhead],
-    };
+    let tables = &args.table.0;
     // The breakdowns use HTA's types, not grove's categories: a broken user
     // categories file must not stop them.
     let cats = gpu::classify::Categories::load(None).unwrap_or_else(|e| {
@@ -98,7 +89,7 @@ pub fn run(args: SummaryArgs, labels: Option<&str>) -> Result<(), String> {
         // One JSON document: {"temporal": [...], "idle": [...], ...}.
         let mut obj = serde_json::Map::new();
         for (t, table) in tables.iter().enumerate() {
-            let one = report::render(&header(table), &rows[t], report::Format::Json, "");
+            let one = report::render(&header(table), &rows[t], Format::Json, "")?;
             let v: serde_json::Value = serde_json::from_str(&one).unwrap_or_default();
             obj.insert(table.name().to_string(), v);
         }
@@ -108,12 +99,7 @@ pub fn run(args: SummaryArgs, labels: Option<&str>) -> Result<(), String> {
     let mut text = String::new();
     for (t, table) in tables.iter().enumerate() {
         let title = if tables.len() > 1 { table.name() } else { "" };
-        text.push_str(&report::render(
-            &header(table),
-            &rows[t],
-            output::report_format(format),
-            title,
-        ));
+        text.push_str(&report::render(&header(table), &rows[t], format, title)?);
         if tables.len() > 1 && format == Format::Text {
             text.push('\n');
         }

@@ -117,7 +117,7 @@ fn stamp_now(path: &Path) -> Option<(PathBuf, Stamp)> {
     use std::os::unix::fs::MetadataExt;
     let stamp = Stamp {
         schema: SCHEMA_VERSION,
-        grove: crate::cli::VERSION.to_string(),
+        grove: crate::VERSION.to_string(),
         path: abs.display().to_string(),
         size: meta.len(),
         mtime_ns,

@@ -331,7 +331,7 @@ fn meta_table(p: &Profile, name: &str) -> Result<DataFrame, String> {
         .unwrap_or_default();
     let mut rows: Vec<(&str, String, String)> = vec![
         ("summary", "version".into(), SCHEMA_VERSION.to_string()),
-        ("summary", "grove".into(), crate::cli::VERSION.to_string()),
+        ("summary", "grove".into(), crate::VERSION.to_string()),
         (
             "source",
             "path".into(),

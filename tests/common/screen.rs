@@ -12,10 +12,8 @@ use grove::model::Profile;
 use grove::ui::glyphs::Glyphs;
 use grove::ui::layout::tree_rows;
 use grove::ui::theme::{ColorDepth, Theme, ROLES};
-use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
-use ratatui::Terminal;
 
 /// One letter per role; the test theme gives role i the colour 100 + i.
 const LETTERS: &str = ".dHTbsm|SEWkcgup012345";
@@ -104,16 +102,8 @@ pub fn render(app: &App, size: (u16, u16), mono: bool, ascii: bool) -> String {
         test_theme()
     };
     let glyphs = Glyphs::pick(ascii);
-    let mut term = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
-    term.draw(|f| grove::ui::draw(f, app, &theme, &glyphs))
-        .unwrap();
-    let buf = term.backend().buffer().clone();
-    let mut text = String::new();
-    for y in 0..size.1 {
-        let line: String = (0..size.0).map(|x| buf[(x, y)].symbol()).collect();
-        text.push_str(line.trim_end());
-        text.push('\n');
-    }
+    let buf = super::draw(app, size, &theme, &glyphs);
+    let text = super::screen_text(&buf);
     format!("{text}--- roles ---\n{}", role_grid(&buf, !mono))
 }
 

@@ -303,7 +303,7 @@ fn breakdown_lines(p: &crate::model::Profile, model: &crate::gpu::GpuModel, line
         let rows = report::table_rows(p, model, rank, t, &opt);
         // Times with units on screen (an ASCII screen folds µ to u).
         let (header, rows) = report::humanize_ns(t.header(), &rows, "µs");
-        for l in report::render(&header, &rows, report::Format::Text, t.name()).lines() {
+        for l in report::render_text(&header, &rows, t.name()).lines() {
             let title =
                 !l.starts_with(' ') && !l.is_empty() && l.chars().all(|c| c.is_ascii_lowercase());
             let st = if title {
