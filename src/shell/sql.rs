@@ -23,13 +23,13 @@ pub fn run(args: SqlArgs) -> Result<(), String> {
     let files: Vec<PathBuf> = words.into_iter().map(PathBuf::from).collect();
     let phases = std::env::var_os("GROVE_PHASES").is_some();
     let t0 = std::time::Instant::now();
-    let profiles = load(&files)?;
+    let mut tables = Tables::default();
+    let profiles = load(&files, &query, &mut tables)?;
     let t_load = t0.elapsed();
     let members: Vec<Member<'_>> = profiles
         .iter()
         .map(|p| Member::of(p.source.label.clone(), p))
         .collect();
-    let mut tables = Tables::default();
     let t1 = std::time::Instant::now();
     tables
         .prepare(&members, &cats, &query)
@@ -69,9 +69,20 @@ pub fn run(args: SqlArgs) -> Result<(), String> {
 }
 
 /// Each input as its own profile (the tables keep members apart): the summaries a
-/// directory holds, else every file the paths name.
-fn load(files: &[PathBuf]) -> Result<Vec<Profile>, String> {
+/// directory holds, else every file the paths name. Of summaries, the tables read
+/// from their own files (`kernels`) are given to `tables` whole, and the trees are
+/// read only when the query names a table made from them.
+fn load(files: &[PathBuf], query: &str, tables: &mut Tables) -> Result<Vec<Profile>, String> {
     if let Some(found) = grove::summary::read::find(files) {
+        let named = sql::named_tables(query).map_err(|e| e.to_string())?;
+        for t in sql::summaries::TABLES {
+            if named.contains(&t) {
+                tables.preset(t, sql::summaries::read_table(&found, t)?);
+            }
+        }
+        if named.iter().all(|t| sql::summaries::TABLES.contains(t)) {
+            return Ok(Vec::new());
+        }
         return found
             .iter()
             .map(|f| grove::summary::read::read(f).map_err(|e| format!("{}: {e}", f.display())))
