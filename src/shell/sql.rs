@@ -26,6 +26,7 @@ pub fn run(args: SqlArgs) -> Result<(), String> {
     let mut tables = Tables::default();
     let profiles = load(&files, &query, &mut tables)?;
     let t_load = t0.elapsed();
+    let rss_load = phases.then(rss);
     let members: Vec<Member<'_>> = profiles
         .iter()
         .map(|p| Member::of(p.source.label.clone(), p))
@@ -35,6 +36,7 @@ pub fn run(args: SqlArgs) -> Result<(), String> {
         .prepare(&members, &cats, &query)
         .map_err(|e| e.to_string())?;
     let t_tables = t1.elapsed();
+    let rss_tables = phases.then(rss);
     let df = tables
         .query(&members, &cats, &query)
         .map_err(|e| e.to_string())?;
@@ -45,6 +47,12 @@ pub fn run(args: SqlArgs) -> Result<(), String> {
             t_load.as_secs_f64(),
             t_tables.as_secs_f64(),
             (t1.elapsed() - t_tables).as_secs_f64()
+        );
+        eprintln!(
+            "sql: RSS after the load {}, the tables {}, the query {}",
+            rss_load.unwrap_or_default(),
+            rss_tables.unwrap_or_default(),
+            rss()
         );
         for (t, rows, bytes) in tables.sizes() {
             eprintln!("sql: table {t}: {rows} rows, {:.1} MB", bytes as f64 / 1e6);
@@ -68,6 +76,24 @@ pub fn run(args: SqlArgs) -> Result<(), String> {
     failed.map_or(Ok(()), Err)
 }
 
+/// Resident memory now, its anonymous part, and its peak so far (`GROVE_PHASES`;
+/// Linux).
+fn rss() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        let v = status.lines().find_map(|l| l.strip_prefix(name));
+        v.map(|v| v.trim().to_string()).unwrap_or_default()
+    };
+    // Anonymous memory apart: the rest is the binary's code paged in (polars' query
+    // engine the first time it runs), not data.
+    format!(
+        "{} (anon {}, peak {})",
+        field("VmRSS:"),
+        field("RssAnon:"),
+        field("VmHWM:")
+    )
+}
+
 /// Each input as its own profile (the tables keep members apart): the summaries a
 /// directory holds, else every file the paths name. Of summaries, the tables read
 /// from their own files (`kernels`) are given to `tables` whole, and the trees are
@@ -77,7 +103,7 @@ fn load(files: &[PathBuf], query: &str, tables: &mut Tables) -> Result<Vec<Profi
         let named = sql::named_tables(query).map_err(|e| e.to_string())?;
         for t in sql::summaries::TABLES {
             if named.contains(&t) {
-                tables.preset(t, sql::summaries::read_table(&found, t)?);
+                tables.preset(t, sql::summaries::read_table(&found, t, query)?);
             }
         }
         if named.iter().all(|t| sql::summaries::TABLES.contains(t)) {

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
+use super::need::Need;
 use crate::summary::CCT_SUFFIX;
 
 /// The tables read from the summaries' own files.
@@ -22,7 +23,7 @@ fn file_of(cct: &Path, table: &str) -> (String, PathBuf) {
     (name, path)
 }
 
-fn read_one(cct: &Path, table: &str) -> Result<Option<DataFrame>, String> {
+fn read_one(cct: &Path, table: &str, need: &Need) -> Result<Option<DataFrame>, String> {
     let (name, path) = file_of(cct, table);
     let f = match File::open(&path) {
         Ok(f) => f,
@@ -31,10 +32,22 @@ fn read_one(cct: &Path, table: &str) -> Result<Option<DataFrame>, String> {
         Err(e) => return Err(format!("{}: {e}", path.display())),
     };
     let err = |e: PolarsError| format!("{}: {e}", path.display());
-    let mut df = ParquetReader::new(f)
-        .read_parallel(ParallelStrategy::None)
-        .finish()
-        .map_err(err)?;
+    let mut r = ParquetReader::new(f).read_parallel(ParallelStrategy::None);
+    // Only the columns the query names are decoded (most of the time is decoding).
+    let schema = r.schema().map_err(err)?;
+    let keep: Vec<String> = schema
+        .iter_names()
+        .filter(|n| n.as_str() != "input" && need.wants(n))
+        .map(|n| n.to_string())
+        .collect();
+    let h = r.num_rows().map_err(err)?;
+    if keep.is_empty() {
+        // `select count(*) from kernels`: the rows, and whose they are.
+        return DataFrame::new(h, vec![profile_column(&name, h)])
+            .map(Some)
+            .map_err(err);
+    }
+    let mut df = r.with_columns(Some(keep)).finish().map_err(err)?;
     let _ = df.drop_in_place("input");
     let h = df.height();
     df.insert_column(
@@ -49,9 +62,14 @@ fn read_one(cct: &Path, table: &str) -> Result<Option<DataFrame>, String> {
     Ok(Some(df))
 }
 
+fn profile_column(name: &str, h: usize) -> Column {
+    Column::new_scalar("profile".into(), Scalar::from(PlSmallStr::from(name)), h)
+}
+
 /// `table` over every summary (`cct` are their `NAME.cct.parquet` files), in their
-/// order, read on every core.
-pub fn read_table(cct: &[PathBuf], table: &str) -> Result<DataFrame, String> {
+/// order, read on every core: only the columns `query` names.
+pub fn read_table(cct: &[PathBuf], table: &str, query: &str) -> Result<DataFrame, String> {
+    let need = &Need::of(query);
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(cct.len().max(1));
@@ -63,7 +81,7 @@ pub fn read_table(cct: &[PathBuf], table: &str) -> Result<DataFrame, String> {
                 s.spawn(move || {
                     let mut out = Vec::new();
                     for f in files {
-                        out.extend(read_one(f, table)?);
+                        out.extend(read_one(f, table, need)?);
                     }
                     Ok(out)
                 })
