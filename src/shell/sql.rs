@@ -26,6 +26,7 @@ pub fn run(args: SqlArgs) -> Result<(), String> {
     let mut tables = Tables::default();
     let profiles = load(&files, &query, &mut tables)?;
     let t_load = t0.elapsed();
+    let cpu_load = cpu();
     let rss_load = phases.then(rss);
     let members: Vec<Member<'_>> = profiles
         .iter()
@@ -36,6 +37,7 @@ pub fn run(args: SqlArgs) -> Result<(), String> {
         .prepare(&members, &cats, &query)
         .map_err(|e| e.to_string())?;
     let t_tables = t1.elapsed();
+    let cpu_tables = cpu();
     let rss_tables = phases.then(rss);
     let df = tables
         .query(&members, &cats, &query)
@@ -47,6 +49,12 @@ pub fn run(args: SqlArgs) -> Result<(), String> {
             t_load.as_secs_f64(),
             t_tables.as_secs_f64(),
             (t1.elapsed() - t_tables).as_secs_f64()
+        );
+        eprintln!(
+            "sql: CPU (all threads) load {:.3}s, tables {:.3}s, query {:.3}s",
+            cpu_load,
+            cpu_tables - cpu_load,
+            cpu() - cpu_tables
         );
         eprintln!(
             "sql: RSS after the load {}, the tables {}, the query {}",
@@ -74,6 +82,19 @@ pub fn run(args: SqlArgs) -> Result<(), String> {
     })?;
     super::leave(profiles);
     failed.map_or(Ok(()), Err)
+}
+
+/// CPU seconds the process has used so far, every thread (`GROVE_PHASES`).
+fn cpu() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) } != 0 {
+        return 0.0;
+    }
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
 /// Resident memory now, its anonymous part, and its peak so far (`GROVE_PHASES`;
