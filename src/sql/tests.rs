@@ -78,12 +78,14 @@ fn trace() -> Profile {
  {"ph": "C", "name": "queue", "pid": 1, "ts": 11, "args": {"length": 3}},
  {"ph": "C", "name": "queue", "pid": 1, "ts": 21, "args": {"length": 1}}
 ]}"#;
-    let dir = std::env::temp_dir().join(format!("grove-sql-test-{}", std::process::id()));
+    // One directory per test thread (tests run in parallel), removed with its file.
+    let thread = format!("{:?}", std::thread::current().id()).replace(['(', ')'], "");
+    let dir = std::env::temp_dir().join(format!("grove-sql-test-{}-{thread}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join(format!("t{:?}.json", std::thread::current().id()).replace(['(', ')'], ""));
+    let f = dir.join("t.json");
     std::fs::write(&f, json).unwrap();
     let p = crate::load::load_path(&f).unwrap();
-    let _ = std::fs::remove_file(&f);
+    let _ = std::fs::remove_dir_all(&dir);
     p
 }
 
