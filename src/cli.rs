@@ -263,7 +263,7 @@ pub enum Sub {
     #[command(after_help = help::SUMMARIZE)]
     Summarize(SummarizeArgs),
     /// Run an SQL query over the inputs' tables (nodes, functions, events, kernels,
-    /// lanes, steps, profiles; docs/sql.md).
+    /// lanes, steps, counters, profiles; docs/sql.md).
     #[command(after_help = help::SQL)]
     Sql(SqlArgs),
     /// Print a shell completion script.
