@@ -275,6 +275,7 @@ pub fn store(path: &Path, p: &Profile) -> Result<(), String> {
     stamp.label = p.source.label.clone();
     stamp.dialect = p.dialect.clone();
     let err = |e: &dyn std::fmt::Display| format!("cache {}: {e}", dir.display());
+    tree_file::fits_in_memory(p).map_err(|e| err(&e))?;
     let parent = dir.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(|e| err(&e))?;
     let tmp = parent.join(format!(

@@ -83,6 +83,28 @@ fn put_column<const B: usize>(
     Ok(())
 }
 
+/// What writing `p`'s tree file takes beside the tree: its string table's index and
+/// the slots' ids, the write buffer and a column piece (the nodes stream out).
+fn write_needs(p: &Profile) -> u64 {
+    let slots = p.cct.slot_count() as u64;
+    slots * 96 + (p.meta.len() + p.warnings.len()) as u64 * 64 + (3 << 20)
+}
+
+/// Refuses a write that would take grove past its memory budget (`memory::room`), with
+/// the line that says so: the cache is an optimisation, never the reason for running
+/// out of memory.
+pub fn fits_in_memory(p: &Profile) -> Result<(), String> {
+    let need = write_needs(p);
+    match crate::memory::room() {
+        Some((room, source)) if need > room => Err(format!(
+            "not written: it needs ~{} and grove has {} left under {source}",
+            crate::memory::human(need),
+            crate::memory::human(room)
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Writes `p`'s tree file at `path`.
 pub fn write(p: &Profile, path: &Path) -> std::io::Result<()> {
     let cct = &p.cct;
