@@ -43,6 +43,9 @@ pub struct Tree {
     pub default_metric: String,
 }
 
+/// A frame slot as string ids: name, kind, attributes (key, value).
+type Slot = (u32, u32, Vec<(u32, u32)>);
+
 /// Strings by id, each written once.
 #[derive(Default)]
 struct Ids<'a> {
@@ -110,7 +113,7 @@ pub fn write(p: &Profile, path: &Path) -> std::io::Result<()> {
     let cct = &p.cct;
     let mut ids = Ids::default();
     // Every string gets its id first, so the string table can lead the file.
-    let slots: Vec<(u32, u32, Vec<(u32, u32)>)> = cct
+    let slots: Vec<Slot> = cct
         .frames()
         .map(|f| {
             let attrs = f
