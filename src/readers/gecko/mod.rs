@@ -27,6 +27,7 @@ use serde_json::Value;
 
 use crate::model::cct::FrameId;
 use crate::model::hidden::hidden_warning;
+use crate::model::intern::FxBuild;
 use crate::model::{Cct, Format, Frame, MetricTable, Profile, Source};
 use stream::{Doc, RawThread, NO};
 use tables::{Func, Thread};
@@ -104,7 +105,11 @@ fn raw_threads(
     warnings: &mut Vec<String>,
 ) {
     warnings.extend(doc.warnings);
-    let start = doc.meta.as_ref().and_then(|m| m.get("startTime")).and_then(Value::as_f64);
+    let start = doc
+        .meta
+        .as_ref()
+        .and_then(|m| m.get("startTime"))
+        .and_then(Value::as_f64);
     let offset = start.map_or(0.0, |s| s - root_start);
     for t in doc.threads {
         let l = label(&t, parent);
@@ -199,8 +204,8 @@ const BAD: u32 = u32::MAX - 2;
 #[derive(Default)]
 struct Builder {
     cct: Cct,
-    frames: HashMap<Func, FrameId>,
-    by_path: HashMap<(u32, FrameId), u32>,
+    frames: HashMap<Func, FrameId, FxBuild>,
+    by_path: HashMap<(u32, FrameId), u32, FxBuild>,
     samples: Vec<f64>,
     weight: Vec<f64>,
     cpu: Vec<f64>,

@@ -390,7 +390,12 @@ fn table(r: &mut R, cols: &[&str]) -> Result<Table, JsonError> {
                 }
             }
             "data" => rows(r, &mut t, cols)?,
-            "length" => t.length = r.read_value()?.as_u64().and_then(|n| usize::try_from(n).ok()),
+            "length" => {
+                t.length = r
+                    .read_value()?
+                    .as_u64()
+                    .and_then(|n| usize::try_from(n).ok())
+            }
             "weightType" => t.weight_type = r.read_value()?.as_str().map(str::to_string),
             _ if cols.contains(&k) => {
                 let mut c = if counted_only(k) {
@@ -408,7 +413,10 @@ fn table(r: &mut R, cols: &[&str]) -> Result<Table, JsonError> {
     // Rows read before their schema: give back the columns it does not name.
     if let Some(s) = &t.schema {
         for (pos, c) in t.by_pos.iter_mut().enumerate() {
-            if !s.iter().any(|(n, &p)| p == pos && cols.contains(&n.as_str())) {
+            if !s
+                .iter()
+                .any(|(n, &p)| p == pos && cols.contains(&n.as_str()))
+            {
                 *c = None;
             }
         }
@@ -487,6 +495,38 @@ fn parse_num(b: &[u8]) -> Option<f64> {
     s.parse().ok()
 }
 
+/// JSON's number grammar: `-? digits (. digits)? ([eE] [+-]? digits)?`.
+fn is_json_number(b: &[u8]) -> bool {
+    let digits = |mut i: usize| {
+        let from = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        (i > from).then_some(i)
+    };
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let Some(mut at) = digits(i) else {
+        return false;
+    };
+    if b.get(at) == Some(&b'.') {
+        let Some(a) = digits(at + 1) else {
+            return false;
+        };
+        at = a;
+    }
+    if matches!(b.get(at), Some(b'e' | b'E')) {
+        i = at + 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let Some(a) = digits(i) else {
+            return false;
+        };
+        at = a;
+    }
+    at == b.len()
+}
+
 fn is_num_byte(b: u8) -> bool {
     matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
 }
@@ -501,6 +541,7 @@ fn numbers(r: &mut R, col: &mut Col) -> Result<bool, JsonError> {
     r.begin_array()?;
     // `sep`: a value was read and a ',' or ']' must come next.
     let (mut sep, mut min) = (false, 1 << 16);
+    let counting = matches!(col, Col::Count(_));
     loop {
         let (w, eof) = r.window(min);
         let mut i = 0;
@@ -549,6 +590,13 @@ fn numbers(r: &mut R, col: &mut Col) -> Result<bool, JsonError> {
                     }
                     if plain {
                         col.push_int(int);
+                    } else if counting {
+                        // A column only counted (a sample's time): checked, not converted.
+                        if !is_json_number(&w[i..j]) {
+                            r.advance(i);
+                            return Err(r.error("invalid number"));
+                        }
+                        col.push(0.0);
                     } else {
                         match parse_num(&w[i..j]) {
                             Some(v) => col.push(v),
@@ -594,7 +642,11 @@ fn numbers(r: &mut R, col: &mut Col) -> Result<bool, JsonError> {
             return Err(r.error("unexpected end of input inside an array"));
         }
         // Nothing taken from a full window: a token longer than it; a larger one.
-        min = if i == 0 { min.saturating_mul(2) } else { 1 << 16 };
+        min = if i == 0 {
+            min.saturating_mul(2)
+        } else {
+            1 << 16
+        };
     }
 }
 
@@ -614,11 +666,27 @@ mod tests {
     #[test]
     fn number_columns_read_alike_at_every_buffer_size() {
         let text = r#"[1, 22,null , 3.5,-4,1e2,"x",{"a":[1]},18446744073709551616 ]"#;
-        let want = vec![1.0, 22.0, -1.0, 3.5, -4.0, 100.0, -1.0, -1.0, 1.8446744073709552e19];
+        let want = vec![
+            1.0,
+            22.0,
+            -1.0,
+            3.5,
+            -4.0,
+            100.0,
+            -1.0,
+            -1.0,
+            1.8446744073709552e19,
+        ];
         for size in 1..80 {
             assert_eq!(col(text, size).unwrap(), want, "buffer {size}");
         }
         assert_eq!(col("[]", 4).unwrap(), Vec::<f64>::new());
+        for ok in ["0", "-1.5", "1e5", "2.5E-3", "14351069.249197"] {
+            assert!(is_json_number(ok.as_bytes()), "{ok}");
+        }
+        for bad in ["", "-", "1.", ".5", "1e", "1e+", "--1", "1-2", "+1"] {
+            assert!(!is_json_number(bad.as_bytes()), "{bad}");
+        }
         for bad in ["[1 2]", "[1,,2]", "[1", "[1,", "[--1]", "[nul]", "[+1]"] {
             assert!(col(bad, 3).is_err(), "{bad}");
             assert!(col(bad, 64).is_err(), "{bad}");

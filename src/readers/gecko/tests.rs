@@ -193,7 +193,11 @@ fn processed_markers_with_durations_become_a_lane() {
     );
     assert_eq!(ev.strings.resolve(ev.pid[0]), "7");
     for w in ["1 instant marker", "1 interval marker start(s) or end(s)"] {
-        assert!(p.warnings.iter().any(|x| x.contains(w)), "{w}: {:?}", p.warnings);
+        assert!(
+            p.warnings.iter().any(|x| x.contains(w)),
+            "{w}: {:?}",
+            p.warnings
+        );
     }
 }
 
