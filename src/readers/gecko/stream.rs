@@ -143,19 +143,20 @@ impl Table {
         self.by_pos.get(pos)?.as_ref()
     }
 
-    /// Rows: a raw table's row count; a processed one's `length` when given, else its
-    /// longest column among `cols`.
+    /// Rows: a raw table's row count; a processed one's longest column among `cols`,
+    /// or its `length` when that is shorter. A `length` beyond every column is not
+    /// trusted (rows there hold nothing, and a damaged `length` of 4e9 would make the
+    /// tables that size: the fuzzer's find).
     pub fn len(&self, cols: &[&str]) -> usize {
         if self.schema.is_some() {
             return self.rows;
         }
-        if let Some(n) = self.length {
-            return n;
-        }
-        cols.iter()
+        let longest = cols
+            .iter()
             .filter_map(|c| self.named.get(*c).map(Col::len))
             .max()
-            .unwrap_or(0)
+            .unwrap_or(0);
+        self.length.map_or(longest, |n| n.min(longest))
     }
 }
 
@@ -444,7 +445,7 @@ fn rows(r: &mut R, t: &mut Table, cols: &[&str]) -> Result<(), JsonError> {
             r.begin_array()?;
             let mut pos = 0;
             while r.next_element(pos == 0)? {
-                let kept = keep.as_ref().map_or(true, |k| k.get(pos) == Some(&true));
+                let kept = keep.as_ref().is_none_or(|k| k.get(pos) == Some(&true));
                 if kept && pos < 1 << 16 {
                     let v = cell(r, &mut num)?;
                     while t.by_pos.len() <= pos {

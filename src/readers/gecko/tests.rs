@@ -153,6 +153,12 @@ fn bad_input_is_an_error_or_a_warning_never_a_panic() {
     );
     assert!(load(r#"{"meta":{"stackwalk":1},"threads":[]}"#).is_err());
     assert!(load(r#"{"meta":{"stackwalk":1},"threads":[{"samples":5,"stackTable":"x"}]"#).is_err());
+    // A damaged `length` far beyond the columns (found by the fuzzer: 4e9 rows).
+    let long = PROCESSED.replace(
+        r#""stackTable":{"length":3"#,
+        r#""stackTable":{"length":3999999999"#,
+    );
+    assert!(load(&long).is_ok());
     let odd = r#"{"meta":{"stackwalk":1},"threads":[{"samples":{"schema":{"stack":9},"data":[[1],5,null]},"stackTable":{"schema":{},"data":[1]}}, "str", 3]}"#;
     let _ = load(odd);
 }
