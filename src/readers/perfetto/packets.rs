@@ -222,7 +222,7 @@ impl Decoder {
         let mut buf: Vec<u8> = Vec::new();
         loop {
             let used = match input.fill_buf() {
-                Ok(b) if b.is_empty() => return Ok(()),
+                Ok([]) => return Ok(()),
                 Ok(b) => self.packets_in(b),
                 Err(e) => return self.cut(e.to_string()),
             };
