@@ -89,6 +89,8 @@ fn lanes_of(ev: &EventTable) -> (Vec<u32>, Vec<Lane>) {
                     device,
                     stream,
                     events: Vec::new(),
+                    member: 0,
+                    group: String::new(),
                 }
                 .label()
             } else {

@@ -268,11 +268,30 @@ impl GpuState {
         // Threads of several processes (ranks) are named by both: an OTF2 trace has a
         // `Master thread` on every rank.
         let many = threads.iter().any(|((p, _), _)| *p != threads[0].0 .0);
+        // Ensemble members with threads of more than one process name them by both.
+        let mut pid_of_member: std::collections::HashMap<u16, u32> = Default::default();
+        let mut members_many: std::collections::HashSet<u16> = Default::default();
+        for ((p, _), evs) in &threads {
+            let m = ev.member_of(evs[0] as usize);
+            if *pid_of_member.entry(m).or_insert(*p) != *p {
+                members_many.insert(m);
+            }
+        }
         let cpu_lanes: Vec<(String, LaneIndex)> = threads
             .into_iter()
             .map(|((p, t), evs)| {
                 let t = ev.strings.resolve(t);
-                let label = if many {
+                // An ensemble's member renamed its processes `LABEL:pid`.
+                let mi = ev.member_of(evs[0] as usize);
+                let label = if let Some(m) = ev.members.get(mi as usize) {
+                    let pid = ev.strings.resolve(p);
+                    let own = pid.strip_prefix(m.as_str()).unwrap_or(pid);
+                    if members_many.contains(&mi) {
+                        format!("{m} {} t{t}", process_short(own.trim_start_matches(':')))
+                    } else {
+                        format!("{m} CPU t{t}")
+                    }
+                } else if many {
                     format!("{} t{t}", process_short(ev.strings.resolve(p)))
                 } else {
                     format!("CPU t{t}")
