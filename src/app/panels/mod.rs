@@ -332,7 +332,17 @@ impl App {
     /// kernels table and the breakdowns need. A trace with CPU lanes only has a
     /// timeline (`need_timeline`) but no GPU activity.
     pub fn gpu_activity(&self) -> Option<&GpuState> {
-        self.gpu.as_ref().filter(|g| !g.model.activities.is_empty())
+        // An ensemble's events (kept for its timeline) are several traces': the kernel
+        // table and the breakdowns read one trace's.
+        let one = self.ensemble_events() < 2;
+        self.gpu
+            .as_ref()
+            .filter(|g| one && !g.model.activities.is_empty())
+    }
+
+    /// The number of ensemble members whose events are merged (0 for one profile).
+    fn ensemble_events(&self) -> usize {
+        self.profile.events.as_ref().map_or(0, |e| e.members.len())
     }
 
     /// The timeline's lanes and span: GPU streams and CPU threads, whatever the trace.
@@ -379,9 +389,14 @@ impl App {
             // An ensemble keeps its members' trees, not their events: saying it has
             // no GPU activity would be false of two traces full of kernels.
             let members = crate::app::compare::member_labels(self.original().1);
-            if self.profile.events.is_none() && members.len() > 1 {
+            if members.len() > 1 && (self.profile.events.is_none() || self.ensemble_events() > 1) {
+                let kept = if self.ensemble_events() > 1 {
+                    "draws their events on the timeline only"
+                } else {
+                    "keeps only their trees"
+                };
                 return CmdError::plain(format!(
-                    "the kernel table reads one trace's events, and an ensemble of {} profiles keeps only their trees: open one of them alone ({})",
+                    "the kernel table reads one trace's events, and an ensemble of {} profiles {kept}: open one of them alone ({})",
                     members.len(),
                     crate::present::format::list_bounded(&members, 4)
                 ));

@@ -450,7 +450,8 @@ mod tests {
             "timeline link",
             "timeline mark",
             "timeline mark off",
-            "timeline mark \"main/aten::mm\"",
+            "timeline mark main/aten::mm",
+            "timeline mark \"main/my op\"",
         ] {
             assert_eq!(Command::parse(t).unwrap().to_string(), t);
         }
