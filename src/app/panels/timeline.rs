@@ -2,6 +2,7 @@
 //! selected instance; zoom, pan and the jump to a kernel's launch. The stack chart's
 //! cursor, lanes and links are in `nav`.
 
+mod mark;
 mod nav;
 pub use nav::{log, parse, print, MarkArg, ScreenRow, TimelineCmd};
 
