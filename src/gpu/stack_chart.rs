@@ -7,7 +7,12 @@
 //! Slices in one row never overlap, so both their starts and their ends are sorted:
 //! the slices of a window are found with a binary search, and a run of slices narrower
 //! than a cell is merged into one shaded cell with a second one and the row's running
-//! sum of durations. A frame costs O(cells on screen × log slices), whatever the trace.
+//! sum of durations, kept every `BLOCK` slices (the rest of a sum is read from the
+//! slices themselves). A frame costs O(cells on screen × (log slices + BLOCK)),
+//! whatever the trace; the rows cost 4.5 bytes a slice.
+
+/// The running sum of a row's durations is kept at every this many slices.
+const BLOCK: usize = 16;
 
 /// A slice at least this many cells wide is a box with its name; narrower ones shade.
 pub const MIN_BOX: f64 = 3.0;
@@ -16,7 +21,8 @@ pub const MIN_BOX: f64 = 3.0;
 pub struct StackRows {
     /// Per row: lane positions (indices into the lane's start-ordered slices).
     pub rows: Vec<Vec<u32>>,
-    /// Per row: the running sum of its slices' durations (one more entry than slices).
+    /// Per row: the running sum of its slices' durations before every `BLOCK`-th
+    /// slice (entry j: the slices before `j * BLOCK`).
     cum: Vec<Vec<i64>>,
 }
 
@@ -37,6 +43,7 @@ impl StackRows {
     pub fn assign(starts: &[i64], ends: &[i64]) -> StackRows {
         let mut rows: Vec<Vec<u32>> = Vec::new();
         let mut cum: Vec<Vec<i64>> = Vec::new();
+        let mut sum: Vec<i64> = Vec::new();
         let mut row_end: Vec<i64> = Vec::new();
         for p in 0..starts.len() {
             let (s, e) = (starts[p], ends[p].max(starts[p]));
@@ -44,14 +51,17 @@ impl StackRows {
                 Some(r) => r,
                 None => {
                     rows.push(Vec::new());
-                    cum.push(vec![0]);
+                    cum.push(Vec::new());
+                    sum.push(0);
                     row_end.push(i64::MIN);
                     rows.len() - 1
                 }
             };
+            if rows[r].len().is_multiple_of(BLOCK) {
+                cum[r].push(sum[r]);
+            }
             rows[r].push(p as u32);
-            let last = *cum[r].last().unwrap_or(&0);
-            cum[r].push(last + (e - s));
+            sum[r] += e - s;
             row_end[r] = e;
         }
         for r in &mut rows {
@@ -71,6 +81,20 @@ impl StackRows {
     /// by position as they are by start).
     pub fn row_of(&self, pos: u32) -> Option<usize> {
         self.rows.iter().position(|r| r.binary_search(&pos).is_ok())
+    }
+
+    /// The sum of the durations of row `r`'s first `x` slices: a kept running sum and
+    /// at most `BLOCK - 1` slices after it.
+    fn prefix(&self, r: usize, x: usize, (starts, ends): (&[i64], &[i64])) -> i64 {
+        let (row, cum) = (&self.rows[r], &self.cum[r]);
+        // The row's end (a multiple of BLOCK) has no entry of its own.
+        let b = (x / BLOCK).min(cum.len().saturating_sub(1));
+        let mut s = cum.get(b).copied().unwrap_or(0);
+        for &p in &row[b * BLOCK..x] {
+            let p = p as usize;
+            s += ends[p].max(starts[p]) - starts[p];
+        }
+        s
     }
 
     /// Index within row `r` of the first slice still running after `t`.
@@ -120,7 +144,7 @@ impl StackRows {
         cols: usize,
     ) -> Vec<Piece> {
         let mut out = Vec::new();
-        let (Some(row), Some(cum)) = (self.rows.get(r), self.cum.get(r)) else {
+        let Some(row) = self.rows.get(r) else {
             return out;
         };
         if cols == 0 || b <= a {
@@ -161,7 +185,8 @@ impl StackRows {
             let t1 = (a + ((col + 1) as f64 * cw).ceil() as i64).max(t0 + 1);
             let hi = k + row[k..].partition_point(|&q| starts[q as usize] < t1);
             let last = row[hi - 1] as usize;
-            let mut busy = cum[hi] - cum[k];
+            let mut busy =
+                self.prefix(r, hi, (starts, ends)) - self.prefix(r, k, (starts, ends));
             busy -= (t0 - s).clamp(0, e - s);
             let (ls, le) = (starts[last], ends[last].max(starts[last]));
             busy -= (le - t1).clamp(0, le - ls);
@@ -259,6 +284,22 @@ mod tests {
         let p = r.pieces(0, (&s, &e), (5_000_000, 5_000_100), 100);
         assert_eq!(p.len(), 10);
         assert!(matches!(p[3], Piece::Shade { col: 30, .. }), "{p:?}");
+    }
+
+    #[test]
+    fn running_sums_from_blocks_match_the_slices() {
+        // 100 slices of 1..=100 ns, every 200 ns: one row.
+        let spans: Vec<(i64, i64)> = (0..100).map(|i| (i * 200, i + 1)).collect();
+        let (s, e, r) = rows(&spans);
+        assert_eq!(r.cum[0].len(), 100usize.div_ceil(BLOCK));
+        for x in [0, 1, 15, 16, 17, 32, 99, 100] {
+            let want: i64 = (1..=x as i64).sum();
+            assert_eq!(r.prefix(0, x, (&s, &e)), want, "{x}");
+        }
+        // A row of exactly BLOCK slices sums to its end.
+        let spans: Vec<(i64, i64)> = (0..BLOCK as i64).map(|i| (i * 10, 2)).collect();
+        let (s, e, r) = rows(&spans);
+        assert_eq!(r.prefix(0, BLOCK, (&s, &e)), 2 * BLOCK as i64);
     }
 
     #[test]

@@ -43,6 +43,10 @@ pub struct TimelineView {
     /// the member whose header the cursor is on.
     pub collapsed_groups: Vec<u16>,
     pub group: Option<u16>,
+    /// (launching runtime call, GPU activity) pairs sorted, built on the first
+    /// selection of a runtime call: its kernels by a binary search, not a pass over
+    /// every activity per selection. Keyed by the number of activities.
+    pub launched: super::memo::Memo<usize, Vec<(u32, u32)>>,
 }
 
 /// One timeline lane: its label, index, and whether it is a GPU stream.

@@ -213,13 +213,22 @@ impl App {
                     linked.push(l);
                 }
             } else if ev.kind[iu] == EventKind::Runtime {
-                linked.extend(
-                    g.model
-                        .activities
+                let acts = &g.model.activities;
+                let pairs = self.timeline.launched.get(&acts.len(), || {
+                    let mut p: Vec<(u32, u32)> = acts
                         .iter()
-                        .copied()
-                        .filter(|&k| ev.launch.get(k as usize).copied() == Some(i)),
-                );
+                        .filter_map(|&k| {
+                            let l = ev.launch.get(k as usize).copied()?;
+                            (l != NONE_U32).then_some((l, k))
+                        })
+                        .collect();
+                    // Stable: a call's activities stay in start order.
+                    p.sort_by_key(|x| x.0);
+                    p.shrink_to_fit();
+                    p
+                });
+                let lo = pairs.partition_point(|x| x.0 < i);
+                linked.extend(pairs[lo..].iter().take_while(|x| x.0 == i).map(|x| x.1));
             }
         }
         self.timeline.linked = linked;
