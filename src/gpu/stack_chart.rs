@@ -185,8 +185,7 @@ impl StackRows {
             let t1 = (a + ((col + 1) as f64 * cw).ceil() as i64).max(t0 + 1);
             let hi = k + row[k..].partition_point(|&q| starts[q as usize] < t1);
             let last = row[hi - 1] as usize;
-            let mut busy =
-                self.prefix(r, hi, (starts, ends)) - self.prefix(r, k, (starts, ends));
+            let mut busy = self.prefix(r, hi, (starts, ends)) - self.prefix(r, k, (starts, ends));
             busy -= (t0 - s).clamp(0, e - s);
             let (ls, le) = (starts[last], ends[last].max(starts[last]));
             busy -= (le - t1).clamp(0, le - ls);
