@@ -405,8 +405,13 @@ pub struct FunctionsArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct TimelineArgs {
-    /// A trace (Kineto/Chrome JSON, Nsight, OTF2, XPlane, ...).
-    pub file: PathBuf,
+    /// A trace (Kineto/Chrome JSON, Nsight, OTF2, XPlane, ...); several (or a
+    /// directory of ranks) draw each one's lanes under a header with its label.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Mark every slice of the tree node at PATH (as `timeline mark PATH`).
+    #[arg(long, value_name = "PATH")]
+    pub mark: Option<String>,
     /// Fit the window to ProfilerStep#N (instead of `--window`).
     #[arg(long, value_name = "N")]
     pub step: Option<u64>,

@@ -683,3 +683,48 @@ fn flame_and_functions_ascii() {
         }
     }
 }
+
+/// Issue 27: the timeline's stack chart on a ROCm (MI300), an OTF2 (CPU-only, MPI
+/// ping-pong) and an XPlane (TensorFlow, multi-GPU) input of the shared corpus, at a
+/// window where kernels (MPI calls) are ten cells wide or more, at 80x24 and 200x50,
+/// in colour and in mono ASCII.
+#[test]
+fn timeline_stack_rocm_otf2_xplane() {
+    let inputs = [
+        (
+            "rocm",
+            "../shared/corpus/tracelens/tests/traces/mi300/gaunernst_bert-small-uncased__1016001.json.gz",
+            "4c:zoom 1.55ms 1.7ms<ret><Left>",
+        ),
+        (
+            "otf2",
+            "../shared/corpus/pipit/pipit/tests/data/ping-pong-otf2",
+            "4:zoom 194.6ms 199.6ms<ret>j<Right>",
+        ),
+        (
+            "xplane",
+            "../shared/corpus/tensorflow-profiler/demo/plugins/profile/GPU-multi-worker/34.83.195.179_6003.xplane.pb",
+            "4:zoom 1800.1ms 1800.5ms<ret>jj<Right>",
+        ),
+    ];
+    for (tag, file, script) in inputs {
+        if !Path::new(env!("CARGO_MANIFEST_DIR")).join(file).exists() {
+            eprintln!("skipped: the shared corpus is missing");
+            return;
+        }
+        for (size, dims) in [((80, 24), "80x24"), ((200, 50), "200x50")] {
+            for (plain, look) in [(false, ""), (true, "_ascii")] {
+                let name: &'static str =
+                    Box::leak(format!("timeline_stack_{tag}_{dims}{look}").into_boxed_str());
+                check(Case {
+                    name,
+                    file,
+                    script,
+                    size,
+                    mono: plain,
+                    ascii: plain,
+                });
+            }
+        }
+    }
+}

@@ -89,7 +89,13 @@ impl Pending {
     /// The member traces of an ensemble (`load`) read on a thread behind the first
     /// frame; None when `p` is not an ensemble of 2 to `MAX_MEMBERS` members.
     pub fn members(files: Vec<PathBuf>, p: &Profile, categories: Categories) -> Option<Pending> {
-        if p.events.is_some() || !records_devices(p.source.format) || crate::memory::low_memory() {
+        // A trace's own events serve its GPU panels; an ensemble's merged events (kept
+        // for the timeline) are several traces', so the members are read for those.
+        let merged = p.events.as_ref().is_some_and(|e| e.members.len() > 1);
+        if (p.events.is_some() && !merged)
+            || !records_devices(p.source.format)
+            || crate::memory::low_memory()
+        {
             return None;
         }
         let labels = super::compare::member_labels(&p.metrics);

@@ -85,6 +85,18 @@ pub fn load(path: Option<&Path>) -> Result<Profile, String> {
     }
 }
 
+/// Several files, or a directory of them, as one ensemble (`timeline`), the load's
+/// warnings on stderr as `load_warning` gives them.
+pub fn load_warning_all(files: &[PathBuf]) -> Result<Profile, String> {
+    let prof = load_inputs(files, None)?;
+    if !HEADLESS.load(Ordering::Relaxed) {
+        for line in warning_lines(&prof.source.label, &prof.warnings) {
+            eprintln!("{line}");
+        }
+    }
+    Ok(prof)
+}
+
 /// One file for `kernels` and `summary`, whose reports have no place for the load's
 /// warnings: they go to stderr, so damage that still loads, or device activity grove
 /// could not place, does not pass unnoticed. (`info` lists them in its report; a

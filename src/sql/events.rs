@@ -88,6 +88,8 @@ pub(super) fn lanes_of(ev: &EventTable) -> (Vec<u32>, Vec<Lane>) {
                     device,
                     stream,
                     events: Vec::new(),
+                    member: 0,
+                    group: String::new(),
                 }
                 .label()
             } else {

@@ -58,13 +58,17 @@ impl Default for KernelsView {
 impl App {
     /// Recomputes the kernel rows for the current options.
     pub(crate) fn refresh_kernels(&mut self) {
+        let merged = self.ensemble_events() > 1;
         let k = &mut self.view.kernels;
         let opt = TableOptions {
             all: k.memory,
             by_category: k.by_category,
             sort: k.sort,
         };
-        k.rows = match (self.profile.events.as_ref(), &self.member_traces) {
+        // An ensemble's merged events (its timeline's) are several traces': its kernel
+        // table is the members' side by side.
+        let events = self.profile.events.as_ref().filter(|_| !merged);
+        k.rows = match (events, &self.member_traces) {
             (Some(ev), _) => match (ev.lod.as_deref(), self.gpu.as_ref(), &k.categories) {
                 (Some(lod), _, Some(cats)) => crate::gpu::lod::table(ev, lod, cats, &opt).0,
                 (None, Some(g), _) => kernels::table(ev, &g.model, &opt),
