@@ -39,13 +39,22 @@ pub fn align(mut p: Profile) -> (Profile, usize) {
     let (cct, new_of) = merged_tree(&p.cct);
     p.metrics = summed(&p.metrics, &new_of, cct.len());
     p.cct = cct;
+    // An ensemble's merged events (its timeline's) point into the tree: to the merged
+    // nodes now.
+    if let Some(ev) = p.events.as_mut() {
+        for n in ev.node.iter_mut() {
+            if let Some(&m) = new_of.get(*n as usize) {
+                *n = m;
+            }
+        }
+    }
     (p, steps)
 }
 
 /// The steps of two profiles opened together aligned as `grove diff` aligns them:
 /// `grove A B` is the TUI's comparison (its diff markers are on from the start), so
 /// its tree merges the steps the same way, through `align`. Anything else (one
-/// profile, whose events point into its tree; an ensemble of more members, ranks of
+/// profile, whose tree its events index; an ensemble of more members, ranks of
 /// one run that share their step numbers) is returned as it was, with 0.
 pub fn align_pair(p: Profile) -> (Profile, usize) {
     let mut members: Vec<&str> = Vec::new();
@@ -56,7 +65,10 @@ pub fn align_pair(p: Profile) -> (Profile, usize) {
             }
         }
     }
-    if p.events.is_some() || members.len() != 2 {
+    // One profile's events point into its own tree; an ensemble's merged events are
+    // moved to the merged nodes by `align`.
+    let own_events = p.events.as_ref().is_some_and(|e| e.members.len() < 2);
+    if own_events || members.len() != 2 {
         return (p, 0);
     }
     align(p)
