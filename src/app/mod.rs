@@ -5,6 +5,7 @@ pub mod background;
 pub mod command;
 pub mod commands;
 pub mod compare;
+pub mod derived;
 mod input;
 pub mod keymap;
 pub mod keys;
@@ -383,7 +384,7 @@ impl App {
         !self
             .derived
             .iter()
-            .any(|(name, e)| *name == base && !crate::transform::derive::additive(e))
+            .any(|(name, e)| name == base && !crate::transform::derive::additive(e))
     }
 
     fn refresh_metric(&mut self) {

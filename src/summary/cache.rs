@@ -264,6 +264,7 @@ pub fn store(path: &Path, p: &Profile) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| format!("cache {}: {e}", dir.display());
     let parent = dir.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(|e| err(&e))?;
+    sweep_stale(parent);
     let tmp = parent.join(format!(
         ".tmp-{}-{:x}",
         std::process::id(),
@@ -296,12 +297,61 @@ pub fn store(path: &Path, p: &Profile) -> Result<(), String> {
         let json = serde_json::to_string(&stamp).map_err(|e| err(&e))?;
         std::fs::write(tmp.join("stamp.json"), json).map_err(|e| err(&e))?;
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::rename(&tmp, &dir).map_err(|e| err(&e))
+        match std::fs::rename(&tmp, &dir) {
+            // Another grove wrote the entry between the removal and the rename: its
+            // entry stands for the same file (a lookup checks it), ours goes.
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOTEMPTY | libc::EEXIST)) => Ok(()),
+            r => r.map_err(|e| err(&e)),
+        }
     })();
-    if result.is_err() {
-        let _ = std::fs::remove_dir_all(&tmp);
+    let _ = std::fs::remove_dir_all(&tmp);
+    // The Parquet writer reports a full disk as a broken thrift transport.
+    result.map_err(|e| match full(parent) {
+        true => format!(
+            "cache {}: the disk is full (no space left on device)",
+            dir.display()
+        ),
+        false => e,
+    })
+}
+
+/// Whether the file system holding `dir` has no room left for an unprivileged write.
+fn full(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: statvfs writes into the zeroed struct given; the path is a C string.
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
+        return false;
     }
-    result
+    (s.f_bavail as u64).saturating_mul(s.f_frsize as u64) < 64 << 10
+}
+
+/// Removes the temporary entries (`.tmp-PID-…`) of groves that are gone: one killed
+/// while it wrote (SIGHUP, SIGKILL) left its directory behind.
+fn sweep_stale(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.filter_map(Result::ok) {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(".tmp-"))
+            .and_then(|n| n.split('-').next())
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: signal 0 only asks whether the process exists.
+        let gone = unsafe { libc::kill(pid, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 #[cfg(test)]
