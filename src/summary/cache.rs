@@ -102,8 +102,12 @@ fn ends_hash(path: &Path, size: u64) -> std::io::Result<String> {
 
 /// The stamp of the file as it is now; None for what is not a cacheable regular file.
 fn stamp_now(path: &Path) -> Option<(PathBuf, Stamp)> {
+    stamp_sized(path, min_bytes())
+}
+
+fn stamp_sized(path: &Path, min: u64) -> Option<(PathBuf, Stamp)> {
     let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() < min_bytes() {
+    if !meta.is_file() || meta.len() < min {
         return None;
     }
     let abs = std::fs::canonicalize(path).ok()?;
@@ -225,9 +229,29 @@ pub fn applies(path: &Path) -> bool {
 /// cold load gives, without its event table.
 pub fn lookup(path: &Path) -> Option<Profile> {
     let (dir, now) = stamp_now(path)?;
+    lookup_at(&dir, path, &now)
+}
+
+/// `lookup` of `path` against the entry in `dir`, whatever the cache's root and size
+/// floor: the fuzz harness's way in (tests/fuzz.rs, `fuzz_cache_entry`).
+#[doc(hidden)]
+pub fn lookup_in(dir: &Path, path: &Path) -> Option<Profile> {
+    let (_, now) = stamp_sized(path, 0)?;
+    lookup_at(dir, path, &now)
+}
+
+/// `store` of `p` into the entry `dir` (its parent must exist): the fuzz harness's
+/// way to make an entry to damage.
+#[doc(hidden)]
+pub fn store_in(dir: &Path, path: &Path, p: &Profile) -> Result<(), String> {
+    let (_, stamp) = stamp_sized(path, 0).ok_or("not a regular file")?;
+    store_at(dir.to_path_buf(), stamp, p)
+}
+
+fn lookup_at(dir: &Path, path: &Path, now: &Stamp) -> Option<Profile> {
     let text = read_small(&dir.join("stamp.json"), STAMP_MAX)?;
     let kept: Stamp = serde_json::from_slice(&text).ok()?;
-    if !same_file(&kept, &now) || !entry_intact(&dir, &kept) {
+    if !same_file(&kept, now) || !entry_intact(dir, &kept) {
         return None;
     }
     let format = Format::from_label(&kept.format)?;
@@ -254,9 +278,13 @@ pub fn lookup(path: &Path) -> Option<Profile> {
 /// Keeps `p`, the cold load of `path`, in the cache. Written under a temporary name and
 /// renamed, so a concurrent reader sees the old entry or the new one, never half.
 pub fn store(path: &Path, p: &Profile) -> Result<(), String> {
-    let Some((dir, mut stamp)) = stamp_now(path) else {
+    let Some((dir, stamp)) = stamp_now(path) else {
         return Ok(());
     };
+    store_at(dir, stamp, p)
+}
+
+fn store_at(dir: PathBuf, mut stamp: Stamp, p: &Profile) -> Result<(), String> {
     stamp.format = p.source.format.label().to_string();
     stamp.gzip = p.source.gzip;
     stamp.label = p.source.label.clone();
