@@ -305,6 +305,32 @@ fn timeline_bench(file: &str) {
             t.elapsed().as_secs_f64() * 1e3 / reps as f64
         );
     }
+    // The tree's selection marked (`timeline mark`): the node of the selected slice,
+    // the set found once, then whole-trace frames reading it.
+    if let Some(i) = app.timeline.selected {
+        let ev = app.profile.events.as_ref().unwrap();
+        let node = ev.node[i as usize];
+        let path = grove::model::paths::path_of(app.original().0, node);
+        let cmd = format!("timeline mark {}", grove::app::command::quote(&path));
+        let t = Instant::now();
+        app.run(&cmd).unwrap();
+        let marks = app.timeline.marks.as_ref().map_or(0, |m| m.count);
+        println!(
+            "timeline_mark {:.3} ms ({marks} instances of {path})",
+            t.elapsed().as_secs_f64() * 1e3
+        );
+        app.run("zoom fit").unwrap();
+        let reps = 20;
+        let t = Instant::now();
+        for _ in 0..reps {
+            term.draw(|f| grove::ui::draw(f, &app, &theme, &glyphs))
+                .unwrap();
+        }
+        println!(
+            "timeline_stack_frame_whole_marked {:.3} ms",
+            t.elapsed().as_secs_f64() * 1e3 / reps as f64
+        );
+    }
     println!("peak_rss {:.1} MiB", peak_rss_mib());
 }
 

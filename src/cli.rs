@@ -6,15 +6,8 @@ use std::path::PathBuf;
 
 mod help;
 
-/// `grove --version`: the crate version, the commit and the build date (build.rs).
-pub const VERSION: &str = concat!(
-    env!("CARGO_PKG_VERSION"),
-    " (",
-    env!("GROVE_COMMIT"),
-    " ",
-    env!("GROVE_BUILD_DATE"),
-    ")"
-);
+/// `grove --version` (it lives at the crate's root: the summaries record it too).
+pub use crate::VERSION;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -45,6 +38,13 @@ pub struct Cli {
     // lists it (issue 28: `grove info --help` offered an option `info` refused).
     #[arg(long, value_name = "ET")]
     pub et: Option<PathBuf>,
+
+    /// Two profiles opened together are compared, and their PyTorch training steps
+    /// (`ProfilerStep#N`, numbered differently in two runs) merge into one
+    /// `ProfilerStep#*` node per side, as `grove diff` merges them: keep them apart.
+    // Not global: `grove diff` has its own.
+    #[arg(long)]
+    pub keep_steps: bool,
 
     #[command(flatten)]
     pub look: Look,
@@ -167,103 +167,46 @@ pub struct ReplayOpts {
     /// Set from the global `--strict` (`Cli::strict`) by the shell.
     #[arg(skip)]
     pub strict: bool,
+
+    /// Set from `--keep-steps` (`Cli::keep_steps`) by the shell: a session of two
+    /// profiles reopens them as the TUI opened them.
+    #[arg(skip)]
+    pub keep_steps: bool,
 }
 
-/// Output formats: one set of names for every subcommand, each accepting those that
-/// apply to it (`--format`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Format {
-    Text,
-    Csv,
-    Json,
-    Parquet,
-    Hatchet,
-    Folded,
-    Thicket,
-    Svg,
+pub use crate::export::formats::{Format, Writes};
+use crate::gpu::report::Table;
+
+/// A `--format` parser accepting the formats of `FORMATS` that write `w`, so each
+/// subcommand's help and completion list its own.
+fn formats(w: Writes) -> impl TypedValueParser<Value = Format> {
+    let values =
+        crate::export::formats::writing(w).map(|f| PossibleValue::new(f.name).help(f.help));
+    PossibleValuesParser::new(values).map(|s| Format::named(&s).unwrap_or(Format::Text))
 }
 
-impl Format {
-    const ALL: [(Format, &'static str, &'static str); 8] = [
-        (
-            Format::Text,
-            "text",
-            "for reading (tree: Hatchet's tree() layout)",
-        ),
-        (Format::Csv, "csv", "one row per node or table row"),
-        (
-            Format::Json,
-            "json",
-            "grove's JSON schema (docs/formats.md)",
-        ),
-        (
-            Format::Parquet,
-            "parquet",
-            "the CSV's table, typed (binary: redirect it to a file)",
-        ),
-        (
-            Format::Hatchet,
-            "hatchet",
-            "Hatchet literal JSON (GraphFrame.from_literal)",
-        ),
-        (
-            Format::Folded,
-            "folded",
-            "folded stacks (flamegraph.pl, speedscope, inferno)",
-        ),
-        (
-            Format::Thicket,
-            "thicket",
-            "Thicket JSON, an ensemble's profiles (Thicket.from_json)",
-        ),
-        (
-            Format::Svg,
-            "svg",
-            "a flame graph of the folded stacks (inferno; tree only)",
-        ),
-    ];
-
-    pub fn name(self) -> &'static str {
-        Self::ALL.iter().find(|f| f.0 == self).map_or("", |f| f.1)
-    }
+/// `replay --print`, the old name of `--format`: `tree` for text, and the tree formats.
+fn print_formats() -> impl TypedValueParser<Value = Format> {
+    let values = std::iter::once(PossibleValue::new("tree")).chain(
+        crate::export::formats::writing(Writes::Tree)
+            .filter(|f| f.format != Format::Text)
+            .map(|f| PossibleValue::new(f.name)),
+    );
+    PossibleValuesParser::new(values).map(|s| Format::named(&s).unwrap_or(Format::Text))
 }
 
-/// A `--format` parser accepting `names` only, so each subcommand's help lists its own.
-fn formats(names: &'static [&'static str]) -> impl TypedValueParser<Value = Format> {
-    let values = Format::ALL
-        .iter()
-        .filter(|f| names.contains(&f.1))
-        .map(|f| PossibleValue::new(f.1).help(f.2));
-    PossibleValuesParser::new(values).map(|s| {
-        Format::ALL
-            .iter()
-            .find(|f| f.1 == s)
-            .map_or(Format::Text, |f| f.0)
+/// `grove summary --table`: one of `report::Table::ALL` by name, or `all`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SummaryTables(pub Vec<Table>);
+
+fn summary_tables() -> impl TypedValueParser<Value = SummaryTables> {
+    let names = Table::ALL.iter().map(|t| t.name()).chain(["all"]);
+    PossibleValuesParser::new(names).map(|s| {
+        SummaryTables(match Table::ALL.iter().find(|t| t.name() == s) {
+            Some(t) => vec![*t],
+            None => Table::ALL.to_vec(),
+        })
     })
-}
-
-const TREE_FORMATS: &[&str] = &[
-    "text", "csv", "json", "parquet", "hatchet", "folded", "thicket",
-];
-/// `grove tree`'s: the tree's, and a flame graph picture.
-const TREE_SVG_FORMATS: &[&str] = &[
-    "text", "csv", "json", "parquet", "hatchet", "folded", "thicket", "svg",
-];
-const TABLE_FORMATS: &[&str] = &["text", "csv", "json"];
-const INFO_FORMATS: &[&str] = &["text", "json"];
-const SQL_FORMATS: &[&str] = &["text", "csv", "json", "parquet"];
-
-/// The old `replay --print` names, kept as a hidden alias of `--format`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum PrintFormat {
-    /// Hatchet's tree() layout of the current tree.
-    Tree,
-    Json,
-    Hatchet,
-    Csv,
-    /// The CSV's table as Parquet (binary: redirect it to a file).
-    Parquet,
-    Folded,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -271,18 +214,6 @@ pub enum KernelBy {
     Total,
     Mean,
     Count,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SummaryTable {
-    Temporal,
-    Idle,
-    Overlap,
-    Launch,
-    Queue,
-    Memory,
-    Overhead,
-    All,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -332,7 +263,7 @@ pub enum Sub {
     #[command(after_help = help::SUMMARIZE)]
     Summarize(SummarizeArgs),
     /// Run an SQL query over the inputs' tables (nodes, functions, events, kernels,
-    /// lanes, steps, profiles; docs/sql.md).
+    /// lanes, steps, counters, profiles; docs/sql.md).
     #[command(after_help = help::SQL)]
     Sql(SqlArgs),
     /// Print a shell completion script.
@@ -400,7 +331,7 @@ pub struct TreeArgs {
     #[arg(long)]
     pub depth: Option<usize>,
     /// Output format.
-    #[arg(long, value_parser = formats(TREE_SVG_FORMATS), default_value = "text")]
+    #[arg(long, value_parser = formats(Writes::Tree), default_value = "text")]
     pub format: Format,
     /// Raw numbers with this many decimals in text output (implies --raw).
     #[arg(long, value_name = "N")]
@@ -468,14 +399,19 @@ pub struct FunctionsArgs {
     #[arg(long, value_name = "NAME")]
     pub callees: Option<String>,
     /// Output format.
-    #[arg(long, value_parser = formats(TABLE_FORMATS), default_value = "text")]
+    #[arg(long, value_parser = formats(Writes::Tables), default_value = "text")]
     pub format: Format,
 }
 
 #[derive(clap::Args, Debug)]
 pub struct TimelineArgs {
-    /// A trace (Kineto/Chrome JSON, Nsight, OTF2, XPlane, ...).
-    pub file: PathBuf,
+    /// A trace (Kineto/Chrome JSON, Nsight, OTF2, XPlane, ...); several (or a
+    /// directory of ranks) draw each one's lanes under a header with its label.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Mark every slice of the tree node at PATH (as `timeline mark PATH`).
+    #[arg(long, value_name = "PATH")]
+    pub mark: Option<String>,
     /// Fit the window to ProfilerStep#N (instead of `--window`).
     #[arg(long, value_name = "N")]
     pub step: Option<u64>,
@@ -487,7 +423,7 @@ pub struct TimelineArgs {
     #[arg(long, value_name = "N", default_value_t = 120)]
     pub width: u16,
     /// text: the stack chart; csv: the slices in the window, one per row.
-    #[arg(long, value_parser = formats(&["text", "csv"]), default_value = "text")]
+    #[arg(long, value_parser = formats(Writes::Events), default_value = "text")]
     pub format: Format,
 }
 
@@ -509,7 +445,7 @@ pub struct DiffArgs {
     #[arg(long, default_value_t = 10)]
     pub top: usize,
     /// Output format.
-    #[arg(long, value_parser = formats(TABLE_FORMATS), default_value = "text")]
+    #[arg(long, value_parser = formats(Writes::Tables), default_value = "text")]
     pub format: Format,
     /// Keep training steps apart: by default the steps of each run (`ProfilerStep#N`,
     /// numbered differently in two runs) merge into one `ProfilerStep#*` node.
@@ -530,7 +466,7 @@ pub struct InfoArgs {
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Output format (json: one line per input, then one for the ensemble).
-    #[arg(long, value_parser = formats(INFO_FORMATS), default_value = "text")]
+    #[arg(long, value_parser = formats(Writes::Info), default_value = "text")]
     pub format: Format,
 }
 
@@ -538,13 +474,13 @@ pub struct InfoArgs {
 pub struct KernelsArgs {
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Rows to print.
+    /// Rows to print (several profiles side by side: the rows of the first N kernels).
     #[arg(long, default_value_t = usize::MAX, hide_default_value = true)]
     pub top: usize,
     #[arg(long, value_enum, default_value_t = KernelBy::Total)]
     pub by: KernelBy,
     /// Output format.
-    #[arg(long, value_parser = formats(TABLE_FORMATS), default_value = "text")]
+    #[arg(long, value_parser = formats(Writes::Tables), default_value = "text")]
     pub format: Format,
     /// Include memcpy and memset rows.
     #[arg(long)]
@@ -555,6 +491,10 @@ pub struct KernelsArgs {
     /// Category rules placed before the built-in ones.
     #[arg(long, value_name = "FILE")]
     pub categories: Option<PathBuf>,
+    /// Several inputs: one row per kernel over all of them (the ranks of one run),
+    /// instead of a row per profile and kernel with a `profile` column.
+    #[arg(long)]
+    pub merge: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -567,7 +507,7 @@ pub struct SqlArgs {
     #[arg(long, value_name = "Q.sql")]
     pub sql_file: Option<PathBuf>,
     /// Output format.
-    #[arg(long, value_parser = formats(SQL_FORMATS), default_value = "text")]
+    #[arg(long, value_parser = formats(Writes::Query), default_value = "text")]
     pub format: Format,
     /// Category rules placed before the built-in ones (the kernels table's category).
     #[arg(long, value_name = "FILE")]
@@ -579,10 +519,10 @@ pub struct SummaryArgs {
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Which table (default: temporal; `all` prints every one).
-    #[arg(long, value_enum, default_value_t = SummaryTable::Temporal)]
-    pub table: SummaryTable,
+    #[arg(long, value_parser = summary_tables(), default_value = "temporal")]
+    pub table: SummaryTables,
     /// Output format.
-    #[arg(long, value_parser = formats(TABLE_FORMATS), default_value = "text")]
+    #[arg(long, value_parser = formats(Writes::Tables), default_value = "text")]
     pub format: Format,
     /// Round times inward to whole µs first, as HTA does.
     #[arg(long)]
@@ -597,11 +537,11 @@ pub struct SummaryArgs {
 pub struct ReplayArgs {
     pub session: PathBuf,
     /// Output format [default: text].
-    #[arg(long, value_parser = formats(TREE_FORMATS), conflicts_with = "print")]
+    #[arg(long, value_parser = formats(Writes::Tree), conflicts_with = "print")]
     pub format: Option<Format>,
     /// The old name of --format (tree is text).
-    #[arg(long, value_enum, hide = true)]
-    pub print: Option<PrintFormat>,
+    #[arg(long, value_parser = print_formats(), hide = true)]
+    pub print: Option<Format>,
     /// Use this input instead of the one the session names.
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
@@ -621,13 +561,6 @@ pub struct ReplayArgs {
 impl ReplayArgs {
     /// `--format`, else the old `--print`, else text.
     pub fn format(&self) -> Format {
-        self.format.unwrap_or(match self.print {
-            None | Some(PrintFormat::Tree) => Format::Text,
-            Some(PrintFormat::Json) => Format::Json,
-            Some(PrintFormat::Hatchet) => Format::Hatchet,
-            Some(PrintFormat::Csv) => Format::Csv,
-            Some(PrintFormat::Parquet) => Format::Parquet,
-            Some(PrintFormat::Folded) => Format::Folded,
-        })
+        self.format.or(self.print).unwrap_or(Format::Text)
     }
 }

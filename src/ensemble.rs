@@ -11,6 +11,8 @@ use crate::model::intern::FxBuild;
 use crate::model::metrics::{base_of_inclusive, INC_SUFFIX};
 use crate::model::{Cct, Format, MetricTable, Profile, Source, NO_NODE};
 
+pub mod events;
+
 /// Statistics computed per node over the profiles, for every metric column.
 pub const STATS: [&str; 6] = ["mean", "min", "max", "std", "cv", "argmax"];
 
@@ -237,8 +239,9 @@ pub struct Union {
 }
 
 impl Union {
-    /// Merges one member, after those added before it.
-    pub fn add(&mut self, p: &Profile) {
+    /// Merges one member, after those added before it; gives its nodes' ids in the
+    /// union (what its events' nodes become, `events::merge`).
+    pub fn add(&mut self, p: &Profile) -> Vec<u32> {
         let mut map = vec![0u32; p.cct.len()];
         // Parents have smaller ids than their children.
         for n in 0..p.cct.len() as u32 {
@@ -303,6 +306,7 @@ impl Union {
             warnings: p.warnings.clone(),
             default_metric: p.default_metric.clone(),
         });
+        map
     }
 
     fn text_id(&mut self, s: &Arc<str>) -> u32 {

@@ -544,10 +544,12 @@ pub fn load_ensemble(
     let slots: Vec<Slot> = files.iter().map(|_| Mutex::new(None)).collect();
     // The workers count into the caller's progress (the loading screen's bar).
     let progress = readers::progress::current();
+    let keep = keep_events(files);
+    let dropped = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|s| {
         for _ in 0..workers.min(files.len()) {
             let progress = progress.clone();
-            let (next, slots) = (&next, &slots);
+            let (next, slots, dropped) = (&next, &slots, &dropped);
             s.spawn(move || {
                 let _attached = progress.map(readers::progress::attach);
                 loop {
@@ -556,10 +558,15 @@ pub fn load_ensemble(
                     let r = readers::load_all(f).map(|ps| {
                         ps.into_iter()
                             .map(|mut p| {
-                                // The ensemble shows trees and metrics; per-event tables
-                                // would hold every rank's trace in memory at once.
-                                p.events = None;
-                                p.counters = None;
+                                // Past `keep_events`' budget the ensemble shows trees
+                                // and metrics only: per-event tables would hold every
+                                // rank's trace in memory at once.
+                                if !keep && p.events.take().is_some() {
+                                    dropped.store(true, Ordering::Relaxed);
+                                }
+                                if !keep {
+                                    p.counters = None;
+                                }
                                 p
                             })
                             .collect()
@@ -578,9 +585,58 @@ pub fn load_ensemble(
     if given.is_empty() {
         thread_labels(&profiles, &mut labels);
     }
-    let mut e = unify(&profiles, &labels);
+    let mut e = with_events(profiles.as_mut_slice(), &labels);
     e.warnings.extend(mixed_kinds(&profiles));
+    if dropped.load(Ordering::Relaxed) {
+        e.warnings.push(format!(
+            "the ensemble's traces are over {} MiB together: their events are not kept, \
+             so there is no timeline (open fewer at once for it)",
+            ENSEMBLE_EVENTS_BYTES >> 20
+        ));
+    }
     Ok(e)
+}
+
+/// Inputs up to this size together keep their events in an ensemble (its timeline).
+const ENSEMBLE_EVENTS_BYTES: u64 = 1 << 30;
+
+fn keep_events(files: &[PathBuf]) -> bool {
+    let bytes: u64 = files
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .map(|m| m.len())
+        .sum();
+    bytes <= ENSEMBLE_EVENTS_BYTES
+}
+
+/// The union of `profiles`; when every member has events, theirs merged for the
+/// timeline (`ensemble::events`), each member's lanes under its label.
+fn with_events(profiles: &mut [Profile], labels: &[String]) -> Profile {
+    let all = profiles
+        .iter()
+        .all(|p| p.events.as_ref().is_some_and(|e| e.lod.is_none()));
+    let mut u = crate::ensemble::Union::default();
+    let mut members = Vec::new();
+    for (p, label) in profiles.iter_mut().zip(labels) {
+        let nodes = u.add(p);
+        let (events, counters) = (p.events.take(), p.counters.take());
+        if let (true, Some(events)) = (all, events) {
+            members.push(crate::ensemble::events::Member {
+                label: label.clone(),
+                events,
+                counters,
+                nodes,
+            });
+        }
+    }
+    let mut e = u.finish(labels);
+    if !members.is_empty() {
+        let (ev, counters, note) = crate::ensemble::events::merge(members);
+        e.events = Some(ev);
+        e.counters = Some(counters);
+        e.warnings.extend(note);
+    }
+    e
 }
 
 /// The warning for an ensemble whose members are of different kinds: formats, or
@@ -715,7 +771,9 @@ pub fn load_summaries(
             waiting.insert(i, r);
             while let Some(r) = waiting.remove(&turn) {
                 match r {
-                    Ok(p) => union.add(&p),
+                    Ok(p) => {
+                        union.add(&p);
+                    }
                     Err(e) => {
                         // The first bad summary in input order is the error reported.
                         failed.store(true, Ordering::Relaxed);

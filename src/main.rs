@@ -11,9 +11,10 @@ use grove::cli::Cli;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // The user's configuration (keymap, theme, kernel categories) is read where it is
-    // used, each from `config::config_dir()`: the TUI's keymap and theme in
-    // shell/tui.rs, the categories in gpu/classify.rs.
+    // The user's configuration (keymap, theme, kernel categories) is read by the shell
+    // and passed in, never by `App`: the TUI's keymap (`Keymap::load`) and theme
+    // (`look::theme_of`) in shell/tui.rs, the kernel categories in
+    // `shell::user_categories` (`gpu::classify::Categories::load`).
     match shell::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

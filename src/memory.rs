@@ -3,9 +3,16 @@
 //! starts, with a message that says how much it needs, not end in an abort part-way.
 //!
 //! The limit is the smallest of the cgroup v2/v1 limit, RLIMIT_AS and physical
-//! memory, unless `--max-memory` sets it. The estimate is deliberately low (a
-//! lower bound measured on real loads), so no file that loads today is refused; an
-//! allocation failure that still happens prints one line through `ReportingAlloc`.
+//! memory, unless `--max-memory` sets it. RLIMIT_AS (`ulimit -v`) counts address
+//! space, not memory: what the process maps before it loads anything (the binary, its
+//! libraries) and what each thread reserves (its stack) are taken off it, and under
+//! such a limit glibc keeps one malloc arena (each other arena reserves 64 MiB of
+//! address space whatever it holds). `--max-memory` is a hard cap: while it is set,
+//! `ReportingAlloc` counts the heap in use, and an allocation that would take the
+//! process past the cap fails as it would under `ulimit -v` (one line, exit 2). The
+//! estimate is deliberately low (a lower bound measured on real loads), so no file that
+//! loads today is refused; an allocation failure that still happens prints one line
+//! through `ReportingAlloc`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write as _;
@@ -16,6 +23,22 @@ use std::sync::atomic::{AtomicU64, Ordering};
 static OVERRIDE: AtomicU64 = AtomicU64::new(0);
 /// The limit last computed, for the out-of-memory line (0: not known).
 static KNOWN_LIMIT: AtomicU64 = AtomicU64::new(0);
+
+/// Address space the process held when `configure` ran (VmSize), taken off an
+/// address-space limit: the binary, its libraries, the main thread's stack.
+static BASE_VM: AtomicU64 = AtomicU64::new(0);
+
+/// The heap `--max-memory` leaves once the process's resident size at `configure` is
+/// taken off (0: no cap), and the heap in use, counted only while a cap is set (it
+/// may go below 0: blocks allocated before the count began and freed after).
+static HEAP_CAP: AtomicU64 = AtomicU64::new(0);
+/// `--max-memory` when it is a hard cap (0: none).
+static HARD_CAP: AtomicU64 = AtomicU64::new(0);
+static HEAP_USED: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
+
+/// What each thread grove may start reserves of an address-space limit: its stack
+/// (the loading thread asks for 8 MiB, others take Rust's 2 MiB) and glibc's guard.
+const THREAD_VM: u64 = 8 << 20;
 
 /// Values at or above this mean "no limit" (cgroup v1 writes 2^63 rounded to a page).
 const UNLIMITED: u64 = 1 << 60;
@@ -73,7 +96,14 @@ impl Drop for LoadAllocator {
 pub fn for_commands() {
     if LOADS.load(Ordering::SeqCst) == 0 {
         set_mmap_threshold(32 << 20);
-        set_trim_threshold(64 << 20);
+        // Under a hard cap, freed heap kept for the next command would count against
+        // it without being in use: glibc's default then.
+        let keep = if HEAP_CAP.load(Ordering::Relaxed) > 0 {
+            128 << 10
+        } else {
+            64 << 20
+        };
+        set_trim_threshold(keep);
     }
 }
 
@@ -148,9 +178,50 @@ pub fn configure(max_memory: Option<&str>) -> Result<(), String> {
         })?;
         OVERRIDE.store(bytes.max(1), Ordering::SeqCst);
     }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    BASE_VM.store(status_kib(&status, "VmSize:") << 10, Ordering::SeqCst);
+    if rlimit_as().is_some() {
+        // One arena: every further one reserves 64 MiB of the address space.
+        set_arena_max(1);
+    }
     let (limit, _) = limit();
     KNOWN_LIMIT.store(limit, Ordering::SeqCst);
+    let o = OVERRIDE.load(Ordering::SeqCst);
+    if o > 0 {
+        // The cap holds the whole process: what is resident now (the binary's pages)
+        // is not heap, and glibc's bookkeeping and partly used pages take a little
+        // more than the blocks asked for (measured: RSS 2-4% above the heap in use).
+        let resident = status_kib(&status, "VmRSS:") << 10;
+        // A cap not far above what grove holds before it loads anything cannot be
+        // held by any load: it stays a budget for the estimate alone (choosing a part).
+        if o > resident + (8 << 20) {
+            // The first checkpoint (`room_after_all`) halfway.
+            HEAP_USED.store(0, Ordering::SeqCst);
+            HARD_CAP.store(o, Ordering::SeqCst);
+            HEAP_CAP.store((o - resident) / 2, Ordering::SeqCst);
+        }
+    }
     Ok(())
+}
+
+/// A `/proc/self/status` field in KiB (0 when absent).
+fn status_kib(status: &str, key: &str) -> u64 {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Caps glibc's malloc arenas (a tuning; `MALLOC_ARENA_MAX` wins).
+fn set_arena_max(_n: i32) {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+        // SAFETY: mallopt sets one malloc parameter under glibc's own lock.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, _n);
+        }
+    }
 }
 
 pub fn parse_size(s: &str) -> Option<u64> {
@@ -217,6 +288,19 @@ fn rlimit_as() -> Option<u64> {
     None
 }
 
+/// What an address-space limit leaves for the data a load makes: the limit less what
+/// the process mapped before it loaded anything and the stacks of the threads a load
+/// and what follows it may start (the parse's helpers, one a core; the loading, index
+/// and cache threads; polars' pool, one a core).
+fn as_budget(limit: u64) -> u64 {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get()) as u64;
+    let threads = 2 * cores + 4;
+    limit
+        .saturating_sub(BASE_VM.load(Ordering::SeqCst))
+        .saturating_sub(threads * THREAD_VM)
+        .max(1)
+}
+
 fn physical() -> Option<u64> {
     let t = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = t.lines().find(|l| l.starts_with("MemTotal:"))?;
@@ -233,7 +317,10 @@ pub fn limit() -> (u64, &'static str) {
     let mut best = (u64::MAX, "no limit known");
     for (v, what) in [
         (cgroup_limit(), "the cgroup memory limit"),
-        (rlimit_as(), "the address-space limit, ulimit -v"),
+        (
+            rlimit_as().map(as_budget),
+            "the address-space limit, ulimit -v",
+        ),
         (physical(), "physical memory"),
     ] {
         if let Some(v) = v {
@@ -243,6 +330,30 @@ pub fn limit() -> (u64, &'static str) {
         }
     }
     best
+}
+
+/// Whether going past the limit fails (an allocation refused, the kernel's OOM
+/// killer): every limit but a `--max-memory` below what grove holds before it loads.
+fn hard_limit() -> bool {
+    OVERRIDE.load(Ordering::SeqCst) == 0 || HEAP_CAP.load(Ordering::SeqCst) > 0
+}
+
+/// What grove may still take before it reaches its limit: the limit less what it
+/// holds now (the heap counted under `--max-memory`, else the resident size); None
+/// when no limit is known. Work that can be left out (the cache write) asks first.
+pub fn room() -> Option<(u64, &'static str)> {
+    let (limit, source) = limit();
+    if limit == u64::MAX {
+        return None;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let held = if source == "the address-space limit, ulimit -v" {
+        // The budget already left out what was mapped before the load.
+        (status_kib(&status, "VmSize:") << 10).saturating_sub(BASE_VM.load(Ordering::SeqCst))
+    } else {
+        status_kib(&status, "VmRSS:") << 10
+    };
+    Some((limit.saturating_sub(held), source))
 }
 
 /// A lower bound of the memory a load of this input needs, from its size and its
@@ -263,14 +374,19 @@ pub fn estimate(path: &Path, size: u64, head: &[u8]) -> Option<(u64, &'static st
     // Lower bounds of `grove info` peak RSS per input byte (docs/testing.md): since
     // issue 16's second round generated Kineto traces of 300 MB and 1 GB peak at
     // 0.31x and 0.30x, a node-heavy one at 0.52x, a 1M-node Hatchet literal at 1.6x;
-    // events with large skipped args can go lower.
+    // events with large skipped args can go lower. Under a hard limit (all but a
+    // `--max-memory` too small to hold, which stays a budget for this estimate) a part
+    // must fit what the whole command does, not the load alone: `grove tree` and the
+    // TUI build the GPU index after the load (1 GB trace: `info` 359 MiB, `tree` 497
+    // MiB), so a trace's factor is taken a third higher.
+    let trace = if hard_limit() { 0.34 } else { 0.25 };
     let (factor, what) = match text.first() {
         Some(b'{') | Some(b'[') => {
             let frame = head.windows(7).any(|w| w == b"\"frame\"");
             if frame {
                 (1.0, "Hatchet literal")
             } else {
-                (0.25, "JSON trace")
+                (trace, "JSON trace")
             }
         }
         _ => return None,
@@ -389,8 +505,20 @@ impl std::fmt::Write for StackBuf {
     }
 }
 
+/// Set by the first thread to run out of memory: the others wait for its exit, so the
+/// user reads one line.
+static DYING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 #[cold]
 fn out_of_memory(size: usize) -> ! {
+    if DYING.swap(true, Ordering::SeqCst) {
+        loop {
+            // SAFETY: pause(2) waits for a signal; the first thread's _exit ends this.
+            unsafe {
+                libc::pause();
+            }
+        }
+    }
     crate::terminal_guard::restore();
     let mut m = StackBuf {
         buf: [0; 320],
@@ -416,9 +544,90 @@ fn out_of_memory(size: usize) -> ! {
     }
 }
 
-// SAFETY: forwards to System; only the null case differs, and it never returns.
+/// Counts `grow` more bytes of heap against `--max-memory` (nothing without a cap);
+/// false when they would take the process past it (the count is then unchanged).
+#[inline]
+fn take(grow: usize) -> bool {
+    let cap = HEAP_CAP.load(Ordering::Relaxed);
+    if cap == 0 {
+        return true;
+    }
+    let now = HEAP_USED.fetch_add(grow as i64, Ordering::Relaxed) + grow as i64;
+    if now <= cap as i64 || room_after_all(now) {
+        return true;
+    }
+    HEAP_USED.fetch_sub(grow as i64, Ordering::Relaxed);
+    false
+}
+
+/// The slow path of `take`, at the heap count's checkpoint: the process's memory is
+/// read again, file-backed pages (code touched since the start) as they are and the
+/// rest as the larger of what is resident and what is counted (blocks reserved but not
+/// yet touched will be), and the next checkpoint set halfway to the cap, so checks come
+/// closer together as the cap nears. Nothing here allocates.
+#[cold]
+fn room_after_all(now: i64) -> bool {
+    let Some((resident, file)) = resident_now() else {
+        return false;
+    };
+    let anon = resident.saturating_sub(file);
+    // Stacks and glibc's own bookkeeping: a little more than what is counted.
+    let projected = file + anon.max(now.max(0) as u64) + (1 << 20);
+    let total = HARD_CAP.load(Ordering::Relaxed);
+    if projected > total {
+        return false;
+    }
+    HEAP_CAP.store(now as u64 + (total - projected) / 2, Ordering::Relaxed);
+    true
+}
+
+/// The resident size and its file-backed part from `/proc/self/statm`, read without
+/// the heap.
+fn resident_now() -> Option<(u64, u64)> {
+    let mut buf = [0u8; 160];
+    // SAFETY: open/read/close of a proc file into a stack buffer; the path is
+    // NUL-terminated.
+    let n = unsafe {
+        let fd = libc::open(
+            c"/proc/self/statm".as_ptr(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        );
+        if fd < 0 {
+            return None;
+        }
+        let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
+        libc::close(fd);
+        n
+    };
+    if n <= 0 {
+        return None;
+    }
+    // "size resident shared ...", in pages.
+    let mut fields = buf[..n as usize].split(|&b| b == b' ').skip(1).map(|f| {
+        std::str::from_utf8(f)
+            .ok()
+            .and_then(|t| t.trim().parse::<u64>().ok())
+    });
+    let (resident, shared) = (fields.next()??, fields.next()??);
+    // SAFETY: sysconf reads a constant.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as u64;
+    Some((resident * page, shared * page))
+}
+
+#[inline]
+fn give(bytes: usize) {
+    if HEAP_CAP.load(Ordering::Relaxed) != 0 {
+        HEAP_USED.fetch_sub(bytes as i64, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: forwards to System; only the null case (and a block past `--max-memory`,
+// refused before System sees it) differs, and it never returns.
 unsafe impl GlobalAlloc for ReportingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if !take(layout.size()) {
+            out_of_memory(layout.size());
+        }
         let p = System.alloc(layout);
         if p.is_null() {
             out_of_memory(layout.size());
@@ -427,6 +636,9 @@ unsafe impl GlobalAlloc for ReportingAlloc {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if !take(layout.size()) {
+            out_of_memory(layout.size());
+        }
         let p = System.alloc_zeroed(layout);
         if p.is_null() {
             out_of_memory(layout.size());
@@ -435,13 +647,21 @@ unsafe impl GlobalAlloc for ReportingAlloc {
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        give(layout.size());
         System.dealloc(ptr, layout)
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let old = layout.size();
+        if new_size > old && !take(new_size - old) {
+            out_of_memory(new_size);
+        }
         let p = System.realloc(ptr, layout, new_size);
         if p.is_null() {
             out_of_memory(new_size);
+        }
+        if new_size < old {
+            give(old - new_size);
         }
         p
     }
@@ -470,7 +690,9 @@ mod tests {
         let p = Path::new("/nonexistent");
         let (need, what) = estimate(p, 100 << 20, head).unwrap();
         let e = refusal(need, 100 << 20, what, 1 << 20, "--max-memory").unwrap_err();
-        assert!(e.contains("needs at least 25.0 MiB"), "{e}");
+        // No `--max-memory` in this process: physical memory is a hard limit.
+        let want = if hard_limit() { "34.0 MiB" } else { "25.0 MiB" };
+        assert!(e.contains(&format!("needs at least {want}")), "{e}");
         assert!(e.contains("--max-memory SIZE"), "{e}");
         assert!(refusal(need, 100 << 20, what, 1 << 30, "x").is_ok());
         assert!(estimate(p, 100, b"main;foo 1").is_none());

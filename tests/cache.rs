@@ -240,7 +240,7 @@ fn a_damaged_entry_is_a_miss_never_a_wrong_tree() {
     tree(&other, &other_cache, &[], "csv");
     let foreign = entry_dir(&other_cache);
     type Fault = Box<dyn Fn(&Path)>;
-    let cct = |e: &Path| e.join("trace.cct.parquet");
+    let cct = |e: &Path| e.join("trace.tree");
     let faults: Vec<(&str, Fault)> = vec![
         (
             "bit flips in the tree",
@@ -263,9 +263,7 @@ fn a_damaged_entry_is_a_miss_never_a_wrong_tree() {
         (
             "another trace's files",
             Box::new(move |e: &Path| {
-                for f in ["trace.cct.parquet", "trace.meta.parquet"] {
-                    std::fs::copy(foreign.join(f), e.join(f)).unwrap();
-                }
+                std::fs::copy(foreign.join("trace.tree"), e.join("trace.tree")).unwrap();
             }),
         ),
         (

@@ -2,20 +2,12 @@
 //! and its totals equal the values `scripts/oracle_totals.py` computed independently from
 //! the raw files (stored in testdata/corpus_totals.json).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use grove::load::load_path;
 use grove::model::{EventKind, Profile};
-
-fn corpus() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("../shared/corpus is missing: corpus checks skipped");
-        None
-    }
-}
 
 fn oracle() -> serde_json::Value {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/corpus_totals.json");
@@ -38,7 +30,9 @@ fn int(v: &serde_json::Value) -> i64 {
 
 #[test]
 fn chrome_traces_match_the_oracle() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        skip!()
+    };
     let o = oracle();
     let mut checked = 0;
     for (path, want) in o["chrome"].as_object().unwrap() {
@@ -115,7 +109,9 @@ fn chrome_traces_match_the_oracle() {
 
 #[test]
 fn hatchet_literals_match_the_oracle() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        skip!()
+    };
     let o = oracle();
     for (path, want) in o["hatchet_literal"].as_object().unwrap() {
         let p = load_path(&dir.join(path)).unwrap_or_else(|e| panic!("{e}"));
@@ -144,7 +140,9 @@ fn hatchet_literals_match_the_oracle() {
 
 #[test]
 fn folded_stacks_match_the_oracle() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        skip!()
+    };
     let o = oracle();
     for (path, want) in o["folded"].as_object().unwrap() {
         if int(&want["valid"]) == 0 {
@@ -174,7 +172,9 @@ fn folded_stacks_match_the_oracle() {
 /// that lists `name, depth` of the slices must match grove's depths (below the lane root).
 #[test]
 fn equal_timestamp_nesting_follows_perfetto() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        skip!()
+    };
     let base = dir.join("perfetto/inline_json/parser/parsing");
     let mut checked = 0;
     for entry in std::fs::read_dir(&base).unwrap() {
@@ -205,7 +205,9 @@ fn equal_timestamp_nesting_follows_perfetto() {
 
 #[test]
 fn lenient_inputs_load_with_warnings() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        skip!()
+    };
     let t = dir.join("speedscope/sample/profiles/trace-event");
     for f in [
         "simple-partial.json",

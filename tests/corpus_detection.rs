@@ -5,7 +5,6 @@
 mod common;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 
 /// MANIFEST wording (by prefix, first match wins) -> the `Format::label()` grove loads
 /// it as; `None`: grove does not read it, so it must be refused.
@@ -55,16 +54,6 @@ const FORMATS: &[(&str, Option<&str>)] = &[
 /// as that format).
 const REFUSED_FOR_NOW: &[&str] = &[];
 
-fn corpus() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if p.join("MANIFEST.md").is_file() {
-        Some(p)
-    } else {
-        eprintln!("../shared/corpus is missing: corpus checks skipped");
-        None
-    }
-}
-
 fn expected(wording: &str) -> Option<&'static str> {
     let grove = FORMATS
         .iter()
@@ -75,7 +64,9 @@ fn expected(wording: &str) -> Option<&'static str> {
 
 #[test]
 fn no_corpus_file_loads_as_a_format_its_manifest_row_does_not_name() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        skip!()
+    };
     let rows = common::manifest_rows(&dir);
     assert!(rows.len() > 300, "{} rows", rows.len());
     let mut misreads = Vec::new();
@@ -112,7 +103,9 @@ fn no_corpus_file_loads_as_a_format_its_manifest_row_does_not_name() {
 
 #[test]
 fn refusals_say_what_the_file_looks_like() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        skip!()
+    };
     let cases = [
         (
             "speedscope/sample/profiles/callgrind/callgrind.example.log",

@@ -16,16 +16,6 @@ fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
-fn corpus_dir() -> Option<PathBuf> {
-    let p = repo("../shared/corpus");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("../shared/corpus is missing: corpus checks skipped");
-        None
-    }
-}
-
 /// Sum of an exclusive column over every node.
 fn total(p: &Profile, col: &str) -> f64 {
     p.metrics
@@ -185,7 +175,9 @@ fn callgrind_tree_is_by_call_path() {
 /// are the sums of the non-call cost lines (pprof's own totals: 1,120 ms, 97 MB).
 #[test]
 fn callgrind_corpus_files() {
-    let Some(dir) = corpus_dir() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        skip!()
+    };
     let cases: &[(&str, &[(&str, f64)])] = &[
         (
             "speedscope/sample/profiles/callgrind/callgrind.cfn-reset.log",
@@ -258,7 +250,9 @@ fn folded_total(path: &Path) -> f64 {
 /// collapsers keep the first event only and weigh by period when there is one.
 #[test]
 fn perf_totals_equal_stackcollapse() {
-    let Some(dir) = corpus_dir() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        skip!()
+    };
     let mut cases: Vec<(String, String)> = Vec::new();
     for e in std::fs::read_dir(dir.join("FlameGraph/test")).unwrap() {
         let name = e.unwrap().file_name().to_string_lossy().into_owned();
@@ -364,7 +358,9 @@ fn perf_bad_input_never_panics() {
 /// speedscope's own sample files of perf script text load as perf, every sample counted.
 #[test]
 fn perf_speedscope_samples() {
-    let Some(dir) = corpus_dir() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        skip!()
+    };
     for e in std::fs::read_dir(dir.join("speedscope/sample/profiles/linux-perf")).unwrap() {
         let path = e.unwrap().path();
         let p = load_path(&path).unwrap_or_else(|e| panic!("{e}"));
@@ -401,7 +397,9 @@ fn perf_speedscope_samples() {
 
 #[test]
 fn speedscope_files() {
-    let Some(dir) = corpus_dir() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        skip!()
+    };
     let base = dir.join("speedscope/sample/profiles/speedscope");
     for (rel, roots, want, unit) in [
         ("0.0.1/simple.speedscope.json", 1, 14.0, ""),
@@ -442,7 +440,9 @@ fn speedscope_files() {
 
 #[test]
 fn cpuprofile_file() {
-    let Some(dir) = corpus_dir() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        skip!()
+    };
     let path = dir.join("speedscope/sample/profiles/Chrome/65/simple.cpuprofile");
     let p = load_path(&path).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(p.source.format, Format::CpuProfile);
@@ -475,7 +475,9 @@ fn cpuprofile_file() {
 
 #[test]
 fn json_readers_never_panic() {
-    let Some(dir) = corpus_dir() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        skip!()
+    };
     let b = bytes(&dir.join("speedscope/sample/profiles/speedscope/0.0.1/simple.speedscope.json"));
     never_panics(&b, grove::readers::speedscope::read, Format::Speedscope);
     let b = bytes(&dir.join("speedscope/sample/profiles/Chrome/65/simple.cpuprofile"));
@@ -489,7 +491,9 @@ fn json_readers_never_panic() {
 /// totals per type, the default type.
 #[test]
 fn pprof_totals_match_an_independent_decoder() {
-    let Some(dir) = corpus_dir() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        skip!()
+    };
     let want: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(repo("testdata/pprof_totals.json")).unwrap())
             .unwrap();
@@ -538,7 +542,9 @@ fn pprof_totals_match_an_independent_decoder() {
 
 #[test]
 fn pprof_bad_input_never_panics() {
-    let Some(dir) = corpus_dir() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        skip!()
+    };
     let b = bytes(&dir.join("parca/pkg/query/testdata/fib.pb.gz"));
     never_panics(&b, grove::readers::pprof::read, Format::Pprof);
 }
@@ -723,7 +729,9 @@ fn folded_file(path: &Path) -> std::collections::BTreeMap<String, f64> {
 /// differ for reasons of the collapser's, not of reading (see docs/formats.md).
 #[test]
 fn perf_paths_equal_stackcollapse() {
-    let Some(dir) = corpus_dir() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        skip!()
+    };
     let t = dir.join("FlameGraph/test");
     let mut failed = Vec::new();
     for stem in PERF_PATHS_EQUAL {

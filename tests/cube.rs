@@ -5,6 +5,8 @@
 //! testdata/cube/small.cubex. The corpus files are skipped, with a line on stderr, when
 //! ../shared/corpus is missing.
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -39,12 +41,7 @@ fn corpus(rel: &str) -> Option<std::path::PathBuf> {
     } else {
         root.join("../shared/corpus").join(rel)
     };
-    if p.is_file() {
-        Some(p)
-    } else {
-        eprintln!("{} missing: skipped", p.display());
-        None
-    }
+    p.is_file().then_some(p)
 }
 
 /// The call path of node n: region names joined by "/", then `#cnode id`.
@@ -154,7 +151,7 @@ fn tau_atomic_values_aggregate_field_by_field() {
 #[test]
 fn opens_on_the_summary_with_statistics_over_locations() {
     let Some(path) = corpus("pycubexr/data/kripke.p8.d2.g32.r1/profile.cubex") else {
-        return;
+        skip!()
     };
     let p = grove::load::load_inputs(&[path], &HashMap::new()).unwrap();
     assert_eq!(p.default_metric, "time@summary");

@@ -229,8 +229,7 @@ fn caliper_scaling_pair() {
         corpus(&format!("{dir}/27_cores.cali")),
         corpus(&format!("{dir}/64_cores.cali")),
     ) else {
-        eprintln!("corpus absent: skipped");
-        return;
+        skip!()
     };
     let (code, v) = json(&[a.to_str().unwrap(), b.to_str().unwrap()]);
     assert_eq!(code, 1, "{v}");
@@ -280,8 +279,7 @@ fn kineto_pair_from_hta() {
         corpus(&format!("{dir}/base/base.json.gz")),
         corpus(&format!("{dir}/test/test.json.gz")),
     ) else {
-        eprintln!("corpus absent: skipped");
-        return;
+        skip!()
     };
     let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
     let (code, v) = json(&[a, b]);
@@ -379,7 +377,7 @@ fn cmd_reshapes_both_sides() {
         corpus(&format!("{dir}/base/base.json.gz")),
         corpus(&format!("{dir}/test/test.json.gz")),
     ) else {
-        return;
+        skip!()
     };
     let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
     let (code, v) = json(&[
@@ -413,8 +411,8 @@ fn cmd_reshapes_both_sides() {
     assert_eq!(code, 2, "{err}");
 }
 
-/// Kernel rows print names cut as `grove tree` cuts them (a signature runs to 1,500
-/// characters); `--expand-names` and the CSV and JSON keep them whole.
+/// Kernel rows print short names (a signature runs to 1,500 characters);
+/// `--expand-names` and the CSV and JSON keep them whole.
 #[test]
 fn kernel_names_are_cut_in_text() {
     // The longest stretch of a line between `/`s: the row's figures and one name.
@@ -432,8 +430,9 @@ fn kernel_names_are_cut_in_text() {
         "a name of {} characters",
         longest(&out)
     );
+    // Shortened as the kernel panel shortens them (`kernel_rows_of_a_diff_read_apart`).
     assert!(
-        out.contains("ncclDevKernel_AllR...gsStorage<4096ul>)"),
+        out.contains("  ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)\n"),
         "{out}"
     );
     let (_, whole, _) = grove(&[
@@ -449,4 +448,63 @@ fn kernel_names_are_cut_in_text() {
     assert!(longest(&whole) > 500, "{}", longest(&whole));
     let (_, csv, _) = grove(&["diff", BASE, NEW, "--threshold", "0", "--format", "csv"]);
     assert!(longest(&csv) > 500);
+}
+
+/// The TUI's comparison (`grove A B`, its diff markers on from the start) aligns the
+/// steps as `grove diff` does, through the same `steps::align_pair`: after it, the
+/// TUI's `diff` finds no change between two runs whose steps are numbered
+/// differently, where before every step of each run was new or gone. An ensemble of
+/// more members (ranks of one run) keeps its steps.
+#[test]
+fn the_tui_aligns_steps_as_grove_diff_does() {
+    use grove::app::keymap::Keymap;
+    use grove::app::App;
+    let rel = "testdata/steps4.trace.json.gz";
+    let other = renumbered(rel, "steps4-tui.json");
+    let files = vec![common::repo(rel), other];
+    let p = grove::load::load_inputs(&files, &Default::default()).unwrap();
+    let labels = grove::app::compare::member_labels(&p.metrics);
+    let (p, merged) = grove::diff::steps::align_pair(p);
+    assert!(merged >= 8, "{merged}");
+    let mut app = App::new(p, Keymap::default_map());
+    app.run(&format!("diff {} {}", labels[1], labels[0]))
+        .unwrap();
+    let err = app.run("diff-next").unwrap_err();
+    assert!(err.starts_with("no node differs"), "{err}");
+    // Three members: left as they are.
+    let three = vec![
+        common::repo(rel),
+        common::repo(rel),
+        common::repo("testdata/rank0.trace.json.gz"),
+    ];
+    let p = grove::load::load_inputs(&three, &Default::default()).unwrap();
+    assert_eq!(grove::diff::steps::align_pair(p).1, 0);
+    // `--keep-steps` is the TUI's (and replay's); elsewhere it is refused, not ignored.
+    let (code, _, err) = grove(&["--keep-steps", "tree", BASE]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--keep-steps"), "{err}");
+}
+
+/// Kernel rows are shortened as the kernel panel shortens them: kernels that differ
+/// read differently (three cuBLAS GEMMs all read `sm90_xmma_gemm_f16..._kernel__5x_cublas`
+/// before), and no row is long.
+#[test]
+fn kernel_rows_of_a_diff_read_apart() {
+    let (code, out, _) = grove(&["diff", BASE, NEW, "--threshold", "0", "--top", "1000"]);
+    assert_eq!(code, 1);
+    let mut names = Vec::new();
+    let mut in_kernels = false;
+    for l in out.lines() {
+        if l.contains(" by kernel ") {
+            in_kernels = true;
+        } else if l.is_empty() || l.contains(" by call path ") {
+            in_kernels = false;
+        } else if in_kernels && !l.trim_start().starts_with("diff") && l.trim() != "none" {
+            assert!(l.chars().count() < 130, "{l}");
+            names.push(l.get(48..).unwrap_or("").trim().to_string());
+        }
+    }
+    assert!(names.len() > 10, "{out}");
+    let distinct: std::collections::HashSet<&String> = names.iter().collect();
+    assert_eq!(distinct.len(), names.len(), "{names:#?}");
 }

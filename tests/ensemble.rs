@@ -161,7 +161,7 @@ fn corpus_ranks_unify() {
         corpus("hta/tests/data/trace_filter/sampled_rank-0.json.gz"),
         corpus("hta/tests/data/trace_filter/sampled_rank-1.json.gz"),
     ) else {
-        return;
+        skip!()
     };
     let (code, out, err) = grove(&[
         "tree",
@@ -212,7 +212,7 @@ fn corpus_compare_pair() {
         corpus("hta/tests/data/trace_compare/base/base.json.gz"),
         corpus("hta/tests/data/trace_compare/test/test.json.gz"),
     ) else {
-        return;
+        skip!()
     };
     let (code, out, err) = grove(&[
         "tree",

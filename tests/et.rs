@@ -3,6 +3,8 @@
 //! `correlate_execution_trace` (testdata/et/hta_correlation.json, written by
 //! scripts/et_hta_golden.py), and bad input as one line with exit code 2.
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,12 +18,7 @@ fn repo(rel: &str) -> PathBuf {
 
 fn hta_dir() -> Option<PathBuf> {
     let p = repo("../shared/corpus/hta/tests/data/execution_trace");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("../shared/corpus is missing: corpus checks skipped");
-        None
-    }
+    p.is_dir().then_some(p)
 }
 
 fn node_named(p: &grove::model::Profile, name: &str) -> u32 {
@@ -32,7 +29,7 @@ fn node_named(p: &grove::model::Profile, name: &str) -> u32 {
 
 #[test]
 fn the_corpus_et_alone_is_its_operator_tree() {
-    let Some(d) = hta_dir() else { return };
+    let Some(d) = hta_dir() else { skip!() };
     let p = load_path(&d.join("benchmark_simple_add_et.json.gz")).unwrap();
     assert_eq!(p.source.format, Format::ExecutionTrace);
     assert_eq!(p.cct.len(), 38, "one node per ET node");
@@ -63,7 +60,7 @@ fn the_corpus_et_alone_is_its_operator_tree() {
 
 #[test]
 fn correlation_equals_htas() {
-    let Some(d) = hta_dir() else { return };
+    let Some(d) = hta_dir() else { skip!() };
     let golden: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(repo("testdata/et/hta_correlation.json")).unwrap(),
     )

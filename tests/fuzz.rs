@@ -790,7 +790,7 @@ fn fuzz_rocprof_sqlite() {
 #[test]
 fn fuzz_hpctoolkit() {
     let Some(src) = common::corpus("hpctoolkit/tests/data/dbase/loops-perf.nostruct.d") else {
-        return;
+        skip!()
     };
     let dir = scratch("db.d");
     std::fs::create_dir_all(&dir).unwrap();
@@ -881,7 +881,7 @@ fn fuzz_hpctoolkit_old_format() {
 #[test]
 fn fuzz_otf2() {
     let Some(src) = common::corpus("pipit/pipit/tests/data/ping-pong-otf2-papi") else {
-        return;
+        skip!()
     };
     let dir = scratch("otf2");
     std::fs::create_dir_all(dir.join("traces")).unwrap();
@@ -1023,17 +1023,17 @@ fn mutator_is_deterministic() {
 #[test]
 fn fuzz_grove_exports() {
     // grove's own JSON, CSV and Parquet exports, read back (readers::grove_export).
-    use grove::app::command::ExportFormat;
+    use grove::export::formats::Format as Export;
     let app = demo_app();
-    let export = |f: ExportFormat| {
+    let export = |f: Export| {
         let mut b = Vec::new();
         app.export_to(f, &mut b).unwrap();
         b
     };
-    let seeds = vec![export(ExportFormat::Json), export(ExportFormat::Csv)];
+    let seeds = vec![export(Export::Json), export(Export::Csv)];
     assert_seeds_load("grove-export", &seeds, &[Format::GroveExport; 2]);
     fuzz("grove-export", &seeds, iters(100), load_bytes);
-    let parquet = vec![export(ExportFormat::Parquet)];
+    let parquet = vec![export(Export::Parquet)];
     let path = scratch("fuzz.parquet");
     assert_file_seeds_load("grove-parquet", &path, &parquet);
     fuzz("grove-parquet", &parquet, iters(150), |d| {

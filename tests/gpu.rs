@@ -16,7 +16,7 @@ use common::{corpus, grove};
 #[test]
 fn kernel_totals_equal_gpu_time_in_every_trace() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let Some(dir) = corpus("") else { return };
+    let Some(dir) = corpus("") else { skip!() };
     let oracle: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(root.join("testdata/corpus_totals.json")).unwrap(),
     )
@@ -75,7 +75,7 @@ fn kernel_totals_equal_gpu_time_in_every_trace() {
 #[test]
 fn temporal_breakdown_adds_up() {
     let Some(f) = corpus("hta/tests/data/trace_filter/sampled_rank-0.json.gz") else {
-        return;
+        skip!()
     };
     let p = load_path(&f).unwrap();
     let ev = p.events.as_ref().unwrap();
@@ -175,6 +175,99 @@ fn kernels_of_two_ranks_merge() {
     ]);
     assert!(
         out.contains("\n0,all,") && out.contains("\n1,all,"),
+        "{out}"
+    );
+}
+
+/// Two traces opened together (`grove A B`, then `3`): the kernel panel shows both
+/// members' kernels, a row per profile and kernel, and the summary panel each
+/// member's breakdowns, once the members' traces arrive behind the tree (issue 28:
+/// "this profile has no GPU activity" of two traces full of kernels).
+#[test]
+fn two_traces_together_show_both_kernel_tables() {
+    use grove::app::background::Pending;
+    use grove::app::keymap::Keymap;
+    use grove::app::panels::summary::LineStyle;
+    use grove::app::App;
+    let files = vec![
+        common::repo("testdata/rank0.trace.json.gz"),
+        common::repo("testdata/rank1.trace.json.gz"),
+    ];
+    let p = grove::load::load_inputs(&files, &Default::default()).unwrap();
+    let behind = Pending::members(files.clone(), &p, Categories::builtin());
+    let mut app = App::new(p, Keymap::default_map());
+    app.background = behind;
+    while app.loading() {
+        if !app.poll_background() {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+    app.run("panel kernels").unwrap();
+    assert_eq!(app.panel.name(), "kernels");
+    let rows = &app.kernels.rows;
+    let of = |l: &str| {
+        rows.iter()
+            .filter(|r| r.profile.as_deref() == Some(l))
+            .count()
+    };
+    assert!(of("rank0") > 0 && of("rank1") > 0, "{:?}", rows.len());
+    assert_eq!(of("rank0") + of("rank1"), rows.len());
+    // The runs of a kernel stand together, rank0 first.
+    assert_eq!(rows[0].name, rows[1].name);
+    assert_eq!(rows[0].profile.as_deref(), Some("rank0"));
+    // Each row's share is of its own profile's table.
+    let share: f64 = rows
+        .iter()
+        .filter(|r| r.profile.as_deref() == Some("rank1"))
+        .map(|r| r.pct)
+        .sum();
+    assert!((share - 100.0).abs() < 1e-6, "{share}");
+    app.run("kernels by count").unwrap();
+    app.run("kernels top 2").unwrap();
+    assert_eq!(app.kernels.rows.len(), 4);
+    app.run("panel summary").unwrap();
+    let lines = app.summary_lines();
+    let titles: Vec<&str> = lines
+        .iter()
+        .filter(|(l, st)| *st == LineStyle::Title && l.starts_with("profile "))
+        .map(|(l, _)| l.as_str())
+        .collect();
+    assert_eq!(titles, ["profile rank0", "profile rank1"]);
+    assert!(lines.iter().any(|(l, _)| l == "temporal"));
+}
+
+/// `grove kernels A B`: one table with a `profile` column, the members labelled as
+/// the ensemble labels them (`base`, `test`: what differs in their paths); `--merge`
+/// gives one row per kernel over both. `grove summary A B` of two runs of one rank
+/// adds the same column.
+#[test]
+fn kernels_and_summary_of_two_runs_have_a_profile_column() {
+    let Some(base) = corpus("hta/tests/data/trace_compare/base/base.json.gz") else {
+        eprintln!("skipped: the shared corpus is missing");
+        return;
+    };
+    let test = corpus("hta/tests/data/trace_compare/test/test.json.gz").unwrap();
+    let (b, t) = (base.to_str().unwrap(), test.to_str().unwrap());
+    let (code, out, err) = grove(&["kernels", b, t, "--format", "csv"]);
+    assert_eq!(code, 0, "{err}");
+    let mut lines = out.lines();
+    assert!(lines.next().unwrap().starts_with("profile,name,category,"));
+    let labels: std::collections::BTreeSet<&str> =
+        lines.map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(labels.into_iter().collect::<Vec<_>>(), ["base", "test"]);
+    let (_, text, _) = grove(&["kernels", b, t]);
+    assert!(text.starts_with("profile "), "{text}");
+    assert!(text
+        .lines()
+        .skip(1)
+        .all(|l| l.starts_with("base ") || l.starts_with("test ")));
+    let (_, merged, _) = grove(&["kernels", "--merge", b, t, "--format", "csv"]);
+    assert!(merged.starts_with("name,category,"), "{merged}");
+    let (code, out, err) = grove(&["summary", b, t, "--table", "temporal", "--format", "csv"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("profile,rank,"), "{out}");
+    assert!(
+        out.contains("\nbase,1,all,") && out.contains("\ntest,1,all,"),
         "{out}"
     );
 }

@@ -3,6 +3,8 @@
 //! files (scripts/hatchet_goldens.py). Cases where Hatchet raises SyntaxError are bugs
 //! in Hatchet's code generator (docs/commands.md) and are skipped.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -19,8 +21,7 @@ fn queries_and_squash_match_hatchet() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let corpus = root.join("../shared/corpus");
     if !corpus.is_dir() {
-        eprintln!("corpus missing: skipped");
-        return;
+        skip!()
     }
     let mut checked = 0;
     for entry in std::fs::read_dir(root.join("testdata/hatchet_queries")).unwrap() {

@@ -23,7 +23,7 @@ fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
 #[test]
 fn text_tree_matches_hatchet() {
     let Some(f) = corpus("hatchet-exports/graph-literal.literal.json") else {
-        return;
+        skip!()
     };
     let (code, out, err) = grove(&[
         "tree",
@@ -92,7 +92,7 @@ fn export_prints_like_hatchet() {
 #[test]
 fn text_tree_legend_and_depth() {
     let Some(f) = corpus("hatchet-exports/graph-literal.literal.json") else {
-        return;
+        skip!()
     };
     // Hatchet's legend is compared, so Hatchet's raw numbers (the default text has
     // units and a header row).
@@ -117,7 +117,7 @@ fn text_tree_legend_and_depth() {
 #[test]
 fn hatchet_export_reads_back() {
     let Some(f) = corpus("hatchet-exports/pyinstrument.literal.json") else {
-        return;
+        skip!()
     };
     let (code, out, err) = grove(&["tree", f.to_str().unwrap(), "--format", "hatchet"]);
     assert_eq!(code, 0, "{err}");

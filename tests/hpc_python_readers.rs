@@ -4,21 +4,13 @@
 //! by scripts/hpc_python_goldens.py; testdata/thicket/goldens.json by
 //! scripts/thicket_goldens.py), and bad input gives one line, never a panic.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use grove::load::load_path;
 use grove::model::Format;
 use grove::readers::load_all;
-
-fn corpus() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("../shared/corpus is missing: corpus checks skipped");
-        None
-    }
-}
 
 fn goldens() -> serde_json::Value {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/hpc_python/goldens.json");
@@ -31,7 +23,9 @@ fn close(a: f64, b: f64) -> bool {
 
 #[test]
 fn corpus_files_match_hatchet() {
-    let Some(root) = corpus() else { return };
+    let Some(root) = common::corpus_dir() else {
+        skip!()
+    };
     let g = goldens();
     let files = g.as_object().unwrap();
     assert_eq!(files.len(), 6);
@@ -91,7 +85,9 @@ fn corpus_files_match_hatchet() {
 
 #[test]
 fn cprofile_cycles_are_cut_where_they_close() {
-    let Some(root) = corpus() else { return };
+    let Some(root) = common::corpus_dir() else {
+        skip!()
+    };
     let p = &load_all(
         &root.join("hatchet/hatchet/tests/data/cprofile-hatchet-pstats/cprofile-cycle.pstats"),
     )
@@ -145,7 +141,9 @@ fn one_line_or_ok(name: &str, bytes: &[u8]) -> Option<String> {
 
 #[test]
 fn truncated_corrupted_and_empty_inputs_give_one_line() {
-    let Some(root) = corpus() else { return };
+    let Some(root) = common::corpus_dir() else {
+        skip!()
+    };
     let data = root.join("hatchet/hatchet/tests/data");
     let cases = [
         ("a.pstats", "cprofile-hatchet-pstats/cprofile-cycle.pstats"),
@@ -216,7 +214,7 @@ fn thicket_and_graphframe_json_match_thicket_and_hatchet() {
     .unwrap();
     for (key, want) in g.as_object().unwrap() {
         let path = match key.strip_prefix("corpus:") {
-            Some(rel) => match corpus() {
+            Some(rel) => match common::corpus_dir() {
                 Some(c) => c.join(rel),
                 None => continue,
             },

@@ -9,6 +9,8 @@
 //! argument (triton_example) stretch its temporal numbers; grove counts kernels,
 //! memcpy and memset only. Those cases are checked for the direction of the difference.
 
+mod common;
+
 use std::path::Path;
 
 use grove::gpu::breakdown::{self, Options};
@@ -61,8 +63,7 @@ const DIFFERENT_ROWS: [&str; 3] = ["alexnet.json", "event_sync.json", "triton_ex
 fn breakdowns_match_hta() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     if !root.join("../shared/corpus").is_dir() {
-        eprintln!("corpus missing: skipped");
-        return;
+        skip!()
     }
     let mut checked = 0;
     let mut files: Vec<_> = std::fs::read_dir(root.join("testdata/hta"))
@@ -237,7 +238,7 @@ fn grove_counts_every_kernel() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let golden = root.join("testdata/hta/sampled_rank0.json");
     if !root.join("../shared/corpus").is_dir() {
-        return;
+        skip!()
     }
     let g: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(golden).unwrap()).unwrap();

@@ -84,7 +84,7 @@ struct Failure {
 #[test]
 fn every_file_that_opens_meets_the_invariants() {
     let mut inputs: Vec<(String, PathBuf)> = testdata_files();
-    match corpus() {
+    match common::corpus_dir() {
         Some(dir) => inputs.extend(
             common::manifest_rows(&dir)
                 .into_iter()
@@ -132,7 +132,7 @@ fn every_file_that_opens_meets_the_invariants() {
     let stale: Vec<String> = KNOWN
         .iter()
         .filter(|k| !known_hit.contains(&(k.0, k.1)))
-        .filter(|k| k.0.starts_with("testdata/") || corpus().is_some())
+        .filter(|k| k.0.starts_with("testdata/") || common::corpus_dir().is_some())
         .map(|k| format!("{} ({}): {}", k.0, k.1, k.2))
         .collect();
     eprintln!(
@@ -153,11 +153,6 @@ fn every_file_that_opens_meets_the_invariants() {
         "these known exceptions no longer fail: remove them from KNOWN and docs/testing.md:\n{}",
         stale.join("\n")
     );
-}
-
-fn corpus() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    p.join("MANIFEST.md").is_file().then_some(p)
 }
 
 /// Every file under testdata/, sorted (those no reader opens are passed over).

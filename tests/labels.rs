@@ -12,8 +12,6 @@ use grove::app::App;
 use grove::ui::glyphs::Glyphs;
 use grove::ui::layout::tree_rows;
 use grove::ui::theme::{ColorDepth, Theme};
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 
 use common::{corpus, grove, grove_env};
 
@@ -44,16 +42,10 @@ fn screen(app: &mut App, script: &str, size: (u16, u16), mono: bool) -> Vec<Stri
     } else {
         Theme::builtin("default", ColorDepth::Ansi256).unwrap()
     };
-    let glyphs = Glyphs::pick(false);
-    let mut term = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
-    term.draw(|f| grove::ui::draw(f, app, &theme, &glyphs))
-        .unwrap();
-    let buf = term.backend().buffer().clone();
-    (0..size.1)
-        .map(|y| {
-            let line: String = (0..size.0).map(|x| buf[(x, y)].symbol()).collect();
-            line.trim_end().to_string()
-        })
+    let buf = common::draw(app, size, &theme, &Glyphs::pick(false));
+    common::screen_text(&buf)
+        .lines()
+        .map(String::from)
         .collect()
 }
 
@@ -82,7 +74,7 @@ fn otf2_lanes_name_their_rank() {
 #[test]
 fn hpctoolkit_statistic_columns_differ() {
     let Some(db) = corpus("hpctoolkit/tests/data/dbase/loops-cuda-nvidia-t.d") else {
-        return;
+        skip!()
     };
     let mut app = app_of(&[db]);
     for width in [100, 200] {
@@ -99,7 +91,7 @@ fn two_traces_are_named_by_their_paths() {
         corpus("hta/tests/data/trace_compare/base/base.json.gz"),
         corpus("hta/tests/data/trace_compare/test/test.json.gz"),
     ) else {
-        return;
+        skip!()
     };
     let mut app = app_of(&[a, b]);
     let members = grove::app::compare::member_labels(&app.profile.metrics);

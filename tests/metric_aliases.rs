@@ -15,7 +15,7 @@ const CALI: &str = "thicket/thicket/tests/data/mpi_scaling_cali/27_cores.cali";
 
 #[test]
 fn metric_flag_takes_hatchet_names() {
-    let Some(f) = corpus(CALI) else { return };
+    let Some(f) = corpus(CALI) else { skip!() };
     let f = f.to_str().unwrap();
     let (code, via_alias, err) = grove(&[
         "tree",
@@ -53,7 +53,7 @@ fn metric_flag_takes_hatchet_names() {
 
 #[test]
 fn commands_and_sessions_take_hatchet_names() {
-    let Some(f) = corpus(CALI) else { return };
+    let Some(f) = corpus(CALI) else { skip!() };
     let f = f.to_str().unwrap();
     let (code, out, err) = grove(&[
         "tree",
@@ -110,7 +110,7 @@ fn commands_and_sessions_take_hatchet_names() {
 
 #[test]
 fn status_line_note_and_canonical_log() {
-    let Some(f) = corpus(CALI) else { return };
+    let Some(f) = corpus(CALI) else { skip!() };
     let mut a = App::new(load_path(Path::new(&f)).unwrap(), Keymap::default_map());
     a.run("metric \"Avg time/rank\"").unwrap();
     assert_eq!(a.metric, "Avg time/rank (inc)");
@@ -137,7 +137,7 @@ fn status_line_note_and_canonical_log() {
 #[test]
 fn hpctoolkit_time_is_cputime() {
     let Some(d) = corpus("hpctoolkit/tests/data/dbase/loops-cputime-t.nostruct.d") else {
-        return;
+        skip!()
     };
     let (code, out, err) = grove(&[
         "tree",
@@ -160,7 +160,7 @@ fn hpctoolkit_time_is_cputime() {
 /// is selects what the same query on grove's column selects.
 #[test]
 fn hatchet_queries_take_hatchet_names() {
-    let Some(f) = corpus(CALI) else { return };
+    let Some(f) = corpus(CALI) else { skip!() };
     let f = f.to_str().unwrap();
     let run = |q: &str| {
         let (code, out, err) = grove(&["tree", f, "--cmd", q, "--format", "csv"]);
@@ -181,7 +181,7 @@ fn hatchet_queries_take_hatchet_names() {
 /// `derive` takes Hatchet's names too.
 #[test]
 fn derive_takes_hatchet_names() {
-    let Some(f) = corpus(CALI) else { return };
+    let Some(f) = corpus(CALI) else { skip!() };
     let f = f.to_str().unwrap();
     let run = |m: &str| {
         let (code, out, err) = grove(&[

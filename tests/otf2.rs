@@ -3,6 +3,8 @@
 //! damaged archives (empty, truncated at every byte, corrupted, missing parts, unknown
 //! records) end in a warning or one line naming the file, never a panic.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -10,12 +12,7 @@ fn corpus(name: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/corpus/pipit/pipit/tests/data")
         .join(name);
-    if p.join("traces.otf2").is_file() {
-        Some(p)
-    } else {
-        eprintln!("{} missing: skipped", p.display());
-        None
-    }
+    p.join("traces.otf2").is_file().then_some(p)
 }
 
 /// A writable copy of an archive.
@@ -36,7 +33,7 @@ fn copy(src: &Path, tag: &str) -> PathBuf {
 #[test]
 fn corpus_archives_load_as_one_tree_with_a_root_per_location() {
     for name in ["ping-pong-otf2", "ping-pong-otf2-papi"] {
-        let Some(dir) = corpus(name) else { return };
+        let Some(dir) = corpus(name) else { skip!() };
         for input in [dir.clone(), dir.join("traces.otf2")] {
             let p = grove::load::load_path(&input).unwrap();
             assert_eq!(p.source.format, grove::model::Format::Otf2);
@@ -50,7 +47,7 @@ fn corpus_archives_load_as_one_tree_with_a_root_per_location() {
         }
     }
     let Some(dir) = corpus("ping-pong-otf2-papi") else {
-        return;
+        skip!()
     };
     let p = grove::load::load_path(&dir).unwrap();
     for m in [
@@ -125,7 +122,7 @@ fn asynchronous_metrics_are_placed_on_the_call_path_open_at_them() {
 #[test]
 fn totals_agree_with_otf2_print() {
     let (Some(a), Some(b)) = (corpus("ping-pong-otf2"), corpus("ping-pong-otf2-papi")) else {
-        return;
+        skip!()
     };
     if Command::new("otf2-print")
         .arg("--version")
@@ -178,7 +175,7 @@ fn load_or_one_line(dir: &Path) -> Result<grove::model::Profile, String> {
 fn truncated_event_and_definition_files_never_panic() {
     truncated_never_panic(&async_archive(), "trunc-async");
     let Some(src) = corpus("ping-pong-otf2-papi") else {
-        return;
+        skip!()
     };
     truncated_never_panic(&src, "trunc");
 }
@@ -213,7 +210,7 @@ fn truncated_never_panic(src: &Path, tag: &str) {
 fn corrupted_bytes_never_panic() {
     corrupted_never_panic(&async_archive(), "corrupt-async");
     let Some(src) = corpus("ping-pong-otf2-papi") else {
-        return;
+        skip!()
     };
     corrupted_never_panic(&src, "corrupt");
 }
@@ -246,7 +243,7 @@ fn corrupted_never_panic(src: &Path, tag: &str) {
 #[test]
 fn missing_parts_and_unknown_records_are_said() {
     let Some(src) = corpus("ping-pong-otf2") else {
-        return;
+        skip!()
     };
     let dir = copy(&src, "parts");
     // An unknown event record (type 200, 2 bytes) after the first timestamp: skipped by
@@ -282,7 +279,7 @@ fn missing_parts_and_unknown_records_are_said() {
 #[test]
 fn the_binary_exits_2_with_one_line_on_a_bad_archive() {
     let Some(src) = corpus("ping-pong-otf2") else {
-        return;
+        skip!()
     };
     let dir = copy(&src, "bin");
     std::fs::write(dir.join("traces.def"), [3u8, 0x42, 1, 2]).unwrap();
@@ -302,7 +299,7 @@ fn the_binary_exits_2_with_one_line_on_a_bad_archive() {
 fn detection_claims_anchors_and_archive_directories_only() {
     use grove::readers::{detect, Probe};
     let Some(dir) = corpus("ping-pong-otf2") else {
-        return;
+        skip!()
     };
     assert!(grove::readers::claims_dir(&dir));
     let head = std::fs::read(dir.join("traces.otf2")).unwrap();
@@ -337,7 +334,7 @@ fn absurd_timestamps_do_not_overflow() {
     // overflowed the children's summed time. Every timestamp record of the first
     // location set to the largest value, then to 0 for the second.
     let Some(src) = corpus("ping-pong-otf2") else {
-        return;
+        skip!()
     };
     let dir = copy(&src, "time");
     for (file, value) in [("traces/0.evt", u64::MAX), ("traces/1.evt", 0)] {
@@ -378,7 +375,7 @@ fn locations_are_the_timeline_lanes() {
     use grove::app::keymap::Keymap;
     use grove::app::App;
     let Some(dir) = corpus("ping-pong-otf2") else {
-        return;
+        skip!()
     };
     let p = grove::load::load_path(&dir).unwrap();
     let mut app = App::new(p, Keymap::default_map());
@@ -404,7 +401,7 @@ fn damaged_clock_offsets_do_not_overflow() {
     // 13666865790629421574, iteration 457875): a local definitions file whose clock
     // offsets made the corrected time overflow (offset + slope * t). Its bytes as found.
     let Some(src) = corpus("ping-pong-otf2-papi") else {
-        return;
+        skip!()
     };
     let dir = copy(&src, "clock");
     let hex = "034201000000000000000000000000000000053400010801020101020901020901021101020a01020b01020b01020c01020c01020d01020d01020e01020e01020f01020f010210010506020101000101050906010300010101020006121e8c8c1570471a000867000000000000040006134c6c5e1670471a00021e0100000000000000000201";

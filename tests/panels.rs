@@ -24,9 +24,7 @@ fn open(files: &str) -> App {
 fn draw(term: &mut Terminal<TestBackend>, app: &App) -> String {
     let theme = Theme::builtin("default", ColorDepth::Ansi256).unwrap();
     let glyphs = Glyphs::pick(false);
-    term.draw(|f| grove::ui::draw(f, app, &theme, &glyphs))
-        .unwrap();
-    let buf = term.backend().buffer();
+    let buf = common::draw_on(term, app, &theme, &glyphs);
     let mut out = String::new();
     for y in 0..buf.area.height {
         for x in 0..buf.area.width {

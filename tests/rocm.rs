@@ -60,7 +60,9 @@ fn rocprof_stats(path: &Path) -> BTreeMap<String, (u64, i64)> {
 
 #[test]
 fn rocprof_csv_and_db_match_rocprofs_own_stats() {
-    let Some(dir) = corpus("gunrock") else { return };
+    let Some(dir) = corpus("gunrock") else {
+        skip!()
+    };
     let want = rocprof_stats(&dir.join("results.stats.csv"));
     assert_eq!(want.len(), 8);
     for file in ["results.csv", "results.db"] {
@@ -73,7 +75,9 @@ fn rocprof_csv_and_db_match_rocprofs_own_stats() {
 
 #[test]
 fn rocprof_stats_csv_opens_as_a_flat_kernel_list() {
-    let Some(dir) = corpus("gunrock") else { return };
+    let Some(dir) = corpus("gunrock") else {
+        skip!()
+    };
     let p = load_path(&dir.join("results.stats.csv")).unwrap();
     assert_eq!(p.cct.len(), 8);
     let total: f64 = p.metrics.values("time").unwrap().iter().sum();
@@ -101,7 +105,7 @@ fn rocprofv3_kernel_stats_csv_has_min_and_max() {
 #[test]
 fn rocprof_csv_tree_is_gpu_queue_kernel() {
     let Some(f) = corpus("gunrock/results.csv") else {
-        return;
+        skip!()
     };
     let (code, out, _) = grove(&["tree", f.to_str().unwrap(), "--depth", "2"]);
     assert_eq!(code, 0);
@@ -266,7 +270,7 @@ fn rocprof_chrome_json_kernels_land_on_gpu_lanes() {
 fn kineto_rocm_trace_still_reads_its_kernels() {
     let Some(f) = corpus("hta/tests/data/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz")
     else {
-        return;
+        skip!()
     };
     let p = load_path(&f).unwrap();
     assert!(!p.dialect.contains("rocprof"));
@@ -277,7 +281,7 @@ fn kineto_rocm_trace_still_reads_its_kernels() {
 #[test]
 fn plaidml_kernel_totals_match_plaidmls_report() {
     let Some(f) = corpus("plaidml/tools/analysis/testdata/small_mobilenet_coco_log.gz") else {
-        return;
+        skip!()
     };
     let oracle: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(testdata("rocm/plaidml_kernel_times.json")).unwrap(),
@@ -308,7 +312,7 @@ fn plaidml_kernel_totals_match_plaidmls_report() {
 #[test]
 fn plaidml_tree_and_kernel_details() {
     let Some(f) = corpus("plaidml/tools/analysis/testdata/small_mobilenet_coco_log.gz") else {
-        return;
+        skip!()
     };
     let p = load_path(&f).unwrap();
     let names: Vec<&str> = (0..p.cct.len() as u32).map(|n| p.cct.name(n)).collect();
@@ -355,7 +359,7 @@ fn plaidml_tree_and_kernel_details() {
 #[test]
 fn plaidml_log_without_kernels_opens_with_a_note() {
     let Some(f) = corpus("plaidml/tools/analysis/testdata/eventlog.gz") else {
-        return;
+        skip!()
     };
     let (code, out, err) = grove(&["info", f.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
@@ -392,7 +396,7 @@ fn refused(path: &Path) {
 #[test]
 fn bad_plaidml_logs_are_one_line_errors() {
     let Some(f) = corpus("plaidml/tools/analysis/testdata/small_mobilenet_coco_log.gz") else {
-        return;
+        skip!()
     };
     let raw = {
         use std::io::Read;
@@ -455,7 +459,7 @@ fn unplaced_dispatches_are_never_silent() {
 #[test]
 fn rocprof_stats_csv_reads_every_row() {
     let Some(f) = corpus("gunrock/results.stats.csv") else {
-        return;
+        skip!()
     };
     let p = load_path(&f).unwrap();
     assert!(
@@ -596,7 +600,7 @@ fn rocprof_v1_db_without_dispatches_says_what_it_is() {
 #[test]
 fn plaidml_open_activities_have_no_duration() {
     let Some(f) = corpus("plaidml/tools/analysis/testdata/small_mobilenet_coco_log.gz") else {
-        return;
+        skip!()
     };
     let p = load_path(&f).unwrap();
     let open = p.metrics.values("open").unwrap();

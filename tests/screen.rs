@@ -16,8 +16,6 @@ use grove::load::load_path;
 use grove::ui::glyphs::Glyphs;
 use grove::ui::layout::tree_rows;
 use grove::ui::theme::{ColorDepth, Theme};
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 
 fn data(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -46,17 +44,7 @@ fn keys(app: &mut App, script: &str) {
 /// The screen's text, lines trimmed at the right.
 fn render(app: &App, size: (u16, u16), ascii: bool) -> String {
     let theme = Theme::builtin("mono", ColorDepth::Never).unwrap();
-    let g = Glyphs::pick(ascii);
-    let mut term = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
-    term.draw(|f| grove::ui::draw(f, app, &theme, &g)).unwrap();
-    let buf = term.backend().buffer().clone();
-    let mut text = String::new();
-    for y in 0..size.1 {
-        let line: String = (0..size.0).map(|x| buf[(x, y)].symbol()).collect();
-        text.push_str(line.trim_end());
-        text.push('\n');
-    }
-    text
+    common::screen_text(&common::draw(app, size, &theme, &Glyphs::pick(ascii)))
 }
 
 fn screen(file: &str, script: &str, size: (u16, u16), ascii: bool) -> String {
@@ -352,8 +340,7 @@ fn hot_path_on_a_pytorch_trace_stops_at_the_op_that_spends_the_time() {
     let Some(f) =
         common::corpus("tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz")
     else {
-        eprintln!("skipped: ../shared/corpus is missing");
-        return;
+        skip!()
     };
     let mut app = App::new(load_path(&f).unwrap(), Keymap::default_map());
     let (n, msg) = hot_path_stop(&mut app);

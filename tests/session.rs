@@ -4,17 +4,15 @@
 
 use std::path::{Path, PathBuf};
 
-use grove::app::command::ExportFormat;
 use grove::app::keymap::Keymap;
 use grove::app::keys::Key;
 use grove::app::App;
+use grove::export::formats::Format;
 use grove::load::load_path;
 use grove::session;
 use grove::ui::glyphs::Glyphs;
 use grove::ui::layout::tree_rows;
 use grove::ui::theme::{ColorDepth, Theme};
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 
 mod common;
 use common::grove;
@@ -42,12 +40,12 @@ fn app() -> App {
 
 fn screen(a: &App) -> String {
     let theme = Theme::builtin("default", ColorDepth::Ansi256).unwrap();
-    let mut t = Terminal::new(TestBackend::new(W, H)).unwrap();
-    t.draw(|f| grove::ui::draw(f, a, &theme, &Glyphs::pick(false)))
-        .unwrap();
-    let buf = t.backend().buffer().clone();
-    (0..H - 2)
-        .map(|y| (0..W).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")
+    let buf = common::draw(a, (W, H), &theme, &Glyphs::pick(false));
+    // The rows above the status and prompt lines.
+    common::screen_text(&buf)
+        .lines()
+        .take(usize::from(H - 2))
+        .map(|l| format!("{l}\n"))
         .collect()
 }
 
@@ -88,12 +86,12 @@ fn keyboard_session_replays_to_the_same_tree_and_screen() {
 
     // Headless: the binary prints the same tree as the interactive app.
     let mut want = Vec::new();
-    a.export_to(ExportFormat::Json, &mut want).unwrap();
+    a.export_to(Format::Json, &mut want).unwrap();
     let (code, got, err) = grove(&["replay", path.to_str().unwrap(), "--print", "json"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(got, String::from_utf8(want).unwrap());
     let mut csv = Vec::new();
-    a.export_to(ExportFormat::Csv, &mut csv).unwrap();
+    a.export_to(Format::Csv, &mut csv).unwrap();
     let (_, got, _) = grove(&["replay", path.to_str().unwrap(), "--print", "csv"]);
     assert_eq!(got, String::from_utf8(csv).unwrap());
 
@@ -294,7 +292,7 @@ fn ensemble_session_replays_with_its_labels() {
     keys(&mut a, ":diff base new<ret>");
     assert_eq!(a.metric, "diff");
     let mut want = Vec::new();
-    a.export_to(ExportFormat::Csv, &mut want).unwrap();
+    a.export_to(Format::Csv, &mut want).unwrap();
     let (code, out, err) = grove(&["replay", path.to_str().unwrap(), "--print", "csv"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, String::from_utf8(want).unwrap());

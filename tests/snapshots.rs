@@ -3,70 +3,11 @@
 //! top-level `snapshots/` as the text plus a grid of theme roles, so colour and
 //! selection regressions show as well as text ones.
 
+mod common;
+
 use std::path::Path;
 
-use grove::app::keymap::Keymap;
-use grove::app::keys::Key;
-use grove::app::App;
-use grove::load::load_path;
-use grove::ui::glyphs::Glyphs;
-use grove::ui::layout::tree_rows;
-use grove::ui::theme::{ColorDepth, Theme, ROLES};
-use ratatui::backend::TestBackend;
-use ratatui::buffer::Buffer;
-use ratatui::style::{Color, Modifier};
-use ratatui::Terminal;
-
-/// One letter per role; the test theme gives role i the colour 100 + i.
-const LETTERS: &str = ".dHTbsm|SEWkcgup012345";
-const SELECTION_BG: u8 = 99;
-
-fn test_theme() -> Theme {
-    let mut toml = String::from("[roles]\n");
-    for (i, role) in ROLES.iter().enumerate() {
-        if *role == "ui.selection" {
-            toml.push_str(&format!("\"{role}\" = {{ bg = \"{SELECTION_BG}\" }}\n"));
-        } else {
-            toml.push_str(&format!("\"{role}\" = {{ fg = \"{}\" }}\n", 100 + i));
-        }
-    }
-    Theme::parse("test", &toml, ColorDepth::Ansi256).unwrap()
-}
-
-fn role_grid(buf: &Buffer, by_colour: bool) -> String {
-    let area = buf.area;
-    let mut out = String::new();
-    for y in 0..area.height {
-        for x in 0..area.width {
-            let c = &buf[(x, y)];
-            let ch = if by_colour {
-                let mut ch = match c.fg {
-                    Color::Indexed(i) if (100..100 + LETTERS.len() as u8).contains(&i) => {
-                        LETTERS.as_bytes()[(i - 100) as usize] as char
-                    }
-                    _ => '.',
-                };
-                if c.bg == Color::Indexed(SELECTION_BG) && !ch.is_ascii_digit() {
-                    ch = 's';
-                }
-                ch
-            } else if c.modifier.contains(Modifier::REVERSED) {
-                'r'
-            } else if c.modifier.contains(Modifier::BOLD) {
-                'b'
-            } else if c.modifier.contains(Modifier::UNDERLINED) {
-                'u'
-            } else if c.modifier.contains(Modifier::DIM) {
-                'd'
-            } else {
-                '.'
-            };
-            out.push(ch);
-        }
-        out.push('\n');
-    }
-    out
-}
+use common::screen::screen;
 
 struct Case<'a> {
     name: &'a str,
@@ -86,49 +27,6 @@ fn case(name: &'static str, script: &'static str) -> Case<'static> {
         mono: false,
         ascii: false,
     }
-}
-
-/// Runs a key script and renders the screen, as text plus role grid.
-pub fn screen(file: &str, script: &str, size: (u16, u16), mono: bool, ascii: bool) -> String {
-    // Several files (comma-separated) open as an ensemble.
-    let paths: Vec<std::path::PathBuf> = file
-        .split(',')
-        .map(|f| Path::new(env!("CARGO_MANIFEST_DIR")).join(f))
-        .collect();
-    let profile = if paths.len() > 1 {
-        grove::load::load_ensemble(&paths, &Default::default()).unwrap()
-    } else if paths[0].is_dir() {
-        // A directory of runs, as `grove DIR` opens it.
-        grove::load::load_inputs(&paths, &Default::default()).unwrap()
-    } else {
-        load_path(&paths[0]).unwrap()
-    };
-    let mut app = App::new(profile, Keymap::default_map());
-    app.page = tree_rows(size.0, size.1);
-    for key in Key::parse_seq(script).unwrap() {
-        app.on_key(key);
-    }
-    let theme = if mono {
-        Theme::builtin("mono", ColorDepth::Never).unwrap()
-    } else {
-        test_theme()
-    };
-    let glyphs = Glyphs::pick(ascii);
-    let mut term = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
-    term.draw(|f| grove::ui::draw(f, &app, &theme, &glyphs))
-        .unwrap();
-    let buf = term.backend().buffer().clone();
-    let mut text = String::new();
-    for y in 0..size.1 {
-        let line: String = (0..size.0).map(|x| buf[(x, y)].symbol()).collect();
-        text.push_str(line.trim_end());
-        text.push('\n');
-    }
-    format!(
-        "script: {script}\nlog: {:?}\n{text}--- roles ---\n{}",
-        app.log,
-        role_grid(&buf, !mono)
-    )
 }
 
 fn check(c: Case) {
@@ -514,7 +412,7 @@ fn hatchet_literal_file() {
     let Some(_) =
         std::fs::metadata(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")).ok()
     else {
-        return;
+        skip!()
     };
     let mut c = case("hatchet_literal", "E");
     c.file = "../shared/corpus/hatchet-exports/graph-literal.literal.json";
@@ -526,8 +424,7 @@ fn hatchet_literal_file() {
 fn hpctoolkit_timeline_goto_launch() {
     let db = "../shared/corpus/hpctoolkit/tests/data/dbase/loops-cuda-nvidia-t.d";
     if !Path::new(env!("CARGO_MANIFEST_DIR")).join(db).is_dir() {
-        eprintln!("skipped: the shared corpus is missing");
-        return;
+        skip!()
     }
     let mut c = case("hpctoolkit_timeline", "4cnn");
     c.file = db;
@@ -556,8 +453,7 @@ fn execution_trace_details() {
 fn rajaperf_directory_of_runs() {
     let dir = "../shared/corpus/thicket/thicket/tests/data/rajaperf/lassen";
     if !Path::new(env!("CARGO_MANIFEST_DIR")).join(dir).is_dir() {
-        eprintln!("skipped: the shared corpus is missing");
-        return;
+        skip!()
     }
     let mut c = case("rajaperf_open", "j");
     c.file = dir;
@@ -590,8 +486,7 @@ fn rajaperf_directory_of_runs() {
 fn hpctoolkit_heatmap_labels() {
     let db = "../shared/corpus/hpctoolkit/tests/data/dbase/loops-cputime-t.d";
     if !Path::new(env!("CARGO_MANIFEST_DIR")).join(db).is_dir() {
-        eprintln!("skipped: the shared corpus is missing");
-        return;
+        skip!()
     }
     let mut c = case("hpctoolkit_heatmap_labels", "2");
     c.file = db;
@@ -697,8 +592,7 @@ fn flame_colour_by_category() {
 fn h100_summary_charts_and_kernels() {
     let file = "../shared/corpus/tracelens/tests/traces/h100/Falconsai_nsfw_image_detection__1016002.json.gz";
     if !Path::new(env!("CARGO_MANIFEST_DIR")).join(file).is_file() {
-        eprintln!("skipped: the shared corpus is missing");
-        return;
+        skip!()
     }
     for (name, script) in [("summary_charts", "5"), ("kernels_names", "3jjjj")] {
         for (size, tag) in [((80, 24), "80x24"), ((200, 50), "200x50")] {
@@ -786,6 +680,51 @@ fn flame_and_functions_ascii() {
                 mono: true,
                 ascii: true,
             });
+        }
+    }
+}
+
+/// Issue 27: the timeline's stack chart on a ROCm (MI300), an OTF2 (CPU-only, MPI
+/// ping-pong) and an XPlane (TensorFlow, multi-GPU) input of the shared corpus, at a
+/// window where kernels (MPI calls) are ten cells wide or more, at 80x24 and 200x50,
+/// in colour and in mono ASCII.
+#[test]
+fn timeline_stack_rocm_otf2_xplane() {
+    let inputs = [
+        (
+            "rocm",
+            "../shared/corpus/tracelens/tests/traces/mi300/gaunernst_bert-small-uncased__1016001.json.gz",
+            "4c:zoom 1.55ms 1.7ms<ret><Left>",
+        ),
+        (
+            "otf2",
+            "../shared/corpus/pipit/pipit/tests/data/ping-pong-otf2",
+            "4:zoom 194.6ms 199.6ms<ret>j<Right>",
+        ),
+        (
+            "xplane",
+            "../shared/corpus/tensorflow-profiler/demo/plugins/profile/GPU-multi-worker/34.83.195.179_6003.xplane.pb",
+            "4:zoom 1800.1ms 1800.5ms<ret>jj<Right>",
+        ),
+    ];
+    for (tag, file, script) in inputs {
+        if !Path::new(env!("CARGO_MANIFEST_DIR")).join(file).exists() {
+            eprintln!("skipped: the shared corpus is missing");
+            return;
+        }
+        for (size, dims) in [((80, 24), "80x24"), ((200, 50), "200x50")] {
+            for (plain, look) in [(false, ""), (true, "_ascii")] {
+                let name: &'static str =
+                    Box::leak(format!("timeline_stack_{tag}_{dims}{look}").into_boxed_str());
+                check(Case {
+                    name,
+                    file,
+                    script,
+                    size,
+                    mono: plain,
+                    ascii: plain,
+                });
+            }
         }
     }
 }

@@ -135,8 +135,7 @@ fn node_totals_are_grove_tree() {
             .unwrap_or_default(),
     );
     if corpus("").is_none() {
-        eprintln!("SKIPPED: ../shared/corpus is missing");
-        return;
+        skip!()
     }
     for rel in [
         "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
@@ -232,4 +231,53 @@ fn the_sql_panel_goes_where_a_row_points() {
     let e = app.run("sql select name frm nodes").unwrap_err();
     assert!(e.contains("sql"), "{e}");
     assert_eq!(app.sql_rows(), rows);
+}
+
+/// A directory of `grove summarize` summaries answers `kernels` across them (read from
+/// their kernel tables, no tree): per input, what `grove kernels` counts.
+#[test]
+fn kernels_across_summaries() {
+    let f = repo("testdata/small.trace.json");
+    let f = f.to_str().unwrap();
+    let dir = std::env::temp_dir().join(format!("grove-sql-sum-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (code, _, err) = grove(&["summarize", f, "-o", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    // A second rank: the same summary under another name.
+    for t in ["cct", "meta", "kernels"] {
+        let from = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .find(|p| p.to_str().unwrap().ends_with(&format!(".{t}.parquet")))
+            .unwrap();
+        std::fs::copy(&from, dir.join(format!("zz.{t}.parquet"))).unwrap();
+    }
+    let (_, kernels, _) = grove(&["kernels", f, "--format", "csv"]);
+    let want = by_key(&kernels, "name");
+    let q = "select profile, name, sum(count) as count, sum(total_ns) as total_ns \
+             from kernels where kind = 'kernel' group by profile, name order by profile, name";
+    let (code, sql, err) = grove(&["sql", dir.to_str().unwrap(), q, "--format", "csv"]);
+    assert_eq!(code, 0, "{err}");
+    let mut profiles = BTreeMap::<String, usize>::new();
+    let mut lines = sql.lines();
+    let head = fields(lines.next().unwrap());
+    assert_eq!(head, ["profile", "name", "count", "total_ns"]);
+    for l in lines {
+        let f = fields(l);
+        *profiles.entry(f[0].clone()).or_default() += 1;
+        let w = &want[&f[1]];
+        assert_eq!((&w["count"], &w["total_ns"]), (&f[2], &f[3]), "{l}");
+    }
+    assert_eq!(profiles.len(), 2, "{sql}");
+    assert!(profiles.values().all(|&n| n == want.len()), "{sql}");
+    // Over summaries, the trees come with a query that names them.
+    let (code, sql, err) = grove(&[
+        "sql",
+        dir.to_str().unwrap(),
+        "select count(distinct profile) as n from nodes",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!((code, sql.as_str()), (0, "n\n2\n"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -97,7 +97,7 @@ fn a_thicket_survives_the_round_trip() {
 #[test]
 fn an_ensemble_of_caliper_files_loads_in_thicket() {
     let Some(dir) = corpus("thicket/thicket/tests/data/mpi_scaling_cali") else {
-        return;
+        skip!()
     };
     let files: Vec<String> = ["27_cores", "64_cores", "125_cores"]
         .iter()
@@ -168,7 +168,7 @@ fn export_command_writes_the_same_file() {
     let (code, _, err) = grove(&["tree", input.to_str().unwrap(), "--cmd", "export thicket"]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("usage: export hatchet|json|csv|parquet|folded|thicket FILE"),
+        err.contains("usage: export csv|json|parquet|hatchet|folded|thicket|svg FILE"),
         "{err}"
     );
 }

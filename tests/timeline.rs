@@ -4,6 +4,7 @@
 mod common;
 
 use common::{corpus, grove, open_app};
+use grove::app::panels::timeline::ScreenRow::{Group, Lane};
 use grove::app::App;
 use grove::present::glyphs::Glyphs;
 use grove::ui::panels::timeline::{box_label, text, LABEL_W};
@@ -21,10 +22,7 @@ fn app_on(path: &std::path::Path) -> App {
 /// box label at least), in windows of 100 µs swept over the whole trace.
 #[test]
 fn kernels_ten_cells_wide_are_named_on_an_h100_trace() {
-    let Some(path) = corpus(H100) else {
-        eprintln!("corpus missing: skipped");
-        return;
-    };
+    let Some(path) = corpus(H100) else { skip!() };
     let mut app = app_on(&path);
     let width: u16 = 200;
     let cols = (width - LABEL_W) as f64;
@@ -66,10 +64,7 @@ fn kernels_ten_cells_wide_are_named_on_an_h100_trace() {
 
 #[test]
 fn grove_timeline_prints_the_chart_and_the_slices() {
-    let Some(path) = corpus(H100) else {
-        eprintln!("corpus missing: skipped");
-        return;
-    };
+    let Some(path) = corpus(H100) else { skip!() };
     let f = path.to_str().unwrap();
     let (code, out, err) = grove(&["timeline", f, "--window", "4.75ms-4.9ms", "--width", "160"]);
     assert_eq!(code, 0, "{err}");
@@ -239,20 +234,20 @@ fn lanes_collapse_hide_and_restore() {
     assert!(n > 3, "{n}");
     app.run("down").unwrap();
     app.run("timeline collapse").unwrap();
-    assert_eq!(app.timeline_rows(), vec![(0, Some(0)), (1, None)]);
+    assert_eq!(app.timeline_rows(), vec![Lane(0, Some(0)), Lane(1, None)]);
     assert_eq!(
         app.log.last().unwrap(),
         "timeline collapse \"CPU t3774487\""
     );
     app.run("timeline collapse \"GPU0 s7\"").unwrap();
-    assert_eq!(app.timeline_rows(), vec![(0, None), (1, None)]);
+    assert_eq!(app.timeline_rows(), vec![Lane(0, None), Lane(1, None)]);
     app.run("timeline collapse \"GPU0 s7\"").unwrap();
     assert!(app
         .run("timeline hide \"GPU9 s1\"")
         .unwrap_err()
         .contains("no lane \"GPU9 s1\" (lanes: GPU0 s7, CPU t3774487)"));
     app.run("timeline hide").unwrap();
-    assert_eq!(app.timeline_rows(), vec![(0, Some(0))]);
+    assert_eq!(app.timeline_rows(), vec![Lane(0, Some(0))]);
     assert!(app.run("timeline hide").is_err());
     app.run("timeline restore").unwrap();
     assert_eq!(app.timeline_rows().len(), n);
@@ -292,7 +287,6 @@ fn counters_are_sparkline_lanes() {
         "--window",
         "0ms-6.4ms",
     ]);
-    std::fs::remove_dir_all(&dir).ok();
     assert_eq!(code, 0, "{err}");
     let line = out
         .lines()
@@ -302,4 +296,138 @@ fn counters_are_sparkline_lanes() {
     // 6.4 ms over 68 columns: samples 24..40 (2.4 ms to 4 ms) are full height.
     assert_eq!(cells[30], '█', "{line}");
     assert_eq!(cells[5], '▁', "{line}");
+    // With the CPU lanes shown, the track stays under its stream (pid 0, `stream 7`),
+    // above the threads.
+    let (code, out, err) = grove(&[
+        "timeline",
+        f.to_str().unwrap(),
+        "--lanes",
+        "all",
+        "--width",
+        "80",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let at = |p: &str| out.lines().position(|l| l.starts_with(p));
+    let (gpu, queue, cpu) = (at("GPU0 s7"), at("queue_leng"), at("CPU t"));
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(gpu < queue && queue < cpu && gpu.is_some(), "{out}");
+}
+
+/// `timeline mark`: every instance of the tree's selection marked on its lanes (a
+/// box's edge, a glyph over narrower slices and over the collapsed lane), logged by
+/// path, cleared by the same toggle.
+#[test]
+fn the_trees_selection_is_marked_on_the_timeline() {
+    let mut app = small();
+    app.run("zoom 2.55ms 2.9ms").unwrap();
+    app.run("timeline next").unwrap();
+    app.run("timeline link").unwrap();
+    app.run("goto-launch").unwrap();
+    assert_eq!(app.panel.name(), "tree");
+    app.run("timeline mark").unwrap();
+    let marks = app.timeline.marks.clone().unwrap();
+    let ev = app.profile.events.as_ref().unwrap();
+    let want = (0..ev.len())
+        .filter(|&i| ev.node[i] == marks.node && ev.kind[i].label() == "runtime")
+        .count();
+    assert!(marks.count >= want && want > 1, "{} of {want}", marks.count);
+    let logged = app.log.last().unwrap().clone();
+    assert!(
+        logged.starts_with("timeline mark ") && logged.contains("cudaLaunchKernel"),
+        "{logged}"
+    );
+    app.run("panel timeline").unwrap();
+    let g = Glyphs::pick(false);
+    let chart = text(&app, 200, &g);
+    let cpu = chart.lines().filter(|l| l.contains('◆')).count();
+    assert!(cpu >= 1, "{chart}");
+    let ascii = text(&app, 200, &Glyphs::pick(true));
+    assert!(ascii
+        .lines()
+        .any(|l| l.starts_with("CPU") || l.contains('*')));
+    // Collapsed, the lane still shows them.
+    app.run("timeline collapse \"CPU t3774487\"").unwrap();
+    let chart = text(&app, 200, &g);
+    let lane = chart.lines().find(|l| l.starts_with("CPU t")).unwrap();
+    assert!(lane.contains('◆'), "{chart}");
+    // The same toggle on the same selection clears them; a replay of the log marks
+    // the same node.
+    app.run("timeline mark").unwrap();
+    assert!(app.timeline.marks.is_none());
+    assert_eq!(app.log.last().unwrap(), "timeline mark off");
+    app.run(&logged).unwrap();
+    assert_eq!(app.timeline.marks.as_ref().unwrap().count, marks.count);
+    assert!(app
+        .run("timeline mark \"nowhere/at all\"")
+        .unwrap_err()
+        .contains("is not in the loaded tree"));
+    // Headless: `--mark PATH`.
+    let path = logged
+        .trim_start_matches("timeline mark ")
+        .trim_matches('"');
+    let (code, out, err) = grove(&[
+        "timeline",
+        "testdata/small.trace.json",
+        "--lanes",
+        "all",
+        "--step",
+        "2",
+        "--mark",
+        path,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains('◆'), "{out}");
+}
+
+const BASE: &str = "hta/tests/data/trace_compare/base/base.json.gz";
+const TEST: &str = "hta/tests/data/trace_compare/test/test.json.gz";
+
+/// Two traces opened together: each one's lanes under a header with its label,
+/// collapsible like a lane; `grove timeline A B` draws the same.
+#[test]
+fn an_ensembles_lanes_are_grouped_by_member() {
+    let (Some(base), Some(test)) = (corpus(BASE), corpus(TEST)) else {
+        eprintln!("corpus missing: skipped");
+        return;
+    };
+    let p = grove::load::load_inputs(&[base.clone(), test.clone()], &Default::default()).unwrap();
+    let mut app = App::new(p, grove::app::keymap::Keymap::default_map());
+    app.run("panel timeline").unwrap();
+    let groups = app.timeline_groups().to_vec();
+    assert_eq!(groups.len(), 2, "{groups:?}");
+    let rows = app.timeline_rows();
+    assert_eq!(rows[0], Group(0));
+    let second = rows.iter().position(|r| *r == Group(1)).unwrap();
+    assert!(second > 1 && rows.len() > second + 1, "{rows:?}");
+    let lanes = app.lanes();
+    let member = |r: &grove::app::panels::timeline::ScreenRow| match r {
+        Lane(l, _) => Some(lanes[*l].member),
+        Group(_) => None,
+    };
+    assert!(rows[1..second].iter().all(|r| member(r) == Some(0)));
+    assert!(rows[second + 1..].iter().all(|r| member(r) == Some(1)));
+    drop(lanes);
+    // The cursor on the first header, `z` folds that member.
+    app.run("up 1000").unwrap();
+    app.run("timeline collapse").unwrap();
+    assert_eq!(app.timeline_rows()[1], Group(1));
+    assert_eq!(
+        app.log.last().unwrap(),
+        &format!("timeline collapse {}", groups[0])
+    );
+    app.run("timeline restore").unwrap();
+    let (code, out, err) = grove(&[
+        "timeline",
+        base.to_str().unwrap(),
+        test.to_str().unwrap(),
+        "--width",
+        "100",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let heads: Vec<&str> = out.lines().filter(|l| l.contains(" lane")).collect();
+    assert_eq!(heads.len(), 2, "{out}");
+    assert!(
+        heads[0].contains(&groups[0]) && heads[1].contains(&groups[1]),
+        "{out}"
+    );
 }

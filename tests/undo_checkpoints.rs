@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use grove::app::command::ExportFormat;
 use grove::app::keymap::Keymap;
 use grove::app::App;
+use grove::export::formats::Format;
 use grove::load::load_path;
 
 fn app(budget: usize) -> App {
@@ -19,7 +19,7 @@ fn app(budget: usize) -> App {
 /// What the user sees and what an export writes.
 fn view(a: &App) -> (String, Vec<(u32, u32)>, String, String) {
     let mut csv = Vec::new();
-    a.export_to(ExportFormat::Csv, &mut csv).unwrap();
+    a.export_to(Format::Csv, &mut csv).unwrap();
     let rows = a.tree.visible.iter().map(|r| (r.pos, r.more)).collect();
     (
         String::from_utf8(csv).unwrap(),

@@ -3,6 +3,8 @@
 //! (testdata/xplane/gpu_multi_worker_totals.json), and damaged files as one line with
 //! exit code 2.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -17,17 +19,12 @@ const WORKER: &str = "../shared/corpus/tensorflow-profiler/demo/plugins/profile/
 
 fn worker() -> Option<PathBuf> {
     let p = repo(WORKER);
-    if p.is_file() {
-        Some(p)
-    } else {
-        eprintln!("../shared/corpus is missing: corpus checks skipped");
-        None
-    }
+    p.is_file().then_some(p)
 }
 
 #[test]
 fn planes_lines_and_totals_match_an_independent_decoder() {
-    let Some(f) = worker() else { return };
+    let Some(f) = worker() else { skip!() };
     let want: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(repo("testdata/xplane/gpu_multi_worker_totals.json")).unwrap(),
     )
@@ -120,7 +117,7 @@ fn grove(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn the_kernel_table_and_group_by_read_it() {
-    let Some(f) = worker() else { return };
+    let Some(f) = worker() else { skip!() };
     let out = grove(&["kernels", f.to_str().unwrap()]);
     assert!(
         out.status.success(),
@@ -150,7 +147,7 @@ fn the_kernel_table_and_group_by_read_it() {
 
 #[test]
 fn damaged_xplanes_are_one_line_and_exit_2() {
-    let Some(f) = worker() else { return };
+    let Some(f) = worker() else { skip!() };
     let good = std::fs::read(&f).unwrap();
     let dir = std::env::temp_dir().join(format!("grove-xplane-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

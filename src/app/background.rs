@@ -32,6 +32,8 @@ pub struct Events {
     pub gpu: Option<GpuState>,
     /// A warning from work done on the same thread (writing the cache entry).
     pub warning: Option<String>,
+    /// An ensemble's member traces (`members::load`), for its GPU panels.
+    pub members: Option<Vec<super::members::MemberTrace>>,
 }
 
 impl Events {
@@ -47,6 +49,7 @@ impl Events {
             counters: p.counters,
             gpu,
             warning: None,
+            members: None,
         }
     }
 }
@@ -64,22 +67,26 @@ pub struct Pending {
 }
 
 impl Pending {
-    /// The full load of a trace whose tree came from the cache, on a thread.
+    /// The full load of a trace whose tree came from the cache, on a thread started
+    /// after the first frame: started before it, the load competed with that frame for
+    /// the processor and its first hundred megabytes were resident by then (issue 30).
     pub fn full_load(path: std::path::PathBuf, categories: Categories) -> Pending {
         let (tx, rx) = std::sync::mpsc::channel();
         let what = path.display().to_string();
-        std::thread::spawn(move || {
-            let r = crate::load::load_path(&path)
-                .map(|p| Events::indexed(p, categories))
-                .map_err(|e| e.to_string());
-            // The app may have quit (and dropped the receiver) meanwhile: nothing to do.
-            let _ = tx.send(r);
-        });
+        let start = move || {
+            std::thread::spawn(move || {
+                let r = crate::load::load_path(&path)
+                    .map(|p| Events::indexed(p, categories))
+                    .map_err(|e| e.to_string());
+                // The app may have quit (and dropped the receiver) meanwhile.
+                let _ = tx.send(r);
+            });
+        };
         Pending {
             rx,
             what,
             why: "the tree came from the cache",
-            start: None,
+            start: Some(Box::new(start)),
         }
     }
 
@@ -113,6 +120,7 @@ impl Pending {
                         nodes,
                         gpu: None,
                         warning,
+                        members: None,
                     }));
                 });
             };
@@ -139,6 +147,7 @@ impl Pending {
                         nodes,
                         gpu,
                         warning,
+                        members: None,
                     }));
                 });
         };
@@ -193,6 +202,9 @@ impl App {
                 self.gpu = full.gpu;
                 if let Some(g) = &self.gpu {
                     self.kernels.categories = Some(g.model.categories.clone());
+                }
+                if let Some(m) = full.members {
+                    self.member_traces = Some(m);
                 }
                 self.summary.clear();
                 self.refresh_kernels();

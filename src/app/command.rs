@@ -93,7 +93,7 @@ pub enum Command {
     PopFilter,
     Source(String),
     Export {
-        format: ExportFormat,
+        format: crate::export::formats::Format,
         path: String,
     },
     Save(String),
@@ -288,29 +288,6 @@ pub fn format_time(ns: i64) -> String {
         )
     } else {
         format!("{ns}ns")
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExportFormat {
-    Hatchet,
-    Json,
-    Csv,
-    Parquet,
-    Folded,
-    Thicket,
-}
-
-impl ExportFormat {
-    pub fn name(self) -> &'static str {
-        match self {
-            ExportFormat::Hatchet => "hatchet",
-            ExportFormat::Json => "json",
-            ExportFormat::Csv => "csv",
-            ExportFormat::Parquet => "parquet",
-            ExportFormat::Folded => "folded",
-            ExportFormat::Thicket => "thicket",
-        }
     }
 }
 

@@ -354,7 +354,10 @@ impl App {
                     .chain(["next", "prev"])
                     .map(String::from),
             ),
-            Complete::File => {
+            Complete::Export if !keep.trim_end().contains(' ') => {
+                starting(&mut crate::export::formats::exportable().map(|s| s.name.to_string()))
+            }
+            Complete::File | Complete::Export => {
                 let mut files: Vec<String> = std::fs::read_dir(&self.cwd)
                     .map(|d| {
                         d.filter_map(|e| e.ok())

@@ -9,6 +9,7 @@ pub mod derived;
 mod input;
 pub mod keymap;
 pub mod keys;
+pub mod members;
 pub mod panels;
 pub mod paths;
 mod reshape;
@@ -146,6 +147,9 @@ pub struct App {
     error_located: bool,
     /// The event table still loading behind a tree opened from the cache.
     pub background: Option<background::Pending>,
+    /// An ensemble's member traces, for the kernel and summary panels (`members`):
+    /// None until they are read.
+    pub member_traces: Option<Vec<members::MemberTrace>>,
     /// Warnings and errors shown on the status line since start-up, oldest first (the
     /// messages view lists them after the load warnings; the status line cuts them).
     pub past_messages: Vec<String>,
@@ -258,6 +262,7 @@ impl App {
             sourcing: Vec::new(),
             error_located: false,
             background: None,
+            member_traces: None,
             past_messages: Vec::new(),
             details_scroll: (0, 0),
             hide_details: false,

@@ -5,9 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::command::{ExportFormat, Parsed, Selector};
+use super::command::{Parsed, Selector};
 use super::commands::query_error;
 use super::{paths, App, CmdError, Level, Message};
+use crate::export::formats::Format;
 use crate::model::PreOrder;
 use crate::query::{cypher, expr, Tree};
 use crate::session;
@@ -302,11 +303,7 @@ impl App {
         out
     }
 
-    pub fn export_to<W: std::io::Write>(
-        &self,
-        format: ExportFormat,
-        out: &mut W,
-    ) -> std::io::Result<()> {
+    pub fn export_to<W: std::io::Write>(&self, format: Format, out: &mut W) -> std::io::Result<()> {
         self.export_to_depth(format, out, None)
     }
 
@@ -328,51 +325,22 @@ impl App {
     /// Writes the current tree, down to `depth` levels below its (focused) roots.
     pub fn export_to_depth<W: std::io::Write>(
         &self,
-        format: ExportFormat,
+        format: Format,
         out: &mut W,
         depth: Option<usize>,
     ) -> std::io::Result<()> {
         let positions = self.export_positions_to(depth);
-        let po = &self.tree.po;
-        let p = &self.profile;
-        match format {
-            ExportFormat::Json => crate::export::json::write(out, p, po, &positions),
-            ExportFormat::Hatchet => {
-                let keep: std::collections::HashSet<u32> =
-                    positions.iter().map(|&x| po.node[x as usize]).collect();
-                let roots: Vec<u32> = match self.tree.rules.focus {
-                    Some(f) => vec![f],
-                    None => po
-                        .root_positions()
-                        .map(|r| po.node[r as usize])
-                        .filter(|n| keep.contains(n))
-                        .collect(),
-                };
-                let kids = |n: u32| -> Vec<u32> {
-                    po.child_positions(po.pos[n as usize])
-                        .map(|c| po.node[c as usize])
-                        .filter(|c| keep.contains(c))
-                        .collect()
-                };
-                crate::export::hatchet::write(out, &p.cct, &p.metrics, &roots, &kids)
-            }
-            ExportFormat::Csv => crate::export::csv::write(out, p, po, &positions),
-            ExportFormat::Thicket => crate::export::thicket::write(out, p, po, &positions),
-            ExportFormat::Parquet => crate::export::parquet::write(out, p, po, &positions)
-                .map_err(|e| std::io::Error::other(format!("parquet: {e}"))),
-            ExportFormat::Folded => {
-                let exc = p.metrics.values(&self.metric).unwrap_or(&[]);
-                crate::export::folded::write(
-                    out,
-                    &p.cct,
-                    exc,
-                    positions.iter().map(|&x| po.node[x as usize]),
-                )
-            }
-        }
+        let tree = crate::export::formats::Tree {
+            profile: &self.profile,
+            po: &self.tree.po,
+            positions: &positions,
+            focus: self.tree.rules.focus,
+            metric: &self.metric,
+        };
+        crate::export::formats::write_tree(format, &tree, out)
     }
 
-    pub(super) fn export(&self, format: ExportFormat, path: &Path) -> std::io::Result<()> {
+    pub(super) fn export(&self, format: Format, path: &Path) -> std::io::Result<()> {
         let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
         self.export_to(format, &mut f)?;
         std::io::Write::flush(&mut f)

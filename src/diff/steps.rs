@@ -42,6 +42,33 @@ pub fn align(mut p: Profile) -> (Profile, usize) {
     (p, steps)
 }
 
+/// The steps of two profiles opened together aligned as `grove diff` aligns them:
+/// `grove A B` is the TUI's comparison (its diff markers are on from the start), so
+/// its tree merges the steps the same way, through `align`. Anything else (one
+/// profile, whose events point into its tree; an ensemble of more members, ranks of
+/// one run that share their step numbers) is returned as it was, with 0.
+pub fn align_pair(p: Profile) -> (Profile, usize) {
+    let mut members: Vec<&str> = Vec::new();
+    for n in p.metrics.name_refs() {
+        if let Some((_, l)) = split_column(n) {
+            if !STATS.contains(&l) && !members.contains(&l) {
+                members.push(l);
+            }
+        }
+    }
+    if p.events.is_some() || members.len() != 2 {
+        return (p, 0);
+    }
+    align(p)
+}
+
+/// What the TUI's status line and `grove diff` say of `merged` step nodes.
+pub fn merged_note(merged: usize) -> String {
+    format!(
+        "steps: {merged} ProfilerStep#N nodes merged into {MERGED} (--keep-steps keeps them apart)"
+    )
+}
+
 /// The tree with steps renamed and equal siblings merged; `new_of[old]` is the node
 /// each old node became.
 fn merged_tree(cct: &Cct) -> (Cct, Vec<u32>) {

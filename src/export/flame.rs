@@ -71,6 +71,17 @@ fn whole_units(values: impl Iterator<Item = f64>, unit: &str) -> (f64, String) {
     (10f64.powi(k), format!("{name} × 1e-{k}"))
 }
 
+/// The current tree's folded stacks (`--format folded`) drawn as a flame graph, titled
+/// with the profile's label and default metric.
+pub fn write_tree(t: &super::formats::Tree<'_>, mut out: &mut dyn Write) -> std::io::Result<()> {
+    let mut folded = Vec::new();
+    super::folded::write_tree(t, &mut folded)?;
+    let metric = &t.profile.default_metric;
+    let title = format!("{} · {metric}", t.profile.source.label);
+    let unit = t.profile.metrics.unit(metric).to_string();
+    svg(&mut out, &folded, &title, &unit)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,3 +23,17 @@ pub fn write<W: std::io::Write>(
     }
     Ok(())
 }
+
+/// The current tree's rows as folded stacks of the primary metric's exclusive column.
+pub fn write_tree(
+    t: &super::formats::Tree<'_>,
+    mut out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let exc = t.profile.metrics.values(t.metric).unwrap_or(&[]);
+    write(
+        &mut out,
+        &t.profile.cct,
+        exc,
+        t.positions.iter().map(|&x| t.po.node[x as usize]),
+    )
+}

@@ -74,3 +74,26 @@ pub fn write<W: Write>(
     out.write_all(b"]\n")?;
     Ok(())
 }
+
+/// The current tree's rows as a Hatchet literal; with a focus, the focused node is the
+/// only root.
+pub fn write_tree(t: &super::formats::Tree<'_>, mut out: &mut dyn Write) -> std::io::Result<()> {
+    let po = t.po;
+    let keep: std::collections::HashSet<u32> =
+        t.positions.iter().map(|&x| po.node[x as usize]).collect();
+    let roots: Vec<u32> = match t.focus {
+        Some(f) => vec![f],
+        None => po
+            .root_positions()
+            .map(|r| po.node[r as usize])
+            .filter(|n| keep.contains(n))
+            .collect(),
+    };
+    let kids = |n: u32| -> Vec<u32> {
+        po.child_positions(po.pos[n as usize])
+            .map(|c| po.node[c as usize])
+            .filter(|c| keep.contains(c))
+            .collect()
+    };
+    write(&mut out, &t.profile.cct, &t.profile.metrics, &roots, &kids)
+}

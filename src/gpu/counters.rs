@@ -16,6 +16,10 @@ pub struct Track {
     /// `counter.series` (the series alone when it repeats the counter's name), and
     /// the process.
     pub label: String,
+    /// The process the samples came with (interned), and the stream a series names
+    /// (`stream 7`): where the track's lane goes (`place`).
+    pub pid: u32,
+    pub stream: Option<i64>,
     pub ts: Vec<i64>,
     pub value: Vec<f64>,
     block_max: Vec<f64>,
@@ -36,8 +40,13 @@ pub fn tracks(c: &CounterTable, strings: &Interner) -> Vec<Track> {
             } else {
                 format!("{name}.{series}")
             };
+            let stream = series
+                .strip_prefix("stream")
+                .and_then(|n| n.trim().parse().ok());
             out.push(Track {
                 label,
+                pid: key.0,
+                stream,
                 ..Default::default()
             });
             out.len() - 1
@@ -60,6 +69,21 @@ pub fn tracks(c: &CounterTable, strings: &Interner) -> Vec<Track> {
             .collect();
     }
     out
+}
+
+/// Where each track's lane goes: after the lane of its process and stream, else after
+/// its process's last lane (`lanes`: each lane's process and, for a GPU stream, its
+/// stream); `None` (at the end) when no lane shown is its process's.
+pub fn place(tracks: &[Track], lanes: &[(u32, Option<i64>)]) -> Vec<Option<usize>> {
+    tracks
+        .iter()
+        .map(|t| {
+            let stream = lanes
+                .iter()
+                .position(|&(p, s)| p == t.pid && s.is_some() && s == t.stream);
+            stream.or_else(|| lanes.iter().rposition(|&(p, _)| p == t.pid))
+        })
+        .collect()
 }
 
 impl Track {
@@ -135,5 +159,17 @@ mod tests {
         let cols = t.columns(-100, 20, 6);
         assert_eq!(cols[0], None);
         assert_eq!(t.columns(15_000, 16_000, 2), vec![Some(999.0), Some(999.0)]);
+    }
+
+    #[test]
+    fn tracks_go_under_their_stream_else_their_process() {
+        let t = |pid, stream| Track {
+            pid,
+            stream,
+            ..Default::default()
+        };
+        let lanes = [(0, Some(7)), (0, Some(9)), (1, None), (1, None)];
+        let at = place(&[t(0, Some(7)), t(0, None), t(1, None), t(5, None)], &lanes);
+        assert_eq!(at, vec![Some(0), Some(1), Some(3), None]);
     }
 }

@@ -59,6 +59,9 @@ pub struct KernelRow {
     pub pct: f64,
     /// Event indices of the instances, in start order.
     pub instances: Vec<u32>,
+    /// The profile the row is of, in a table of several profiles side by side
+    /// (`side_by_side`); None in one profile's table or one merged over files.
+    pub profile: Option<String>,
 }
 
 impl KernelRow {
@@ -78,6 +81,7 @@ impl KernelRow {
             std_ns: 0.0,
             pct: 0.0,
             instances: Vec::new(),
+            profile: None,
         }
     }
 }
@@ -177,6 +181,66 @@ pub fn merge(per_file: Vec<(Vec<KernelRow>, Vec<Vec<i64>>)>, sort: KernelSort) -
     rows
 }
 
+/// The kernel tables of several profiles side by side, for comparing runs: one row
+/// per profile and kernel, labelled with its profile. Kernels come in the order of
+/// their sort value over all the profiles (the total summed, the mean over all
+/// instances, the count summed), each kernel's rows in profile order, so the runs of a
+/// kernel stand together. A row's `pct` stays its share of its own profile's table,
+/// and its instances point into its own profile's events, so they are dropped.
+pub fn side_by_side(
+    per_profile: Vec<(String, Vec<KernelRow>)>,
+    sort: KernelSort,
+) -> Vec<KernelRow> {
+    // Per kernel: (count, total) over the profiles, and its rows.
+    let mut order: Vec<String> = Vec::new();
+    let mut by: HashMap<String, (u64, i64, Vec<KernelRow>)> = HashMap::new();
+    for (label, rows) in per_profile {
+        for mut r in rows {
+            r.profile = Some(label.clone());
+            r.instances.clear();
+            let e = by.entry(r.name.clone()).or_insert_with(|| {
+                order.push(r.name.clone());
+                (0, 0, Vec::new())
+            });
+            e.0 += r.count;
+            e.1 += r.total_ns;
+            e.2.push(r);
+        }
+    }
+    let key = |count: u64, total: i64| -> f64 {
+        match sort {
+            KernelSort::Total => total as f64,
+            KernelSort::Mean => total as f64 / count.max(1) as f64,
+            KernelSort::Count => count as f64,
+        }
+    };
+    let mut kernels: Vec<(f64, String, Vec<KernelRow>)> = order
+        .into_iter()
+        .filter_map(|n| by.remove(&n).map(|(c, t, rows)| (key(c, t), n, rows)))
+        .collect();
+    kernels.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    kernels.into_iter().flat_map(|(_, _, rows)| rows).collect()
+}
+
+/// The first `top` kernels of a table: rows, or in a table of several profiles side
+/// by side, all the rows of the first `top` kernel names.
+pub fn top_kernels(rows: &mut Vec<KernelRow>, top: usize) {
+    let mut seen = 0;
+    let mut last: Option<&str> = None;
+    let mut keep = rows.len();
+    for (i, r) in rows.iter().enumerate() {
+        if last != Some(r.name.as_str()) || r.profile.is_none() {
+            seen += 1;
+            last = Some(r.name.as_str());
+        }
+        if seen > top {
+            keep = i;
+            break;
+        }
+    }
+    rows.truncate(keep);
+}
+
 pub(crate) fn fill_stats(r: &mut KernelRow, durs: &mut [i64]) {
     durs.sort_unstable();
     let n = durs.len();
@@ -218,7 +282,8 @@ pub fn durations(ev: &EventTable, rows: &[KernelRow]) -> Vec<Vec<i64>> {
         .collect()
 }
 
-/// The fixed CSV columns of `grove kernels` (docs/formats.md).
+/// The fixed CSV columns of `grove kernels` (docs/formats.md); a table of several
+/// profiles side by side has a `profile` column first.
 pub const CSV_HEADER: &str =
     "name,category,count,total_ns,mean_ns,median_ns,min_ns,max_ns,std_ns,pct";
 
@@ -231,8 +296,13 @@ pub fn csv_field(s: &str) -> String {
 }
 
 pub fn csv_row(r: &KernelRow) -> String {
+    let profile = r
+        .profile
+        .as_deref()
+        .map(|p| format!("{},", csv_field(p)))
+        .unwrap_or_default();
     format!(
-        "{},{},{},{},{:.1},{:.1},{},{},{:.1},{:.4}",
+        "{profile}{},{},{},{},{:.1},{:.1},{},{},{:.1},{:.4}",
         csv_field(&r.name),
         csv_field(&r.category),
         r.count,
@@ -247,9 +317,13 @@ pub fn csv_row(r: &KernelRow) -> String {
 }
 
 pub fn json_row(r: &KernelRow) -> serde_json::Value {
-    serde_json::json!({
+    let mut v = serde_json::json!({
         "name": r.name, "category": r.category, "count": r.count, "total_ns": r.total_ns,
         "mean_ns": r.mean_ns, "median_ns": r.median_ns, "min_ns": r.min_ns, "max_ns": r.max_ns,
         "std_ns": r.std_ns, "pct": r.pct,
-    })
+    });
+    if let (Some(p), Some(o)) = (&r.profile, v.as_object_mut()) {
+        o.insert("profile".into(), p.clone().into());
+    }
+    v
 }

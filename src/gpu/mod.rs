@@ -10,6 +10,7 @@ pub mod gaps;
 pub mod intervals;
 pub mod kernels;
 pub mod lod;
+pub mod marks;
 pub mod report;
 pub mod short_names;
 pub mod stack_chart;
@@ -28,6 +29,10 @@ pub struct Lane {
     pub stream: i64,
     /// Event indices of the lane's GPU activities, sorted by start.
     pub events: Vec<u32>,
+    /// In an ensemble's events, the member (`EventTable::member`) and its label,
+    /// which the label starts with; 0 and empty otherwise.
+    pub member: u16,
+    pub group: String,
 }
 
 impl Lane {
@@ -42,7 +47,11 @@ impl Lane {
         } else {
             self.stream.to_string()
         };
-        format!("GPU{d} s{s}")
+        if self.group.is_empty() {
+            format!("GPU{d} s{s}")
+        } else {
+            format!("{} GPU{d} s{s}", self.group)
+        }
     }
 }
 
@@ -71,7 +80,7 @@ impl GpuModel {
             .filter(|&i| ev.kind[i as usize].is_gpu_activity())
             .collect();
         activities.sort_by_key(|&i| (ev.ts[i as usize], i));
-        let mut lanes_map: HashMap<(i64, i64), Vec<u32>> = HashMap::new();
+        let mut lanes_map: HashMap<(u16, i64, i64), Vec<u32>> = HashMap::new();
         for &i in &activities {
             let iu = i as usize;
             let name = ev.name[iu];
@@ -83,19 +92,21 @@ impl GpuModel {
                 .entry((name, kind))
                 .or_insert_with(|| categories.classify(ev.strings.resolve(name), kind) as u16);
             lanes_map
-                .entry((ev.device[iu], ev.stream[iu]))
+                .entry((ev.member_of(iu), ev.device[iu], ev.stream[iu]))
                 .or_default()
                 .push(i);
         }
         let mut lanes: Vec<Lane> = lanes_map
             .into_iter()
-            .map(|((device, stream), events)| Lane {
+            .map(|((member, device, stream), events)| Lane {
                 device,
                 stream,
                 events,
+                member,
+                group: ev.members.get(member as usize).cloned().unwrap_or_default(),
             })
             .collect();
-        lanes.sort_by_key(|l| (l.device, l.stream));
+        lanes.sort_by_key(|l| (l.member, l.device, l.stream));
         let hta = activities
             .iter()
             .map(|&i| (i, by_name_hta[&ev.name[i as usize]]))

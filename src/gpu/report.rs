@@ -6,14 +6,8 @@ use std::fmt::Write;
 use super::breakdown::{self, Options};
 use super::kernels::{self, KernelRow};
 use super::GpuModel;
+use crate::export::formats::{refusal, Format, Writes};
 use crate::model::Profile;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Text,
-    Csv,
-    Json,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Table {
@@ -211,9 +205,16 @@ pub fn humanize_ns(header: &str, rows: &[Vec<String>], micro: &str) -> (String, 
     (head.join(","), rows)
 }
 
-pub fn render(header: &str, rows: &[Vec<String>], format: Format, title: &str) -> String {
+/// A table as `format` writes it; a format that writes no tables is refused.
+pub fn render(
+    header: &str,
+    rows: &[Vec<String>],
+    format: Format,
+    title: &str,
+) -> Result<String, String> {
     let cols: Vec<&str> = header.split(',').collect();
-    match format {
+    Ok(match format {
+        Format::Text => render_text(header, rows, title),
         Format::Csv => {
             let mut s = format!("{header}\n");
             for r in rows {
@@ -240,43 +241,47 @@ pub fn render(header: &str, rows: &[Vec<String>], format: Format, title: &str) -
                 .collect();
             serde_json::to_string_pretty(&recs).unwrap_or_default() + "\n"
         }
-        Format::Text => {
-            let mut widths: Vec<usize> = cols.iter().map(|c| c.len()).collect();
-            for r in rows {
-                for (i, f) in r.iter().enumerate() {
-                    widths[i] = widths[i].max(f.chars().count());
-                }
-            }
-            let mut s = if title.is_empty() {
-                String::new()
-            } else {
-                format!("{title}\n")
-            };
-            let line = |fields: Vec<&str>| -> String {
-                fields
-                    .iter()
-                    .enumerate()
-                    .map(|(i, f)| {
-                        if i == 0 || !(f.parse::<f64>().is_ok() || is_duration(f)) {
-                            format!("{f:<w$}", w = widths[i])
-                        } else {
-                            format!("{f:>w$}", w = widths[i])
-                        }
-                    })
-                    .collect::<Vec<_>>()
-                    .join("  ")
-            };
-            let _ = writeln!(s, "{}", line(cols.clone()).trim_end());
-            for r in rows {
-                let _ = writeln!(
-                    s,
-                    "{}",
-                    line(r.iter().map(|x| x.as_str()).collect()).trim_end()
-                );
-            }
-            s
+        other => return Err(refusal(other, Writes::Tables)),
+    })
+}
+
+/// A table as aligned text under `title` (none when empty).
+pub fn render_text(header: &str, rows: &[Vec<String>], title: &str) -> String {
+    let cols: Vec<&str> = header.split(',').collect();
+    let mut widths: Vec<usize> = cols.iter().map(|c| c.len()).collect();
+    for r in rows {
+        for (i, f) in r.iter().enumerate() {
+            widths[i] = widths[i].max(f.chars().count());
         }
     }
+    let mut s = if title.is_empty() {
+        String::new()
+    } else {
+        format!("{title}\n")
+    };
+    let line = |fields: Vec<&str>| -> String {
+        fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                if i == 0 || !(f.parse::<f64>().is_ok() || is_duration(f)) {
+                    format!("{f:<w$}", w = widths[i])
+                } else {
+                    format!("{f:>w$}", w = widths[i])
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("  ")
+    };
+    let _ = writeln!(s, "{}", line(cols.clone()).trim_end());
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{}",
+            line(r.iter().map(|x| x.as_str()).collect()).trim_end()
+        );
+    }
+    s
 }
 
 /// `grove kernels` output.
@@ -285,11 +290,14 @@ pub fn kernels_report(
     top: usize,
     format: Format,
     glyphs_block: &str,
-) -> String {
+) -> Result<String, String> {
     let rows = &rows[..top.min(rows.len())];
-    match format {
+    // Several profiles side by side: a profile column (`gpu::kernels::side_by_side`).
+    let side_by_side = rows.iter().any(|r| r.profile.is_some());
+    Ok(match format {
         Format::Csv => {
-            let mut s = format!("{}\n", kernels::CSV_HEADER);
+            let profile = if side_by_side { "profile," } else { "" };
+            let mut s = format!("{profile}{}\n", kernels::CSV_HEADER);
             for r in rows {
                 let _ = writeln!(s, "{}", kernels::csv_row(r));
             }
@@ -302,10 +310,27 @@ pub fn kernels_report(
         Format::Text => {
             let mut s = String::new();
             let max = rows.iter().map(|r| r.total_ns).max().unwrap_or(1).max(1) as f64;
+            let pw = rows
+                .iter()
+                .filter_map(|r| r.profile.as_deref())
+                .map(|p| p.chars().count())
+                .max()
+                .map_or(0, |w| w.max("profile".len()) + 2);
+            let profile = |p: &str| format!("{p:<w$}", w = pw);
             let _ = writeln!(
                 s,
-                "{:>7}  {:>12}  {:>10}  {:>9}  {:<11}  {:<20}  name",
-                "time%", "total", "count", "mean", "category", "bar"
+                "{}{:>7}  {:>12}  {:>10}  {:>9}  {:<11}  {:<20}  name",
+                if side_by_side {
+                    profile("profile")
+                } else {
+                    String::new()
+                },
+                "time%",
+                "total",
+                "count",
+                "mean",
+                "category",
+                "bar"
             );
             let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
             let short = super::short_names::distinct_short_names(&names, "...");
@@ -313,7 +338,8 @@ pub fn kernels_report(
                 let w = (r.total_ns as f64 / max * 20.0).round() as usize;
                 let _ = writeln!(
                     s,
-                    "{:>6.2}%  {:>12}  {:>10}  {:>9}  {:<11}  {:<20}  {}",
+                    "{}{:>6.2}%  {:>12}  {:>10}  {:>9}  {:<11}  {:<20}  {}",
+                    r.profile.as_deref().map(profile).unwrap_or_default(),
                     r.pct,
                     crate::present::format::duration_ns(r.total_ns as f64, "us"),
                     r.count,
@@ -325,5 +351,6 @@ pub fn kernels_report(
             }
             s
         }
-    }
+        other => return Err(refusal(other, Writes::Tables)),
+    })
 }

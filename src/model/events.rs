@@ -126,6 +126,10 @@ pub struct EventTable {
     /// Low-memory mode (`gpu::lod`): the rows above are gone (only `strings` is kept)
     /// and this summary stands in for them.
     pub lod: Option<Box<super::lod::Lod>>,
+    /// An ensemble's events (`ensemble::events`): each row's member, and the members'
+    /// labels; both empty for one profile.
+    pub member: Vec<u16>,
+    pub members: Vec<String>,
 }
 
 impl EventTable {
@@ -174,6 +178,11 @@ impl EventTable {
         self.seq.push(r.seq);
         self.begin_end.push(r.begin_end);
         self.len() - 1
+    }
+
+    /// The member of an ensemble row `i` came from (0 for one profile).
+    pub fn member_of(&self, i: usize) -> u16 {
+        self.member.get(i).copied().unwrap_or(0)
     }
 
     pub fn name_of(&self, i: usize) -> &str {

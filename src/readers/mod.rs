@@ -47,6 +47,7 @@ pub mod tau;
 pub mod thicket;
 pub mod timemory;
 pub mod trace_cct;
+pub mod xml_entities;
 pub mod xplane;
 
 use std::fmt;

@@ -109,6 +109,23 @@ fn short(name: &str, expand: bool) -> String {
     grove::export::text::shorten_name(name, expand)
 }
 
+/// The width kernel names are cut to in the text report.
+const KERNEL_W: usize = 60;
+
+/// Kernel names as the kernel panel shows them (whole with `--expand-names`): short
+/// names (`gpu::short_names`: `void` and namespaces dropped, template arguments folded
+/// unless they tell two kernels apart), cut to `KERNEL_W` so that names that differ
+/// still differ (`present::heads`): three cuBLAS kernels no longer all read
+/// `sm90_xmma_gemm_f16..._kernel__5x_cublas`.
+fn kernel_names(names: &[&str], expand: bool) -> Vec<String> {
+    if expand {
+        return names.iter().map(|n| n.to_string()).collect();
+    }
+    let short = grove::gpu::short_names::distinct_short_names(names, "...");
+    let short: Vec<&str> = short.iter().map(String::as_str).collect();
+    grove::present::heads::distinct_heads(&short, KERNEL_W, "...")
+}
+
 /// A call path with each of its names cut as `short` cuts them.
 fn short_path(p: &Profile, node: u32, expand: bool) -> String {
     let full = grove::model::paths::path_of(&p.cct, node);
@@ -190,11 +207,7 @@ fn text(
     };
     let _ = writeln!(o, "threshold: {how}");
     if merged > 0 {
-        let _ = writeln!(
-            o,
-            "steps: {merged} ProfilerStep#N nodes merged into {} (--keep-steps keeps them apart)",
-            steps::MERGED
-        );
+        let _ = writeln!(o, "{}", steps::merged_note(merged));
     }
     let paths = |o: &mut String, title: &str, rows: Vec<&Change>| {
         let how = if c.inclusive_only {
@@ -233,6 +246,20 @@ fn text(
     let (kregs, kimps) = kernel_lists(c, t);
     let (nkr, nki) = (kregs.len(), kimps.len());
     if !c.kernels.is_empty() {
+        let kregs: Vec<&KernelChange> = kregs.into_iter().take(top).collect();
+        let kimps: Vec<&KernelChange> = kimps.into_iter().take(top).collect();
+        let names: Vec<&str> = kregs
+            .iter()
+            .chain(&kimps)
+            .map(|k| k.name.as_str())
+            .collect();
+        let shown = kernel_names(&names, expand);
+        let name_of = |k: &KernelChange| -> String {
+            names
+                .iter()
+                .position(|n| *n == k.name)
+                .map_or_else(|| k.name.clone(), |i| shown[i].clone())
+        };
         let kernels = |o: &mut String, title: &str, rows: Vec<&KernelChange>| {
             let _ = writeln!(o, "\n{title} by kernel ({}):", c.kernel_metric);
             if rows.is_empty() {
@@ -253,16 +280,12 @@ fn text(
                     v(k.base),
                     v(k.new),
                     k.side.marker(),
-                    short(&k.name, expand)
+                    name_of(k)
                 );
             }
         };
-        kernels(&mut o, "regressions", kregs.into_iter().take(top).collect());
-        kernels(
-            &mut o,
-            "improvements",
-            kimps.into_iter().take(top).collect(),
-        );
+        kernels(&mut o, "regressions", kregs);
+        kernels(&mut o, "improvements", kimps);
     }
     let _ = writeln!(
         o,

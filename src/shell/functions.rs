@@ -2,6 +2,7 @@
 //! sites), or the callers or callees of the functions a name matches.
 
 use grove::cli::{Format, FunctionSort, FunctionsArgs};
+use grove::export::formats::{refusal, Writes};
 use grove::export::functions as write;
 use grove::transform::functions::edges::Side;
 use grove::transform::functions::{Column, Functions};
@@ -35,7 +36,8 @@ pub fn run(args: FunctionsArgs, labels: Option<&str>, use_cache: bool) -> Result
             match args.format {
                 Format::Csv => write::table_csv(&t, m, &rows),
                 Format::Json => write::table_json(&t, m, &rows),
-                _ => write::table_text(&t, m, &rows),
+                Format::Text => write::table_text(&t, m, &rows),
+                other => return Err(refusal(other, Writes::Tables)),
             }
         }
     };
@@ -99,6 +101,7 @@ fn edges(
     Ok(match args.format {
         Format::Csv => write::edges_csv(t, m, side, &of),
         Format::Json => write::edges_json(t, m, side, &of),
-        _ => write::edges_text(t, m, side, &of),
+        Format::Text => write::edges_text(t, m, side, &of),
+        other => return Err(refusal(other, Writes::Tables)),
     })
 }

@@ -85,6 +85,18 @@ pub fn load(path: Option<&Path>) -> Result<Profile, String> {
     }
 }
 
+/// Several files, or a directory of them, as one ensemble (`timeline`), the load's
+/// warnings on stderr as `load_warning` gives them.
+pub fn load_warning_all(files: &[PathBuf]) -> Result<Profile, String> {
+    let prof = load_inputs(files, None)?;
+    if !HEADLESS.load(Ordering::Relaxed) {
+        for line in warning_lines(&prof.source.label, &prof.warnings) {
+            eprintln!("{line}");
+        }
+    }
+    Ok(prof)
+}
+
 /// One file for `kernels` and `summary`, whose reports have no place for the load's
 /// warnings: they go to stderr, so damage that still loads, or device activity grove
 /// could not place, does not pass unnoticed. (`info` lists them in its report; a
@@ -111,6 +123,12 @@ fn headless_progress<T>(label: &str, f: impl FnOnce() -> T) -> T {
 }
 
 /// `a=gcc,b=llvm` -> {a: gcc, b: llvm}.
+/// The labels of several profiles as an ensemble of them gets (`ensemble::labels`),
+/// `labels` the `--label` option.
+pub fn labels_of(profiles: &[Profile], labels: Option<&str>) -> Result<Vec<String>, String> {
+    Ok(grove::ensemble::labels(profiles, &parse_labels(labels)?))
+}
+
 fn parse_labels(spec: Option<&str>) -> Result<HashMap<String, String>, String> {
     let mut out = HashMap::new();
     for part in spec

@@ -72,8 +72,12 @@ pub fn run(mut cli: Cli) -> Result<(), Failure> {
     grove::readers::select::configure(cli.steps.as_deref(), cli.window.as_deref())?;
     input::set_warnings(cli.strict, cli.command.is_some());
     cli.replay_opts.strict = cli.strict;
+    cli.replay_opts.keep_steps = cli.keep_steps;
     // An execution trace is attached by the TUI and `tree`; elsewhere only the one
     // found beside the trace by name is, so an explicit --et is refused, not ignored.
+    if cli.keep_steps && !matches!(cli.command, None | Some(Sub::Replay(_))) {
+        return Err("--keep-steps before a subcommand is read by the TUI and `grove replay` (`grove diff --keep-steps` has its own)".to_string().into());
+    }
     if cli.et.is_some() && !matches!(cli.command, None | Some(Sub::Tree(_))) {
         return Err("--et is read by the TUI and `grove tree` (other subcommands attach an ET found beside the trace by name)".to_string().into());
     }
@@ -99,14 +103,15 @@ pub fn run(mut cli: Cli) -> Result<(), Failure> {
         )?),
         Some(Sub::Diff(args)) => diff::run(args, cli.label.as_deref(), &cli.look),
         Some(Sub::Info(args)) => Ok(info::run(args, cli.label.as_deref())?),
-        Some(Sub::Kernels(args)) => Ok(kernels::run(args, &cli.look)?),
+        Some(Sub::Kernels(args)) => Ok(kernels::run(args, cli.label.as_deref(), &cli.look)?),
         Some(Sub::Functions(args)) => {
             Ok(functions::run(args, cli.label.as_deref(), !cli.no_cache)?)
         }
-        Some(Sub::Summary(args)) => Ok(summary::run(args)?),
+        Some(Sub::Summary(args)) => Ok(summary::run(args, cli.label.as_deref())?),
         Some(Sub::Timeline(args)) => Ok(timeline::run(args, cli.window.clone(), &cli.look)?),
         Some(Sub::Replay(mut args)) => {
             args.opts.strict = cli.strict;
+            args.opts.keep_steps = cli.keep_steps;
             replay::run(args, &cli.look)
         }
         Some(Sub::Summarize(args)) => Ok(summarize::run(args)?),

@@ -4,7 +4,6 @@
 use std::io::{self, BufWriter, IsTerminal, StdoutLock, Write};
 
 use grove::cli::Format;
-use grove::gpu::report;
 
 /// Runs `write` on a buffered, locked stdout and flushes it.
 pub fn to_stdout(
@@ -25,17 +24,17 @@ pub fn text(text: &str) -> Result<(), String> {
 
 /// Binary output goes to a file or a pipe, never onto the terminal.
 pub fn binary_to_pipe() -> Result<(), String> {
-    if io::stdout().is_terminal() {
-        return Err("parquet is binary: redirect it to a file (> out.parquet)".into());
-    }
-    Ok(())
+    binary_format_to_pipe(Format::Parquet)
 }
 
-/// The report formats; `--format` offers kernels and summary no others.
-pub fn report_format(f: Format) -> report::Format {
-    match f {
-        Format::Csv => report::Format::Csv,
-        Format::Json => report::Format::Json,
-        _ => report::Format::Text,
+/// A binary format (`FORMATS` says which) goes to a file or a pipe, never onto the
+/// terminal; text formats go anywhere.
+pub fn binary_format_to_pipe(f: Format) -> Result<(), String> {
+    if f.spec().binary && io::stdout().is_terminal() {
+        let name = f.name();
+        return Err(format!(
+            "{name} is binary: redirect it to a file (> out.{name})"
+        ));
     }
+    Ok(())
 }

@@ -11,7 +11,7 @@ use grove::cli::{Format, Look, ReplayArgs, ReplayOpts};
 use grove::export;
 use grove::session;
 
-use super::{input, look, output, tree, Failure};
+use super::{input, look, output, Failure};
 
 pub fn run(args: ReplayArgs, lk: &Look) -> Result<(), Failure> {
     let path = &args.session;
@@ -109,7 +109,11 @@ fn open_ensemble(
             Some((key, i.label.clone()?))
         })
         .collect();
-    let p = input::load_ensemble(&files, &given)?;
+    let mut p = input::load_ensemble(&files, &given)?;
+    // Two profiles reopen as the TUI opened them: their steps aligned.
+    if !opts.keep_steps {
+        p = grove::diff::steps::align_pair(p).0;
+    }
     let mut app = App::with_categories(p, keymap, super::user_categories());
     for w in warnings {
         eprintln!("grove: warning: {w}");
@@ -170,9 +174,7 @@ fn print_view(
     raw: bool,
     lk: &Look,
 ) -> Result<(), String> {
-    if format == Format::Parquet {
-        output::binary_to_pipe()?;
-    }
+    output::binary_format_to_pipe(format)?;
     output::to_stdout(|out| match format {
         // An open `gaps` list is what the screen shows: print it instead of the tree.
         Format::Text if app.gaps_text().is_some() => {
@@ -211,6 +213,7 @@ fn print_view(
             );
             out.write_all(text.as_bytes())
         }
-        other => app.export_to_depth(tree::export_format(other), out, depth),
+        // Every other format is the table's tree writer.
+        other => app.export_to_depth(other, out, depth),
     })
 }

@@ -23,18 +23,22 @@ pub fn run(args: SqlArgs) -> Result<(), String> {
     let files: Vec<PathBuf> = words.into_iter().map(PathBuf::from).collect();
     let phases = std::env::var_os("GROVE_PHASES").is_some();
     let t0 = std::time::Instant::now();
-    let profiles = load(&files)?;
+    let mut tables = Tables::default();
+    let profiles = load(&files, &query, &mut tables)?;
     let t_load = t0.elapsed();
+    let cpu_load = cpu();
+    let rss_load = phases.then(rss);
     let members: Vec<Member<'_>> = profiles
         .iter()
         .map(|p| Member::of(p.source.label.clone(), p))
         .collect();
-    let mut tables = Tables::default();
     let t1 = std::time::Instant::now();
     tables
         .prepare(&members, &cats, &query)
         .map_err(|e| e.to_string())?;
     let t_tables = t1.elapsed();
+    let cpu_tables = cpu();
+    let rss_tables = phases.then(rss);
     let df = tables
         .query(&members, &cats, &query)
         .map_err(|e| e.to_string())?;
@@ -45,6 +49,18 @@ pub fn run(args: SqlArgs) -> Result<(), String> {
             t_load.as_secs_f64(),
             t_tables.as_secs_f64(),
             (t1.elapsed() - t_tables).as_secs_f64()
+        );
+        eprintln!(
+            "sql: CPU (all threads) load {:.3}s, tables {:.3}s, query {:.3}s",
+            cpu_load,
+            cpu_tables - cpu_load,
+            cpu() - cpu_tables
+        );
+        eprintln!(
+            "sql: RSS after the load {}, the tables {}, the query {}",
+            rss_load.unwrap_or_default(),
+            rss_tables.unwrap_or_default(),
+            rss()
         );
         for (t, rows, bytes) in tables.sizes() {
             eprintln!("sql: table {t}: {rows} rows, {:.1} MB", bytes as f64 / 1e6);
@@ -68,10 +84,52 @@ pub fn run(args: SqlArgs) -> Result<(), String> {
     failed.map_or(Ok(()), Err)
 }
 
+/// CPU seconds the process has used so far, every thread (`GROVE_PHASES`).
+fn cpu() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) } != 0 {
+        return 0.0;
+    }
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
+/// Resident memory now, its anonymous part, and its peak so far (`GROVE_PHASES`;
+/// Linux).
+fn rss() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        let v = status.lines().find_map(|l| l.strip_prefix(name));
+        v.map(|v| v.trim().to_string()).unwrap_or_default()
+    };
+    // Anonymous memory apart: the rest is the binary's code paged in (polars' query
+    // engine the first time it runs), not data.
+    format!(
+        "{} (anon {}, peak {})",
+        field("VmRSS:"),
+        field("RssAnon:"),
+        field("VmHWM:")
+    )
+}
+
 /// Each input as its own profile (the tables keep members apart): the summaries a
-/// directory holds, else every file the paths name.
-fn load(files: &[PathBuf]) -> Result<Vec<Profile>, String> {
+/// directory holds, else every file the paths name. Of summaries, the tables read
+/// from their own files (`kernels`) are given to `tables` whole, and the trees are
+/// read only when the query names a table made from them.
+fn load(files: &[PathBuf], query: &str, tables: &mut Tables) -> Result<Vec<Profile>, String> {
     if let Some(found) = grove::summary::read::find(files) {
+        let named = sql::named_tables(query).map_err(|e| e.to_string())?;
+        for t in sql::summaries::TABLES {
+            if named.contains(&t) {
+                tables.preset(t, sql::summaries::read_table(&found, t, query)?);
+            }
+        }
+        if named.iter().all(|t| sql::summaries::TABLES.contains(t)) {
+            return Ok(Vec::new());
+        }
         return found
             .iter()
             .map(|f| grove::summary::read::read(f).map_err(|e| format!("{}: {e}", f.display())))

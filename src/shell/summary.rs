@@ -1,11 +1,13 @@
-//! `grove summary`: HTA's breakdowns per rank and stream.
+//! `grove summary`: HTA's breakdowns per rank and stream; inputs whose ranks do not
+//! tell them apart (two runs of rank 1) get a `profile` column first, labelled as an
+//! ensemble of them is.
 
-use grove::cli::{Format, SummaryArgs, SummaryTable};
+use grove::cli::{Format, SummaryArgs};
 use grove::gpu::{self, report};
 
 use super::{input, output};
 
-pub fn run(args: SummaryArgs) -> Result<(), String> {
+pub fn run(args: SummaryArgs, labels: Option<&str>) -> Result<(), String> {
     let kernel_wait = &args.kernel_wait;
     // A plain number is µs, as HTA's parameter.
     let kw = kernel_wait
@@ -20,16 +22,7 @@ pub fn run(args: SummaryArgs) -> Result<(), String> {
         kernel_wait_ns: kw,
         ..Default::default()
     };
-    let tables: Vec<report::Table> = match args.table {
-        SummaryTable::All => report::Table::ALL.to_vec(),
-        SummaryTable::Temporal => vec![report::Table::Temporal],
-        SummaryTable::Idle => vec![report::Table::Idle],
-        SummaryTable::Overlap => vec![report::Table::Overlap],
-        SummaryTable::Launch => vec![report::Table::Launch],
-        SummaryTable::Queue => vec![report::Table::Queue],
-        SummaryTable::Memory => vec![report::Table::Memory],
-        SummaryTable::Overhead => vec![report::Table::Overhead],
-    };
+    let tables = &args.table.0;
     // The breakdowns use HTA's types, not grove's categories: a broken user
     // categories file must not stop them.
     let cats = gpu::classify::Categories::load(None).unwrap_or_else(|e| {
@@ -37,6 +30,11 @@ pub fn run(args: SummaryArgs) -> Result<(), String> {
         gpu::classify::Categories::builtin()
     });
     let mut rows: Vec<Vec<Vec<String>>> = vec![Vec::new(); tables.len()];
+    // Which file each row is of, and each file's rank and bare profile: two runs of
+    // one rank (`base/`, `test/`) get a profile column to tell them apart.
+    let mut of_file: Vec<Vec<usize>> = vec![Vec::new(); tables.len()];
+    let mut ranks = Vec::new();
+    let mut members = Vec::new();
     // Every subcommand takes the same inputs: a directory or quoted glob of rank
     // traces is its files, one rank each.
     let files = input::expand(&args.files)?;
@@ -55,20 +53,43 @@ pub fn run(args: SummaryArgs) -> Result<(), String> {
             ..opt
         };
         for (t, table) in tables.iter().enumerate() {
-            rows[t].extend(report::table_rows(&p, &model, rank, *table, &opt));
+            let r = report::table_rows(&p, &model, rank, *table, &opt);
+            of_file[t].extend(std::iter::repeat_n(i, r.len()));
+            rows[t].extend(r);
         }
+        ranks.push(rank);
+        members.push(super::kernels::bare(&p));
         // The last rank stays until the process ends; the others are freed as they
         // go, so many ranks do not pile up.
         if i + 1 == files.len() {
             super::leave((p, model));
         }
     }
+    let mut distinct = ranks.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let by_profile = distinct.len() < ranks.len();
+    if by_profile {
+        let labels = input::labels_of(&members, labels)?;
+        for (t, rs) in rows.iter_mut().enumerate() {
+            for (r, &i) in rs.iter_mut().zip(&of_file[t]) {
+                r.insert(0, labels[i].clone());
+            }
+        }
+    }
+    let header = |t: &report::Table| -> String {
+        if by_profile {
+            format!("profile,{}", t.header())
+        } else {
+            t.header().to_string()
+        }
+    };
     let format = args.format;
     if format == Format::Json && tables.len() > 1 {
         // One JSON document: {"temporal": [...], "idle": [...], ...}.
         let mut obj = serde_json::Map::new();
         for (t, table) in tables.iter().enumerate() {
-            let one = report::render(table.header(), &rows[t], report::Format::Json, "");
+            let one = report::render(&header(table), &rows[t], Format::Json, "")?;
             let v: serde_json::Value = serde_json::from_str(&one).unwrap_or_default();
             obj.insert(table.name().to_string(), v);
         }
@@ -78,12 +99,7 @@ pub fn run(args: SummaryArgs) -> Result<(), String> {
     let mut text = String::new();
     for (t, table) in tables.iter().enumerate() {
         let title = if tables.len() > 1 { table.name() } else { "" };
-        text.push_str(&report::render(
-            table.header(),
-            &rows[t],
-            output::report_format(format),
-            title,
-        ));
+        text.push_str(&report::render(&header(table), &rows[t], format, title)?);
         if tables.len() > 1 && format == Format::Text {
             text.push('\n');
         }

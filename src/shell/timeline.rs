@@ -1,7 +1,7 @@
 //! `grove timeline`: the timeline panel's stack chart as text, or the slices in its
 //! window as CSV, drawn by the same code as the panel (`ui::panels::timeline`).
 
-use grove::app::command::format_time;
+use grove::app::command::{format_time, quote};
 use grove::app::keymap::Keymap;
 use grove::app::App;
 use grove::cli::{Format, Look, TimelineArgs};
@@ -16,8 +16,12 @@ pub fn run(args: TimelineArgs, window: Option<String>, lk: &Look) -> Result<(), 
     if window.is_some() && args.step.is_some() {
         return Err("--window and --step each choose the window; give one".into());
     }
-    let file = args.file.display().to_string();
-    let p = input::load_warning(&args.file)?;
+    let file = args.files[0].display().to_string();
+    let p = if args.files.len() == 1 && !args.files[0].is_dir() {
+        input::load_warning(&args.files[0])?
+    } else {
+        input::load_warning_all(&args.files)?
+    };
     if p.events.as_ref().is_some_and(|e| e.lod.is_some()) {
         return Err(format!(
             "{file}: low-memory mode keeps no single events to draw"
@@ -49,6 +53,10 @@ pub fn run(args: TimelineArgs, window: Option<String>, lk: &Look) -> Result<(), 
     }
     if let Some(n) = args.step {
         app.run(&format!("timeline step {n}")).map_err(fail)?;
+    }
+    if let Some(path) = &args.mark {
+        app.run(&format!("timeline mark {}", quote(path)))
+            .map_err(fail)?;
     }
     super::print_notes(&mut app);
     let g = look::glyphs_of(lk);

@@ -3,7 +3,6 @@
 
 use std::io::Write;
 
-use grove::app::command::ExportFormat;
 use grove::app::keymap::Keymap;
 use grove::app::App;
 use grove::cli::{Format, Look, TreeArgs};
@@ -21,9 +20,7 @@ pub fn run(
     let file = args.files[0].clone();
     // Refused before loading: the answer does not depend on the input, and a load's
     // warnings would bury the one line that says what to do.
-    if args.format == Format::Parquet {
-        output::binary_to_pipe()?;
-    }
+    output::binary_format_to_pipe(args.format)?;
     // The tree needs no event table, so a cached tree is all it reads.
     let mut p = input::load_inputs_cached(&args.files, labels, et.as_deref(), use_cache)?.profile;
     if args.inverted {
@@ -103,31 +100,9 @@ pub fn run(
                 &opts,
             )
         }
-        Format::Svg => {
-            // The folded stacks `--format folded` prints, drawn by inferno.
-            let mut folded = Vec::new();
-            app.export_to_depth(ExportFormat::Folded, &mut folded, depth)?;
-            let metric = &app.profile.default_metric;
-            let title = format!("{} · {metric}", app.profile.source.label);
-            let unit = app.profile.metrics.unit(metric).to_string();
-            export::flame::svg(out, &folded, &title, &unit)
-        }
-        other => app.export_to_depth(export_format(other), out, depth),
+        // Every other format is the table's tree writer.
+        other => app.export_to_depth(other, out, depth),
     });
     super::leave(app);
     r
-}
-
-/// The export behind each non-text `--format` (shared with `replay`).
-pub fn export_format(f: Format) -> ExportFormat {
-    match f {
-        Format::Json => ExportFormat::Json,
-        Format::Csv => ExportFormat::Csv,
-        Format::Parquet => ExportFormat::Parquet,
-        Format::Folded => ExportFormat::Folded,
-        Format::Thicket => ExportFormat::Thicket,
-        // `svg` is `grove tree`'s alone (drawn from the folded stacks there).
-        Format::Svg => ExportFormat::Folded,
-        Format::Hatchet | Format::Text => ExportFormat::Hatchet,
-    }
 }

@@ -38,6 +38,11 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         )?,
         None => {
             let mut c = load_with_screen(&cli, &theme)?;
+            // Two runs side by side: their steps aligned as `grove diff` aligns them.
+            let mut merged = 0;
+            if !cli.keep_steps {
+                (c.profile, merged) = grove::diff::steps::align_pair(c.profile);
+            }
             // The tree shows as soon as it is built: the GPU index of a cold load's
             // events is built behind it, and a warm one's events load behind it.
             let behind = match (c.warm, c.store.take()) {
@@ -46,10 +51,27 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
                     let store = grove::load::store_later(f, &c.profile);
                     Pending::index_then(&mut c.profile, super::user_categories(), store)
                 }
-                (None, None) => Pending::index(&mut c.profile, super::user_categories()),
+                (None, None) => Pending::index(&mut c.profile, super::user_categories())
+                    // An ensemble of a few traces reads its members' events behind it.
+                    .or_else(|| {
+                        Pending::members(cli.files.clone(), &c.profile, super::user_categories())
+                    }),
             };
             let mut app = App::with_categories(c.profile, keymap, super::user_categories());
             app.background = behind;
+            if merged > 0 {
+                let text = grove::diff::steps::merged_note(merged);
+                if app.message.is_none() {
+                    app.message = Some(grove::app::Message {
+                        level: grove::app::Level::Info,
+                        text,
+                        caret: None,
+                    });
+                } else {
+                    // A load warning keeps the status line; the note waits under `!`.
+                    app.past_messages.push(text);
+                }
+            }
             if let Some(w) = c.cache_warning {
                 if app.message.is_none() {
                     app.message = Some(grove::app::Message {

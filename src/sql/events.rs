@@ -1,18 +1,17 @@
-//! The trace tables: `events`, `kernels`, `lanes` and `steps`, from the event table
-//! the reader built (docs/sql.md). Names are resolved from the interned strings; the
-//! lane and step of each event are worked out once per table build.
+//! The small trace tables, `lanes`, `steps` and `counters`, and the lane and step of
+//! each event (the wide tables, `events` and `kernels`, are in `wide.rs`), from the
+//! event table the reader built (docs/sql.md).
 
 use std::collections::HashMap;
 
 use polars::prelude::*;
 
-use crate::gpu::classify::Categories;
 use crate::model::events::{NONE_I64, NONE_U32};
 use crate::model::{EventKind, EventTable, Profile};
 
 /// The events, or why there are none to give (an empty table for a profile without
 /// events: a query over a tree-only profile answers with no rows).
-fn events_of(p: &Profile) -> PolarsResult<Option<&EventTable>> {
+pub(super) fn events_of(p: &Profile) -> PolarsResult<Option<&EventTable>> {
     match &p.events {
         Some(ev) if ev.lod.is_some() => Err(PolarsError::ComputeError(
             "low-memory mode: single events are not loaded (reopen without --low-memory)".into(),
@@ -32,8 +31,8 @@ fn opt_u32(v: u32) -> Option<u32> {
 
 /// A timeline lane: a GPU stream (its activities) or a CPU thread (its slices and
 /// runtime calls), as the timeline panel draws them.
-struct Lane {
-    label: String,
+pub(super) struct Lane {
+    pub(super) label: String,
     gpu: bool,
     device: i64,
     stream: i64,
@@ -47,7 +46,7 @@ struct Lane {
 /// Each event's lane (an index into the lanes, NONE_U32 for kinds no lane draws) and
 /// the lanes in the timeline's order: GPU streams by (device, stream), then CPU
 /// threads in the order their first slice comes.
-fn lanes_of(ev: &EventTable) -> (Vec<u32>, Vec<Lane>) {
+pub(super) fn lanes_of(ev: &EventTable) -> (Vec<u32>, Vec<Lane>) {
     let mut gpu: HashMap<(i64, i64), u32> = HashMap::new();
     let mut cpu: HashMap<(u32, u32), u32> = HashMap::new();
     let mut keys: Vec<(bool, i64, i64, u32, u32)> = Vec::new();
@@ -89,6 +88,8 @@ fn lanes_of(ev: &EventTable) -> (Vec<u32>, Vec<Lane>) {
                     device,
                     stream,
                     events: Vec::new(),
+                    member: 0,
+                    group: String::new(),
                 }
                 .label()
             } else {
@@ -120,7 +121,7 @@ fn lanes_of(ev: &EventTable) -> (Vec<u32>, Vec<Lane>) {
 }
 
 /// `ProfilerStep#N` slices: (N, event), sorted by start.
-fn step_slices(ev: &EventTable) -> Vec<(i64, u32)> {
+pub(super) fn step_slices(ev: &EventTable) -> Vec<(i64, u32)> {
     let names: HashMap<u32, i64> = (0..ev.strings.len() as u32)
         .filter_map(|s| {
             let n = ev.strings.resolve(s).strip_prefix("ProfilerStep#")?;
@@ -144,7 +145,7 @@ fn step_slices(ev: &EventTable) -> Vec<(i64, u32)> {
 
 /// The step each event belongs to: that of the slice its start (a GPU activity's
 /// launch's start, where the launch is known) falls in.
-fn step_of_events(ev: &EventTable, steps: &[(i64, u32)]) -> Vec<Option<i64>> {
+pub(super) fn step_of_events(ev: &EventTable, steps: &[(i64, u32)]) -> Vec<Option<i64>> {
     let starts: Vec<i64> = steps.iter().map(|&(_, i)| ev.ts[i as usize]).collect();
     let has_launch = ev.launch.len() == ev.len();
     (0..ev.len())
@@ -163,120 +164,6 @@ fn step_of_events(ev: &EventTable, steps: &[(i64, u32)]) -> Vec<Option<i64>> {
             (t < ev.ts[e] + ev.dur[e].max(1)).then_some(n)
         })
         .collect()
-}
-
-fn str_col<'a>(name: &str, ev: &'a EventTable, ids: &[u32], f: impl Fn(usize) -> u32) -> Column {
-    let v: Vec<&'a str> = ids
-        .iter()
-        .map(|&i| ev.strings.resolve(f(i as usize)))
-        .collect();
-    Column::new(name.into(), v)
-}
-
-/// The columns `events` and `kernels` share, for the rows `ids`.
-fn common(ev: &EventTable, ids: &[u32]) -> Vec<Column> {
-    let (lane_of, lanes) = lanes_of(ev);
-    let steps = step_slices(ev);
-    let step = step_of_events(ev, &steps);
-    let at =
-        |f: &dyn Fn(usize) -> i64| -> Vec<i64> { ids.iter().map(|&i| f(i as usize)).collect() };
-    let node_ok = ev.node.len() == ev.len();
-    let launch_ok = ev.launch.len() == ev.len();
-    vec![
-        Column::new("id".into(), ids),
-        str_col("name", ev, ids, |i| ev.name[i]),
-        Column::new("start".into(), at(&|i| ev.ts[i])),
-        Column::new("duration".into(), at(&|i| ev.dur[i])),
-        Column::new("end".into(), at(&|i| ev.ts[i] + ev.dur[i])),
-        str_col("process", ev, ids, |i| ev.pid[i]),
-        str_col("thread", ev, ids, |i| ev.tid[i]),
-        Column::new(
-            "lane".into(),
-            ids.iter()
-                .map(|&i| {
-                    lanes
-                        .get(lane_of[i as usize] as usize)
-                        .map(|l| l.label.as_str())
-                })
-                .collect::<Vec<Option<&str>>>(),
-        ),
-        Column::new(
-            "device".into(),
-            ids.iter()
-                .map(|&i| opt_i64(ev.device[i as usize]))
-                .collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "stream".into(),
-            ids.iter()
-                .map(|&i| opt_i64(ev.stream[i as usize]))
-                .collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "correlation".into(),
-            ids.iter()
-                .map(|&i| opt_i64(ev.correlation[i as usize]))
-                .collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "launch".into(),
-            ids.iter()
-                .map(|&i| launch_ok.then(|| opt_u32(ev.launch[i as usize])).flatten())
-                .collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "node".into(),
-            ids.iter()
-                .map(|&i| node_ok.then(|| opt_u32(ev.node[i as usize])).flatten())
-                .collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "step".into(),
-            ids.iter().map(|&i| step[i as usize]).collect::<Vec<_>>(),
-        ),
-    ]
-}
-
-/// Every event, in file order, with its kind and category.
-pub fn events(p: &Profile) -> PolarsResult<DataFrame> {
-    let empty = EventTable::default();
-    let ev = events_of(p)?.unwrap_or(&empty);
-    let ids: Vec<u32> = (0..ev.len() as u32).collect();
-    let mut cols = common(ev, &ids);
-    cols.insert(
-        1,
-        Column::new(
-            "kind".into(),
-            ev.kind.iter().map(|k| k.label()).collect::<Vec<&str>>(),
-        ),
-    );
-    cols.insert(3, str_col("category", ev, &ids, |i| ev.cat[i]));
-    DataFrame::new(ids.len(), cols)
-}
-
-/// The kernels `grove kernels` counts (GPU activities of kind kernel), one row per
-/// instance in start order, with grove's category.
-pub fn kernels(p: &Profile, cats: &Categories) -> PolarsResult<DataFrame> {
-    let empty = EventTable::default();
-    let ev = events_of(p)?.unwrap_or(&empty);
-    let mut ids: Vec<u32> = (0..ev.len() as u32)
-        .filter(|&i| ev.kind[i as usize] == EventKind::Kernel)
-        .collect();
-    ids.sort_by_key(|&i| (ev.ts[i as usize], i));
-    let mut by_name: HashMap<u32, usize> = HashMap::new();
-    let category: Vec<&str> = ids
-        .iter()
-        .map(|&i| {
-            let name = ev.name[i as usize];
-            let c = *by_name
-                .entry(name)
-                .or_insert_with(|| cats.classify(ev.strings.resolve(name), EventKind::Kernel));
-            cats.rules.get(c).map_or("other", |r| r.name.as_str())
-        })
-        .collect();
-    let mut cols = common(ev, &ids);
-    cols.insert(2, Column::new("category".into(), category));
-    DataFrame::new(ids.len(), cols)
 }
 
 /// The timeline's lanes, in its order (GPU streams, then CPU threads).
@@ -351,8 +238,8 @@ pub fn steps(p: &Profile) -> PolarsResult<DataFrame> {
         Column::new("start".into(), at(&|i| ev.ts[i])),
         Column::new("duration".into(), at(&|i| ev.dur[i])),
         Column::new("end".into(), at(&|i| ev.ts[i] + ev.dur[i])),
-        str_col("process", ev, &ids, |i| ev.pid[i]),
-        str_col("thread", ev, &ids, |i| ev.tid[i]),
+        strs("process", ev, &ids, |i| ev.pid[i])?,
+        strs("thread", ev, &ids, |i| ev.tid[i])?,
         Column::new(
             "node".into(),
             ids.iter()
@@ -361,4 +248,72 @@ pub fn steps(p: &Profile) -> PolarsResult<DataFrame> {
         ),
     ];
     DataFrame::new(ids.len(), cols)
+}
+
+fn strs(
+    name: &str,
+    ev: &EventTable,
+    ids: &[u32],
+    f: impl Fn(usize) -> u32,
+) -> PolarsResult<Column> {
+    let codes = ids.iter().map(|&i| Some(f(i as usize)));
+    super::wide::dict_strings(name, codes, |c| ev.strings.resolve(c))
+}
+
+/// Counter samples (`ph: C`), one row per sample in file order: the counter's name,
+/// the series (the args key), the track the timeline draws it on (`name.series`, or the
+/// name alone when the series repeats it), process, time (ns) and value.
+pub fn counters(p: &Profile) -> PolarsResult<DataFrame> {
+    let empty = crate::model::events::CounterTable::default();
+    let c = p.counters.as_ref().unwrap_or(&empty);
+    let Some(ev) = p.events.as_ref().filter(|_| !c.ts.is_empty()) else {
+        let cols = [
+            ("name", DataType::String),
+            ("series", DataType::String),
+            ("track", DataType::String),
+            ("process", DataType::String),
+            ("time", DataType::Int64),
+            ("value", DataType::Float64),
+        ]
+        .into_iter()
+        .map(|(n, t)| Column::full_null(n.into(), 0, &t))
+        .collect();
+        return DataFrame::new(0, cols);
+    };
+    let s = &ev.strings;
+    let n = c.ts.len();
+    let str_of = |name: &str, v: &[u32]| {
+        super::wide::dict_strings(name, v.iter().map(|&x| Some(x)), |x| s.resolve(x))
+    };
+    let mut tracks: HashMap<(u32, u32), String> = HashMap::new();
+    let track: Vec<&str> = {
+        for k in 0..n {
+            tracks.entry((c.name[k], c.series[k])).or_insert_with(|| {
+                let (a, b) = (s.resolve(c.name[k]), s.resolve(c.series[k]));
+                if a == b {
+                    a.to_string()
+                } else {
+                    format!("{a}.{b}")
+                }
+            });
+        }
+        (0..n)
+            .map(|k| tracks[&(c.name[k], c.series[k])].as_str())
+            .collect()
+    };
+    let cols = vec![
+        str_of("name", &c.name)?,
+        str_of("series", &c.series)?,
+        Column::new("track".into(), track),
+        str_of("process", &c.pid)?,
+        Column::new("time".into(), &c.ts),
+        Column::new(
+            "value".into(),
+            c.value
+                .iter()
+                .map(|v| Some(*v).filter(|v| v.is_finite()))
+                .collect::<Vec<_>>(),
+        ),
+    ];
+    DataFrame::new(n, cols)
 }

@@ -1,6 +1,7 @@
-//! grove's cache of opened traces: the summary of a trace (its tree and metrics, the
-//! `cct` and `meta` tables of `summary`) kept in the XDG cache directory, so that
-//! reopening a big trace shows its tree at once while the events load behind it.
+//! grove's cache of opened traces: a trace's tree, metrics, metadata and warnings (one
+//! `summary::tree_file`, flat arrays, not the summaries' Parquet) kept in the XDG cache
+//! directory, so that reopening a big trace shows its tree at once while the events
+//! load behind it.
 //!
 //! An entry is used only when it provably stands for the file as it is now and its own
 //! content checks out: the same device and inode, size, modification time and status
@@ -19,7 +20,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use super::{read, write, CCT_SUFFIX, SCHEMA_VERSION};
+use super::{tree_file, SCHEMA_VERSION};
 use crate::model::{Format, Profile, Source};
 
 /// Inputs smaller than this load faster than a cache lookup pays for; they are never
@@ -29,8 +30,8 @@ const MIN_BYTES: u64 = 32 << 20;
 /// Bytes hashed at each end of the file.
 const ENDS: u64 = 64 << 10;
 
-/// The name of the summary inside an entry.
-const NAME: &str = "trace";
+/// The entry's tree file (`summary::tree_file`), beside `stamp.json`.
+const TREE: &str = "trace.tree";
 
 /// `$XDG_CACHE_HOME/grove`, else `~/.cache/grove`.
 pub fn root() -> Option<PathBuf> {
@@ -121,7 +122,7 @@ fn stamp_sized(path: &Path, min: u64) -> Option<(PathBuf, Stamp)> {
     use std::os::unix::fs::MetadataExt;
     let stamp = Stamp {
         schema: SCHEMA_VERSION,
-        grove: crate::cli::VERSION.to_string(),
+        grove: crate::VERSION.to_string(),
         path: abs.display().to_string(),
         size: meta.len(),
         mtime_ns,
@@ -262,17 +263,29 @@ fn lookup_at(dir: &Path, path: &Path, now: &Stamp) -> Option<Profile> {
     ) {
         return None;
     }
-    let cct = dir.join(format!("{NAME}{CCT_SUFFIX}"));
-    let mut p = quietly(|| read::read(&cct).ok())?;
-    p.source = Source {
-        path: Some(path.to_path_buf()),
-        format,
-        size: kept.size,
-        gzip: kept.gzip,
-        label: kept.label,
-    };
-    p.dialect = kept.dialect;
-    Some(p)
+    let t = quietly(|| tree_file::read(&dir.join(TREE)).ok())?;
+    Some(Profile {
+        source: Source {
+            path: Some(path.to_path_buf()),
+            format,
+            size: kept.size,
+            gzip: kept.gzip,
+            label: kept.label,
+        },
+        dialect: kept.dialect,
+        // As the summaries' reader does: a default metric the table lacks is its first.
+        default_metric: match t.default_metric {
+            m if t.metrics.has(&m) => m,
+            _ => t.metrics.names().into_iter().next().unwrap_or_default(),
+        },
+        cct: t.cct,
+        metrics: t.metrics,
+        events: None,
+        counters: None,
+        meta: t.meta,
+        warnings: t.warnings,
+        call_graph: None,
+    })
 }
 
 /// Keeps `p`, the cold load of `path`, in the cache. Written under a temporary name and
@@ -290,6 +303,7 @@ fn store_at(dir: PathBuf, mut stamp: Stamp, p: &Profile) -> Result<(), String> {
     stamp.label = p.source.label.clone();
     stamp.dialect = p.dialect.clone();
     let err = |e: &dyn std::fmt::Display| format!("cache {}: {e}", dir.display());
+    tree_file::fits_in_memory(p).map_err(|e| err(&e))?;
     let parent = dir.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(|e| err(&e))?;
     sweep_stale(parent);
@@ -301,16 +315,7 @@ fn store_at(dir: PathBuf, mut stamp: Stamp, p: &Profile) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(|e| err(&e))?;
     let result = (|| {
-        quietly(|| {
-            Some(write::write_tree_as(
-                p,
-                NAME,
-                &tmp,
-                polars::prelude::ParquetCompression::Lz4Raw,
-                false,
-            ))
-        })
-        .unwrap_or_else(|| Err(err(&"the summary writer could not start")))?;
+        tree_file::write(p, &tmp.join(TREE)).map_err(|e| err(&e))?;
         let mut files: Vec<String> = std::fs::read_dir(&tmp)
             .map_err(|e| err(&e))?
             .filter_map(|e| e.ok())

@@ -26,6 +26,7 @@
 
 pub mod cache;
 pub mod read;
+pub mod tree_file;
 pub mod write;
 
 /// The summary schema's version (see the module doc).

@@ -78,33 +78,15 @@ pub fn write(
 }
 
 /// The tree part of a summary alone (`name.cct.parquet` and `name.meta.parquet`): what
-/// reopening needs, and all grove's cache keeps.
+/// reopening a summary needs. (grove's cache keeps its own flat file,
+/// `summary::tree_file`.)
 pub fn write_tree(p: &Profile, name: &str, dir: &Path) -> Result<Written, String> {
-    write_tree_as(p, name, dir, ParquetCompression::default(), true)
-}
-
-/// `write_tree` with another codec: grove's cache, read back only by the grove that
-/// wrote it, takes LZ4, which decodes several times faster than the summaries' zstd
-/// (a warm reopen of a 759,489-node tree waited on zstd for a fifth of its time).
-/// `paths`: whether the `path` column holds each node's path; the cache's reader
-/// rebuilds the tree from parent links and never reads them, and making and
-/// compressing them was most of the cache write's time (the column stays, empty).
-pub fn write_tree_as(
-    p: &Profile,
-    name: &str,
-    dir: &Path,
-    codec: ParquetCompression,
-    paths: bool,
-) -> Result<Written, String> {
+    let codec = ParquetCompression::default();
     let mut w = Written {
         files: Vec::new(),
         bytes: 0,
     };
-    let numbers = if paths {
-        sibling_numbers(&p.cct)
-    } else {
-        Vec::new()
-    };
+    let numbers = sibling_numbers(&p.cct);
     save_batched(
         &mut w,
         dir,
@@ -239,12 +221,7 @@ fn cct_rows(
     numbers: &[u32],
 ) -> Result<DataFrame, String> {
     let n = at.len();
-    // No numbers: the paths are not wanted (the cache).
-    let paths = if numbers.is_empty() {
-        vec![String::new(); n]
-    } else {
-        paths_of_range(&p.cct, at.clone(), numbers)
-    };
+    let paths = paths_of_range(&p.cct, at.clone(), numbers);
     let ids: Vec<u32> = at.collect();
     // Names, types and attributes borrowed from the frames, the attributes' JSON made
     // once per frame slot (nodes share slots: every launch of a kernel with one
@@ -331,7 +308,7 @@ fn meta_table(p: &Profile, name: &str) -> Result<DataFrame, String> {
         .unwrap_or_default();
     let mut rows: Vec<(&str, String, String)> = vec![
         ("summary", "version".into(), SCHEMA_VERSION.to_string()),
-        ("summary", "grove".into(), crate::cli::VERSION.to_string()),
+        ("summary", "grove".into(), crate::VERSION.to_string()),
         (
             "source",
             "path".into(),

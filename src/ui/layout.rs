@@ -310,6 +310,13 @@ fn breadcrumb(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     let names: Vec<&str> = cct.path(n).iter().map(|&p| cct.name(p)).collect();
     let mut text = names.join(g.crumb_sep);
     let w = r.width as usize;
+    // Beside the tabs at 80 columns a few cells are left: a tail like `…ad)` names
+    // nothing, so the path is shown only where a readable part of it fits (the details
+    // pane and `:info` still name the selection).
+    const MIN_CRUMB: usize = 16;
+    if w < MIN_CRUMB && text.chars().count() > w.saturating_sub(1) {
+        return;
+    }
     let len = text.chars().count();
     if len > w.saturating_sub(1) {
         // Keep the end of the path: the selected node matters most.
@@ -545,21 +552,72 @@ fn clip_keep_label(s: &str, w: usize, g: &Glyphs) -> String {
 
 /// Category colours, for the kernel and timeline panels.
 fn category_legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
-    let Some(gpu) = &app.gpu else { return };
+    // The trace's model, or an ensemble's members' (their categories, once each).
+    let models: Vec<&crate::gpu::GpuModel> = match &app.gpu {
+        Some(gpu) => vec![&gpu.model],
+        None => app.members().iter().map(|m| &m.model).collect(),
+    };
+    let Some(first) = models.first() else { return };
+    let mut present: Vec<&String> = Vec::new();
+    for m in &models {
+        for name in &m.present {
+            if !present.contains(&name) {
+                present.push(name);
+            }
+        }
+    }
     let mut x = r.x + 1;
     // Only the categories the trace has (worked out once, with the GPU model).
-    for name in &gpu.model.present {
-        let Some(rule) = gpu.model.categories.rules.iter().find(|r| &r.name == name) else {
-            continue;
-        };
-        let text = format!("{} {}  ", g.block, rule.name);
-        let left = r.right().saturating_sub(x) as usize;
-        if left == 0 {
+    let rules: Vec<_> = present
+        .into_iter()
+        .filter_map(|name| first.categories.rules.iter().find(|r| &r.name == name))
+        .collect();
+    for (i, rule) in rules.iter().enumerate() {
+        let text = format!("{} {}", g.block, rule.name);
+        let dim = theme.style("ui.dim");
+        if !legend_entry(
+            x,
+            r,
+            buf,
+            &text,
+            theme.category(rule.color),
+            rules.len() - i,
+            dim,
+        ) {
             break;
         }
-        buf.set_stringn(x, r.y, &text, left, theme.category(rule.color));
-        x += text.chars().count() as u16;
+        x += text.chars().count() as u16 + 2;
     }
+}
+
+/// Writes one legend entry at `x` if it fits whole with room left for a `+N` of the
+/// `left` entries not yet shown after it; otherwise writes `+N` (when that fits) and
+/// says false. An entry is never cut: `█ optimiz` reads as a category of its own.
+fn legend_entry(
+    x: u16,
+    r: Rect,
+    buf: &mut Buffer,
+    text: &str,
+    style: Style,
+    left: usize,
+    dim: Style,
+) -> bool {
+    let room = r.right().saturating_sub(x) as usize;
+    let need = text.chars().count();
+    let more = if left > 1 {
+        format!("+{}", left - 1).len() + 2
+    } else {
+        0
+    };
+    if need + more <= room {
+        buf.set_stringn(x, r.y, text, room, style);
+        return true;
+    }
+    let rest = format!("+{left}");
+    if rest.len() <= room {
+        buf.set_stringn(x, r.y, rest, room, dim);
+    }
+    false
 }
 
 fn legend(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
@@ -603,12 +661,14 @@ pub fn heat_legend(
         };
         let glyph = if glyph == " " { "_" } else { glyph };
         let text = format!(
-            "{glyph} {}  ",
+            "{glyph} {}",
             format::range(*lo, *hi, &unit, g.micro, signed, g.ascii)
         );
-        let left = r.right().saturating_sub(x) as usize;
-        buf.set_stringn(x, r.y, &text, left, theme.heat(b));
-        x += text.chars().count() as u16;
+        let dim = theme.style("ui.dim");
+        if !legend_entry(x, r, buf, &text, theme.heat(b), ranges.len() - b, dim) {
+            break;
+        }
+        x += text.chars().count() as u16 + 2;
     }
 }
 

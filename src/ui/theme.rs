@@ -376,27 +376,30 @@ pub fn resolve(c: Color, depth: ColorDepth) -> Option<Color> {
     }
 }
 
+/// The sixteen named colours in SGR order (30-37, then 90-97): index i is the colour
+/// `indexed_rgb(i)` gives the RGB of.
+const ANSI16: [Color; 16] = [
+    Color::Black,
+    Color::Red,
+    Color::Green,
+    Color::Yellow,
+    Color::Blue,
+    Color::Magenta,
+    Color::Cyan,
+    Color::Gray,
+    Color::DarkGray,
+    Color::LightRed,
+    Color::LightGreen,
+    Color::LightYellow,
+    Color::LightBlue,
+    Color::LightMagenta,
+    Color::LightCyan,
+    Color::White,
+];
+
 /// The 16-colour index of a named colour.
 fn named_index(c: Color) -> Option<u8> {
-    const NAMED: [Color; 16] = [
-        Color::Black,
-        Color::Red,
-        Color::Green,
-        Color::Yellow,
-        Color::Blue,
-        Color::Magenta,
-        Color::Cyan,
-        Color::Gray,
-        Color::DarkGray,
-        Color::LightRed,
-        Color::LightGreen,
-        Color::LightYellow,
-        Color::LightBlue,
-        Color::LightMagenta,
-        Color::LightCyan,
-        Color::White,
-    ];
-    NAMED.iter().position(|n| *n == c).map(|i| i as u8)
+    ANSI16.iter().position(|n| *n == c).map(|i| i as u8)
 }
 
 /// The nearest of the eight base colours (SGR 30-37): a bright colour becomes its
@@ -463,24 +466,6 @@ fn indexed_rgb(i: u8) -> (u8, u8, u8) {
 }
 
 fn nearest16(r: u8, g: u8, b: u8) -> Color {
-    const COLORS: [Color; 16] = [
-        Color::Black,
-        Color::Red,
-        Color::Green,
-        Color::Yellow,
-        Color::Blue,
-        Color::Magenta,
-        Color::Cyan,
-        Color::Gray,
-        Color::DarkGray,
-        Color::LightRed,
-        Color::LightGreen,
-        Color::LightYellow,
-        Color::LightBlue,
-        Color::LightMagenta,
-        Color::LightCyan,
-        Color::White,
-    ];
     let mut best = 0;
     let mut best_d = u32::MAX;
     for i in 0..16u8 {
@@ -493,7 +478,7 @@ fn nearest16(r: u8, g: u8, b: u8) -> Color {
             best = i;
         }
     }
-    COLORS[best as usize]
+    ANSI16[best as usize]
 }
 
 #[cfg(test)]

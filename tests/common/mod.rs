@@ -1,5 +1,6 @@
-//! Helpers shared by the integration tests: running the binary, finding corpus files,
-//! and a small deterministic random generator (failures reproduce).
+//! Helpers shared by the integration tests: running the binary, finding corpus files
+//! and reporting a check skipped without them (`skip!`), drawing a screen to text, and a
+//! small deterministic random generator (failures reproduce).
 #![allow(dead_code)] // each test crate uses its own subset
 
 use std::path::{Path, PathBuf};
@@ -30,6 +31,82 @@ pub fn corpus(rel: &str) -> Option<PathBuf> {
         .join("../shared/corpus")
         .join(rel);
     p.exists().then_some(p)
+}
+
+/// ../shared/corpus (with its MANIFEST.md), when it is there.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    p.join("MANIFEST.md").is_file().then_some(p)
+}
+
+static SKIPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Says on stderr, past the test harness's capture (so a green run shows it), that
+/// `test` did not run: `SKIPPED: corpus::chrome_totals: ../shared/corpus missing (1 in
+/// this test binary)`. Use it through `skip!()`.
+pub fn skipped(test: &str) {
+    use std::io::Write;
+    let n = SKIPPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    let why = if corpus_dir().is_none() {
+        "../shared/corpus missing"
+    } else {
+        "a file of ../shared/corpus missing"
+    };
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED: {test}: {why} ({n} in this test binary)"
+    );
+}
+
+/// Ends a test that needs ../shared/corpus when it is not there, saying so on stderr
+/// (`common::skipped`): `let Some(dir) = common::corpus_dir() else { skip!() };`.
+#[macro_export]
+macro_rules! skip {
+    () => {{
+        fn here() {}
+        let name = std::any::type_name_of_val(&here);
+        $crate::common::skipped(name.strip_suffix("::here").unwrap_or(name));
+        return;
+    }};
+}
+
+/// Draws `app` as the TUI does on a fresh terminal of `size` (columns, rows); the frame.
+pub fn draw(
+    app: &grove::app::App,
+    size: (u16, u16),
+    theme: &grove::ui::theme::Theme,
+    glyphs: &grove::ui::glyphs::Glyphs,
+) -> ratatui::buffer::Buffer {
+    let backend = ratatui::backend::TestBackend::new(size.0, size.1);
+    draw_on(
+        &mut ratatui::Terminal::new(backend).unwrap(),
+        app,
+        theme,
+        glyphs,
+    )
+}
+
+/// Draws `app` on a kept terminal (a warm screen: drawn over the previous frame).
+pub fn draw_on(
+    term: &mut ratatui::Terminal<ratatui::backend::TestBackend>,
+    app: &grove::app::App,
+    theme: &grove::ui::theme::Theme,
+    glyphs: &grove::ui::glyphs::Glyphs,
+) -> ratatui::buffer::Buffer {
+    term.draw(|f| grove::ui::draw(f, app, theme, glyphs))
+        .unwrap();
+    term.backend().buffer().clone()
+}
+
+/// A frame's text: one line per row, trimmed at the right, each ended by a newline.
+pub fn screen_text(buf: &ratatui::buffer::Buffer) -> String {
+    let mut text = String::new();
+    for y in 0..buf.area.height {
+        let line: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
+        text.push_str(line.trim_end());
+        text.push('\n');
+    }
+    text
 }
 
 /// xorshift64.
@@ -98,3 +175,4 @@ pub fn gunzip(rel: &str) -> String {
         .unwrap();
     s
 }
+pub mod screen;

@@ -3,7 +3,9 @@
 //! which panel it belongs to and how Tab completes it are declared here once;
 //! parsing, printing, completion, logging and `apply`'s dispatch are derived from it.
 //! The handlers live in one file per family, named like the `Family` values; a
-//! command with a handler and state of its own has its own file (`stats`, `scroll`).
+//! command with a handler and state of its own has its own file (`stats`, `scroll`,
+//! `gaps`), and a panel's own commands (`flame`, `functions`, `sql`, the timeline's)
+//! live with the panel, in `app/panels/NAME.rs`.
 
 use std::fmt;
 
@@ -73,6 +75,8 @@ pub enum Complete {
     Metric,
     /// File names under the working directory.
     File,
+    /// `export`: the formats with a tree writer (`export::formats`), then a file name.
+    Export,
     Words(&'static [&'static str]),
     /// The panels' names (`app::panels::PANELS`), `next` and `prev`.
     Panels,
@@ -180,7 +184,7 @@ pub static SPECS: &[Spec] = &[
     spec!("reset", Session, |i| i.no_args(Command::Reset), session::print, { help: "back to the tree as loaded", log: Log::History }),
     spec!("pop-filter", Session, |i| i.no_args(Command::PopFilter), session::print, { help: "drop the latest filter, prune, limit or focus", log: Log::History }),
     spec!("source", Session, |i| Ok(Command::Source(i.rest("a file")?)), session::print, { usage: "FILE", help: "run the commands of a session or text file", complete: C::File, example: "source steps.txt" }),
-    spec!("export", Session, session::parse_export, session::print, { usage: "FORMAT FILE", help: "hatchet|json|csv|parquet|folded|thicket FILE: write the current tree", log: Log::Ui, complete: C::File, example: "export csv out.csv" }),
+    spec!("export", Session, session::parse_export, session::print, { usage: "FORMAT FILE", help: crate::export::formats::EXPORT_HELP, log: Log::Ui, complete: C::Export, example: "export csv out.csv" }),
     spec!("save", Session, |i| Ok(Command::Save(i.rest("a file")?)), session::print, { usage: "FILE", help: "write the session so far to FILE", log: Log::Ui, complete: C::File, example: "save \"my session.jsonl\"" }),
     spec!("panel", Panels, panels::parse_panel, panels::print, { usage: "NAME | next | prev", help: registry!(panel_help), complete: C::Panels, example: "panel timeline" }),
     spec!("kernels", Panels, panels::parse_kernels, panels::print, { usage: "[top N|all] [by KEY] [memory on|off] [group name|category]", help: "kernel table: [top N|all] [by total|mean|count|next] [memory on|off] [group name|category]", panel: Some("kernels"), complete: C::Words(&["top", "all", "by", "memory", "group"]), example: "kernels top 20 by mean memory on group category" }),

@@ -5,26 +5,19 @@
 
 use std::fmt;
 
-use crate::app::command::{quote, Command, ExportFormat, Input, ParseError};
+use crate::app::command::{quote, Command, Input, ParseError};
 use crate::app::panels::PANELS;
 use crate::app::{paths, App, CmdError};
+use crate::export::formats;
 
 pub fn parse_export(i: &Input) -> Result<Command, ParseError> {
     match i.args {
         [f, p] => {
-            let format = match f.text.as_str() {
-                "hatchet" => ExportFormat::Hatchet,
-                "json" => ExportFormat::Json,
-                "csv" => ExportFormat::Csv,
-                "parquet" => ExportFormat::Parquet,
-                "folded" => ExportFormat::Folded,
-                "thicket" => ExportFormat::Thicket,
-                _ => {
-                    return Err(Input::at(
-                        f,
-                        "expected hatchet, json, csv, parquet, folded or thicket",
-                    ))
-                }
+            // The formats with a tree writer; any other is refused, naming those.
+            let Some(format) = formats::Format::named(&f.text).filter(|f| f.spec().tree.is_some())
+            else {
+                let names = formats::list(formats::exportable().map(|s| s.name));
+                return Err(Input::at(f, format!("expected {names}")));
             };
             Ok(Command::Export {
                 format,
@@ -32,7 +25,7 @@ pub fn parse_export(i: &Input) -> Result<Command, ParseError> {
             })
         }
         [_, _, t, ..] => Err(Input::too_many(t)),
-        _ => Err(i.missing("usage: export hatchet|json|csv|parquet|folded|thicket FILE")),
+        _ => Err(i.missing(format!("usage: export {} FILE", formats::EXPORT_NAMES))),
     }
 }
 

@@ -58,22 +58,37 @@ impl Default for KernelsView {
 impl App {
     /// Recomputes the kernel rows for the current options.
     pub(crate) fn refresh_kernels(&mut self) {
-        let Some(ev) = self.profile.events.as_ref() else {
-            return;
-        };
+        let merged = self.ensemble_events() > 1;
         let k = &mut self.view.kernels;
         let opt = TableOptions {
             all: k.memory,
             by_category: k.by_category,
             sort: k.sort,
         };
-        k.rows = match (ev.lod.as_deref(), self.gpu.as_ref(), &k.categories) {
-            (Some(lod), _, Some(cats)) => crate::gpu::lod::table(ev, lod, cats, &opt).0,
-            (None, Some(g), _) => kernels::table(ev, &g.model, &opt),
+        // An ensemble's merged events (its timeline's) are several traces': its kernel
+        // table is the members' side by side.
+        let events = self.profile.events.as_ref().filter(|_| !merged);
+        k.rows = match (events, &self.member_traces) {
+            (Some(ev), _) => match (ev.lod.as_deref(), self.gpu.as_ref(), &k.categories) {
+                (Some(lod), _, Some(cats)) => crate::gpu::lod::table(ev, lod, cats, &opt).0,
+                (None, Some(g), _) => kernels::table(ev, &g.model, &opt),
+                _ => return,
+            },
+            // An ensemble of traces: its members' tables side by side.
+            (None, Some(members)) if !members.is_empty() => {
+                let per: Vec<(String, Vec<KernelRow>)> = members
+                    .iter()
+                    .filter_map(|m| {
+                        let ev = m.profile.events.as_ref()?;
+                        Some((m.label.clone(), kernels::table(ev, &m.model, &opt)))
+                    })
+                    .collect();
+                kernels::side_by_side(per, opt.sort)
+            }
             _ => return,
         };
         if let Some(top) = k.top {
-            k.rows.truncate(top);
+            kernels::top_kernels(&mut k.rows, top);
         }
         k.short = if k.by_category {
             k.rows.iter().map(|r| r.name.clone()).collect()
@@ -127,7 +142,7 @@ impl App {
     pub(super) fn kernels_command(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
         match cmd {
             Command::Kernels(spec) => {
-                if self.lod().is_none() {
+                if self.lod().is_none() && self.members().is_empty() {
                     self.need_gpu()?;
                 }
                 let k = &mut self.view.kernels;
@@ -156,6 +171,12 @@ impl App {
                 })))
             }
             Command::SelectKernel(name) => {
+                if !self.members().is_empty() {
+                    return Err(
+                        "a selected kernel marks its call paths in one trace's tree: open that member alone to select it"
+                            .into(),
+                    );
+                }
                 let g = self.need_gpu()?;
                 let name = match name {
                     Some(n) => n,
@@ -229,12 +250,13 @@ pub struct Kernels;
 
 impl super::Panel for Kernels {
     fn usable(&self, app: &App) -> bool {
-        app.gpu_activity().is_some() || app.events_pending()
+        app.gpu_activity().is_some() || app.events_pending() || !app.members().is_empty()
     }
 
     fn open(&self, app: &mut App) -> Result<(), CmdError> {
-        // Low-memory mode: the table is drawn from the summary.
-        if !app.events_pending() {
+        // Low-memory mode: the table is drawn from the summary; an ensemble of traces
+        // from its members'.
+        if !app.events_pending() && app.members().is_empty() {
             app.need_gpu()?;
         }
         Ok(())

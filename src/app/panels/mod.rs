@@ -268,11 +268,30 @@ impl GpuState {
         // Threads of several processes (ranks) are named by both: an OTF2 trace has a
         // `Master thread` on every rank.
         let many = threads.iter().any(|((p, _), _)| *p != threads[0].0 .0);
+        // Ensemble members with threads of more than one process name them by both.
+        let mut pid_of_member: std::collections::HashMap<u16, u32> = Default::default();
+        let mut members_many: std::collections::HashSet<u16> = Default::default();
+        for ((p, _), evs) in &threads {
+            let m = ev.member_of(evs[0] as usize);
+            if *pid_of_member.entry(m).or_insert(*p) != *p {
+                members_many.insert(m);
+            }
+        }
         let cpu_lanes: Vec<(String, LaneIndex)> = threads
             .into_iter()
             .map(|((p, t), evs)| {
                 let t = ev.strings.resolve(t);
-                let label = if many {
+                // An ensemble's member renamed its processes `LABEL:pid`.
+                let mi = ev.member_of(evs[0] as usize);
+                let label = if let Some(m) = ev.members.get(mi as usize) {
+                    let pid = ev.strings.resolve(p);
+                    let own = pid.strip_prefix(m.as_str()).unwrap_or(pid);
+                    if members_many.contains(&mi) {
+                        format!("{m} {} t{t}", process_short(own.trim_start_matches(':')))
+                    } else {
+                        format!("{m} CPU t{t}")
+                    }
+                } else if many {
                     format!("{} t{t}", process_short(ev.strings.resolve(p)))
                 } else {
                     format!("CPU t{t}")
@@ -313,7 +332,17 @@ impl App {
     /// kernels table and the breakdowns need. A trace with CPU lanes only has a
     /// timeline (`need_timeline`) but no GPU activity.
     pub fn gpu_activity(&self) -> Option<&GpuState> {
-        self.gpu.as_ref().filter(|g| !g.model.activities.is_empty())
+        // An ensemble's events (kept for its timeline) are several traces': the kernel
+        // table and the breakdowns read one trace's.
+        let one = self.ensemble_events() < 2;
+        self.gpu
+            .as_ref()
+            .filter(|g| one && !g.model.activities.is_empty())
+    }
+
+    /// The number of ensemble members whose events are merged (0 for one profile).
+    pub(crate) fn ensemble_events(&self) -> usize {
+        self.profile.events.as_ref().map_or(0, |e| e.members.len())
     }
 
     /// The timeline's lanes and span: GPU streams and CPU threads, whatever the trace.
@@ -360,11 +389,33 @@ impl App {
             // An ensemble keeps its members' trees, not their events: saying it has
             // no GPU activity would be false of two traces full of kernels.
             let members = crate::app::compare::member_labels(self.original().1);
-            if self.profile.events.is_none() && members.len() > 1 {
+            // Several traces' events merged for the timeline are not one trace's: the
+            // kernel table and the breakdowns read the members' traces side by side.
+            let one_trace = self.profile.events.is_none() || self.ensemble_events() > 1;
+            let format = self.profile.source.format;
+            let traces = crate::app::members::records_devices(format);
+            if one_trace && members.len() > 1 && traces {
+                let list = crate::present::format::list_bounded(&members, 4);
+                if members.len() > crate::app::members::MAX_MEMBERS {
+                    return CmdError::plain(format!(
+                        "the GPU panels read the traces of up to {} profiles: open fewer of these {} ({list})",
+                        crate::app::members::MAX_MEMBERS,
+                        members.len(),
+                    ));
+                }
+                if self.member_traces.is_none() {
+                    // Not read here (the TUI reads them behind the first frame).
+                    return CmdError::plain(format!(
+                        "the GPU panels of an ensemble of {} traces read their events, not read here: open one alone ({list})",
+                        members.len(),
+                    ));
+                }
+            }
+            if one_trace && members.len() > 1 {
                 return CmdError::plain(format!(
-                    "the kernel table reads one trace's events, and an ensemble of {} profiles keeps only their trees: open one of them alone ({})",
+                    "no GPU activity (kernels, memcpy, memset) in these {} {} profiles",
                     members.len(),
-                    crate::present::format::list_bounded(&members, 4)
+                    format.label()
                 ));
             }
             self.no_events("this profile has no GPU activity (kernels, memcpy, memset)")

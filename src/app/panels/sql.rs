@@ -67,7 +67,7 @@ pub fn parse(i: &Input) -> Result<Command, ParseError> {
             SqlCmd::Sort(c.text.clone(), d.text == "desc")
         }
         [] => return Err(i.missing(
-            "expected a query (tables: nodes, functions, events, kernels, lanes, steps, profiles)",
+            "expected a query (tables: nodes, functions, events, kernels, lanes, steps, counters, profiles)",
         )),
         _ => SqlCmd::Query(text.to_string()),
     };
@@ -131,9 +131,12 @@ impl App {
 
     fn run_sql(&self, query: &str) -> Result<DataFrame, CmdError> {
         let named = polars::sql::extract_table_identifiers(query, false, true).unwrap_or_default();
-        let wants_events = named
-            .iter()
-            .any(|t| matches!(t.as_str(), "events" | "kernels" | "lanes" | "steps"));
+        let wants_events = named.iter().any(|t| {
+            matches!(
+                t.as_str(),
+                "events" | "kernels" | "lanes" | "steps" | "counters"
+            )
+        });
         if wants_events && self.loading() {
             return Err(CmdError::plain(format!(
                 "the trace's events are still loading ({})",

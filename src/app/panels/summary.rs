@@ -96,27 +96,20 @@ impl App {
     pub fn summary_lines(&self) -> Arc<Lines> {
         match (self.gpu_activity(), self.profile.events.is_some()) {
             (Some(gpu), true) => self.summary.tables.get(&(), || {
-                let rank = report::rank_of(&self.profile, 0);
-                let opt = Options::default();
                 let mut lines = Lines::new();
-                for t in TABLES {
-                    let rows = report::table_rows(&self.profile, &gpu.model, rank, t, &opt);
-                    // Times with units on screen (an ASCII screen folds µ to u).
-                    let (header, rows) = report::humanize_ns(t.header(), &rows, "µs");
-                    for l in report::render(&header, &rows, report::Format::Text, t.name()).lines()
-                    {
-                        let title = !l.starts_with(' ')
-                            && !l.is_empty()
-                            && l.chars().all(|c| c.is_ascii_lowercase());
-                        let st = if title {
-                            LineStyle::Title
-                        } else {
-                            LineStyle::Text
-                        };
-                        lines.push((l.to_string(), st));
-                    }
+                breakdown_lines(&self.profile, &gpu.model, &mut lines);
+                lines
+            }),
+            // An ensemble of traces: each member's breakdowns under its label, then
+            // the members' metadata.
+            _ if !self.members().is_empty() => self.summary.tables.get(&(), || {
+                let mut lines = Lines::new();
+                for m in self.members() {
+                    lines.push((format!("profile {}", m.label), LineStyle::Title));
                     lines.push((String::new(), LineStyle::Text));
+                    breakdown_lines(&m.profile, &m.model, &mut lines);
                 }
+                lines.extend(self.metadata_lines());
                 lines
             }),
             _ => self.summary.metadata.get(&self.meta_filter, || {
@@ -149,8 +142,18 @@ impl App {
         let mut lines = Lines::new();
         if members.is_empty() {
             lines.push(("metadata".into(), LineStyle::Title));
+            // Keys as wide as the longest (OTF2's `otf2.property.OTF2::…` run to 50),
+            // so the values stay in one column.
+            let kw = self
+                .profile
+                .meta
+                .iter()
+                .map(|(k, _)| k.chars().count())
+                .max()
+                .unwrap_or(0)
+                .clamp(28, 56);
             for (k, v) in &self.profile.meta {
-                lines.push((format!("{k:<28} {v}"), LineStyle::Text));
+                lines.push((format!("{k:<kw$} {v}"), LineStyle::Text));
             }
             return lines;
         }
@@ -289,5 +292,27 @@ impl super::Panel for Summary {
     /// derived lines.
     fn reset(&self, was: &mut super::ViewState, now: &mut super::ViewState) {
         now.summary = std::mem::take(&mut was.summary);
+    }
+}
+
+/// The seven breakdown tables of one trace, as the panel draws them.
+fn breakdown_lines(p: &crate::model::Profile, model: &crate::gpu::GpuModel, lines: &mut Lines) {
+    let rank = report::rank_of(p, 0);
+    let opt = Options::default();
+    for t in TABLES {
+        let rows = report::table_rows(p, model, rank, t, &opt);
+        // Times with units on screen (an ASCII screen folds µ to u).
+        let (header, rows) = report::humanize_ns(t.header(), &rows, "µs");
+        for l in report::render_text(&header, &rows, t.name()).lines() {
+            let title =
+                !l.starts_with(' ') && !l.is_empty() && l.chars().all(|c| c.is_ascii_lowercase());
+            let st = if title {
+                LineStyle::Title
+            } else {
+                LineStyle::Text
+            };
+            lines.push((l.to_string(), st));
+        }
+        lines.push((String::new(), LineStyle::Text));
     }
 }

@@ -2,8 +2,9 @@
 //! selected instance; zoom, pan and the jump to a kernel's launch. The stack chart's
 //! cursor, lanes and links are in `nav`.
 
+mod mark;
 mod nav;
-pub use nav::{log, parse, print, ScreenRow, TimelineCmd};
+pub use nav::{log, parse, print, MarkArg, ScreenRow, TimelineCmd};
 
 use super::super::command::{format_time, Command, PanelMove, ZoomSpec};
 use super::super::{paths, App, CmdError};
@@ -36,6 +37,16 @@ pub struct TimelineView {
     pub linked: Vec<u32>,
     /// The counter tracks (`gpu::counters`), keyed by the number of samples.
     pub counters: super::memo::Memo<usize, Vec<crate::gpu::counters::Track>>,
+    /// Every instance of one tree node (`timeline mark`), found when the mark is set.
+    pub marks: Option<std::sync::Arc<crate::gpu::marks::Marks>>,
+    /// An ensemble's members (`EventTable::members`) drawn as their header alone, and
+    /// the member whose header the cursor is on.
+    pub collapsed_groups: Vec<u16>,
+    pub group: Option<u16>,
+    /// (launching runtime call, GPU activity) pairs sorted, built on the first
+    /// selection of a runtime call: its kernels by a binary search, not a pass over
+    /// every activity per selection. Keyed by the number of activities.
+    pub launched: super::memo::Memo<usize, Vec<(u32, u32)>>,
 }
 
 /// One timeline lane: its label, index, and whether it is a GPU stream.
@@ -43,6 +54,8 @@ pub struct LaneRef<'a> {
     pub label: String,
     pub index: &'a LaneIndex,
     pub gpu: bool,
+    /// The ensemble member it belongs to (0 for one profile).
+    pub member: u16,
 }
 
 impl App {
@@ -59,14 +72,20 @@ impl App {
                 label: l.label(),
                 index,
                 gpu: true,
+                member: l.member,
             })
             .collect();
         // Without GPU lanes the CPU threads are the timeline.
         if self.timeline.show_cpu || g.lanes.is_empty() {
+            let ev = self.profile.events.as_ref();
             out.extend(g.cpu_lanes.iter().map(|(label, index)| LaneRef {
                 label: label.clone(),
                 index,
                 gpu: false,
+                member: match (ev, index.events.first()) {
+                    (Some(ev), Some(&i)) => ev.member_of(i as usize),
+                    _ => 0,
+                },
             }));
         }
         out
@@ -83,7 +102,8 @@ impl App {
             .get(&c.ts.len(), || crate::gpu::counters::tracks(c, &ev.strings))
     }
 
-    fn rel(&self, t: i64) -> i64 {
+    /// A time relative to the trace's origin (what the ruler and `zoom A-B` count from).
+    pub fn rel(&self, t: i64) -> i64 {
         t - self.gpu.as_ref().map(|g| g.origin).unwrap_or(0)
     }
 
@@ -94,6 +114,14 @@ impl App {
             self.timeline.cursor_t = a + (b - a) / 2;
         }
         Command::Zoom(ZoomSpec::Window(self.rel(a), self.rel(b)))
+    }
+
+    /// The ensemble members' labels when the events are an ensemble's (two or more).
+    pub fn timeline_groups(&self) -> &[String] {
+        match self.profile.events.as_ref() {
+            Some(ev) if ev.members.len() > 1 => &ev.members,
+            _ => &[],
+        }
     }
 
     pub fn origin_label(&self, t: i64) -> String {

@@ -64,48 +64,7 @@ fn find(s: &[u8], from: usize, pat: &[u8]) -> Option<usize> {
     memchr::memmem::find(s.get(from..)?, pat).map(|i| from + i)
 }
 
-/// `&lt;` and friends, and numeric references.
-pub fn unescape(s: &str) -> String {
-    if !s.contains('&') {
-        return s.to_string();
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(i) = rest.find('&') {
-        out.push_str(&rest[..i]);
-        rest = &rest[i..];
-        let Some(end) = rest.find(';').filter(|&e| e <= 12) else {
-            out.push('&');
-            rest = &rest[1..];
-            continue;
-        };
-        let ent = &rest[1..end];
-        let ch = match ent {
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "amp" => Some('&'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            _ => ent
-                .strip_prefix("#x")
-                .and_then(|h| u32::from_str_radix(h, 16).ok())
-                .or_else(|| ent.strip_prefix('#').and_then(|d| d.parse().ok()))
-                .and_then(char::from_u32),
-        };
-        match ch {
-            Some(c) => {
-                out.push(c);
-                rest = &rest[end + 1..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
+use crate::readers::xml_entities::unescape;
 
 fn is_name(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'_' | b':' | b'.' | b'-') || c >= 0x80

@@ -10,8 +10,14 @@
 //! stands for its function, and stacks whose functions agree share a node. Metrics:
 //! `samples` (one per sample row with a stack), `weight` when the sample table has a
 //! weight column (in its `weightType`'s unit), `cpu` when it has CPU deltas
-//! (`threadCPUDelta`, in `meta.sampleUnits`' unit). Markers are counted and skipped.
+//! (`threadCPUDelta`, in `meta.sampleUnits`' unit). Markers with a duration become
+//! event rows on a lane per thread (`markers`), so the timeline shows them.
+//!
+//! The file is read as a stream (`stream`): the long number columns are walked in the
+//! reader's buffer and kept compactly, nothing is built as a JSON document.
 
+mod markers;
+mod stream;
 mod tables;
 
 use std::collections::HashMap;
@@ -21,7 +27,9 @@ use serde_json::Value;
 
 use crate::model::cct::FrameId;
 use crate::model::hidden::hidden_warning;
+use crate::model::intern::FxBuild;
 use crate::model::{Cct, Format, Frame, MetricTable, Profile, Source};
+use stream::{Doc, RawThread, NO};
 use tables::{Func, Thread};
 
 /// Strict probe: a JSON object with a `meta` key whose head shows Gecko's own keys.
@@ -41,30 +49,24 @@ pub fn claims(head: &[u8]) -> bool {
 }
 
 pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, String> {
-    let mut bytes = Vec::new();
-    input
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read: {e}"))?;
-    let doc: Value = serde_json::from_slice(&bytes).map_err(|e| format!("not valid JSON: {e}"))?;
-    drop(bytes);
+    let mut input = input;
+    let (doc, mut warnings) = stream::read(&mut input)?;
     let meta = doc
-        .get("meta")
+        .meta
+        .as_ref()
         .ok_or("no meta object: not a Gecko profile")?;
     let processed = meta.get("preprocessedProfileVersion").is_some();
     let mut threads = Vec::new();
-    let mut warnings = Vec::new();
+    let (meta, shared) = (meta.clone(), &doc.shared);
     if processed {
-        let shared = doc.get("shared");
-        for t in doc
-            .get("threads")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            threads.push(tables::processed_thread(t, shared, label(t, None)));
+        warnings.extend(doc.warnings.iter().cloned());
+        for t in doc.threads {
+            let l = label(&t, None);
+            threads.push(tables::processed_thread(t, shared, l));
         }
     } else {
-        raw_threads(&doc, None, 0, &mut threads, &mut warnings);
+        let start = meta.get("startTime").and_then(Value::as_f64).unwrap_or(0.0);
+        raw_threads(doc, None, start, &mut threads, &mut warnings);
     }
     if threads.is_empty() {
         return Err("no threads in the profile".into());
@@ -80,9 +82,11 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
             .unwrap_or("")
             .to_string()
     };
+    let roots = std::mem::take(&mut b.roots);
     let mut p = b.finish(&threads, &units("threadCPUDelta"), &mut warnings);
-    p.meta = meta_of(meta, processed, &threads);
-    p.dialect = dialect(meta, processed);
+    markers::lane(&mut p, &threads, &roots, &meta, &mut warnings);
+    p.meta = meta_of(&meta, processed, &threads);
+    p.dialect = dialect(&meta, processed);
     p.warnings = warnings;
     source.format = Format::Gecko;
     p.source = source;
@@ -91,54 +95,42 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
 
 /// The raw format's threads, and those of its sub-profiles (`processes`), each of
 /// which has its own `meta` and threads (and sub-profiles).
+/// A sub-profile's times count from its own `meta.startTime` (ms since the epoch):
+/// its markers are moved by the difference to the root profile's.
 fn raw_threads(
-    doc: &Value,
+    doc: Doc,
     parent: Option<&str>,
-    depth: usize,
+    root_start: f64,
     out: &mut Vec<Thread>,
     warnings: &mut Vec<String>,
 ) {
-    for t in doc
-        .get("threads")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        // Old Gecko versions wrote each thread as a JSON string.
-        let parsed;
-        let t = match t.as_str() {
-            Some(s) => match serde_json::from_str::<Value>(s) {
-                Ok(v) => {
-                    parsed = v;
-                    &parsed
-                }
-                Err(e) => {
-                    warnings.push(format!(
-                        "a thread written as a string is not JSON ({e}); skipped"
-                    ));
-                    continue;
-                }
-            },
-            None => t,
-        };
-        out.push(tables::raw_thread(t, label(t, parent)));
+    warnings.extend(doc.warnings);
+    let start = doc
+        .meta
+        .as_ref()
+        .and_then(|m| m.get("startTime"))
+        .and_then(Value::as_f64);
+    let offset = start.map_or(0.0, |s| s - root_start);
+    for t in doc.threads {
+        let l = label(&t, parent);
+        let mut th = tables::raw_thread(t, l);
+        th.offset_ms = if offset.is_finite() { offset } else { 0.0 };
+        out.push(th);
     }
-    let subs = doc.get("processes").and_then(Value::as_array);
-    if depth >= 32 {
-        if subs.is_some_and(|s| !s.is_empty()) {
-            warnings.push("sub-profiles nested deeper than 32 levels were skipped".into());
-        }
-        return;
-    }
-    for sub in subs.into_iter().flatten() {
-        let name = sub.pointer("/meta/product").and_then(Value::as_str);
-        raw_threads(sub, name.or(parent), depth + 1, out, warnings);
+    for sub in doc.processes {
+        let name = sub
+            .meta
+            .as_ref()
+            .and_then(|m| m.pointer("/product"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        raw_threads(sub, name.as_deref().or(parent), root_start, out, warnings);
     }
 }
 
 /// `process / thread (tid N)`: the process by name when the file names it, else by pid.
-fn label(t: &Value, process: Option<&str>) -> String {
-    let text = |k: &str| match t.get(k) {
+fn label(t: &RawThread, process: Option<&str>) -> String {
+    let text = |k: &str| match t.info.get(k) {
         Some(Value::String(s)) => Some(s.clone()),
         Some(Value::Number(n)) => Some(n.to_string()),
         _ => None,
@@ -198,7 +190,7 @@ fn meta_of(meta: &Value, processed: bool, threads: &[Thread]) -> Vec<(String, St
         if processed { "processed" } else { "raw Gecko" }.into(),
     ));
     out.push(("threads".into(), threads.len().to_string()));
-    let samples: usize = threads.iter().map(|t| t.samples.len()).sum();
+    let samples: usize = threads.iter().map(|t| t.n_samples).sum();
     out.push(("samples".into(), samples.to_string()));
     out
 }
@@ -212,8 +204,8 @@ const BAD: u32 = u32::MAX - 2;
 #[derive(Default)]
 struct Builder {
     cct: Cct,
-    frames: HashMap<Func, FrameId>,
-    by_path: HashMap<(u32, FrameId), u32>,
+    frames: HashMap<Func, FrameId, FxBuild>,
+    by_path: HashMap<(u32, FrameId), u32, FxBuild>,
     samples: Vec<f64>,
     weight: Vec<f64>,
     cpu: Vec<f64>,
@@ -222,23 +214,29 @@ struct Builder {
     bad_stack: u64,
     no_func: u64,
     total: u64,
-    markers: usize,
     weight_types: Vec<String>,
+    /// Each thread's root node, in thread order (the markers' lanes point at them).
+    roots: Vec<u32>,
 }
 
 impl Builder {
     fn thread(&mut self, th: &Thread) {
         let root = self.cct.add_node(None, Frame::new(&th.label, "thread"));
+        self.roots.push(root);
         let mut memo = vec![UNSET; th.stacks.len()];
         if let Some(w) = &th.weighted {
             if !self.weight_types.contains(w) {
                 self.weight_types.push(w.clone());
             }
         }
-        self.markers += th.markers;
-        for s in &th.samples {
+        // The columns looked up once, not per sample.
+        let s = &th.samples;
+        let stacks = s.col("stack");
+        let weights = th.weighted.as_ref().and(s.col("weight"));
+        let cpus = s.col("threadCPUDelta");
+        for i in 0..th.n_samples {
             self.total += 1;
-            let Some(stack) = s.stack else {
+            let Some(stack) = stacks.and_then(|c| c.idx(i)) else {
                 self.no_stack += 1;
                 continue;
             };
@@ -247,10 +245,12 @@ impl Builder {
                 continue;
             };
             let n = node as usize;
-            self.grow();
+            if n >= self.samples.len() {
+                self.grow();
+            }
             self.samples[n] += 1.0;
-            self.weight[n] += s.weight;
-            if let Some(c) = s.cpu {
+            self.weight[n] += weights.and_then(|c| c.num(i)).unwrap_or(1.0);
+            if let Some(c) = cpus.and_then(|c| c.num(i)) {
                 self.cpu[n] += c;
                 self.any_cpu = true;
             }
@@ -283,7 +283,10 @@ impl Builder {
                 Some(UNSET) => {
                     memo[c] = VISITING;
                     chain.push(c);
-                    cur = th.stacks[c].0;
+                    cur = match th.stacks[c].0 {
+                        NO => None,
+                        p => Some(p as usize),
+                    };
                 }
                 Some(n) => {
                     parent = n;
@@ -292,7 +295,7 @@ impl Builder {
             }
         }
         for &c in chain.iter().rev() {
-            let func = th.stacks[c].1;
+            let func = th.stacks[c].1 as usize;
             let fid = self.frame(th.frames.get(func).and_then(Option::as_ref));
             let node = match self.by_path.get(&(parent, fid)) {
                 Some(&n) => n,
@@ -410,12 +413,6 @@ impl Builder {
             warnings.push(format!(
                 "threads weigh their samples in different units ({}); the weight column adds them as they are",
                 self.weight_types.join(", ")
-            ));
-        }
-        if self.markers > 0 {
-            warnings.push(format!(
-                "{} marker(s) skipped: grove does not read the Firefox Profiler's markers yet",
-                self.markers
             ));
         }
     }

@@ -5,7 +5,7 @@
 //! per thread; the processed format stores columns as arrays with the strings in
 //! `shared.stringArray` (newer) or the thread's `stringArray`/`stringTable` (older).
 
-use serde_json::Value;
+use super::stream::{RawThread, Table, NO};
 
 /// A function as the call tree shows it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
@@ -16,13 +16,16 @@ pub struct Func {
     pub lib: Option<String>,
 }
 
-#[derive(Debug, Default)]
-pub struct Sample {
-    /// None: the sample has no stack (`null`), which the Firefox Profiler leaves out of
-    /// the call tree.
-    pub stack: Option<usize>,
-    pub weight: f64,
-    pub cpu: Option<f64>,
+/// A marker as the file gives it (times in ms, as the samples').
+#[derive(Debug, Clone, Default)]
+pub struct Marker {
+    pub name: String,
+    pub start: Option<f64>,
+    pub end: Option<f64>,
+    /// 0 instant, 1 interval, 2 interval start, 3 interval end (None: the raw format's
+    /// markers before phases: an interval when both times are given).
+    pub phase: Option<i64>,
+    pub category: Option<i64>,
 }
 
 /// One thread's tables, indices checked by the tree builder (a bad index is skipped
@@ -30,22 +33,27 @@ pub struct Sample {
 #[derive(Debug, Default)]
 pub struct Thread {
     pub label: String,
-    /// (prefix, frame) per stack index.
-    pub stacks: Vec<(Option<usize>, usize)>,
+    /// The thread's pid and tid as the file writes them (the markers' lane).
+    pub pid: String,
+    pub tid: String,
+    /// (prefix, frame) per stack index; `NO`: none.
+    pub stacks: Vec<(u32, u32)>,
     /// The function of each frame index (None: the frame names no function).
     pub frames: Vec<Option<Func>>,
-    pub samples: Vec<Sample>,
+    /// The sample table (columns `stack`, `weight`, `threadCPUDelta`) and its rows.
+    pub samples: Table,
+    pub n_samples: usize,
     /// Whether the sample table has a weight column, and its `weightType`.
     pub weighted: Option<String>,
-    pub markers: usize,
+    /// The marker table's rows, and those markers.
+    pub marker_rows: usize,
+    pub markers: Vec<Marker>,
+    /// Added to the markers' times: a raw sub-profile's start after the root's (ms).
+    pub offset_ms: f64,
 }
 
-fn idx(v: &Value) -> Option<usize> {
-    v.as_u64().and_then(|n| usize::try_from(n).ok())
-}
-
-fn num(v: &Value) -> Option<f64> {
-    v.as_f64().filter(|x| x.is_finite())
+fn to_u32(i: Option<usize>) -> u32 {
+    i.and_then(|i| u32::try_from(i).ok()).unwrap_or(NO)
 }
 
 /// `name (file:line:col)` -> (name, file, line): how Gecko writes JS and labelled
@@ -89,161 +97,150 @@ fn split_location(loc: &str) -> Func {
     }
 }
 
-/// A raw table: its column positions and rows.
-struct Schema<'a> {
-    cols: &'a serde_json::Map<String, Value>,
-    rows: &'a [Value],
+/// The thread's pid or tid as text (string or number).
+fn text(t: &RawThread, k: &str) -> Option<String> {
+    match t.info.get(k)? {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
 }
 
-impl<'a> Schema<'a> {
-    fn of(table: Option<&'a Value>) -> Option<Schema<'a>> {
-        let t = table?;
-        Some(Schema {
-            cols: t.get("schema")?.as_object()?,
-            rows: t.get("data")?.as_array()?,
+/// The markers of a table (either dialect), names resolved.
+fn markers(m: Option<&Table>, strings: &[String], n: usize) -> Vec<Marker> {
+    let Some(m) = m else { return Vec::new() };
+    let (name, start, end) = (m.col("name"), m.col("startTime"), m.col("endTime"));
+    let (phase, cat) = (m.col("phase"), m.col("category"));
+    (0..n)
+        .map(|i| Marker {
+            name: name
+                .and_then(|c| c.idx(i))
+                .and_then(|s| strings.get(s))
+                .cloned()
+                .unwrap_or_default(),
+            start: start.and_then(|c| c.num(i)),
+            end: end.and_then(|c| c.num(i)),
+            phase: phase.and_then(|c| c.int(i)),
+            category: cat.and_then(|c| c.int(i)),
         })
-    }
+        .collect()
+}
 
-    fn col(&self, name: &str) -> Option<usize> {
-        self.cols.get(name).and_then(idx)
-    }
-
-    fn cell(row: &'a Value, col: Option<usize>) -> Option<&'a Value> {
-        row.as_array()?.get(col?).filter(|v| !v.is_null())
+fn base(t: &RawThread, label: String) -> Thread {
+    Thread {
+        label,
+        pid: text(t, "pid").unwrap_or_default(),
+        tid: text(t, "tid").unwrap_or_default(),
+        ..Thread::default()
     }
 }
 
-/// A thread of the raw Gecko format.
-pub fn raw_thread(t: &Value, label: String) -> Thread {
-    let strings: Vec<&str> = t
-        .get("stringTable")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().map(|s| s.as_str().unwrap_or("")).collect())
-        .unwrap_or_default();
-    let string = |v: Option<&Value>| v.and_then(idx).and_then(|i| strings.get(i)).copied();
-    let mut th = Thread {
-        label,
-        ..Thread::default()
-    };
-    if let Some(s) = Schema::of(t.get("stackTable")) {
+/// A thread of the raw Gecko format: tables with a `schema` (those without are not read).
+pub fn raw_thread(mut t: RawThread, label: String) -> Thread {
+    let strings = t.strings.take().unwrap_or_default();
+    let string = |i: Option<usize>| i.and_then(|i| strings.get(i)).map(String::as_str);
+    let mut th = base(&t, label);
+    let raw = |k: &str| t.tables.get(k).filter(|x| x.is_raw());
+    if let Some(s) = raw("stackTable") {
         let (prefix, frame) = (s.col("prefix"), s.col("frame"));
-        for row in s.rows {
-            let f = Schema::cell(row, frame).and_then(idx).unwrap_or(usize::MAX);
-            th.stacks.push((Schema::cell(row, prefix).and_then(idx), f));
-        }
+        th.stacks = (0..s.rows())
+            .map(|i| {
+                let p = prefix.and_then(|c| c.idx(i));
+                (to_u32(p), to_u32(frame.and_then(|c| c.idx(i))))
+            })
+            .collect();
     }
-    if let Some(s) = Schema::of(t.get("frameTable")) {
+    if let Some(s) = raw("frameTable") {
         // A frame's own `line` (where in the function it was) is finer than the call
         // tree groups by: the function is its location string, as the Firefox
         // Profiler's processing keys functions.
         let loc = s.col("location");
-        for row in s.rows {
-            th.frames
-                .push(string(Schema::cell(row, loc)).map(split_location));
+        th.frames = (0..s.rows())
+            .map(|i| string(loc.and_then(|c| c.idx(i))).map(split_location))
+            .collect();
+    }
+    if let Some(m) = t.tables.get("markers") {
+        th.marker_rows = m.rows();
+        if m.is_raw() {
+            th.markers = markers(Some(m), &strings, m.rows());
         }
     }
-    if let Some(s) = Schema::of(t.get("samples")) {
-        let (stack, weight, cpu) = (s.col("stack"), s.col("weight"), s.col("threadCPUDelta"));
-        if weight.is_some() {
-            let kind = t.pointer("/samples/weightType").and_then(Value::as_str);
-            th.weighted = Some(kind.unwrap_or("samples").to_string());
+    if let Some(s) = t.tables.remove("samples").filter(Table::is_raw) {
+        if s.has("weight") {
+            th.weighted = Some(s.weight_type.clone().unwrap_or_else(|| "samples".into()));
         }
-        for row in s.rows {
-            th.samples.push(Sample {
-                stack: Schema::cell(row, stack).and_then(idx),
-                weight: Schema::cell(row, weight).and_then(num).unwrap_or(1.0),
-                cpu: Schema::cell(row, cpu).and_then(num),
-            });
-        }
+        th.n_samples = s.rows();
+        th.samples = s;
     }
-    th.markers = t
-        .pointer("/markers/data")
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len);
     th
-}
-
-/// The `i`-th value of a processed column (None when the column or the cell is
-/// missing or null).
-fn at<'a>(table: Option<&'a Value>, col: &str, i: usize) -> Option<&'a Value> {
-    table?.get(col)?.as_array()?.get(i).filter(|v| !v.is_null())
-}
-
-/// A column's length: `length` when given, else the longest of the named columns.
-fn len(table: Option<&Value>, cols: &[&str]) -> usize {
-    let Some(t) = table else { return 0 };
-    if let Some(n) = t.get("length").and_then(idx) {
-        return n;
-    }
-    cols.iter()
-        .filter_map(|c| t.get(*c).and_then(Value::as_array).map(Vec::len))
-        .max()
-        .unwrap_or(0)
 }
 
 /// A thread of the processed format; `shared` is the profile's `shared` object,
 /// where newer versions keep the strings (and may keep the tables).
-pub fn processed_thread(t: &Value, shared: Option<&Value>, label: String) -> Thread {
-    let table = |k: &str| t.get(k).or_else(|| shared.and_then(|s| s.get(k)));
-    let strings: Vec<&str> = t
-        .get("stringArray")
-        .or_else(|| t.get("stringTable").filter(|v| v.is_array()))
-        .or_else(|| shared.and_then(|s| s.get("stringArray")))
-        .and_then(Value::as_array)
-        .map(|a| a.iter().map(|s| s.as_str().unwrap_or("")).collect())
-        .unwrap_or_default();
-    let string = |v: Option<&Value>| v.and_then(idx).and_then(|i| strings.get(i)).copied();
-    let mut th = Thread {
-        label,
-        ..Thread::default()
+pub fn processed_thread(mut t: RawThread, shared: &RawThread, label: String) -> Thread {
+    let mut th = base(&t, label);
+    let samples = match t.tables.remove("samples") {
+        Some(s) => Some(s),
+        None => shared.tables.get("samples").cloned(),
     };
-    let stacks = table("stackTable");
-    for i in 0..len(stacks, &["frame", "prefix"]) {
-        let frame = at(stacks, "frame", i).and_then(idx).unwrap_or(usize::MAX);
-        th.stacks
-            .push((at(stacks, "prefix", i).and_then(idx), frame));
+    let table = |k: &str| t.tables.get(k).or_else(|| shared.tables.get(k));
+    let strings: &[String] = t
+        .strings
+        .as_deref()
+        .or(shared.strings.as_deref())
+        .unwrap_or_default();
+    let string = |i: Option<usize>| i.and_then(|i| strings.get(i)).map(String::as_str);
+    if let Some(s) = table("stackTable") {
+        let (prefix, frame) = (s.col("prefix"), s.col("frame"));
+        th.stacks = (0..s.len(&["frame", "prefix"]))
+            .map(|i| {
+                let p = prefix.and_then(|c| c.idx(i));
+                (to_u32(p), to_u32(frame.and_then(|c| c.idx(i))))
+            })
+            .collect();
     }
-    let (frames, funcs) = (table("frameTable"), table("funcTable"));
-    let resources = table("resourceTable");
+    let (funcs, resources) = (table("funcTable"), table("resourceTable"));
+    let fcol = |k: &str| funcs.and_then(|f| f.col(k));
+    let (fname, fres, ffile, fline) = (
+        fcol("name"),
+        fcol("resource"),
+        fcol("fileName"),
+        fcol("lineNumber"),
+    );
+    let rname = resources.and_then(|r| r.col("name"));
     let func_of = |f: usize| -> Option<Func> {
-        let name = string(at(funcs, "name", f))?;
-        let lib = at(funcs, "resource", f)
-            .and_then(Value::as_i64)
+        let name = string(fname.and_then(|c| c.idx(f)))?;
+        let lib = fres
+            .and_then(|c| c.int(f))
             .filter(|r| *r >= 0)
-            .and_then(|r| string(at(resources, "name", r as usize)))
+            .and_then(|r| string(rname.and_then(|c| c.idx(r as usize))))
             .map(str::to_string);
         Some(Func {
             name: name.to_string(),
-            file: string(at(funcs, "fileName", f)).map(str::to_string),
-            line: at(funcs, "lineNumber", f).and_then(Value::as_i64),
+            file: string(ffile.and_then(|c| c.idx(f))).map(str::to_string),
+            line: fline.and_then(|c| c.int(f)),
             lib,
         })
     };
-    for i in 0..len(frames, &["func"]) {
-        let func = at(frames, "func", i).and_then(idx).and_then(func_of);
+    if let Some(frames) = table("frameTable") {
         // A frame's own line (where in the function) is finer than the call tree
         // groups by; the function's line is kept.
-        th.frames.push(func);
+        let func = frames.col("func");
+        th.frames = (0..frames.len(&["func"]))
+            .map(|i| func.and_then(|c| c.idx(i)).and_then(func_of))
+            .collect();
     }
-    let samples = t.get("samples");
-    let n = len(samples, &["stack", "time", "timeDeltas", "weight"]);
-    let has_weight = samples
-        .and_then(|s| s.get("weight"))
-        .is_some_and(Value::is_array);
-    if has_weight {
-        let kind = samples
-            .and_then(|s| s.get("weightType"))
-            .and_then(Value::as_str);
-        th.weighted = Some(kind.unwrap_or("samples").to_string());
+    if let Some(m) = t.tables.get("markers") {
+        th.marker_rows = m.len(&["name", "startTime"]);
+        th.markers = markers(Some(m), strings, th.marker_rows);
     }
-    for i in 0..n {
-        th.samples.push(Sample {
-            stack: at(samples, "stack", i).and_then(idx),
-            weight: at(samples, "weight", i).and_then(num).unwrap_or(1.0),
-            cpu: at(samples, "threadCPUDelta", i).and_then(num),
-        });
+    if let Some(s) = samples {
+        th.n_samples = s.len(&["stack", "time", "timeDeltas", "weight"]);
+        if s.has("weight") {
+            th.weighted = Some(s.weight_type.clone().unwrap_or_else(|| "samples".into()));
+        }
+        th.samples = s;
     }
-    th.markers = len(t.get("markers"), &["name", "startTime"]);
     th
 }
 

@@ -81,7 +81,16 @@ fn raw_gecko_threads_stacks_and_cpu() {
         "{:?}",
         p.warnings
     );
-    assert!(p.warnings.iter().any(|w| w.contains("2 marker(s) skipped")));
+    // The interval marker is a row on the thread's lane; the instant one is counted.
+    let ev = p.events.as_ref().expect("a markers lane");
+    assert_eq!((ev.len(), ev.ts[0], ev.dur[0]), (1, 1_000_000, 1_000_000));
+    assert_eq!(ev.strings.resolve(ev.name[0]), "0x1234");
+    assert_eq!(ev.strings.resolve(ev.tid[0]), "10");
+    assert_eq!(ev.node, vec![p.cct.root_ids()[0]]);
+    assert!(p
+        .warnings
+        .iter()
+        .any(|w| w.contains("1 instant marker(s) skipped")));
     assert!(
         p.dialect.starts_with("Gecko profile (version 27)"),
         "{}",
@@ -144,8 +153,58 @@ fn bad_input_is_an_error_or_a_warning_never_a_panic() {
     );
     assert!(load(r#"{"meta":{"stackwalk":1},"threads":[]}"#).is_err());
     assert!(load(r#"{"meta":{"stackwalk":1},"threads":[{"samples":5,"stackTable":"x"}]"#).is_err());
+    // A damaged `length` far beyond the columns (found by the fuzzer: 4e9 rows).
+    let long = PROCESSED.replace(
+        r#""stackTable":{"length":3"#,
+        r#""stackTable":{"length":3999999999"#,
+    );
+    assert!(load(&long).is_ok());
     let odd = r#"{"meta":{"stackwalk":1},"threads":[{"samples":{"schema":{"stack":9},"data":[[1],5,null]},"stackTable":{"schema":{},"data":[1]}}, "str", 3]}"#;
     let _ = load(odd);
+}
+
+/// Processed markers: an interval, a start/end pair matched by name, an instant, an
+/// end without its start; categories named by `meta.categories`.
+#[test]
+fn processed_markers_with_durations_become_a_lane() {
+    let text = PROCESSED
+        .replace(
+            r#""startTime":0,"#,
+            r#""startTime":0,"categories":[{"name":"Other"},{"name":"GC / CC"}],"#,
+        )
+        .replace(
+            r#""markers":{"length":0,"name":[],"startTime":[],"endTime":[],"phase":[],"data":[]}"#,
+            r#""markers":{"length":5,"name":[0,1,1,2,2],"startTime":[1,2,null,3,null],
+               "endTime":[1.5,null,4,null,9],"phase":[1,2,3,0,3],"category":[1,0,0,0,0],
+               "data":[null,{"type":"GC"},null,null,null]}"#,
+        );
+    let p = load(&text).unwrap();
+    let ev = p.events.as_ref().expect("a markers lane");
+    let rows: Vec<(&str, &str, i64, i64)> = (0..ev.len())
+        .map(|i| {
+            (
+                ev.strings.resolve(ev.name[i]),
+                ev.strings.resolve(ev.cat[i]),
+                ev.ts[i],
+                ev.dur[i],
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            ("main", "GC / CC", 1_000_000, 500_000),
+            ("inner", "Other", 2_000_000, 2_000_000)
+        ]
+    );
+    assert_eq!(ev.strings.resolve(ev.pid[0]), "7");
+    for w in ["1 instant marker", "1 interval marker start(s) or end(s)"] {
+        assert!(
+            p.warnings.iter().any(|x| x.contains(w)),
+            "{w}: {:?}",
+            p.warnings
+        );
+    }
 }
 
 #[test]

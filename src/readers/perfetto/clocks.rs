@@ -41,7 +41,16 @@ pub struct Clocks {
     paths: HashMap<ClockKey, Option<Vec<ClockKey>>, FxBuild>,
     /// Clocks without a path, with how many timestamps were kept unconverted.
     pub unlinked: HashMap<u32, u64>,
+    /// The last one-hop conversion, `(from, a, b, until)`: a value v of `from` in
+    /// [a, until) is b + (v - a). Most packets convert as the one before them did.
+    last: Option<(ClockKey, i64, i64, i64)>,
+    /// Counts the snapshots read: a cache made before the last one is stale.
+    pub generation: u64,
 }
+
+/// A sequence's own conversion cache (`Clocks::convert_with`): the snapshot generation
+/// it was made in and `Clocks::last`'s fields.
+pub type ConvCache = Option<(u64, ClockKey, i64, i64, i64)>;
 
 impl Clocks {
     pub fn trace_clock(&self) -> u32 {
@@ -51,6 +60,8 @@ impl Clocks {
     /// Records a snapshot taken on sequence `seq`; returns the incremental clocks' new
     /// base values (in the clock's own units) for the sequence to restart from.
     pub fn snapshot(&mut self, seq: u32, s: &ClockSnapshot) -> Vec<(ClockKey, i64)> {
+        self.last = None;
+        self.generation += 1;
         if let Some(p) = s.primary_trace_clock {
             if p != 0 {
                 self.trace_clock = Some(p);
@@ -91,10 +102,31 @@ impl Clocks {
 
     /// `ns` (already in ns) of clock `from`, in the trace clock; unconverted (and counted)
     /// when no snapshot links the two.
+    /// `convert` with the caller's cache (a sequence's): sequences interleave, so one
+    /// cache for all would miss at every switch.
+    #[inline]
+    pub fn convert_with(&mut self, from: ClockKey, ns: i64, cache: &mut ConvCache) -> i64 {
+        if let Some((g, f, a, b, until)) = *cache {
+            if g == self.generation && f == from && ns >= a && ns < until {
+                return b.saturating_add(ns.saturating_sub(a));
+            }
+        }
+        let v = self.convert(from, ns);
+        if let Some((f, a, b, until)) = self.last.filter(|l| l.0 == from) {
+            *cache = Some((self.generation, f, a, b, until));
+        }
+        v
+    }
+
     pub fn convert(&mut self, from: ClockKey, ns: i64) -> i64 {
         let to = (0, self.trace_clock());
         if from == to {
             return ns;
+        }
+        if let Some((f, a, b, until)) = self.last {
+            if f == from && ns >= a && ns < until {
+                return b.saturating_add(ns.saturating_sub(a));
+            }
         }
         let path = match self.paths.get(&from) {
             Some(p) => p,

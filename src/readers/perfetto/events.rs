@@ -129,7 +129,7 @@ impl Decoder {
     }
 
     fn event(&mut self, p: &Packet, ts: Option<i64>, e: &Ev, b: &[u8], bufs: &mut Bufs) {
-        let seq = self.seqs.entry(p.seq).or_default();
+        let seq = self.seqs.entry(p.seq);
         let ts = match (ts, e.absolute_us, e.delta_us) {
             (Some(t), _, _) => t,
             (None, Some(abs), _) => abs.saturating_mul(1000),
@@ -155,7 +155,7 @@ impl Decoder {
             }
             None => None,
         };
-        let seq = self.seqs.entry(p.seq).or_default();
+        let seq = self.seqs.entry(p.seq);
         let mut key = match e.track.or_else(|| seq.default_track()) {
             Some(u) => Key::Uuid(u),
             None => {
@@ -350,7 +350,7 @@ impl Decoder {
         }
         let iid = e.name_iid.or(legacy.and_then(|l| l.name_iid));
         match iid {
-            Some(iid) => match self.seqs.get(&seq).and_then(|s| s.names.get(&iid)) {
+            Some(iid) => match self.seqs.get(seq).and_then(|s| s.names.get(&iid)) {
                 Some(&n) => n,
                 None => {
                     self.stats.unknown_iids += 1;
@@ -366,7 +366,7 @@ impl Decoder {
         if let Some(c) = e.cat_names {
             return strings.intern_bytes(c);
         }
-        let Some(s) = self.seqs.get(&seq) else {
+        let Some(s) = self.seqs.get(seq) else {
             return strings.intern("");
         };
         match iids {
@@ -391,8 +391,8 @@ impl Decoder {
     /// What a category means, asked once per category: Kineto's and rocprofv3's
     /// categories name GPU activity and runtime calls; anything else is a CPU slice.
     fn kind_of(&mut self, cat: u32) -> EventKind {
-        if let Some(&k) = self.kinds.get(&cat) {
-            return k;
+        if let Some(Some(k)) = self.kinds.get(cat as usize) {
+            return *k;
         }
         let text = self.tr.events.strings.resolve(cat);
         let k = match text {
@@ -402,7 +402,11 @@ impl Decoder {
             "hip_api" | "hsa_api" | "rccl_api" | "hip_api_ext" => EventKind::Runtime,
             _ => EventKind::from_category(text).unwrap_or(EventKind::Cpu),
         };
-        self.kinds.insert(cat, k);
+        let i = cat as usize;
+        if self.kinds.len() <= i {
+            self.kinds.resize(i + 1, None);
+        }
+        self.kinds[i] = Some(k);
         k
     }
 
@@ -415,7 +419,7 @@ impl Decoder {
             return (NONE_U32, corr);
         }
         let gpu = kind.is_gpu_activity();
-        let names = self.seqs.get(&seq).map(|s| &s.ann_names);
+        let names = self.seqs.get(seq).map(|s| &s.ann_names);
         let store = &mut self.tr.events.arg_store;
         for (f, v) in Fields::new(b) {
             let (4, Value::Len(a)) = (f, v) else {

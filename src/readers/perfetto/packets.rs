@@ -21,18 +21,120 @@ use crate::readers::chrome::ChromeTrace;
 const SEQ_INCREMENTAL_STATE_CLEARED: u64 = 1;
 const SEQ_NEEDS_INCREMENTAL_STATE: u64 = 2;
 
+/// Interned ids to interned strings. The SDK numbers iids from 1 up, so small ones are
+/// a vector's index (no hashing per event); a large one (damage, or another writer's
+/// scheme) goes to a map. The vector grows only as far as about twice its entries, so
+/// a damaged iid cannot make it large.
+#[derive(Default)]
+pub struct IidMap {
+    dense: Vec<u32>,
+    sparse: HashMap<u64, u32, FxBuild>,
+    n: usize,
+}
+
+const NO_IID: u32 = u32::MAX;
+
+impl IidMap {
+    pub fn insert(&mut self, iid: u64, v: u32) {
+        self.n += 1;
+        let limit = (2 * self.n + 1024) as u64;
+        if iid < limit && v != NO_IID {
+            let i = iid as usize;
+            if self.dense.len() <= i {
+                self.dense.resize(i + 1, NO_IID);
+            }
+            self.dense[i] = v;
+            // A later value for an iid once kept in the map replaces it there too.
+            if !self.sparse.is_empty() {
+                self.sparse.remove(&iid);
+            }
+        } else {
+            self.sparse.insert(iid, v);
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, iid: &u64) -> Option<&u32> {
+        match self.dense.get(*iid as usize) {
+            Some(v) if *v != NO_IID && *iid < self.dense.len() as u64 => Some(v),
+            _ if self.sparse.is_empty() => None,
+            _ => self.sparse.get(iid),
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.dense.clear();
+        self.sparse.clear();
+        self.n = 0;
+    }
+}
+
+/// The packet sequences by id, remembering the last one asked for: packets come in
+/// runs from one sequence (a writer's chunk), so most lookups are one comparison.
+#[derive(Default)]
+pub struct Seqs {
+    list: Vec<Seq>,
+    index: HashMap<u32, usize, FxBuild>,
+    last: std::cell::Cell<Option<(u32, usize)>>,
+}
+
+impl Seqs {
+    #[inline]
+    fn find(&self, id: u32) -> Option<usize> {
+        if let Some((k, i)) = self.last.get() {
+            if k == id {
+                return Some(i);
+            }
+        }
+        let i = *self.index.get(&id)?;
+        self.last.set(Some((id, i)));
+        Some(i)
+    }
+
+    /// The sequence, made when first seen.
+    #[inline]
+    pub fn entry(&mut self, id: u32) -> &mut Seq {
+        let i = match self.find(id) {
+            Some(i) => i,
+            None => {
+                let i = self.list.len();
+                self.list.push(Seq::default());
+                self.index.insert(id, i);
+                self.last.set(Some((id, i)));
+                i
+            }
+        };
+        &mut self.list[i]
+    }
+
+    #[inline]
+    pub fn get(&self, id: u32) -> Option<&Seq> {
+        self.find(id).map(|i| &self.list[i])
+    }
+
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+}
+
 /// One packet sequence's incremental state (a writer thread's, in the SDK).
 #[derive(Default)]
 pub struct Seq {
     /// False after a packet of the sequence was lost, until the state is cleared:
     /// packets that need it are skipped, as trace_processor does.
     pub lost: bool,
-    pub names: HashMap<u64, u32, FxBuild>,
-    pub cats: HashMap<u64, u32, FxBuild>,
+    pub names: IidMap,
+    pub cats: IidMap,
     pub ann_names: HashMap<u64, String, FxBuild>,
     pub defaults: Option<TracePacketDefaults>,
     /// The last value of each incremental clock, in the clock's units.
-    pub incr: HashMap<u32, i64, FxBuild>,
+    /// (clock id, value): a sequence uses one or two clocks, so a list.
+    pub incr: Vec<(u32, i64)>,
+    /// The clock this sequence's last timestamp was in, its units, and the conversion
+    /// to the trace clock that served it: valid while no snapshot came since
+    /// (`Clocks::generation`). Packets of one sequence mostly share one clock.
+    pub clock_cache: Option<(u64, clocks::ClockKey, bool, i64)>,
+    pub conv: clocks::ConvCache,
     /// The legacy thread descriptor packet's thread, and its time base for
     /// `timestamp_delta_us`.
     pub thread: Option<(i32, i64)>,
@@ -81,7 +183,7 @@ pub struct Stats {
 
 pub struct Decoder {
     pub tr: ChromeTrace,
-    pub seqs: HashMap<u32, Seq, FxBuild>,
+    pub seqs: Seqs,
     pub clocks: Clocks,
     pub tracks: Tracks,
     pub stats: Stats,
@@ -92,14 +194,15 @@ pub struct Decoder {
     /// Flow ids with the track and time of each event naming them, in file order.
     pub flows: Vec<(u64, u32, i64)>,
     /// What each category means (`kind_of`).
-    pub kinds: HashMap<u32, crate::model::events::EventKind, FxBuild>,
+    /// By the category's string id (dense), so no hashing per event.
+    pub kinds: Vec<Option<crate::model::events::EventKind>>,
 }
 
 impl Decoder {
     pub fn new() -> Self {
         Decoder {
             tr: ChromeTrace::default(),
-            seqs: HashMap::default(),
+            seqs: Seqs::default(),
             clocks: Clocks::default(),
             tracks: Tracks::default(),
             stats: Stats::default(),
@@ -107,40 +210,77 @@ impl Decoder {
             max_ts: i64::MIN,
             bufs: Default::default(),
             flows: Vec::new(),
-            kinds: HashMap::default(),
+            kinds: Vec::new(),
         }
     }
 
     /// Reads the stream to its end. Damage after the first packet ends the read with a
-    /// warning (what came before is kept); damage before it is the error.
+    /// warning (what came before is kept); damage before it is the error. Packets whole
+    /// in the input's buffer are read where they lie; one that crosses the buffer's end
+    /// is copied out (`read_packet`).
     pub fn read_stream(&mut self, input: &mut dyn BufRead) -> Result<(), String> {
         let mut buf: Vec<u8> = Vec::new();
         loop {
+            let used = match input.fill_buf() {
+                Ok([]) => return Ok(()),
+                Ok(b) => self.packets_in(b),
+                Err(e) => return self.cut(e.to_string()),
+            };
+            match used {
+                Ok(0) => {}
+                Ok(n) => {
+                    input.consume(n);
+                    continue;
+                }
+                Err(e) => return self.cut(e),
+            }
+            // The next packet crosses the buffer's end: read it field by field.
             let key = match read_varint(input) {
                 Ok(Some(k)) => k,
                 Ok(None) => return Ok(()),
                 Err(e) => return self.cut(e),
             };
             if key != 0x0a {
-                return self.cut(format!(
-                    "a field other than Trace.packet (key {key:#x}) where a packet should start"
-                ));
+                return self.cut(not_a_packet(key));
             }
             let len = match read_varint(input) {
                 Ok(Some(l)) => l,
                 Ok(None) => return self.cut("the input ends inside a packet's length".into()),
                 Err(e) => return self.cut(e),
             };
-            let Ok(len) = usize::try_from(len) else {
-                return self.cut(format!("a packet of {len} bytes"));
+            let len = match packet_len(len) {
+                Ok(l) => l,
+                Err(e) => return self.cut(e),
             };
-            if len > 1 << 30 {
-                return self.cut(format!("a packet of {len} bytes (more than 1 GiB)"));
-            }
             if let Err(e) = read_packet(input, &mut buf, len) {
                 return self.cut(e);
             }
             self.packet(&buf[..len], true);
+        }
+    }
+
+    /// The packets whole in `b`, read in place: the bytes they took. 0 when the first
+    /// packet (or its key or length) crosses the end of `b`.
+    fn packets_in(&mut self, b: &[u8]) -> Result<usize, String> {
+        let mut at = 0;
+        loop {
+            let rest = &b[at..];
+            let Some((key, n)) = varint(rest) else {
+                return Ok(at);
+            };
+            if key != 0x0a {
+                return Err(not_a_packet(key));
+            }
+            let Some((len, m)) = varint(&rest[n..]) else {
+                return Ok(at);
+            };
+            let len = packet_len(len)?;
+            let start = n + m;
+            if rest.len() - start < len {
+                return Ok(at);
+            }
+            self.packet(&rest[start..start + len], true);
+            at += start + len;
         }
     }
 
@@ -187,7 +327,7 @@ impl Decoder {
             self.stats.bad_packets += 1;
             return;
         }
-        let seq = self.seqs.entry(p.seq).or_default();
+        let seq = self.seqs.entry(p.seq);
         if p.dropped {
             seq.lost = true;
         }
@@ -213,9 +353,12 @@ impl Decoder {
             match ClockSnapshot::decode(c) {
                 Ok(c) => {
                     let bases = self.clocks.snapshot(p.seq, &c);
-                    let seq = self.seqs.entry(p.seq).or_default();
+                    let seq = self.seqs.entry(p.seq);
                     for ((_, id), v) in bases {
-                        seq.incr.insert(id, v);
+                        match seq.incr.iter_mut().find(|(c, _)| *c == id) {
+                            Some(x) => x.1 = v,
+                            None => seq.incr.push((id, v)),
+                        }
                     }
                 }
                 Err(_) => self.stats.bad_packets += 1,
@@ -231,7 +374,7 @@ impl Decoder {
             Data::Clock(_) => {}
             Data::Thread(t) => match ThreadDescriptor::decode(t) {
                 Ok(t) => {
-                    let seq = self.seqs.entry(p.seq).or_default();
+                    let seq = self.seqs.entry(p.seq);
                     seq.thread = Some((t.pid.unwrap_or(0), t.tid.unwrap_or(0)));
                     seq.reference_us = t.reference_timestamp_us.unwrap_or(0);
                     self.tracks.legacy_thread(&t);
@@ -278,7 +421,7 @@ impl Decoder {
             return;
         };
         let strings = &mut self.tr.events.strings;
-        let seq = self.seqs.entry(seq_id).or_default();
+        let seq = self.seqs.entry(seq_id);
         for n in &d.event_names {
             seq.names.insert(n.iid, strings.intern(&n.name));
         }
@@ -293,21 +436,39 @@ impl Decoder {
     /// The packet's time in the trace clock (ns), from its timestamp in its clock.
     fn time(&mut self, p: &Packet) -> Option<i64> {
         let raw = p.timestamp?;
-        let seq = self.seqs.entry(p.seq).or_default();
+        let seq = self.seqs.entry(p.seq);
         let clock = p
             .clock
             .or_else(|| seq.defaults.as_ref().and_then(|d| d.timestamp_clock_id))
             .unwrap_or_else(|| self.clocks.trace_clock());
         let key = clocks::key(p.seq, clock);
-        let (incremental, unit) = self.clocks.units.get(&key).copied().unwrap_or((false, 1));
+        let gen = self.clocks.generation;
+        let (incremental, unit) = match seq.clock_cache {
+            Some((g, k, inc, u)) if g == gen && k == key => (inc, u),
+            _ => {
+                let (inc, u) = self.clocks.units.get(&key).copied().unwrap_or((false, 1));
+                seq.clock_cache = Some((gen, key, inc, u));
+                (inc, u)
+            }
+        };
         let value = if incremental {
-            let v = seq.incr.entry(clock).or_default();
+            let i = match seq.incr.iter().position(|(c, _)| *c == clock) {
+                Some(i) => i,
+                None => {
+                    seq.incr.push((clock, 0));
+                    seq.incr.len() - 1
+                }
+            };
+            let v = &mut seq.incr[i].1;
             *v = v.wrapping_add(raw as i64);
             *v
         } else {
             raw as i64
         };
-        Some(self.clocks.convert(key, value.saturating_mul(unit)))
+        Some(
+            self.clocks
+                .convert_with(key, value.saturating_mul(unit), &mut seq.conv),
+        )
     }
 }
 
@@ -336,6 +497,19 @@ enum Data<'a> {
     Process(&'a [u8]),
     Compressed(&'a [u8]),
     Other(u32),
+}
+
+fn not_a_packet(key: u64) -> String {
+    format!("a field other than Trace.packet (key {key:#x}) where a packet should start")
+}
+
+/// A packet's length as the stream gives it, refused when absurd.
+fn packet_len(len: u64) -> Result<usize, String> {
+    match usize::try_from(len) {
+        Ok(l) if l <= 1 << 30 => Ok(l),
+        Ok(_) => Err(format!("a packet of {len} bytes (more than 1 GiB)")),
+        Err(_) => Err(format!("a packet of {len} bytes")),
+    }
 }
 
 /// Reads a packet of `len` bytes into `buf[..len]`. The buffer only grows (no zeroing

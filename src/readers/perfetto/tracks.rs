@@ -50,11 +50,20 @@ pub struct Tracks {
     /// Processes and threads that legacy descriptor packets name.
     pub processes: HashMap<i32, ProcessDescriptor>,
     pub threads: HashMap<(i32, i64), String>,
+    /// The last key asked for and its track: events come in runs on one track.
+    last: Option<(Key, u32)>,
 }
 
 impl Tracks {
+    #[inline]
     pub fn get(&mut self, key: Key) -> u32 {
+        if let Some((k, i)) = self.last {
+            if k == key {
+                return i;
+            }
+        }
         if let Some(&i) = self.index.get(&key) {
+            self.last = Some((key, i));
             return i;
         }
         let i = self.list.len() as u32;
@@ -68,6 +77,7 @@ impl Tracks {
             events: 0,
         });
         self.index.insert(key, i);
+        self.last = Some((key, i));
         i
     }
 

@@ -24,8 +24,14 @@ impl Value<'_> {
 }
 
 /// Reads a varint at the start of `b`: its value and length.
-#[inline]
+#[inline(always)]
 pub fn varint(b: &[u8]) -> Option<(u64, usize)> {
+    // Most varints on the hot path (keys, small ids, deltas) are one byte.
+    if let Some(&x) = b.first() {
+        if x < 0x80 {
+            return Some((u64::from(x), 1));
+        }
+    }
     let mut v = 0u64;
     for (i, &x) in b.iter().enumerate().take(10) {
         v |= u64::from(x & 0x7f) << (7 * i);

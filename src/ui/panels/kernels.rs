@@ -17,8 +17,8 @@ pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffe
     let k = &app.kernels;
     let header = theme.style("ui.column.header");
     let by = k.sort.name();
-    let title = format!(
-        "{} by {by}{}{} — s: order  c/n: category/name  M/m: memory on/off  Enter: select",
+    let mut title = format!(
+        "{} by {by}{}{}",
         if k.by_category {
             "categories"
         } else {
@@ -31,6 +31,17 @@ pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffe
         },
         k.top.map(|t| format!(", top {t}")).unwrap_or_default(),
     );
+    // The key hints that fit, whole (at 80 columns the last one was cut mid-word).
+    let mut sep = " — ";
+    for hint in HINTS {
+        if title.chars().count() + sep.chars().count() + hint.chars().count() > area.width as usize
+        {
+            break;
+        }
+        title.push_str(sep);
+        title.push_str(hint);
+        sep = "  ";
+    }
     put(buf, area.x, area.y, &title, area.right(), header);
     if k.rows.is_empty() {
         put(
@@ -55,7 +66,16 @@ pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffe
     };
     let value = |r: &crate::gpu::kernels::KernelRow| bar_value(k.sort, r);
     let max = k.bar_max;
-    let (name_w, bar_w, cat_w) = columns(k, area.width as usize);
+    // Several profiles side by side: their label before the name, never cut.
+    let pw = k
+        .rows
+        .iter()
+        .filter_map(|r| r.profile.as_deref())
+        .map(|p| p.chars().count() + 1)
+        .max()
+        .unwrap_or(0)
+        .min(area.width as usize / 4);
+    let (name_w, bar_w, cat_w) = columns(k, (area.width as usize).saturating_sub(pw));
     let cuts = k.cut_names(name_w, g.ellipsis);
     let blocks = if g.ascii { ASCII_BLOCKS } else { BLOCKS };
     for (i, r) in k.rows.iter().enumerate().skip(offset).take(rows) {
@@ -75,9 +95,22 @@ pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffe
         } else {
             cuts.get(i).cloned().unwrap_or_default()
         };
-        let mut x = put(
+        let mut x = area.x;
+        if let Some(p) = r.profile.as_deref() {
+            let p = crate::ui::text::fit(p, pw.saturating_sub(1), g);
+            put(
+                buf,
+                x,
+                y,
+                &p,
+                area.right(),
+                base.patch(theme.style("ui.dim")),
+            );
+            x += pw as u16;
+        }
+        x = put(
             buf,
-            area.x,
+            x,
             y,
             &format!("{name:<name_w$} "),
             area.right(),
@@ -123,6 +156,14 @@ pub fn kernels(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffe
     }
 }
 
+/// The title's key hints, most useful first.
+const HINTS: [&str; 4] = [
+    "s: order",
+    "c/n: category/name",
+    "M/m: memory on/off",
+    "Enter: select",
+];
+
 /// The statistics after the bar: `{total:>9} {pct:>5.1}% {count:>8}× `.
 const STATS_W: usize = 9 + 1 + 6 + 1 + 9 + 1;
 
@@ -155,7 +196,6 @@ pub fn kernel_details(
     r: Rect,
     lines: &mut Vec<(String, Style)>,
 ) {
-    let _ = r;
     let k = &app.kernels;
     let Some(row) = k.rows.get(k.cursor) else {
         return;
@@ -163,6 +203,9 @@ pub fn kernel_details(
     let title = theme.style("ui.title");
     let text = theme.style("ui.text");
     lines.push((row.name.clone(), title));
+    if let Some(p) = &row.profile {
+        lines.push((format!("profile   {p}"), text));
+    }
     lines.push((format!("category  {}", row.category), text));
     let d = |x: f64| format::duration_ns(x, g.micro);
     for (label, v) in [
@@ -193,9 +236,19 @@ pub fn kernel_details(
                 .max()
                 .unwrap_or(0)
                 .min(26);
+            // The pane's text width (`ui::layout` draws from r.x + 2, one column short).
+            let w = r.width.saturating_sub(3) as usize;
             for (k, v) in a.iter() {
                 let v = readable::arg_value(&a, k, v);
-                lines.push((format!("{k:<kw$} {v}"), theme.style("ui.dim")));
+                let line = format!("{k:<kw$} {v}");
+                if line.chars().count() <= w {
+                    lines.push((line, theme.style("ui.dim")));
+                } else {
+                    // Too wide for the pane: the value under its key, not wrapped
+                    // mid-value (`[384,1` / `,1]`).
+                    lines.push((k.to_string(), theme.style("ui.dim")));
+                    lines.push((format!("  {v}"), theme.style("ui.dim")));
+                }
             }
         }
     }

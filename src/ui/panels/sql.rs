@@ -12,6 +12,25 @@ use crate::sql::write::{cell_text, numeric};
 use crate::ui::text::fit_name;
 use crate::ui::theme::Theme;
 
+/// `text` in lines of at most `width` characters, broken at spaces (a word longer
+/// than the width stays whole on its own line and is cut by the screen).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let n = line.chars().count();
+        if n > 0 && n + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines
+}
+
 /// The widest a column is drawn.
 const MAX_WIDTH: usize = 40;
 
@@ -20,17 +39,19 @@ pub fn sql(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer) {
     let header = theme.style("ui.column.header");
     let text = theme.style("ui.text");
     let Some(a) = &v.answer else {
-        put(
-            buf,
-            area.x,
-            area.y,
-            &format!(
-                "no query yet: :sql QUERY over the tables {} (docs/sql.md)",
-                crate::sql::TABLES.join(", ")
-            ),
-            area.right(),
-            theme.style("ui.dim"),
+        let hint = format!(
+            "no query yet: :sql QUERY over the tables {} (docs/sql.md)",
+            crate::sql::TABLES.join(", ")
         );
+        // Wrapped at spaces: at 80 columns the table list ran off the edge.
+        for (i, line) in wrap_words(&hint, area.width as usize)
+            .iter()
+            .take(area.height as usize)
+            .enumerate()
+        {
+            let y = area.y + i as u16;
+            put(buf, area.x, y, line, area.right(), theme.style("ui.dim"));
+        }
         return;
     };
     let df = &a.df;

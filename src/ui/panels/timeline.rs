@@ -93,8 +93,15 @@ pub fn instance_details(app: &App, theme: &Theme, g: &Glyphs, lines: &mut Vec<(S
             dim,
         ));
     }
+    if let Some(m) = &tl.marks {
+        lines.push((
+            format!("marked    {} × {} (m clears)", m.count, m.path),
+            theme.style("ui.match"),
+        ));
+    }
     let Some(i) = tl.selected else {
         lines.push(("←/→: slice on the row, j/k: row".into(), dim));
+        lines.push(("m: mark the tree's selected node".into(), dim));
         lines.push(("n/N: next/previous kernel on the lane".into(), dim));
         lines.push(("]/[: next/previous idle gap, I: list".into(), dim));
         return;

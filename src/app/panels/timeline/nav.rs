@@ -28,14 +28,31 @@ pub enum TimelineCmd {
     /// The cursor to the slice linked with the selection: a kernel's launch, or the
     /// first kernel a runtime call launched.
     Link,
+    /// Every instance of a tree node marked on the lanes, or the marks cleared.
+    Mark(MarkArg),
+}
+
+/// What `timeline mark` marks.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MarkArg {
+    /// The tree's selection; the marks cleared when they are already its. Logged as
+    /// the path it marked (or `off`), so a replay marks the same node.
+    Toggle,
+    /// The node at this path of the loaded tree.
+    Path(String),
+    Off,
 }
 
 pub fn parse(i: &Input) -> Result<Command, ParseError> {
-    const MSG: &str = "expected next, prev, collapse, hide, restore, step N or link";
+    const MSG: &str = "expected next, prev, collapse, hide, restore, step N, link or mark";
     let c = match i.args {
         [] => return Err(i.missing(MSG)),
         [w, lane] if w.text == "collapse" => TimelineCmd::Collapse(Some(lane.text.clone())),
         [w, lane] if w.text == "hide" => TimelineCmd::Hide(Some(lane.text.clone())),
+        [w, p] if w.text == "mark" => TimelineCmd::Mark(match p.text.as_str() {
+            "off" => MarkArg::Off,
+            path => MarkArg::Path(path.to_string()),
+        }),
         [w, n] if w.text == "step" => TimelineCmd::Step(
             n.text
                 .trim_start_matches("ProfilerStep#")
@@ -50,6 +67,7 @@ pub fn parse(i: &Input) -> Result<Command, ParseError> {
             "hide" => TimelineCmd::Hide(None),
             "restore" => TimelineCmd::Restore,
             "link" => TimelineCmd::Link,
+            "mark" => TimelineCmd::Mark(MarkArg::Toggle),
             _ => return Err(Input::at(w, MSG)),
         },
         [_, t, ..] => return Err(Input::too_many(t)),
@@ -71,6 +89,9 @@ pub fn print(c: &Command, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         TimelineCmd::Restore => f.write_str("timeline restore"),
         TimelineCmd::Step(n) => write!(f, "timeline step {n}"),
         TimelineCmd::Link => f.write_str("timeline link"),
+        TimelineCmd::Mark(MarkArg::Toggle) => f.write_str("timeline mark"),
+        TimelineCmd::Mark(MarkArg::Off) => f.write_str("timeline mark off"),
+        TimelineCmd::Mark(MarkArg::Path(p)) => write!(f, "timeline mark {}", quote(p)),
     }
 }
 
@@ -82,35 +103,72 @@ pub fn log(c: &Command) -> Log {
     }
 }
 
-/// One row on screen: a lane and its stack row, `None` for a collapsed lane.
-pub type ScreenRow = (usize, Option<usize>);
+/// One row on screen: an ensemble member's header, or a lane (its index in `lanes()`)
+/// and its stack row, `None` for a collapsed lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScreenRow {
+    Group(u16),
+    Lane(usize, Option<usize>),
+}
 
 impl App {
     /// The rows on screen, top to bottom: each shown lane's stack rows, or one row
-    /// when it is collapsed. O(lanes + rows), not a pass over events.
+    /// when it is collapsed; an ensemble's lanes under a header per member, in member
+    /// order. O(members × lanes + rows), not a pass over events.
     pub fn timeline_rows(&self) -> Vec<ScreenRow> {
         let tl = &self.timeline;
+        let lanes = self.lanes();
         let mut out = Vec::new();
-        for (li, lane) in self.lanes().iter().enumerate() {
+        let push = |li: usize, out: &mut Vec<ScreenRow>| {
             if tl.hidden.contains(&li) {
-                continue;
+                return;
             }
-            let depth = lane.index.stack.depth();
+            let depth = lanes[li].index.stack.depth();
             if tl.collapsed.contains(&li) || depth == 0 {
-                out.push((li, None));
+                out.push(ScreenRow::Lane(li, None));
             } else {
-                out.extend((0..depth).map(|r| (li, Some(r))));
+                out.extend((0..depth).map(|r| ScreenRow::Lane(li, Some(r))));
+            }
+        };
+        let groups = self.timeline_groups().len() as u16;
+        if groups == 0 {
+            (0..lanes.len()).for_each(|li| push(li, &mut out));
+            return out;
+        }
+        for m in 0..groups {
+            out.push(ScreenRow::Group(m));
+            if !tl.collapsed_groups.contains(&m) {
+                let mine = (0..lanes.len()).filter(|&li| lanes[li].member == m);
+                mine.for_each(|li| push(li, &mut out));
             }
         }
         out
     }
 
-    /// The cursor's place in `timeline_rows`.
+    /// The cursor's place in `timeline_rows`: its group's header when it is on one or
+    /// its lane's group is collapsed.
     pub fn timeline_cursor_row(&self, rows: &[ScreenRow]) -> usize {
         let tl = &self.timeline;
+        let member = self.lanes().get(tl.lane).map(|l| l.member);
+        let header = |m: Option<u16>| {
+            rows.iter()
+                .position(|&r| m.is_some() && r == ScreenRow::Group(m.unwrap_or(0)))
+        };
+        if tl.group.is_some() {
+            if let Some(k) = header(tl.group) {
+                return k;
+            }
+        }
         rows.iter()
-            .position(|&(l, r)| l == tl.lane && r.is_none_or(|r| r == tl.row))
-            .or_else(|| rows.iter().position(|&(l, _)| l >= tl.lane))
+            .position(|&r| {
+                matches!(r, ScreenRow::Lane(l, row)
+                    if l == tl.lane && row.is_none_or(|row| row == tl.row))
+            })
+            .or_else(|| header(member))
+            .or_else(|| {
+                rows.iter()
+                    .position(|&r| matches!(r, ScreenRow::Lane(l, _) if l >= tl.lane))
+            })
             .unwrap_or(0)
     }
 
@@ -121,7 +179,14 @@ impl App {
             return;
         }
         let at = self.timeline_cursor_row(&rows) as isize;
-        let (lane, row) = rows[(at + delta).clamp(0, rows.len() as isize - 1) as usize];
+        let (lane, row) = match rows[(at + delta).clamp(0, rows.len() as isize - 1) as usize] {
+            ScreenRow::Group(m) => {
+                self.timeline.group = Some(m);
+                return;
+            }
+            ScreenRow::Lane(l, r) => (l, r),
+        };
+        self.timeline.group = None;
         self.timeline.lane = lane;
         self.timeline.row = row.unwrap_or(0);
         let Some(row) = row else { return };
@@ -148,13 +213,22 @@ impl App {
                     linked.push(l);
                 }
             } else if ev.kind[iu] == EventKind::Runtime {
-                linked.extend(
-                    g.model
-                        .activities
+                let acts = &g.model.activities;
+                let pairs = self.timeline.launched.get(&acts.len(), || {
+                    let mut p: Vec<(u32, u32)> = acts
                         .iter()
-                        .copied()
-                        .filter(|&k| ev.launch.get(k as usize).copied() == Some(i)),
-                );
+                        .filter_map(|&k| {
+                            let l = ev.launch.get(k as usize).copied()?;
+                            (l != NONE_U32).then_some((l, k))
+                        })
+                        .collect();
+                    // Stable: a call's activities stay in start order.
+                    p.sort_by_key(|x| x.0);
+                    p.shrink_to_fit();
+                    p
+                });
+                let lo = pairs.partition_point(|x| x.0 < i);
+                linked.extend(pairs[lo..].iter().take_while(|x| x.0 == i).map(|x| x.1));
             }
         }
         self.timeline.linked = linked;
@@ -166,6 +240,19 @@ impl App {
         if t < a || t >= b {
             let w = b - a;
             self.timeline.window = (t - w / 2, t - w / 2 + w);
+        }
+    }
+
+    /// The ensemble member named `label`, or the one whose header the cursor is on
+    /// (without a label).
+    fn group_named(&self, label: Option<&str>) -> Option<u16> {
+        match label {
+            None => self.timeline.group,
+            Some(l) => self
+                .timeline_groups()
+                .iter()
+                .position(|g| g == l)
+                .map(|m| m as u16),
         }
     }
 
@@ -187,6 +274,16 @@ impl App {
         let n = self.lanes().len();
         match cmd {
             TimelineCmd::Collapse(label) => {
+                if let Some(m) = self.group_named(label.as_deref()) {
+                    let tl = &mut self.view.timeline;
+                    if let Some(k) = tl.collapsed_groups.iter().position(|&g| g == m) {
+                        tl.collapsed_groups.remove(k);
+                    } else {
+                        tl.collapsed_groups.push(m);
+                    }
+                    let label = self.timeline_groups()[m as usize].clone();
+                    return Ok(Some(Command::Timeline(TimelineCmd::Collapse(Some(label)))));
+                }
                 let lane = self.lane_named(label.as_deref())?;
                 logged = Command::Timeline(TimelineCmd::Collapse(Some(
                     self.lanes()[lane].label.clone(),
@@ -202,6 +299,9 @@ impl App {
                 }
             }
             TimelineCmd::Hide(label) => {
+                if self.group_named(label.as_deref()).is_some() {
+                    return Err("a member's header is not hidden: collapse it (z)".into());
+                }
                 let lane = self.lane_named(label.as_deref())?;
                 logged =
                     Command::Timeline(TimelineCmd::Hide(Some(self.lanes()[lane].label.clone())));
@@ -224,6 +324,7 @@ impl App {
                 let tl = &mut self.view.timeline;
                 tl.hidden.clear();
                 tl.collapsed.clear();
+                tl.collapsed_groups.clear();
             }
             TimelineCmd::Step(s) => {
                 let (a, b) = self.step_span(s)?;
@@ -239,6 +340,9 @@ impl App {
                     "no slice before the cursor on this row"
                 })?;
                 self.go_to_slice(i);
+            }
+            TimelineCmd::Mark(arg) => {
+                logged = Command::Timeline(TimelineCmd::Mark(self.mark(arg)?))
             }
             TimelineCmd::Link => {
                 let i = *self
@@ -283,10 +387,13 @@ impl App {
             Some((li, l.index.stack.row_of(p).unwrap_or(0)))
         });
         if let Some((lane, row)) = place {
+            let member = self.lanes()[lane].member;
             let tl = &mut self.view.timeline;
             tl.lane = lane;
             tl.row = row;
+            tl.group = None;
             tl.hidden.retain(|&l| l != lane);
+            tl.collapsed_groups.retain(|&m| m != member);
         }
         self.timeline.cursor_t = ts;
         self.show_time(ts);
@@ -349,6 +456,10 @@ mod tests {
             "timeline restore",
             "timeline step 3",
             "timeline link",
+            "timeline mark",
+            "timeline mark off",
+            "timeline mark main/aten::mm",
+            "timeline mark \"main/my op\"",
         ] {
             assert_eq!(Command::parse(t).unwrap().to_string(), t);
         }

@@ -10,7 +10,7 @@ use ratatui::style::{Modifier, Style};
 
 use super::super::{put, ASCII_BLOCKS, BLOCKS};
 use super::ruler;
-use crate::app::panels::timeline::LaneRef;
+use crate::app::panels::timeline::{LaneRef, ScreenRow};
 use crate::app::App;
 use crate::gpu::stack_chart::Piece;
 use crate::model::{EventKind, EventTable};
@@ -133,7 +133,8 @@ impl Ctx<'_> {
     }
 
     /// One expanded stack row of a lane.
-    fn stack_row(&self, lane: &LaneRef<'_>, row: usize, y: u16, buf: &mut Buffer) {
+    fn stack_row(&self, (li, lane): (usize, &LaneRef<'_>), row: usize, y: u16, buf: &mut Buffer) {
+        let marks = self.app.lane_marks(li);
         let ix = lane.index;
         let blocks = if self.g.ascii { ASCII_BLOCKS } else { BLOCKS };
         let edge = if self.g.ascii { "|" } else { "▏" };
@@ -157,6 +158,13 @@ impl Ctx<'_> {
                     }
                     let w = c1 - c0;
                     let name = box_label(self.ev, i as usize);
+                    // A marked instance of the tree's selection: its edge says so.
+                    let edge = if marks.is_some_and(|m| m.contains(row, pos)) {
+                        st = st.add_modifier(Modifier::UNDERLINED);
+                        self.mark_glyph()
+                    } else {
+                        edge
+                    };
                     let text = format!("{edge}{}", fit(&name, w - 1, self.g.ellipsis));
                     put(buf, self.x0 + c0 as u16, y, &text, right, st);
                 }
@@ -173,6 +181,9 @@ impl Ctx<'_> {
                     cell.set_style(st);
                 }
             }
+        }
+        if let Some(m) = marks {
+            self.mark_cells(m, ix, &[row], &pieces, y, buf);
         }
         // A selected or linked slice narrower than a cell gets a marker over its cell.
         let marker = if self.g.ascii { "v" } else { "▼" };
@@ -199,7 +210,7 @@ impl Ctx<'_> {
     }
 
     /// A collapsed lane: busy share per cell, as the timeline was before stacks.
-    fn collapsed_row(&self, lane: &LaneRef<'_>, y: u16, buf: &mut Buffer) {
+    fn collapsed_row(&self, (li, lane): (usize, &LaneRef<'_>), y: u16, buf: &mut Buffer) {
         let blocks = if self.g.ascii { ASCII_BLOCKS } else { BLOCKS };
         let (a, b) = self.window;
         let cells = lane.index.cells(a, b, self.width as usize);
@@ -222,6 +233,48 @@ impl Ctx<'_> {
                 l => blocks[l],
             };
             buf.set_stringn(self.x0 + c as u16, y, glyph, 1, st);
+        }
+        if let Some(m) = self.app.lane_marks(li) {
+            let rows: Vec<usize> = (0..m.rows.len()).collect();
+            self.mark_cells(m, lane.index, &rows, &[], y, buf);
+        }
+    }
+
+    fn mark_glyph(&self) -> &'static str {
+        if self.g.ascii {
+            "*"
+        } else {
+            "◆"
+        }
+    }
+
+    /// The marked slices of stack rows `rows` that are not boxes (`pieces`): a mark
+    /// glyph over each column they cover.
+    fn mark_cells(
+        &self,
+        m: &crate::gpu::marks::LaneMarks,
+        ix: &crate::gpu::timeline::LaneIndex,
+        rows: &[usize],
+        pieces: &[Piece],
+        y: u16,
+        buf: &mut Buffer,
+    ) {
+        let boxed: Vec<u32> = pieces
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Box { pos, .. } => Some(*pos),
+                _ => None,
+            })
+            .collect();
+        let st = self.theme.style("ui.match").add_modifier(Modifier::BOLD);
+        for &r in rows {
+            for (c, p) in m.columns(r, ix, self.window, self.width as usize) {
+                if boxed.binary_search(&p).is_err() {
+                    let cell = &mut buf[(self.x0 + c as u16, y)];
+                    cell.set_symbol(self.mark_glyph());
+                    cell.set_style(st);
+                }
+            }
         }
     }
 }
@@ -311,18 +364,30 @@ pub fn chart(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer)
     };
     let rows = app.timeline_rows();
     let lanes = app.lanes();
+    let tracks = app.counter_tracks();
+    let lines = lines(app, &rows, &lanes, &tracks);
     let at = app.timeline_cursor_row(&rows);
+    let at_line = lines.iter().position(|l| *l == Line::Row(at)).unwrap_or(0);
     let h = (area.height - 1) as usize;
-    let offset = (at + 1).saturating_sub(h);
+    let offset = (at_line + 1).saturating_sub(h);
     let cursor_col = ctx.col(tl.cursor_t);
-    // Lane names cut where they differ (`r0 tMaster`, `r1 tMaster`), not at the end;
-    // a name that fits the label column stays whole.
-    let w = LABEL_W as usize;
-    let full: Vec<&str> = lanes.iter().map(|l| l.label.as_str()).collect();
-    let own = full.iter().map(|l| crate::ui::text::fit(l, w, g)).collect();
-    let names = crate::present::distinct::keep_apart(&full, own, w, g.ellipsis);
-    for (k, &(li, row)) in rows.iter().enumerate().skip(offset).take(h) {
-        let y = area.y + 1 + (k - offset) as u16;
+    let names = lane_names(app, &lanes, g);
+    for (j, line) in lines.iter().enumerate().skip(offset).take(h) {
+        let y = area.y + 1 + (j - offset) as u16;
+        let k = match *line {
+            Line::Row(k) => k,
+            Line::Counter(t) => {
+                ctx.counter_row(&tracks[t], y, buf);
+                continue;
+            }
+        };
+        let (li, row) = match rows[k] {
+            ScreenRow::Lane(li, row) => (li, row),
+            ScreenRow::Group(m) => {
+                ctx.group_row(m, (area.x, y), k == at, &lanes, buf);
+                continue;
+            }
+        };
         let lane = &lanes[li];
         let first = row.unwrap_or(0) == 0;
         let label = match row {
@@ -346,8 +411,8 @@ pub fn chart(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer)
             label_style,
         );
         match row {
-            Some(r) => ctx.stack_row(lane, r, y, buf),
-            None => ctx.collapsed_row(lane, y, buf),
+            Some(r) => ctx.stack_row((li, lane), r, y, buf),
+            None => ctx.collapsed_row((li, lane), y, buf),
         }
         if k == at && (0..ctx.width as i64).contains(&cursor_col) {
             let x = ctx.x0 + cursor_col as u16;
@@ -355,13 +420,122 @@ pub fn chart(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer)
             cell.set_style(theme.style("ui.cursor"));
         }
     }
-    let drawn = rows.len().saturating_sub(offset).min(h);
-    let tracks = app.counter_tracks();
-    for (j, track) in tracks.iter().take(h - drawn).enumerate() {
-        let y = area.y + 1 + (drawn + j) as u16;
-        ctx.counter_row(track, y, buf);
+    lines.len().saturating_sub(offset).min(h)
+}
+
+/// The lanes' names in the label column: cut where they differ (`r0 tMaster`, `r1
+/// tMaster`), not at the end; a name that fits stays whole. Under an ensemble member's
+/// header, without the member's label they start with.
+fn lane_names(app: &App, lanes: &[LaneRef<'_>], g: &Glyphs) -> Vec<String> {
+    let groups = app.timeline_groups();
+    let full: Vec<&str> = lanes
+        .iter()
+        .map(|l| {
+            let group = groups.get(l.member as usize).map_or("", String::as_str);
+            match l.label.strip_prefix(group) {
+                Some(rest) if !group.is_empty() => rest.trim_start(),
+                _ => l.label.as_str(),
+            }
+        })
+        .collect();
+    let w = LABEL_W as usize;
+    let own = full.iter().map(|l| crate::ui::text::fit(l, w, g)).collect();
+    crate::present::distinct::keep_apart(&full, own, w, g.ellipsis)
+}
+
+impl Ctx<'_> {
+    /// An ensemble member's header: its label (with the fold's glyph) and, across
+    /// the plot, its lanes' count on a rule.
+    fn group_row(
+        &self,
+        m: u16,
+        (x, y): (u16, u16),
+        at: bool,
+        lanes: &[LaneRef<'_>],
+        buf: &mut Buffer,
+    ) {
+        let label = self
+            .app
+            .timeline_groups()
+            .get(m as usize)
+            .cloned()
+            .unwrap_or_default();
+        let folded = self.app.timeline.collapsed_groups.contains(&m);
+        let glyph = match (folded, self.g.ascii) {
+            (true, true) => "+",
+            (false, true) => "-",
+            (true, false) => "▸",
+            (false, false) => "▾",
+        };
+        let text = crate::ui::text::fit(&label, LABEL_W as usize - 2, self.g);
+        let st = if at {
+            self.theme.style("ui.selection")
+        } else {
+            self.theme.style("ui.title")
+        };
+        put(buf, x, y, &format!("{glyph}{text}"), self.x0, st);
+        let n = lanes.iter().filter(|l| l.member == m).count();
+        let rule = if self.g.ascii { "-" } else { "─" };
+        let note = format!(
+            "{rule}{rule} {label} · {n} lane{} ",
+            if n == 1 { "" } else { "s" }
+        );
+        let dim = self.theme.style("ui.dim");
+        let end = put(buf, self.x0, y, &note, self.x0 + self.width, dim);
+        let fill: String = rule.repeat((self.x0 + self.width).saturating_sub(end) as usize);
+        put(buf, end, y, &fill, self.x0 + self.width, dim);
     }
-    drawn + tracks.len().min(h - drawn)
+}
+
+/// A row under the ruler: one of `timeline_rows` (by its place there) or a counter
+/// track.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Line {
+    Row(usize),
+    Counter(usize),
+}
+
+/// The rows under the ruler, top to bottom: each counter track after the last row of
+/// the lane it belongs to (`counters::place`: its stream, else its process), the others
+/// at the end. O(rows × tracks), no pass over events.
+fn lines(
+    app: &App,
+    rows: &[ScreenRow],
+    lanes: &[LaneRef<'_>],
+    tracks: &[crate::gpu::counters::Track],
+) -> Vec<Line> {
+    let lane_of = |r: &ScreenRow| match *r {
+        ScreenRow::Lane(li, _) => Some(li),
+        ScreenRow::Group(_) => None,
+    };
+    let shown = |li: usize| rows.iter().any(|r| lane_of(r) == Some(li));
+    let keys: Vec<(u32, Option<i64>)> = match (app.profile.events.as_ref(), app.gpu.as_ref()) {
+        (Some(ev), Some(g)) => lanes
+            .iter()
+            .enumerate()
+            .map(|(li, l)| match l.index.events.first() {
+                Some(&i) if shown(li) => (
+                    ev.pid[i as usize],
+                    g.model.lanes.get(li).filter(|_| l.gpu).map(|m| m.stream),
+                ),
+                _ => (u32::MAX, None),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let at = crate::gpu::counters::place(tracks, &keys);
+    let mut out = Vec::with_capacity(rows.len() + tracks.len());
+    for (k, r) in rows.iter().enumerate() {
+        out.push(Line::Row(k));
+        let Some(li) = lane_of(r) else { continue };
+        if rows.get(k + 1).and_then(lane_of) != Some(li) {
+            let under = at.iter().enumerate().filter(|(_, a)| **a == Some(li));
+            out.extend(under.map(|(t, _)| Line::Counter(t)));
+        }
+    }
+    let rest = at.iter().enumerate().filter(|(_, a)| a.is_none());
+    out.extend(rest.map(|(t, _)| Line::Counter(t)));
+    out
 }
 
 /// The chart as text, `width` columns wide, every row (no scrolling): what `grove

@@ -1,0 +1,696 @@
+//! The profile read once through grove's pull reader (`crate::json`), never as a whole
+//! document: a 100 MB samply recording is mostly a few long arrays of numbers (the
+//! sample table's stack, time and CPU-delta columns), which are walked in the reader's
+//! buffer by a loop of their own and kept as compact columns (`Col`), only those the
+//! tree needs; every other value is skipped without being built. Small parts (`meta`,
+//! a thread's name and ids, a raw table's `schema`) become `serde_json::Value`s.
+
+use std::collections::HashMap;
+use std::io::Read;
+
+use serde_json::Value;
+
+use crate::json::{JsonError, JsonReader, Kind};
+
+/// No index (null, not a number, or out of range) in an `Idx` column.
+pub const NO: u32 = u32::MAX;
+
+/// One column of numbers. Indices (non-negative integers, the most common content by
+/// far) take 4 bytes each; a column that holds anything else becomes f64s (NaN: null
+/// or not a number). `Count` keeps only how many values there were.
+#[derive(Debug, Clone)]
+pub enum Col {
+    Idx(Vec<u32>),
+    Num(Vec<f64>),
+    Count(usize),
+}
+
+impl Default for Col {
+    fn default() -> Self {
+        Col::Idx(Vec::new())
+    }
+}
+
+impl Col {
+    #[inline]
+    fn push(&mut self, v: f64) {
+        match self {
+            Col::Idx(x) => {
+                if v >= 0.0 && v < f64::from(NO) && v.fract() == 0.0 {
+                    x.push(v as u32);
+                } else if v.is_nan() {
+                    x.push(NO);
+                } else {
+                    let mut n: Vec<f64> = x
+                        .iter()
+                        .map(|&i| if i == NO { f64::NAN } else { f64::from(i) })
+                        .collect();
+                    n.push(v);
+                    *self = Col::Num(n);
+                }
+            }
+            Col::Num(x) => x.push(v),
+            Col::Count(n) => *n += 1,
+        }
+    }
+
+    #[inline]
+    fn push_int(&mut self, v: u64) {
+        match self {
+            Col::Idx(x) if v < u64::from(NO) => x.push(v as u32),
+            _ => self.push(v as f64),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Col::Idx(x) => x.len(),
+            Col::Num(x) => x.len(),
+            Col::Count(n) => *n,
+        }
+    }
+
+    fn pad(&mut self, len: usize) {
+        while self.len() < len {
+            self.push(f64::NAN);
+        }
+    }
+
+    /// The value at `i` as an index: a non-negative integer.
+    #[inline]
+    pub fn idx(&self, i: usize) -> Option<usize> {
+        match self {
+            Col::Idx(x) => x.get(i).filter(|&&v| v != NO).map(|&v| v as usize),
+            Col::Num(x) => x
+                .get(i)
+                .filter(|v| **v >= 0.0 && v.fract() == 0.0 && **v < 1e15)
+                .map(|&v| v as usize),
+            Col::Count(_) => None,
+        }
+    }
+
+    /// The value at `i` as a finite number.
+    #[inline]
+    pub fn num(&self, i: usize) -> Option<f64> {
+        match self {
+            Col::Idx(x) => x.get(i).filter(|&&v| v != NO).map(|&v| f64::from(v)),
+            Col::Num(x) => x.get(i).copied().filter(|v| v.is_finite()),
+            Col::Count(_) => None,
+        }
+    }
+
+    /// The value at `i` as an integer (negative ones included).
+    pub fn int(&self, i: usize) -> Option<i64> {
+        self.num(i)
+            .filter(|v| v.fract() == 0.0 && v.abs() < 9e15)
+            .map(|v| v as i64)
+    }
+}
+
+/// A table of either dialect: the raw format's `schema` and `data` rows (kept by
+/// position, then named by the schema), or the processed format's named columns.
+#[derive(Debug, Default, Clone)]
+pub struct Table {
+    schema: Option<HashMap<String, usize>>,
+    /// Raw rows by position; None: a column the schema (read first) does not want.
+    by_pos: Vec<Option<Col>>,
+    rows: usize,
+    named: HashMap<String, Col>,
+    pub length: Option<usize>,
+    pub weight_type: Option<String>,
+}
+
+impl Table {
+    pub fn is_raw(&self) -> bool {
+        self.schema.is_some()
+    }
+
+    /// Whether the table has the column (in its schema, or as an array).
+    pub fn has(&self, name: &str) -> bool {
+        self.named.contains_key(name) || self.schema.as_ref().is_some_and(|s| s.contains_key(name))
+    }
+
+    /// The raw rows read (`data`'s length), schema or not.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn col(&self, name: &str) -> Option<&Col> {
+        if let Some(c) = self.named.get(name) {
+            return Some(c);
+        }
+        let pos = *self.schema.as_ref()?.get(name)?;
+        self.by_pos.get(pos)?.as_ref()
+    }
+
+    /// Rows: a raw table's row count; a processed one's longest column among `cols`,
+    /// or its `length` when that is shorter. A `length` beyond every column is not
+    /// trusted (rows there hold nothing, and a damaged `length` of 4e9 would make the
+    /// tables that size: the fuzzer's find).
+    pub fn len(&self, cols: &[&str]) -> usize {
+        if self.schema.is_some() {
+            return self.rows;
+        }
+        let longest = cols
+            .iter()
+            .filter_map(|c| self.named.get(*c).map(Col::len))
+            .max()
+            .unwrap_or(0);
+        self.length.map_or(longest, |n| n.min(longest))
+    }
+}
+
+/// The columns kept of each table a thread (or `shared`) may hold; others are skipped.
+/// `time`/`timeDeltas` are only counted (a processed sample table's length).
+fn wanted(table: &str) -> Option<&'static [&'static str]> {
+    Some(match table {
+        "samples" => &["stack", "weight", "threadCPUDelta", "time", "timeDeltas"],
+        "stackTable" => &["prefix", "frame"],
+        "frameTable" => &["location", "func"],
+        "funcTable" => &["name", "resource", "fileName", "lineNumber"],
+        "resourceTable" => &["name"],
+        "markers" => &["name", "startTime", "endTime", "phase", "category"],
+        _ => return None,
+    })
+}
+
+fn counted_only(col: &str) -> bool {
+    matches!(col, "time" | "timeDeltas")
+}
+
+/// One thread as read: its scalar fields, strings and tables.
+#[derive(Debug, Default)]
+pub struct RawThread {
+    pub info: HashMap<String, Value>,
+    pub strings: Option<Vec<String>>,
+    pub tables: HashMap<&'static str, Table>,
+}
+
+/// A whole profile (or a raw sub-profile of `processes`).
+#[derive(Debug, Default)]
+pub struct Doc {
+    pub meta: Option<Value>,
+    pub threads: Vec<RawThread>,
+    pub shared: RawThread,
+    pub processes: Vec<Doc>,
+    /// Threads written as JSON strings that are not JSON, sub-profiles too deep.
+    pub warnings: Vec<String>,
+}
+
+type R<'a> = JsonReader<&'a mut dyn Read>;
+
+/// Reads the profile. Errors are the JSON reader's (with their position).
+pub fn read(input: &mut dyn Read) -> Result<(Doc, Vec<String>), String> {
+    let mut r: R = JsonReader::new(input);
+    r.skip_bom();
+    let doc = doc(&mut r, 0).map_err(|e| format!("not valid JSON: {e}"))?;
+    if !r.at_eof() {
+        return Err(format!(
+            "not valid JSON: {}",
+            r.error("trailing characters after the profile")
+        ));
+    }
+    Ok((doc, r.repairs.warnings()))
+}
+
+fn doc(r: &mut R, depth: usize) -> Result<Doc, JsonError> {
+    let mut d = Doc::default();
+    if r.peek_kind()? != Kind::Object {
+        return Err(r.error("the profile is not a JSON object"));
+    }
+    r.begin_object()?;
+    let (mut key, mut first) = (Vec::new(), true);
+    while r.next_key(first, &mut key)? {
+        first = false;
+        match key.as_slice() {
+            b"meta" => d.meta = Some(r.read_value()?),
+            b"threads" => threads(r, &mut d)?,
+            b"shared" => d.shared = thread(r)?,
+            b"processes" if depth >= 32 => {
+                if skip_array_any(r)? {
+                    d.warnings
+                        .push("sub-profiles nested deeper than 32 levels were skipped".into());
+                }
+            }
+            b"processes" => {
+                if r.peek_kind()? != Kind::Array {
+                    r.skip_value()?;
+                    continue;
+                }
+                r.begin_array()?;
+                let mut first = true;
+                while r.next_element(first)? {
+                    first = false;
+                    if r.peek_kind()? == Kind::Object {
+                        d.processes.push(doc(r, depth + 1)?);
+                    } else {
+                        r.skip_value()?;
+                    }
+                }
+            }
+            _ => r.skip_value()?,
+        }
+    }
+    Ok(d)
+}
+
+/// Skips an array (or any value); true when it was an array with elements.
+fn skip_array_any(r: &mut R) -> Result<bool, JsonError> {
+    if r.peek_kind()? != Kind::Array {
+        r.skip_value()?;
+        return Ok(false);
+    }
+    r.begin_array()?;
+    let mut any = false;
+    while r.next_element(!any)? {
+        any = true;
+        r.skip_value()?;
+    }
+    Ok(any)
+}
+
+fn threads(r: &mut R, d: &mut Doc) -> Result<(), JsonError> {
+    if r.peek_kind()? != Kind::Array {
+        return r.skip_value();
+    }
+    r.begin_array()?;
+    let (mut first, mut text) = (true, Vec::new());
+    while r.next_element(first)? {
+        first = false;
+        match r.peek_kind()? {
+            // Old Gecko versions wrote each thread as a JSON string.
+            Kind::Str => {
+                r.read_str(&mut text)?;
+                let mut bytes: &[u8] = &text;
+                let input: &mut dyn Read = &mut bytes;
+                let mut inner: R = JsonReader::new(input);
+                let t = thread(&mut inner).and_then(|t| match inner.at_eof() {
+                    true => Ok(t),
+                    false => Err(inner.error("trailing characters")),
+                });
+                match t {
+                    Ok(t) => d.threads.push(t),
+                    Err(e) => d.warnings.push(format!(
+                        "a thread written as a string is not JSON ({e}); skipped"
+                    )),
+                }
+            }
+            _ => d.threads.push(thread(r)?),
+        }
+    }
+    Ok(())
+}
+
+/// A thread object (or `shared`); anything else is skipped as an empty thread.
+fn thread(r: &mut R) -> Result<RawThread, JsonError> {
+    let mut t = RawThread::default();
+    if r.peek_kind()? != Kind::Object {
+        r.skip_value()?;
+        return Ok(t);
+    }
+    r.begin_object()?;
+    let (mut key, mut first) = (Vec::new(), true);
+    while r.next_key(first, &mut key)? {
+        first = false;
+        let k = std::str::from_utf8(&key).unwrap_or("");
+        match k {
+            "name" | "processName" | "pid" | "tid" => {
+                let v = r.read_value()?;
+                t.info.insert(k.to_string(), v);
+            }
+            "stringTable" | "stringArray" => match r.peek_kind()? {
+                Kind::Array => {
+                    let s = strings(r)?;
+                    // The thread's own `stringArray` wins over an old `stringTable`.
+                    if k == "stringArray" || t.strings.is_none() {
+                        t.strings = Some(s);
+                    }
+                }
+                _ => r.skip_value()?,
+            },
+            _ => match wanted(k) {
+                Some(cols) => {
+                    let name = TABLES.iter().find(|n| **n == k).copied().unwrap_or("");
+                    let tb = table(r, cols)?;
+                    t.tables.insert(name, tb);
+                }
+                None => r.skip_value()?,
+            },
+        }
+    }
+    Ok(t)
+}
+
+const TABLES: &[&str] = &[
+    "samples",
+    "stackTable",
+    "frameTable",
+    "funcTable",
+    "resourceTable",
+    "markers",
+];
+
+fn strings(r: &mut R) -> Result<Vec<String>, JsonError> {
+    r.begin_array()?;
+    let (mut out, mut buf, mut first) = (Vec::new(), Vec::new(), true);
+    while r.next_element(first)? {
+        first = false;
+        if r.peek_kind()? == Kind::Str {
+            r.read_str(&mut buf)?;
+            out.push(String::from_utf8_lossy(&buf).into_owned());
+        } else {
+            r.skip_value()?;
+            out.push(String::new());
+        }
+    }
+    Ok(out)
+}
+
+fn table(r: &mut R, cols: &[&str]) -> Result<Table, JsonError> {
+    let mut t = Table::default();
+    if r.peek_kind()? != Kind::Object {
+        r.skip_value()?;
+        return Ok(t);
+    }
+    r.begin_object()?;
+    let (mut key, mut first) = (Vec::new(), true);
+    while r.next_key(first, &mut key)? {
+        first = false;
+        let k = std::str::from_utf8(&key).unwrap_or("");
+        match k {
+            "schema" => {
+                let v = r.read_value()?;
+                let map = v.as_object().map(|o| {
+                    o.iter()
+                        .filter_map(|(k, v)| Some((k.clone(), usize::try_from(v.as_u64()?).ok()?)))
+                        .collect()
+                });
+                // A schema that is not an object leaves the table unread, as before.
+                if let Some(m) = map {
+                    t.schema = Some(m);
+                }
+            }
+            "data" => rows(r, &mut t, cols)?,
+            "length" => {
+                t.length = r
+                    .read_value()?
+                    .as_u64()
+                    .and_then(|n| usize::try_from(n).ok())
+            }
+            "weightType" => t.weight_type = r.read_value()?.as_str().map(str::to_string),
+            _ if cols.contains(&k) => {
+                let mut c = if counted_only(k) {
+                    Col::Count(0)
+                } else {
+                    Col::default()
+                };
+                if numbers(r, &mut c)? {
+                    t.named.insert(k.to_string(), c);
+                }
+            }
+            _ => r.skip_value()?,
+        }
+    }
+    // Rows read before their schema: give back the columns it does not name.
+    if let Some(s) = &t.schema {
+        for (pos, c) in t.by_pos.iter_mut().enumerate() {
+            if !s
+                .iter()
+                .any(|(n, &p)| p == pos && cols.contains(&n.as_str()))
+            {
+                *c = None;
+            }
+        }
+    }
+    Ok(t)
+}
+
+/// A raw table's `data`: rows of cells, kept by position. A row that is not an array
+/// counts as a row of nulls (the tree builder then finds no stack in it).
+fn rows(r: &mut R, t: &mut Table, cols: &[&str]) -> Result<(), JsonError> {
+    if r.peek_kind()? != Kind::Array {
+        return r.skip_value();
+    }
+    r.begin_array()?;
+    let keep: Option<Vec<bool>> = t.schema.as_ref().map(|s| {
+        let n = s.values().copied().max().map_or(0, |m| m + 1).min(1 << 16);
+        (0..n)
+            .map(|p| s.iter().any(|(k, &q)| q == p && cols.contains(&k.as_str())))
+            .collect()
+    });
+    let (mut first, mut num) = (true, Vec::new());
+    while r.next_element(first)? {
+        first = false;
+        if r.peek_kind()? == Kind::Array {
+            r.begin_array()?;
+            let mut pos = 0;
+            while r.next_element(pos == 0)? {
+                let kept = keep.as_ref().is_none_or(|k| k.get(pos) == Some(&true));
+                if kept && pos < 1 << 16 {
+                    let v = cell(r, &mut num)?;
+                    while t.by_pos.len() <= pos {
+                        let mut c = Col::default();
+                        c.pad(t.rows);
+                        t.by_pos.push(Some(c));
+                    }
+                    if let Some(c) = &mut t.by_pos[pos] {
+                        c.push(v);
+                    }
+                } else {
+                    r.skip_value()?;
+                }
+                pos += 1;
+            }
+        } else {
+            r.skip_value()?;
+        }
+        t.rows += 1;
+        for c in t.by_pos.iter_mut().flatten() {
+            c.pad(t.rows);
+        }
+    }
+    Ok(())
+}
+
+/// One cell of a raw row: a number, else NaN (null, strings, objects: skipped).
+fn cell(r: &mut R, num: &mut Vec<u8>) -> Result<f64, JsonError> {
+    if r.peek_kind()? == Kind::Num {
+        r.read_num(num)?;
+        return parse_num(num).ok_or_else(|| r.error("invalid number"));
+    }
+    r.skip_value()?;
+    Ok(f64::NAN)
+}
+
+fn parse_num(b: &[u8]) -> Option<f64> {
+    if !b.is_empty() && b.len() <= 15 && b.iter().all(u8::is_ascii_digit) {
+        let v = b.iter().fold(0u64, |v, d| v * 10 + u64::from(d - b'0'));
+        return Some(v as f64);
+    }
+    let s = std::str::from_utf8(b).ok()?;
+    // JSON numbers only (Rust also reads "inf" and "+1"; the bytes here are digits,
+    // signs, dots and exponents, so only a leading '+' needs refusing).
+    if s.starts_with('+') {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// JSON's number grammar: `-? digits (. digits)? ([eE] [+-]? digits)?`.
+fn is_json_number(b: &[u8]) -> bool {
+    let digits = |mut i: usize| {
+        let from = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        (i > from).then_some(i)
+    };
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let Some(mut at) = digits(i) else {
+        return false;
+    };
+    if b.get(at) == Some(&b'.') {
+        let Some(a) = digits(at + 1) else {
+            return false;
+        };
+        at = a;
+    }
+    if matches!(b.get(at), Some(b'e' | b'E')) {
+        i = at + 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let Some(a) = digits(i) else {
+            return false;
+        };
+        at = a;
+    }
+    at == b.len()
+}
+
+fn is_num_byte(b: u8) -> bool {
+    matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+}
+
+/// A column: an array walked in the reader's buffer, numbers and nulls by a loop of
+/// their own (the bulk of a large profile), anything else through the reader (kept as
+/// NaN). Not an array: skipped, and false.
+fn numbers(r: &mut R, col: &mut Col) -> Result<bool, JsonError> {
+    if r.peek_kind()? != Kind::Array {
+        return r.skip_value().map(|_| false);
+    }
+    r.begin_array()?;
+    // `sep`: a value was read and a ',' or ']' must come next.
+    let (mut sep, mut min) = (false, 1 << 16);
+    let counting = matches!(col, Col::Count(_));
+    loop {
+        let (w, eof) = r.window(min);
+        let mut i = 0;
+        let mut done = false;
+        let mut other = false;
+        while i < w.len() {
+            let b = w[i];
+            match b {
+                b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+                b']' => {
+                    i += 1;
+                    done = true;
+                    break;
+                }
+                b',' if sep => {
+                    sep = false;
+                    i += 1;
+                }
+                b'n' if !sep => {
+                    if w.len() - i < 4 && !eof {
+                        break;
+                    }
+                    if w.get(i..i + 4) != Some(b"null") {
+                        other = true;
+                        break;
+                    }
+                    col.push(f64::NAN);
+                    i += 4;
+                    sep = true;
+                }
+                b'0'..=b'9' | b'-' if !sep => {
+                    let mut j = i;
+                    let mut int = 0u64;
+                    let mut plain = true;
+                    while j < w.len() && is_num_byte(w[j]) {
+                        let d = w[j];
+                        if d.is_ascii_digit() && plain && j - i < 15 {
+                            int = int * 10 + u64::from(d - b'0');
+                        } else {
+                            plain = false;
+                        }
+                        j += 1;
+                    }
+                    if j == w.len() && !eof {
+                        break; // the number may go on in the next window
+                    }
+                    if plain {
+                        col.push_int(int);
+                    } else if counting {
+                        // A column only counted (a sample's time): checked, not converted.
+                        if !is_json_number(&w[i..j]) {
+                            r.advance(i);
+                            return Err(r.error("invalid number"));
+                        }
+                        col.push(0.0);
+                    } else {
+                        match parse_num(&w[i..j]) {
+                            Some(v) => col.push(v),
+                            None => {
+                                let at = i;
+                                r.advance(at);
+                                return Err(r.error("invalid number"));
+                            }
+                        }
+                    }
+                    i = j;
+                    sep = true;
+                }
+                _ => {
+                    other = true;
+                    break;
+                }
+            }
+        }
+        let at_end = i == w.len();
+        r.advance(i);
+        if done {
+            return Ok(true);
+        }
+        if other {
+            // A string, object, literal or misplaced byte: the reader's own path (which
+            // also reports what is wrong).
+            if sep {
+                if !r.next_element(false)? {
+                    return Ok(true);
+                }
+            } else if r.peek_kind()? == Kind::Num {
+                return Err(r.error("invalid number"));
+            }
+            r.skip_value()?;
+            col.push(f64::NAN);
+            sep = true;
+            continue;
+        }
+        if eof && at_end {
+            // The reader reports the end of input (or a read error) itself.
+            r.next_element(false)?;
+            return Err(r.error("unexpected end of input inside an array"));
+        }
+        // Nothing taken from a full window: a token longer than it; a larger one.
+        min = if i == 0 {
+            min.saturating_mul(2)
+        } else {
+            1 << 16
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn col(text: &str, size: usize) -> Result<Vec<f64>, String> {
+        let mut bytes = text.as_bytes();
+        let input: &mut dyn Read = &mut bytes;
+        let mut r: R = JsonReader::with_buffer_size(input, size);
+        let mut c = Col::default();
+        numbers(&mut r, &mut c).map_err(|e| e.to_string())?;
+        Ok((0..c.len()).map(|i| c.num(i).unwrap_or(-1.0)).collect())
+    }
+
+    #[test]
+    fn number_columns_read_alike_at_every_buffer_size() {
+        let text = r#"[1, 22,null , 3.5,-4,1e2,"x",{"a":[1]},18446744073709551616 ]"#;
+        let want = vec![
+            1.0,
+            22.0,
+            -1.0,
+            3.5,
+            -4.0,
+            100.0,
+            -1.0,
+            -1.0,
+            1.8446744073709552e19,
+        ];
+        for size in 1..80 {
+            assert_eq!(col(text, size).unwrap(), want, "buffer {size}");
+        }
+        assert_eq!(col("[]", 4).unwrap(), Vec::<f64>::new());
+        for ok in ["0", "-1.5", "1e5", "2.5E-3", "14351069.249197"] {
+            assert!(is_json_number(ok.as_bytes()), "{ok}");
+        }
+        for bad in ["", "-", "1.", ".5", "1e", "1e+", "--1", "1-2", "+1"] {
+            assert!(!is_json_number(bad.as_bytes()), "{bad}");
+        }
+        for bad in ["[1 2]", "[1,,2]", "[1", "[1,", "[--1]", "[nul]", "[+1]"] {
+            assert!(col(bad, 3).is_err(), "{bad}");
+            assert!(col(bad, 64).is_err(), "{bad}");
+        }
+    }
+}
