@@ -301,7 +301,8 @@ pub fn read(path: &Path) -> Result<Script, String> {
     }
     // Read through a bound, so a pipe or a huge file stops at MAX_BYTES.
     let mut bytes = Vec::new();
-    std::fs::File::open(path)
+    // A FIFO without a writer is an error after a bounded wait (`readers::open`).
+    crate::readers::open::open(path)
         .map_err(|e| err(&e))?
         .take(MAX_BYTES + 1)
         .read_to_end(&mut bytes)

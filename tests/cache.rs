@@ -357,3 +357,123 @@ fn an_edit_in_place_with_the_time_put_back_is_a_miss() {
     assert!(after == cold, "the edited file opened with the old numbers");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The temporary entry of a grove killed while it wrote (SIGHUP during a cold load
+/// left an empty `.tmp-*`) is removed by the next write; a live writer's stays.
+#[test]
+fn a_dead_writers_temporary_entry_is_swept() {
+    let dir = scratch("sweep");
+    let root = dir.join("grove");
+    // A process that has exited: its pid names no process now.
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let stale = root.join(format!(".tmp-{dead}-1234abcd"));
+    let live = root.join(format!(".tmp-{}-1234abcd", std::process::id()));
+    std::fs::create_dir_all(&stale).unwrap();
+    std::fs::create_dir_all(&live).unwrap();
+    let (code, _, err) = tree(&data("rank0.trace.json.gz"), &dir, &[], "csv");
+    assert_eq!(code, 0, "{err}");
+    assert!(!stale.exists(), "the dead writer's entry is still there");
+    assert!(live.exists(), "a live writer's entry was removed");
+    assert_eq!(entries(&dir), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Concurrent cold loads of one trace: each writes the entry, the losers of the rename
+/// race quietly keep the winner's (one warned `Directory not empty (os error 39)`).
+#[test]
+fn concurrent_writers_do_not_warn() {
+    let dir = scratch("writers");
+    let file = data("rank0.trace.json.gz");
+    let (_, want, _) = grove_env(
+        &[
+            "tree",
+            file.to_str().unwrap(),
+            "--no-cache",
+            "--format",
+            "csv",
+        ],
+        &[],
+    );
+    for round in 0..3 {
+        let _ = std::fs::remove_dir_all(dir.join("grove"));
+        let kids: Vec<_> = (0..6)
+            .map(|_| {
+                std::process::Command::new(env!("CARGO_BIN_EXE_grove"))
+                    .args(["tree", file.to_str().unwrap(), "--format", "csv"])
+                    .env("XDG_CACHE_HOME", &dir)
+                    .env("GROVE_CACHE_MIN_BYTES", "0")
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for k in kids {
+            let out = k.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "round {round}: {err}");
+            assert!(!err.contains("warning: cache"), "round {round}: {err}");
+            assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+        }
+        assert_eq!(entries(&dir), 1);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A full cache file system is one clear warning ("the disk is full"), not the Parquet
+/// writer's `Invalid thrift: transport error`; the tree is the cold one. Runs in a
+/// user and mount namespace on a 64 KiB tmpfs, filled first (skipped where `unshare`
+/// cannot make one).
+#[test]
+fn a_full_cache_disk_is_one_clear_warning() {
+    let dir = scratch("full");
+    let mnt = dir.join("mnt");
+    std::fs::create_dir_all(&mnt).unwrap();
+    let probe = std::process::Command::new("unshare")
+        .args(["-rm", "sh", "-c"])
+        .arg(format!(
+            "mount -t tmpfs -o size=64k tmpfs '{}'",
+            mnt.display()
+        ))
+        .status();
+    if !probe.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: unshare -rm cannot mount a tmpfs here");
+        return;
+    }
+    let file = data("rank0.trace.json.gz");
+    let (_, want, _) = grove_env(
+        &[
+            "tree",
+            file.to_str().unwrap(),
+            "--no-cache",
+            "--format",
+            "csv",
+        ],
+        &[],
+    );
+    let script = format!(
+        "mount -t tmpfs -o size=64k tmpfs '{m}' && mkdir -p '{m}/grove' && \
+         (dd if=/dev/zero of='{m}/fill' bs=4k 2>/dev/null; true) && \
+         XDG_CACHE_HOME='{m}' GROVE_CACHE_MIN_BYTES=0 '{exe}' tree '{f}' --format csv",
+        m = mnt.display(),
+        exe = env!("CARGO_BIN_EXE_grove"),
+        f = file.display()
+    );
+    let out = std::process::Command::new("unshare")
+        .args(["-rm", "sh", "-c", &script])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+    assert!(err.contains("the disk is full"), "{err}");
+    assert!(!err.contains("thrift"), "{err}");
+    assert_eq!(
+        err.lines().filter(|l| l.contains("cache")).count(),
+        1,
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1042,3 +1042,106 @@ fn fuzz_grove_exports() {
     });
     unscratch(&path);
 }
+
+/// The cache entry (issue 32): a real entry of a small trace, one of its files mutated
+/// per execution (the first byte of the input picks which: `stamp.json`, or a Parquet
+/// file with its recorded CRC-32 left stale). A lookup must never panic, abort or hang,
+/// and what it returns is the cold tree or nothing.
+///
+/// `GROVE_FUZZ_CACHE_CRAFTED=1` adds crafted entries: a damaged Parquet file whose stamp
+/// is rewritten to vouch for it, so polars' decoder reads it. Known to fail: polars
+/// panics on its worker threads (contained by `cache::quietly`, but printed) and a
+/// length read from the damaged file made one allocation of 2^61 bytes, which ends the
+/// process (docs/testing.md, recorded runs).
+#[test]
+fn fuzz_cache_entry() {
+    let trace = scratch("trace.json");
+    std::fs::write(&trace, testdata("small.trace.json")).unwrap();
+    let dir = trace.parent().unwrap().join("entry");
+    let cold = grove::load::load_path(&trace).unwrap();
+    grove::summary::cache::store_in(&dir, &trace, &cold).unwrap();
+    let digest = |p: &grove::model::Profile| {
+        let cols: Vec<(String, Vec<u64>)> = p
+            .metrics
+            .names()
+            .into_iter()
+            .map(|n| {
+                let v = p
+                    .metrics
+                    .values(&n)
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.to_bits())
+                    .collect();
+                (n, v)
+            })
+            .collect();
+        let names: Vec<String> = (0..p.cct.len() as u32)
+            .map(|n| grove::model::paths::path_of(&p.cct, n))
+            .collect();
+        (names, cols)
+    };
+    let want = digest(&grove::summary::cache::lookup_in(&dir, &trace).expect("the entry is used"));
+    assert_eq!(want, digest(&cold), "a warm tree differs from the cold one");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n != "stamp.json")
+        .collect();
+    files.sort();
+    let stamp = std::fs::read(dir.join("stamp.json")).unwrap();
+    let originals: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(dir.join(f)).unwrap())
+        .collect();
+    // Which file: 0 the stamp, 1..=n a Parquet file, n+1..=2n the same with a stamp
+    // that vouches for it.
+    let n = files.len();
+    let crafted = std::env::var_os("GROVE_FUZZ_CACHE_CRAFTED").is_some();
+    let modes = if crafted { 2 * n + 1 } else { n + 1 };
+    let mut seeds = vec![[vec![0u8], stamp.clone()].concat()];
+    for (i, o) in originals.iter().enumerate() {
+        seeds.push([vec![1 + i as u8], o.clone()].concat());
+        if crafted {
+            seeds.push([vec![1 + (n + i) as u8], o.clone()].concat());
+        }
+    }
+    let vouch = |name: &str, bytes: &[u8]| -> Vec<u8> {
+        let mut s: serde_json::Value = serde_json::from_slice(&stamp).unwrap();
+        for f in s["files"].as_array_mut().unwrap() {
+            if f[0] == name {
+                f[1] = bytes.len().into();
+                f[2] = crc32fast::hash(bytes).into();
+            }
+        }
+        serde_json::to_vec(&s).unwrap()
+    };
+    fuzz("cache-entry", &seeds, iters(300), |d| {
+        let Some((&k, body)) = d.split_first() else {
+            return;
+        };
+        let k = k as usize % modes;
+        let kept = if k == 0 {
+            std::fs::write(dir.join("stamp.json"), body).unwrap();
+            true
+        } else {
+            let i = (k - 1) % n;
+            std::fs::write(dir.join(&files[i]), body).unwrap();
+            if k > n {
+                std::fs::write(dir.join("stamp.json"), vouch(&files[i], body)).unwrap();
+            }
+            k <= n
+        };
+        let got = grove::summary::cache::lookup_in(&dir, &trace);
+        // Put the entry back for the next execution.
+        std::fs::write(dir.join("stamp.json"), &stamp).unwrap();
+        for (f, o) in files.iter().zip(&originals) {
+            std::fs::write(dir.join(f), o).unwrap();
+        }
+        if let Some(p) = got.filter(|_| kept) {
+            assert!(digest(&p) == want, "a damaged entry gave another tree");
+        }
+    });
+    unscratch(&dir);
+    unscratch(&trace);
+}

@@ -258,3 +258,171 @@ fn session_inputs_are_bounded() {
     assert!(err.contains("larger than 64 MiB"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A named FIFO made with mkfifo(1), in a fresh temporary directory.
+fn fifo(name: &str) -> PathBuf {
+    let p = tmp(name);
+    let _ = std::fs::remove_file(&p);
+    let ok = std::process::Command::new("mkfifo")
+        .arg(&p)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "mkfifo {}", p.display());
+    p
+}
+
+/// Writes `bytes` into the FIFO from another thread (its open waits for grove's).
+fn feed(fifo: &std::path::Path, bytes: Vec<u8>) -> std::thread::JoinHandle<()> {
+    let fifo = fifo.to_path_buf();
+    std::thread::spawn(move || {
+        use std::io::Write;
+        // grove may refuse the input before reading it all: a broken pipe is fine.
+        if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(&fifo) {
+            let _ = f.write_all(&bytes);
+        }
+    })
+}
+
+fn small() -> &'static str {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/small.trace.json")
+}
+
+/// Issue 32: a FIFO, `/dev/stdin` and `<(cmd)` are read once, as a stream (grove read
+/// a 4 KiB head, closed and opened the path again: a FIFO hung, `/dev/stdin` and
+/// `<(cat F)` were "the file is empty", `info` said `size: 0 bytes`).
+#[test]
+fn fifos_and_pipes_are_read_once() {
+    let want = grove(&["tree", small(), "--depth", "2"]);
+    assert_eq!(want.0, 0, "{}", want.2);
+    let bytes = std::fs::read(small()).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &bytes).unwrap();
+    let gz = gz.finish().unwrap();
+    for (what, content) in [("plain", bytes.clone()), ("gzip", gz)] {
+        let f = fifo(&format!("in-{what}"));
+        let w = feed(&f, content);
+        let got = grove(&["tree", f.to_str().unwrap(), "--depth", "2"]);
+        w.join().unwrap();
+        assert_eq!(got.0, 0, "{what}: {}", got.2);
+        assert_eq!(got.1, want.1, "{what}");
+        let _ = std::fs::remove_file(&f);
+    }
+    // `info` counts what came through the FIFO.
+    let f = fifo("info");
+    let w = feed(&f, bytes.clone());
+    let (code, out, err) = grove(&["info", f.to_str().unwrap()]);
+    w.join().unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!("size:     {} bytes", bytes.len())),
+        "{out}"
+    );
+    let _ = std::fs::remove_file(&f);
+    // `cat F | grove tree /dev/stdin` and `grove tree <(cat F)`, through a shell.
+    let exe = env!("CARGO_BIN_EXE_grove");
+    for line in [
+        format!("cat '{}' | '{exe}' tree /dev/stdin --depth 2", small()),
+        format!("'{exe}' tree <(cat '{}') --depth 2", small()),
+    ] {
+        let out = std::process::Command::new("bash")
+            .args(["-c", &line])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{line}: {err}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want.1, "{line}");
+    }
+}
+
+/// A FIFO no process writes to is one line after a bounded wait (shortened here), as
+/// an input, a session to replay and a file to `source`; it used to block forever.
+#[test]
+fn a_fifo_without_a_writer_is_an_error_after_a_wait() {
+    let f = fifo("lonely");
+    let path = f.to_str().unwrap();
+    let env = [("GROVE_TEST_FIFO_WAIT_MS", "300")];
+    let source = format!("source {path}");
+    for args in [
+        vec!["tree", path],
+        vec!["replay", path],
+        vec!["tree", small(), "--cmd", &source],
+    ] {
+        let t = std::time::Instant::now();
+        let (code, _, err) = common::grove_env(&args, &env);
+        assert!(t.elapsed() < std::time::Duration::from_secs(30), "{args:?}");
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains("a FIFO that no process writes to"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(
+            errors_only(&err).trim().lines().count(),
+            1,
+            "{args:?}: {err}"
+        );
+    }
+    let _ = std::fs::remove_file(&f);
+}
+
+/// Issue 32: replay and undo cost linear time and memory in the number of commands
+/// (each checkpoint copied the metric table and the derive list: 1,000 derives took
+/// 1.0 s, 2,000 7.0 s, 4,000 ran out of memory). 10,000 derives, then one undo.
+#[test]
+fn ten_thousand_derives_replay_and_undo() {
+    let script = tmp("derives.txt");
+    let mut text: String = (0..10_000)
+        .map(|i| format!("derive d{i} = time * 2\n"))
+        .collect();
+    text.push_str("undo\n");
+    std::fs::write(&script, text).unwrap();
+    let (code, out, err) = grove(&[
+        "replay",
+        script.to_str().unwrap(),
+        "--input",
+        small(),
+        "--cmd",
+        "metric d9998",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("d9998 (inc)  d9998  name"), "{out}");
+    // d9999 was undone; the metric it used is gone with it.
+    let (code, _, err) = grove(&[
+        "replay",
+        script.to_str().unwrap(),
+        "--input",
+        small(),
+        "--cmd",
+        "metric d9999",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    let _ = std::fs::remove_file(&script);
+}
+
+/// A timemory tree of `depth` levels, one node each.
+fn timemory_chain(depth: usize) -> String {
+    let mut s = String::from(r#"{"timemory": {"wall": {"unit_repr": "sec", "graph": [["#);
+    for i in 0..depth {
+        s.push_str(&format!(
+            r#"{{"node": {{"hash": {}, "prefix": "f{i}", "inclusive": {{"entry": {{"laps": 1}}}}}}, "children": ["#,
+            i + 1
+        ));
+    }
+    for _ in 0..depth {
+        s.push_str("]}");
+    }
+    s.push_str("]]}}}");
+    s
+}
+
+/// timemory trees of 10,000 levels load, as every other reader's do (serde_json's
+/// recursion limit refused more than ~58: "recursion limit exceeded").
+#[test]
+fn deep_timemory_trees_load() {
+    let p = tmp("deep.tree.json");
+    std::fs::write(&p, timemory_chain(10_000)).unwrap();
+    let (code, out, err) = grove(&["info", p.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("nodes:    10000"), "{out}");
+    let _ = std::fs::remove_file(&p);
+}

@@ -5,6 +5,7 @@ pub mod background;
 pub mod command;
 pub mod commands;
 pub mod compare;
+pub mod derived;
 mod input;
 pub mod keymap;
 pub mod keys;
@@ -388,7 +389,7 @@ impl App {
         !self
             .derived
             .iter()
-            .any(|(name, e)| *name == base && !crate::transform::derive::additive(e))
+            .any(|(name, e)| name == base && !crate::transform::derive::additive(e))
     }
 
     fn refresh_metric(&mut self) {

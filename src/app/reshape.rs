@@ -56,7 +56,7 @@ impl App {
         } else {
             drop_elsewhere(old_cct);
         }
-        for (name, e) in self.derived.clone() {
+        for (name, e) in self.derived.in_order() {
             let _ = derive::derive(&mut self.profile.metrics, &name, &e);
         }
         // resort() below builds the pre-order index.

@@ -5,6 +5,10 @@
 //! Undo and pop-filter put checkpoints back in stack order, so a checkpoint that kept
 //! no tree finds the right one in place. Checkpoints are bounded by a memory budget;
 //! once the oldest are dropped, undoing that far falls back to replaying.
+//!
+//! A `derive` only adds columns (or replaces one of its own name): its checkpoint keeps
+//! the table's width and the columns it replaces, not a copy of the table, so 10,000
+//! derives cost linear time and memory (each copy held every earlier derived column).
 
 use super::command::Command;
 use super::commands::Log;
@@ -21,10 +25,22 @@ pub struct Checkpoint {
     /// The tree the command replaced; None when it kept the tree (then the tree in
     /// place when this checkpoint is restored, in stack order, is the right one).
     cct: Option<Cct>,
-    metrics: MetricTable,
+    metrics: Metrics,
     view: ViewState,
     /// Memory this checkpoint holds on its own (shared parts not counted).
     bytes: usize,
+}
+
+/// The metric table before a command.
+enum Metrics {
+    /// A copy of the whole table (its columns shared).
+    Whole(MetricTable),
+    /// The table now, less the columns after `width`, with `replaced` put back
+    /// (name, unit, column): what a `derive` changed.
+    Added {
+        width: usize,
+        replaced: Vec<(String, String, std::sync::Arc<Vec<f64>>)>,
+    },
 }
 
 /// Approximate heap bytes of a tree: frames, petgraph's node and edge records, the
@@ -46,16 +62,35 @@ fn tree_bytes(t: &TreeState) -> usize {
 }
 
 impl App {
-    /// The view state as it is now (before a command runs).
-    fn checkpoint(&self) -> Checkpoint {
+    /// The view state as it is now (before `cmd` runs).
+    fn checkpoint(&self, cmd: &Command) -> Checkpoint {
         let view = self.view.clone();
         let bytes = tree_bytes(&view.tree)
             + view.matched.as_ref().map_or(0, Vec::len)
             + view.kernel_marks.as_ref().map_or(0, Vec::len)
             + view.kernels.rows.len() * 64;
+        let m = &self.profile.metrics;
+        let metrics = match cmd {
+            Command::Derive(d) => {
+                let name = &d.value.0;
+                let replaced = [name.clone(), crate::model::metrics::inclusive_name(name)]
+                    .into_iter()
+                    .filter_map(|n| {
+                        let col = m.column(&n)?;
+                        let unit = m.unit(&n).to_string();
+                        Some((n, unit, col))
+                    })
+                    .collect();
+                Metrics::Added {
+                    width: m.width(),
+                    replaced,
+                }
+            }
+            _ => Metrics::Whole(m.clone()),
+        };
         Checkpoint {
             cct: None,
-            metrics: self.profile.metrics.clone(),
+            metrics,
             view,
             bytes,
         }
@@ -68,7 +103,16 @@ impl App {
             let old = std::mem::replace(&mut self.profile.cct, cct);
             super::reshape::drop_elsewhere(old);
         }
-        self.profile.metrics = c.metrics;
+        match c.metrics {
+            Metrics::Whole(m) => self.profile.metrics = m,
+            Metrics::Added { width, replaced } => {
+                let m = &mut self.profile.metrics;
+                m.truncate(width);
+                for (name, unit, col) in replaced {
+                    m.put(&name, &unit, col);
+                }
+            }
+        }
         self.view = c.view;
         // The heatmap's columns are derived again from the metric table put back above
         // (cheap beside a restore), as they always were.
@@ -79,7 +123,7 @@ impl App {
     /// Applies a view-changing command and pushes it on the undo stack with the
     /// checkpoint taken before it. Returns the canonical command.
     pub(super) fn apply_undoable(&mut self, cmd: Command) -> Result<Option<Command>, CmdError> {
-        let mut cp = self.checkpoint();
+        let mut cp = self.checkpoint(&cmd);
         self.keep_displaced = true;
         let r = self.apply(cmd);
         self.keep_displaced = false;

@@ -92,6 +92,29 @@ impl MetricTable {
         self.set(name, unit, values);
     }
 
+    /// Drops the columns after the first `width` (undo of a command that added them:
+    /// `app::undo` keeps the width, not a copy of the table).
+    pub fn truncate(&mut self, width: usize) {
+        for name in self.order.drain(width.min(self.order.len())..) {
+            self.index.remove(&name);
+            self.units.remove(&name);
+        }
+        self.columns.truncate(width);
+    }
+
+    /// Puts a shared column back under its name, where it stands (or last).
+    pub fn put(&mut self, name: &str, unit: &str, col: Arc<Vec<f64>>) {
+        match self.index.get(name) {
+            Some(&i) => self.columns[i] = col,
+            None => {
+                self.index.insert(name.to_string(), self.order.len());
+                self.order.push(name.to_string());
+                self.columns.push(col);
+            }
+        }
+        self.units.insert(name.to_string(), unit.to_string());
+    }
+
     pub fn has(&self, name: &str) -> bool {
         self.index.contains_key(name)
     }

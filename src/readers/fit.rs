@@ -69,6 +69,11 @@ pub fn fits(path: &Path) -> bool {
     let Ok(meta) = std::fs::metadata(path) else {
         return true;
     };
+    // Only a regular file is measured in advance: the head of a FIFO or a pipe
+    // (`/dev/stdin`, `<(cmd)`) read here would be gone for the load.
+    if !meta.is_file() {
+        return true;
+    }
     let mut head = vec![0u8; 4096];
     let n = std::fs::File::open(path)
         .and_then(|mut f| f.read(&mut head))

@@ -29,6 +29,7 @@ pub mod hpctoolkit;
 pub mod lines;
 pub mod marshal;
 pub mod nsys;
+pub mod open;
 pub mod otf2;
 pub mod perf;
 pub mod perf_data;
@@ -377,7 +378,8 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
                 return Ok(ps);
             }
         }
-        let file = File::open(path).map_err(|e| err(e.to_string()))?;
+        // Opened once: a FIFO or pipe is not there to be opened again.
+        let file = open::open(path).map_err(|e| err(e.to_string()))?;
         let src: Box<dyn Read> = match progress::current() {
             Some(p) => {
                 p.add_total(meta.len());
@@ -386,6 +388,13 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
             None => Box::new(file),
         };
         (src, meta.len(), !meta.is_file())
+    };
+    // A stream's size is what came through it (the path's metadata says 0).
+    let (src, read_bytes) = if stream {
+        let (r, n) = ByteCount::new(src);
+        (Box::new(r) as Box<dyn Read>, Some(n))
+    } else {
+        (src, None)
     };
     let mut content = Content::new(src).map_err(err)?;
     let name = if stdin {
@@ -429,7 +438,40 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
     let cut = content.cut.clone();
     let compression = content.compression;
     let ps = reader.read(Input::Stream(content.input, source));
-    finish(reader, ps, &cut, compression).map_err(err)
+    let mut ps = finish(reader, ps, &cut, compression).map_err(err)?;
+    if let Some(n) = read_bytes {
+        for p in &mut ps {
+            p.source.size = n.get();
+        }
+    }
+    Ok(ps)
+}
+
+/// Counts the bytes read through it, for a stream whose size is known only once read.
+struct ByteCount {
+    inner: Box<dyn Read>,
+    n: std::rc::Rc<std::cell::Cell<u64>>,
+}
+
+impl ByteCount {
+    fn new(inner: Box<dyn Read>) -> (ByteCount, std::rc::Rc<std::cell::Cell<u64>>) {
+        let n = std::rc::Rc::new(std::cell::Cell::new(0));
+        (
+            ByteCount {
+                inner,
+                n: n.clone(),
+            },
+            n,
+        )
+    }
+}
+
+impl Read for ByteCount {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let k = self.inner.read(buf)?;
+        self.n.set(self.n.get() + k as u64);
+        Ok(k)
+    }
 }
 
 /// A directory: an HPCToolkit database, or one of the layouts `describe` names.

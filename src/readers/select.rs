@@ -381,6 +381,10 @@ pub(crate) struct FirstPass {
 /// everything. None when the file cannot be read again as a Chrome trace (or is not a
 /// regular file: a pipe cannot be read twice).
 pub(crate) fn first_pass(path: &std::path::Path) -> Option<FirstPass> {
+    // Checked before opening: opening a FIFO again waits for a writer that is gone.
+    if !super::open::is_regular(path) {
+        return None;
+    }
     let file = std::fs::File::open(path).ok()?;
     let meta = file.metadata().ok()?;
     if !meta.is_file() {

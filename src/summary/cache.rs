@@ -103,8 +103,12 @@ fn ends_hash(path: &Path, size: u64) -> std::io::Result<String> {
 
 /// The stamp of the file as it is now; None for what is not a cacheable regular file.
 fn stamp_now(path: &Path) -> Option<(PathBuf, Stamp)> {
+    stamp_sized(path, min_bytes())
+}
+
+fn stamp_sized(path: &Path, min: u64) -> Option<(PathBuf, Stamp)> {
     let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() < min_bytes() {
+    if !meta.is_file() || meta.len() < min {
         return None;
     }
     let abs = std::fs::canonicalize(path).ok()?;
@@ -226,9 +230,29 @@ pub fn applies(path: &Path) -> bool {
 /// cold load gives, without its event table.
 pub fn lookup(path: &Path) -> Option<Profile> {
     let (dir, now) = stamp_now(path)?;
+    lookup_at(&dir, path, &now)
+}
+
+/// `lookup` of `path` against the entry in `dir`, whatever the cache's root and size
+/// floor: the fuzz harness's way in (tests/fuzz.rs, `fuzz_cache_entry`).
+#[doc(hidden)]
+pub fn lookup_in(dir: &Path, path: &Path) -> Option<Profile> {
+    let (_, now) = stamp_sized(path, 0)?;
+    lookup_at(dir, path, &now)
+}
+
+/// `store` of `p` into the entry `dir` (its parent must exist): the fuzz harness's
+/// way to make an entry to damage.
+#[doc(hidden)]
+pub fn store_in(dir: &Path, path: &Path, p: &Profile) -> Result<(), String> {
+    let (_, stamp) = stamp_sized(path, 0).ok_or("not a regular file")?;
+    store_at(dir.to_path_buf(), stamp, p)
+}
+
+fn lookup_at(dir: &Path, path: &Path, now: &Stamp) -> Option<Profile> {
     let text = read_small(&dir.join("stamp.json"), STAMP_MAX)?;
     let kept: Stamp = serde_json::from_slice(&text).ok()?;
-    if !same_file(&kept, &now) || !entry_intact(&dir, &kept) {
+    if !same_file(&kept, now) || !entry_intact(dir, &kept) {
         return None;
     }
     let format = Format::from_label(&kept.format)?;
@@ -267,9 +291,13 @@ pub fn lookup(path: &Path) -> Option<Profile> {
 /// Keeps `p`, the cold load of `path`, in the cache. Written under a temporary name and
 /// renamed, so a concurrent reader sees the old entry or the new one, never half.
 pub fn store(path: &Path, p: &Profile) -> Result<(), String> {
-    let Some((dir, mut stamp)) = stamp_now(path) else {
+    let Some((dir, stamp)) = stamp_now(path) else {
         return Ok(());
     };
+    store_at(dir, stamp, p)
+}
+
+fn store_at(dir: PathBuf, mut stamp: Stamp, p: &Profile) -> Result<(), String> {
     stamp.format = p.source.format.label().to_string();
     stamp.gzip = p.source.gzip;
     stamp.label = p.source.label.clone();
@@ -278,6 +306,7 @@ pub fn store(path: &Path, p: &Profile) -> Result<(), String> {
     tree_file::fits_in_memory(p).map_err(|e| err(&e))?;
     let parent = dir.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(|e| err(&e))?;
+    sweep_stale(parent);
     let tmp = parent.join(format!(
         ".tmp-{}-{:x}",
         std::process::id(),
@@ -301,12 +330,61 @@ pub fn store(path: &Path, p: &Profile) -> Result<(), String> {
         let json = serde_json::to_string(&stamp).map_err(|e| err(&e))?;
         std::fs::write(tmp.join("stamp.json"), json).map_err(|e| err(&e))?;
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::rename(&tmp, &dir).map_err(|e| err(&e))
+        match std::fs::rename(&tmp, &dir) {
+            // Another grove wrote the entry between the removal and the rename: its
+            // entry stands for the same file (a lookup checks it), ours goes.
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOTEMPTY | libc::EEXIST)) => Ok(()),
+            r => r.map_err(|e| err(&e)),
+        }
     })();
-    if result.is_err() {
-        let _ = std::fs::remove_dir_all(&tmp);
+    let _ = std::fs::remove_dir_all(&tmp);
+    // The Parquet writer reports a full disk as a broken thrift transport.
+    result.map_err(|e| match full(parent) {
+        true => format!(
+            "cache {}: the disk is full (no space left on device)",
+            dir.display()
+        ),
+        false => e,
+    })
+}
+
+/// Whether the file system holding `dir` has no room left for an unprivileged write.
+fn full(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: statvfs writes into the zeroed struct given; the path is a C string.
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
+        return false;
     }
-    result
+    (s.f_bavail as u64).saturating_mul(s.f_frsize as u64) < 64 << 10
+}
+
+/// Removes the temporary entries (`.tmp-PID-…`) of groves that are gone: one killed
+/// while it wrote (SIGHUP, SIGKILL) left its directory behind.
+fn sweep_stale(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.filter_map(Result::ok) {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(".tmp-"))
+            .and_then(|n| n.split('-').next())
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: signal 0 only asks whether the process exists.
+        let gone = unsafe { libc::kill(pid, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 #[cfg(test)]

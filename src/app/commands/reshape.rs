@@ -251,8 +251,7 @@ impl App {
                 self.keep_original();
                 let made = derive::derive(&mut self.profile.metrics, name, e)
                     .map_err(|e| query_error(e, whole.clone(), at))?;
-                self.derived.retain(|(n, _)| n != name);
-                self.derived.push((name.clone(), e.clone()));
+                self.derived.set(name.clone(), e.clone());
                 self.refresh_metric();
                 self.info(format!("new metric: {}", made.join(", ")));
             }

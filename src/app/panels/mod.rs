@@ -97,7 +97,7 @@ macro_rules! view_state {
             /// `squash`.
             pub matched: Option<Vec<bool>>,
             /// `derive` definitions, re-evaluated when the tree changes shape.
-            pub derived: Vec<(String, crate::transform::derive::Arith)>,
+            pub derived: crate::app::derived::Derived,
             pub rules: Rules,
             /// The two members `diff` compares, and the metric it compared.
             pub diff: Option<(String, String)>,
