@@ -50,8 +50,13 @@ pub struct Entry {
 /// 64-bit FNV-1a over little-endian 8-byte words (then the tail bytes): a content hash
 /// that reads at memory speed, so fingerprinting a multi-GB trace costs little.
 pub fn content_hash(path: &Path) -> std::io::Result<String> {
+    // Only what a regular file holds: a device or a pipe (`/dev/zero`) never ends, and
+    // opening a FIFO without a writer blocks, so its type is asked before it is opened
+    // (a FIFO inside a directory input hung here).
+    if !std::fs::metadata(path)?.is_file() {
+        return Ok(UNHASHABLE.to_string());
+    }
     let f = File::open(path)?;
-    // Only what a regular file holds: a device or a pipe (`/dev/zero`) never ends.
     let meta = f.metadata()?;
     if !meta.is_file() {
         return Ok(UNHASHABLE.to_string());

@@ -426,3 +426,42 @@ fn deep_timemory_trees_load() {
     assert!(out.contains("nodes:    10000"), "{out}");
     let _ = std::fs::remove_file(&p);
 }
+
+/// Issue 32: a FIFO inside a directory input is not opened before its type is known (the
+/// session's content hash opened every file of the inputs and blocked on a FIFO
+/// without a writer): `grove tree DIR` ends, whatever it says of the FIFO.
+#[test]
+fn a_fifo_inside_a_directory_input_does_not_block() {
+    let dir = tmp("fifo-dir");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(small(), dir.join("a.trace.json")).unwrap();
+    let ok = std::process::Command::new("mkfifo")
+        .arg(dir.join("b.trace.json"))
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_grove"))
+        .args(["tree", dir.to_str().unwrap(), "--depth", "1"])
+        .env("GROVE_TEST_FIFO_WAIT_MS", "300")
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    let status = status.expect("grove tree DIR with a FIFO inside blocked for 60 s");
+    assert!(matches!(status.code(), Some(0) | Some(2)), "{status:?}");
+}
