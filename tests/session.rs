@@ -280,6 +280,8 @@ fn ensemble_session_replays_with_its_labels() {
     .into_iter()
     .collect();
     let p = grove::load::load_ensemble(&files, &given).unwrap();
+    // As `grove A B` opens two traces (and replay reopens them): steps aligned.
+    let (p, _) = grove::diff::steps::align_pair(p);
     let mut a = App::new(p, Keymap::default_map());
     a.term = (W, H);
     let dir = tmpdir("ensemble");
