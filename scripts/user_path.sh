@@ -7,7 +7,7 @@
 # Prints one table per file. Every cold run starts from an empty XDG_CACHE_HOME.
 #   scripts/user_path.sh -b target/rel/release/grove /tmp/node300.json /tmp/big1g.json
 # Also: CAP=1200000000 runs everything under `prlimit --as=$CAP`; EXTRA="--max-memory 400M"
-# adds flags to every grove command. Needs tmux and GNU time.
+# adds flags to every grove command. Needs tmux, GNU time and awk (no bc: login nodes lack it).
 set -u
 GROVE=${GROVE:-grove}
 if [ "${1:-}" = "-b" ]; then GROVE=$2; shift 2; fi
@@ -47,7 +47,7 @@ tui() {
         pane=$(tmux capture-pane -p -t "$s" 2>/dev/null) || break
         if [ -n "$(echo "$pane" | tr -d ' \n')" ] && ! echo "$pane" | grep -q 'q cancels\|grove: loading'; then
             now=$(date +%s.%N)
-            frame=$(printf %.2f "$(echo "$now - $start" | bc)")
+            frame=$(awk -v a="$start" -v b="$now" 'BEGIN { printf "%.2f", b - a }')
             [ -n "$pid" ] && rss=$(( $(awk '/VmRSS/{print $2}' /proc/$pid/status 2>/dev/null || echo 0) / 1024 ))
             break
         fi
@@ -56,7 +56,7 @@ tui() {
     if [ "$wait_entry" = 1 ]; then
         for _ in $(seq 1 1200); do
             if ls "$cache"/grove/*/stamp.json >/dev/null 2>&1; then
-                written="$(printf %.2f "$(echo "$(date +%s.%N) - $start" | bc)") s"; break
+                written="$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s"; break
             fi
             sleep 0.05
         done
