@@ -105,6 +105,18 @@ impl Pending {
         categories: Categories,
         after: impl FnOnce() -> Option<String> + Send + 'static,
     ) -> Option<Pending> {
+        Pending::index_and_members(p, categories, after, None)
+    }
+
+    /// `index_then`, and when `members` is given (an ensemble of a few traces whose
+    /// merged events are the timeline's, `members::plan`), the members' own traces
+    /// read on the same thread for the kernel and summary panels.
+    pub fn index_and_members(
+        p: &mut Profile,
+        categories: Categories,
+        after: impl FnOnce() -> Option<String> + Send + 'static,
+        members: Option<super::members::Plan>,
+    ) -> Option<Pending> {
         let nodes = p.cct.len();
         let (tx, rx) = std::sync::mpsc::channel();
         let counters = p.counters.take();
@@ -114,13 +126,14 @@ impl Pending {
             let start = move || {
                 std::thread::spawn(move || {
                     let warning = after();
+                    let members = members.and_then(|m| m.load(&categories));
                     let _ = tx.send(Ok(Events {
                         events: None,
                         counters,
                         nodes,
                         gpu: None,
                         warning,
-                        members: None,
+                        members,
                     }));
                 });
             };
@@ -139,7 +152,8 @@ impl Pending {
                     // Both at once; the events arrive when both are done, with the
                     // cache write's warning.
                     let writer = std::thread::spawn(after);
-                    let gpu = GpuState::new(&events, categories);
+                    let gpu = GpuState::new(&events, categories.clone());
+                    let members = members.and_then(|m| m.load(&categories));
                     let warning = writer.join().unwrap_or_default();
                     let _ = tx.send(Ok(Events {
                         events: Some(events),
@@ -147,7 +161,7 @@ impl Pending {
                         nodes,
                         gpu,
                         warning,
-                        members: None,
+                        members,
                     }));
                 });
         };

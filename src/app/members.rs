@@ -85,10 +85,17 @@ pub fn load(files: &[PathBuf], labels: &[String], cats: &Categories) -> Option<V
     Some(out)
 }
 
-impl Pending {
-    /// The member traces of an ensemble (`load`) read on a thread behind the first
-    /// frame; None when `p` is not an ensemble of 2 to `MAX_MEMBERS` members.
-    pub fn members(files: Vec<PathBuf>, p: &Profile, categories: Categories) -> Option<Pending> {
+/// The member traces an ensemble reads for its GPU panels: each member's file and label.
+#[derive(Clone)]
+pub struct Plan {
+    files: Vec<PathBuf>,
+    labels: Vec<String>,
+}
+
+impl Plan {
+    /// The plan for `p` opened from `files`; None when `p` is not an ensemble of 2 to
+    /// `MAX_MEMBERS` traces of a format with GPU activity, or holds one trace's events.
+    pub fn of(files: Vec<PathBuf>, p: &Profile) -> Option<Plan> {
         // A trace's own events serve its GPU panels; an ensemble's merged events (kept
         // for the timeline) are several traces', so the members are read for those.
         let merged = p.events.as_ref().is_some_and(|e| e.members.len() > 1);
@@ -113,13 +120,30 @@ impl Pending {
             })
             .collect();
         let files = recorded.unwrap_or(files);
+        Some(Plan { files, labels })
+    }
+
+    /// Reads the members' traces (`load`).
+    pub fn load(self, cats: &Categories) -> Option<Vec<MemberTrace>> {
+        load(&self.files, &self.labels, cats)
+    }
+}
+
+impl Pending {
+    /// The member traces of an ensemble without events of its own (`Plan`), read on
+    /// a thread behind the first frame; None when there is nothing to read.
+    pub fn members(files: Vec<PathBuf>, p: &Profile, categories: Categories) -> Option<Pending> {
+        if p.events.is_some() {
+            return None;
+        }
+        let plan = Plan::of(files, p)?;
         let nodes = p.cct.len();
         let (tx, rx) = std::sync::mpsc::channel();
         let start = move || {
             let _ = std::thread::Builder::new()
                 .name("members".into())
                 .spawn(move || {
-                    let members = load(&files, &labels, &categories);
+                    let members = plan.load(&categories);
                     let _ = tx.send(Ok(Events {
                         events: None,
                         counters: None,

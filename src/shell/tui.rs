@@ -45,17 +45,30 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             }
             // The tree shows as soon as it is built: the GPU index of a cold load's
             // events is built behind it, and a warm one's events load behind it.
+            // An ensemble of a few traces reads its members' own traces behind the tree
+            // too (its merged events are the timeline's), for the kernel and summary
+            // panels.
+            let plan = grove::app::members::Plan::of(cli.files.clone(), &c.profile);
             let behind = match (c.warm, c.store.take()) {
                 (Some(path), _) => Some(Pending::full_load(path, super::user_categories())),
                 (None, Some(f)) => {
                     let store = grove::load::store_later(f, &c.profile);
-                    Pending::index_then(&mut c.profile, super::user_categories(), store)
+                    Pending::index_and_members(
+                        &mut c.profile,
+                        super::user_categories(),
+                        store,
+                        plan,
+                    )
                 }
-                (None, None) => Pending::index(&mut c.profile, super::user_categories())
-                    // An ensemble of a few traces reads its members' events behind it.
-                    .or_else(|| {
-                        Pending::members(cli.files.clone(), &c.profile, super::user_categories())
-                    }),
+                (None, None) if c.profile.events.is_some() => Pending::index_and_members(
+                    &mut c.profile,
+                    super::user_categories(),
+                    || None,
+                    plan,
+                ),
+                (None, None) => {
+                    Pending::members(cli.files.clone(), &c.profile, super::user_categories())
+                }
             };
             let mut app = App::with_categories(c.profile, keymap, super::user_categories());
             app.background = behind;
