@@ -193,8 +193,12 @@ fn two_traces_together_show_both_kernel_tables() {
         common::repo("testdata/rank0.trace.json.gz"),
         common::repo("testdata/rank1.trace.json.gz"),
     ];
-    let p = grove::load::load_inputs(&files, &Default::default()).unwrap();
-    let behind = Pending::members(files.clone(), &p, Categories::builtin());
+    let mut p = grove::load::load_inputs(&files, &Default::default()).unwrap();
+    // As the TUI opens them: the merged events (the timeline's) indexed and the
+    // members' own traces read behind the tree.
+    let plan = grove::app::members::Plan::of(files.clone(), &p);
+    assert!(plan.is_some());
+    let behind = Pending::index_and_members(&mut p, Categories::builtin(), || None, plan);
     let mut app = App::new(p, Keymap::default_map());
     app.background = behind;
     while app.loading() {

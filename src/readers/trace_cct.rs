@@ -25,7 +25,7 @@ use crate::model::{Cct, MetricTable, NO_NODE};
 
 mod launches;
 mod nodes;
-mod phases;
+pub mod phases;
 mod sort;
 
 use nodes::NodeIndex;

@@ -86,15 +86,7 @@ pub fn run(args: SqlArgs) -> Result<(), String> {
 
 /// CPU seconds the process has used so far, every thread (`GROVE_PHASES`).
 fn cpu() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) } != 0 {
-        return 0.0;
-    }
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+    grove::readers::trace_cct::phases::process_cpu()
 }
 
 /// Resident memory now, its anonymous part, and its peak so far (`GROVE_PHASES`;

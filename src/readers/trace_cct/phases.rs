@@ -13,7 +13,7 @@ pub struct Phases {
 }
 
 /// CPU seconds used by the process so far (every thread).
-fn process_cpu() -> f64 {
+pub fn process_cpu() -> f64 {
     let mut t = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
