@@ -73,16 +73,7 @@ impl MetricTable {
         );
         // Spare room a builder reserved would stay with the column for good.
         values.shrink_to_fit();
-        let col = Arc::new(values);
-        match self.index.get(name) {
-            Some(&i) => self.columns[i] = col,
-            None => {
-                self.index.insert(name.to_string(), self.order.len());
-                self.order.push(name.to_string());
-                self.columns.push(col);
-            }
-        }
-        self.units.insert(name.to_string(), unit.to_string());
+        self.put(name, unit, Arc::new(values));
     }
 
     /// Replaces a column's values where it stands, or adds it: recomputed statistics

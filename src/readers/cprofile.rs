@@ -18,7 +18,6 @@
 //! estimates, which the profile says. Totals equal the file's.
 
 use std::collections::HashMap;
-use std::io::Read;
 
 use petgraph::graph::NodeIndex;
 
@@ -214,11 +213,7 @@ impl super::Reader for CProfile {
     }
 
     fn read(&self, input: super::Input) -> Result<Vec<Profile>, String> {
-        let (mut input, source) = input.into_stream()?;
-        let mut bytes = Vec::new();
-        input
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read: {e}"))?;
+        let (bytes, source) = input.into_bytes()?;
         let (cct, metrics, graph, warnings) = read_bytes(&bytes)?;
         Ok(vec![Profile {
             call_graph: Some(graph),

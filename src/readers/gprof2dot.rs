@@ -12,7 +12,6 @@
 //! edge chains are not something it writes.
 
 use std::collections::HashMap;
-use std::io::Read;
 
 use petgraph::graph::NodeIndex;
 
@@ -348,11 +347,7 @@ impl super::Reader for Gprof2Dot {
     }
 
     fn read(&self, input: super::Input) -> Result<Vec<Profile>, String> {
-        let (mut input, source) = input.into_stream()?;
-        let mut bytes = Vec::new();
-        input
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read: {e}"))?;
+        let (bytes, source) = input.into_bytes()?;
         let (cct, metrics, graph, warnings) = read_text(&String::from_utf8_lossy(&bytes))?;
         Ok(vec![Profile {
             call_graph: Some(graph),

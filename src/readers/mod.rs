@@ -247,6 +247,17 @@ impl Input {
             Input::Path(p) => Err(format!("{} is read as a stream", p.display())),
         }
     }
+
+    /// The whole stream in memory, for readers that parse a file at once (XML, tar,
+    /// marshal, DOT, one JSON document).
+    pub fn into_bytes(self) -> Result<(Vec<u8>, Source), String> {
+        let (mut input, source) = self.into_stream()?;
+        let mut bytes = Vec::new();
+        input
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read: {e}"))?;
+        Ok((bytes, source))
+    }
 }
 
 /// The reader that claims the input, if any.

@@ -10,7 +10,6 @@
 //! GraphFrame is one profile.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::Read;
 
 use serde_json::Value;
 
@@ -292,11 +291,7 @@ impl super::Reader for ThicketJson {
     }
 
     fn read(&self, input: super::Input) -> Result<Vec<Profile>, String> {
-        let (mut input, source) = input.into_stream()?;
-        let mut bytes = Vec::new();
-        input
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read: {e}"))?;
+        let (bytes, source) = input.into_bytes()?;
         let v: Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
         read_value(&v, &source)
     }

@@ -6,7 +6,6 @@
 //! Rows left out are 0 (the writers omit all-zero rows).
 
 use std::collections::HashMap;
-use std::io::Read;
 
 use crate::model::{Format, Profile, Source};
 
@@ -36,11 +35,7 @@ impl super::super::Reader for Cube3 {
     }
 
     fn read(&self, input: super::super::Input) -> Result<Vec<Profile>, String> {
-        let (mut input, source) = input.into_stream()?;
-        let mut bytes = Vec::new();
-        input
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read: {e}"))?;
+        let (bytes, source) = input.into_bytes()?;
         read_xml(&bytes, source)
     }
 }

@@ -63,11 +63,7 @@ impl super::Reader for Cube {
     }
 
     fn read(&self, input: super::Input) -> Result<Vec<Profile>, String> {
-        let (mut input, source) = input.into_stream()?;
-        let mut bytes = Vec::new();
-        input
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read: {e}"))?;
+        let (bytes, source) = input.into_bytes()?;
         read_bytes(&bytes, source)
     }
 }
