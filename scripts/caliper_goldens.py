@@ -3,7 +3,7 @@
 
 For every Caliper file in the shared corpus (``.cali`` text streams, json-split files) this
 script loads the file with the reference implementation (``llnl-hatchet``) and writes
-``testdata/caliper/<name>.json``.  grove's tests (``src/readers/caliper.rs``) compare node
+``testdata/caliper/<name>.json``.  grove's tests (``crates/core/src/readers/caliper.rs``) compare node
 counts, call paths and root metric values against these files, so CI needs neither Python nor
 Hatchet.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Golden files for grove's HPCToolkit reader (src/readers/hpctoolkit.rs).
+"""Golden files for grove's HPCToolkit reader (crates/core/src/readers/hpctoolkit.rs).
 
 Two kinds of goldens are written to ``testdata/hpctoolkit/`` (see the README there):
 

@@ -1,35 +1,15 @@
 //! grove: a terminal explorer for performance profiles and traces.
+//!
+//! The library is a workspace of layers (docs/architecture.md, "Layers"), re-exported
+//! here under the paths the binary, the tests and the benchmarks use (`grove::model`,
+//! `grove::app`, ...). This crate itself holds only the command line (`cli`); the
+//! binary's shell (`src/shell/`) sits beside it.
 
-pub mod app;
+pub use grove_analysis::{
+    diff, ensemble, export, gpu, load, query, sql, summary, transform, VERSION,
+};
+pub use grove_app::{app, session};
+pub use grove_core::{config, json, memory, model, present, readers, terminal_guard};
+pub use grove_ui::{tui, ui};
+
 pub mod cli;
-pub mod config;
-pub mod diff;
-pub mod ensemble;
-pub mod export;
-pub mod gpu;
-pub mod json;
-pub mod load;
-pub mod memory;
-pub mod model;
-pub mod present;
-pub mod query;
-pub mod readers;
-pub mod session;
-pub mod sql;
-pub mod summary;
-pub mod terminal_guard;
-pub mod transform;
-pub mod tui;
-pub mod ui;
-
-/// grove's version: the crate version, the commit and the build date (build.rs), as
-/// `grove --version` prints it and the summaries and the cache record it. At the root,
-/// not in `cli`, so the layers below the shell can name it.
-pub const VERSION: &str = concat!(
-    env!("CARGO_PKG_VERSION"),
-    " (",
-    env!("GROVE_COMMIT"),
-    " ",
-    env!("GROVE_BUILD_DATE"),
-    ")"
-);

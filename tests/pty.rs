@@ -341,6 +341,31 @@ fn session_file_appears_with_the_first_command() {
     assert!(s.commands[0].1.starts_with("sort "), "{:?}", s.commands);
 }
 
+/// Keys typed on the loading screen are not lost: they run, in order, once the tree
+/// is up (the load held back 1.5 s by `GROVE_TEST_LOAD_DELAY_MS`; `s` typed meanwhile
+/// sorts the tree and is logged).
+#[test]
+fn keys_typed_while_loading_run_after_the_load() {
+    let dir = std::env::temp_dir().join(format!("grove-pty-typed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("s.jsonl");
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/demo.trace.json.gz");
+    let p = start_args(
+        &["--no-cache", "--session", f.to_str().unwrap(), file],
+        &[("GROVE_TEST_LOAD_DELAY_MS", "1500")],
+    );
+    p.wait_for_screen(b"q cancels", 0);
+    p.send(b"s");
+    let t = Instant::now();
+    while !std::fs::read_to_string(&f).is_ok_and(|s| s.contains("\"cmd\":\"sort")) {
+        assert!(t.elapsed() < Duration::from_secs(20), "the key typed was lost");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    p.send(b"q");
+    p.wait(false);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A slow load (the `GROVE_TEST_LOAD_DELAY_MS` hook holds the reader back) shows the
 /// loading screen; `q` during the load exits with status 0 and Ctrl-C with 130, the
 /// terminal restored either way.

@@ -251,3 +251,26 @@ fn parquet_to_a_terminal_is_one_line() {
     assert_eq!(text.trim_end().lines().count(), 1, "{text}");
     assert!(text.contains("parquet is binary"), "{text}");
 }
+
+/// Hatchet's literal format as grove writes it (`export::hatchet`) reads back through
+/// the Hatchet reader with the same tree and inclusive values.
+#[test]
+fn hatchet_literal_written_reads_back() {
+    const SAMPLE: &str = r#"[
+      {"frame": {"name": "main", "type": "function"}, "metrics": {"time": 1.0, "time (inc)": 6.0},
+       "children": [
+         {"frame": {"name": "a", "type": "function", "file": "a.c"}, "metrics": {"time (inc)": 5.0, "time": 5.0}}
+       ]},
+      {"name": "second", "frame": {"type": "loop"}, "metrics": {"time": 2, "time (inc)": 2}}
+    ]"#;
+    let read = grove::readers::hatchet::read::<&[u8]>;
+    let l = read(SAMPLE.as_bytes()).unwrap();
+    let mut buf = Vec::new();
+    let kids = |n: u32| l.cct.children(n).collect();
+    grove::export::hatchet::write(&mut buf, &l.cct, &l.metrics, &l.cct.root_ids(), &kids).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&buf).unwrap();
+    assert_eq!(v[0]["children"][0]["frame"]["file"], "a.c");
+    let back = read(&buf[..]).unwrap();
+    assert_eq!(back.cct.len(), 3);
+    assert_eq!(back.metrics.values("time (inc)").unwrap(), &[6.0, 5.0, 2.0]);
+}

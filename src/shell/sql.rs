@@ -1,4 +1,4 @@
-//! `grove sql`: a query over the inputs' tables (src/sql/, docs/sql.md), printed as
+//! `grove sql`: a query over the inputs' tables (crates/analysis/src/sql/, docs/sql.md), printed as
 //! text, CSV, JSON or Parquet. Several inputs (or a directory of `grove summarize`
 //! summaries) are read one by one and their tables stacked with a `profile` column.
 

@@ -11,6 +11,7 @@ use grove::load::Cached;
 use grove::readers::progress::Progress;
 use grove::session;
 use grove::tui::Waited;
+use ratatui::crossterm::event::KeyEvent;
 
 use super::{input, look, replay, Failure};
 
@@ -28,6 +29,8 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Some(p) => Some((p.clone(), session::read(p)?)),
         None => None,
     };
+    // Keys typed on the loading screen, run once the tree is up.
+    let mut typed = Vec::new();
     let mut app = match &replay {
         Some((path, script)) => replay::open(
             path,
@@ -37,7 +40,8 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             keymap,
         )?,
         None => {
-            let mut c = load_with_screen(&cli, &theme)?;
+            let (mut c, keys) = load_with_screen(&cli, &theme)?;
+            typed = keys;
             // Two runs side by side: their steps aligned as `grove diff` aligns them.
             let mut merged = 0;
             if !cli.keep_steps {
@@ -137,6 +141,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
     }
     let opts = grove::tui::Options {
         sync_output: !cli.no_sync,
+        typed,
     };
     grove::tui::run(&mut app, &theme, &glyphs, &opts).map_err(|e| {
         grove::tui::emergency_restore();
@@ -147,14 +152,17 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
 /// The inputs, loaded on a thread while the terminal shows the loading screen
 /// (`grove::tui::wait_for_load`); without a terminal, loaded here (the TUI then
 /// refuses to start). `q` or Esc cancels with exit status 0, Ctrl-C with 130.
-fn load_with_screen(cli: &Cli, theme: &grove::ui::theme::Theme) -> Result<Cached, Failure> {
+fn load_with_screen(
+    cli: &Cli,
+    theme: &grove::ui::theme::Theme,
+) -> Result<(Cached, Vec<KeyEvent>), Failure> {
     let load = {
         let (files, label, et) = (cli.files.clone(), cli.label.clone(), cli.et.clone());
         let use_cache = !cli.no_cache;
         move || input::load_inputs_cached(&files, label.as_deref(), et.as_deref(), use_cache)
     };
     if !io::stdout().is_terminal() {
-        return Ok(load()?);
+        return Ok((load()?, Vec::new()));
     }
     // The cache entry of a cold load is written behind the first frame.
     grove::load::defer_cache_store(true);
@@ -178,9 +186,10 @@ fn load_with_screen(cli: &Cli, theme: &grove::ui::theme::Theme) -> Result<Cached
     };
     let opts = grove::tui::Options {
         sync_output: !cli.no_sync,
+        typed: Vec::new(),
     };
     match grove::tui::wait_for_load(&rx, &progress, &file, theme, &opts) {
-        Ok(Waited::Done(r)) => Ok(r?),
+        Ok(Waited::Done(r, typed)) => Ok((r?, typed)),
         Ok(Waited::Cancelled { interrupt }) => Err(Failure {
             message: format!("loading {file} cancelled"),
             status: if interrupt { 130 } else { 0 },
