@@ -3,7 +3,8 @@
 //! Timestamps and ids become integers scaled by a power of ten without going through
 //! a double ([`parse_decimal_scaled`], its one-pass form [`scaled_plain`] for the slice
 //! lexer); a number's typed value is serde_json's ([`value`]); a double for readers that
-//! keep doubles ([`to_f64`]); and the strict grammar ([`is_strict`]).
+//! keep doubles ([`to_f64`], and [`text_f64`] where strings hold numbers too); and the
+//! strict grammar ([`is_strict`]).
 
 use super::lexer::is_num;
 
@@ -284,6 +285,7 @@ pub fn value(t: &[u8]) -> Option<Number> {
 /// A number's text as a double (what a reader keeping doubles stores): plain integers
 /// of up to 15 digits directly, anything else through Rust's parser, refusing the `+`
 /// it accepts and JSON does not.
+#[inline]
 pub fn to_f64(b: &[u8]) -> Option<f64> {
     if !b.is_empty() && b.len() <= 15 && b.iter().all(u8::is_ascii_digit) {
         let v = b.iter().fold(0u64, |v, d| v * 10 + u64::from(d - b'0'));
@@ -296,6 +298,17 @@ pub fn to_f64(b: &[u8]) -> Option<f64> {
         return None;
     }
     s.parse().ok()
+}
+
+/// A scalar's text as a double, a number's or a string's that holds one (`"12.5"`,
+/// `" 7 "`): padding trimmed, then Rust's parser (it also reads `inf`, `NaN`, `+1`,
+/// which metric strings hold), then [`parse_decimal_scaled`]. For readers whose
+/// metrics may be written either way (Hatchet, pyinstrument, Caliper).
+pub fn text_f64(text: &[u8]) -> Option<f64> {
+    std::str::from_utf8(text)
+        .ok()
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .or_else(|| parse_decimal_scaled(text, 0).map(|v| v as f64))
 }
 
 /// JSON's number grammar: `-? digits (. digits)? ([eE] [+-]? digits)?`.

@@ -430,3 +430,20 @@ fn xorshift(x: &mut u64) -> u64 {
     *x ^= *x << 17;
     *x
 }
+
+/// Doubles of a scalar's text: a number token (`to_f64`, strict about a leading `+`)
+/// and a string that may hold one, padded (`text_f64`).
+#[test]
+fn doubles_of_numbers_and_number_strings() {
+    assert_eq!(number::to_f64(b"123"), Some(123.0));
+    assert_eq!(number::to_f64(b"-2.5e3"), Some(-2500.0));
+    assert_eq!(number::to_f64(b"+1"), None);
+    assert_eq!(number::to_f64(b"1-2"), None);
+    assert_eq!(number::text_f64(b" 1.5 "), Some(1.5));
+    assert_eq!(number::text_f64(b"7"), Some(7.0));
+    assert_eq!(number::text_f64(b"+1"), Some(1.0));
+    assert!(number::text_f64(b"inf").is_some_and(f64::is_infinite));
+    assert_eq!(number::text_f64(b"abc"), None);
+    assert!(number::is_strict(b"-0.5e+3"));
+    assert!(!number::is_strict(b"1."));
+}
