@@ -251,7 +251,7 @@ fn random_literal(rng: &mut Rng, s: &str) -> String {
             _ => {
                 let mut units = [0u16; 2];
                 for u in c.encode_utf16(&mut units) {
-                    if rng.next() % 2 == 0 {
+                    if rng.next().is_multiple_of(2) {
                         out.push_str(&format!("\\u{u:04x}"));
                     } else {
                         out.push_str(&format!("\\u{u:04X}"));
@@ -266,7 +266,7 @@ fn random_literal(rng: &mut Rng, s: &str) -> String {
 
 fn random_number(rng: &mut Rng) -> String {
     let mut t = String::new();
-    if rng.next() % 2 == 0 {
+    if rng.next().is_multiple_of(2) {
         t.push('-');
     }
     let digits = 1 + rng.next() % 21;
@@ -277,14 +277,14 @@ fn random_number(rng: &mut Rng) -> String {
             t.push(char::from(b'0' + (rng.next() % 10) as u8));
         }
     }
-    if rng.next() % 2 == 0 {
+    if rng.next().is_multiple_of(2) {
         t.push('.');
         for _ in 0..1 + rng.next() % 12 {
             t.push(char::from(b'0' + (rng.next() % 10) as u8));
         }
     }
-    if rng.next() % 3 == 0 {
-        t.push(if rng.next() % 2 == 0 { 'e' } else { 'E' });
+    if rng.next().is_multiple_of(3) {
+        t.push(if rng.next().is_multiple_of(2) { 'e' } else { 'E' });
         t.push_str(rng.pick(&["", "+", "-"]));
         for _ in 0..1 + rng.next() % 3 {
             t.push(char::from(b'0' + (rng.next() % 10) as u8));
