@@ -284,7 +284,11 @@ fn random_number(rng: &mut Rng) -> String {
         }
     }
     if rng.next().is_multiple_of(3) {
-        t.push(if rng.next().is_multiple_of(2) { 'e' } else { 'E' });
+        t.push(if rng.next().is_multiple_of(2) {
+            'e'
+        } else {
+            'E'
+        });
         t.push_str(rng.pick(&["", "+", "-"]));
         for _ in 0..1 + rng.next() % 3 {
             t.push(char::from(b'0' + (rng.next() % 10) as u8));

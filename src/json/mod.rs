@@ -5,6 +5,11 @@
 //! without `]`, raw control characters inside strings. This reader walks the bytes once
 //! through a fixed buffer, keeps numbers as their decimal text so timestamps convert to
 //! integer nanoseconds exactly, and reports errors with byte offset, line and column.
+//!
+//! This module is grove's one JSON decoder. Beside the streaming reader here: the slice
+//! lexer (`lexer`, strict JSON held whole in a slice, for fast paths such as the Chrome
+//! scanner), the string decoder both use (`strings`: spans, escapes, surrogates) and
+//! number conversion (`number`: exact scaled integers, serde_json's typing, doubles).
 
 use std::fmt;
 use std::io::Read;
