@@ -5,9 +5,22 @@
 //! without `]`, raw control characters inside strings. This reader walks the bytes once
 //! through a fixed buffer, keeps numbers as their decimal text so timestamps convert to
 //! integer nanoseconds exactly, and reports errors with byte offset, line and column.
+//!
+//! This module is grove's one JSON decoder. Beside the streaming reader here: the slice
+//! lexer (`lexer`, strict JSON held whole in a slice, for fast paths such as the Chrome
+//! scanner), the string decoder both use (`strings`: spans, escapes, surrogates) and
+//! number conversion (`number`: exact scaled integers, serde_json's typing, doubles).
 
 use std::fmt;
 use std::io::Read;
+
+pub mod lexer;
+pub mod number;
+pub mod strings;
+
+use lexer::{is_num, is_ws};
+pub use number::parse_decimal_scaled;
+use strings::{hex_digit, simple_escape, Escapes};
 
 const BUF_SIZE: usize = 256 * 1024;
 
@@ -121,10 +134,6 @@ pub struct JsonReader<R: Read> {
     /// The nesting stack of `skip_value`, kept to spare an allocation per skipped value.
     skip_depth: Vec<u8>,
     pub repairs: Repairs,
-}
-
-fn is_ws(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 impl<R: Read> JsonReader<R> {
@@ -441,8 +450,13 @@ impl<R: Read> JsonReader<R> {
 
     /// Walks a string starting at its opening quote; with `out`, appends the unescaped
     /// bytes. Skipping (`None`) copies nothing but checks and repairs exactly as reading.
+    /// Escapes decode through [`Escapes`], as the slice lexer's `unescape` does.
     fn scan_str(&mut self, mut out: Option<&mut Vec<u8>>) -> Result<()> {
         self.bump(); // opening quote
+        let mut esc = Escapes::default();
+        // Where a skipped string's escapes decode to (nothing is kept).
+        let mut sink = Vec::new();
+        let keep = out.is_some();
         loop {
             // Fast path: find the end of the run of plain bytes with a SIMD search for the
             // quote and the backslash, then check the run for control bytes in one
@@ -456,6 +470,7 @@ impl<R: Read> JsonReader<R> {
             self.pos = start + run;
             if run > 0 {
                 if let Some(out) = out.as_deref_mut() {
+                    esc.other(out);
                     out.extend_from_slice(&self.buf[start..self.pos]);
                 }
                 if let Some(cap) = self.capture.as_mut() {
@@ -466,17 +481,20 @@ impl<R: Read> JsonReader<R> {
                 Some(b) => b,
                 None => return Err(self.eof_error("inside a string")),
             };
+            let dest = match out.as_deref_mut() {
+                Some(out) => out,
+                None => &mut sink,
+            };
             match b {
                 b'"' => {
                     self.bump();
+                    esc.other(dest);
                     return Ok(());
                 }
                 b'\\' => {
                     self.bump();
-                    match out.as_deref_mut() {
-                        Some(out) => self.read_escape(out)?,
-                        None => self.read_escape(&mut Vec::new())?,
-                    }
+                    self.read_escape(dest, &mut esc)?;
+                    sink.clear();
                 }
                 // The fast path stopped at the end of the buffer, not at a special byte:
                 // the refilled buffer starts with an ordinary byte (counting it as a
@@ -486,8 +504,9 @@ impl<R: Read> JsonReader<R> {
                     // Raw control character: invalid JSON, but PyTorch writes them in
                     // python_function names; keep it and let the caller warn.
                     self.repairs.control_chars += 1;
-                    if let Some(out) = out.as_deref_mut() {
-                        out.push(b);
+                    esc.other(dest);
+                    if keep {
+                        dest.push(b);
                     }
                     if let Some(cap) = self.capture.as_mut() {
                         // Keep captured text valid JSON.
@@ -499,62 +518,29 @@ impl<R: Read> JsonReader<R> {
         }
     }
 
-    fn read_escape(&mut self, out: &mut Vec<u8>) -> Result<()> {
+    /// One escape, its backslash consumed, decoded into `out` through `esc`.
+    fn read_escape(&mut self, out: &mut Vec<u8>, esc: &mut Escapes) -> Result<()> {
         let b = self
             .peek()
             .ok_or_else(|| self.eof_error("inside a string escape"))?;
         self.bump();
-        let c = match b {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'/' => b'/',
-            b'b' => 8,
-            b'f' => 12,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            b'u' => {
-                // A high surrogate joins the low one that follows it; a lone one is
-                // U+FFFD and whatever follows it is read as it is (`"\uD800\n"` is
-                // U+FFFD and a newline, `"\uD800\uD83D\uDE00"` U+FFFD and an emoji).
-                let mut cp = self.read_hex4()?;
-                loop {
-                    if !(0xD800..0xDC00).contains(&cp) {
-                        if (0xDC00..0xE000).contains(&cp) {
-                            cp = 0xFFFD;
-                        }
-                        push_char(out, cp);
-                        return Ok(());
-                    }
-                    if self.peek() != Some(b'\\') {
-                        push_char(out, 0xFFFD);
-                        return Ok(());
-                    }
-                    self.bump();
-                    if self.peek() != Some(b'u') {
-                        push_char(out, 0xFFFD);
-                        return self.read_escape(out);
-                    }
-                    self.bump();
-                    let lo = self.read_hex4()?;
-                    if (0xDC00..0xE000).contains(&lo) {
-                        push_char(out, 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00));
-                        return Ok(());
-                    }
-                    push_char(out, 0xFFFD);
-                    cp = lo;
-                }
+        if b == b'u' {
+            let cp = self.read_hex4()?;
+            esc.unit(out, cp);
+            return Ok(());
+        }
+        match simple_escape(b) {
+            Some(c) => {
+                esc.other(out);
+                out.push(c);
+                Ok(())
             }
-            other => {
-                return Err(self.error_at(
-                    self.offset() - 1,
-                    format!("invalid escape '\\{}'", other as char),
-                    false,
-                ))
-            }
-        };
-        out.push(c);
-        Ok(())
+            None => Err(self.error_at(
+                self.offset() - 1,
+                format!("invalid escape '\\{}'", b as char),
+                false,
+            )),
+        }
     }
 
     fn read_hex4(&mut self) -> Result<u32> {
@@ -563,9 +549,7 @@ impl<R: Read> JsonReader<R> {
             let b = self
                 .peek()
                 .ok_or_else(|| self.eof_error("inside a \\u escape"))?;
-            let d = (b as char)
-                .to_digit(16)
-                .ok_or_else(|| self.error("invalid \\u escape"))?;
+            let d = hex_digit(b).ok_or_else(|| self.error("invalid \\u escape"))?;
             self.bump();
             v = v * 16 + d;
         }
@@ -576,7 +560,6 @@ impl<R: Read> JsonReader<R> {
     pub fn read_num(&mut self, out: &mut Vec<u8>) -> Result<()> {
         out.clear();
         self.skip_ws();
-        let is_num = |b: u8| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E');
         loop {
             // Copy the run of number bytes in the buffer at once.
             let start = self.pos;
@@ -706,7 +689,6 @@ impl<R: Read> JsonReader<R> {
 
     /// `read_num` for a number nobody reads (only a captured copy, if capturing).
     fn skip_num(&mut self) -> Result<()> {
-        let is_num = |b: u8| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E');
         let mut any = false;
         loop {
             let start = self.pos;
@@ -763,293 +745,5 @@ impl<R: Read> JsonReader<R> {
     }
 }
 
-/// Parses decimal text (`123`, `-4.5`, `1.25e3`) as a value scaled by 10^scale, rounded
-/// half away from zero, exactly — without going through f64. Returns None for text that
-/// is not a complete number (Perfetto drops such events: `"100a"`).
-pub fn parse_decimal_scaled(text: &[u8], scale: u32) -> Option<i64> {
-    if let Some(v) = plain_decimal_scaled(text, scale) {
-        return Some(v);
-    }
-    let text = trim_ascii(text);
-    let (neg, rest) = match text.first()? {
-        b'-' => (true, &text[1..]),
-        b'+' => (false, &text[1..]),
-        _ => (false, text),
-    };
-    let (mant, exp) = match rest.iter().position(|&b| b == b'e' || b == b'E') {
-        Some(i) => {
-            let e = std::str::from_utf8(&rest[i + 1..])
-                .ok()?
-                .parse::<i32>()
-                .ok()?;
-            (&rest[..i], e)
-        }
-        None => (rest, 0),
-    };
-    let (int_part, frac_part) = match mant.iter().position(|&b| b == b'.') {
-        Some(i) => (&mant[..i], &mant[i + 1..]),
-        None => (mant, &mant[..0]),
-    };
-    if int_part.is_empty() && frac_part.is_empty() {
-        return None;
-    }
-    // Called several times per event: the digits are walked in place, never collected.
-    if !int_part.iter().chain(frac_part).all(u8::is_ascii_digit) {
-        return None;
-    }
-    let n_digits = int_part.len() + frac_part.len();
-    let digit = |k: usize| -> u8 {
-        if k < int_part.len() {
-            int_part[k] - b'0'
-        } else {
-            frac_part[k - int_part.len()] - b'0'
-        }
-    };
-    // value = digits * 10^(exp - frac_len); we want value * 10^scale
-    let shift = exp as i64 + scale as i64 - frac_part.len() as i64;
-    let mut acc: i128 = 0;
-    let keep = if shift >= 0 {
-        n_digits
-    } else {
-        (n_digits as i64 + shift).max(0) as usize
-    };
-    for k in 0..keep {
-        acc = acc.checked_mul(10)?.checked_add(digit(k) as i128)?;
-        if acc > i64::MAX as i128 * 10 {
-            return None;
-        }
-    }
-    if shift > 0 {
-        for _ in 0..shift {
-            acc = acc.checked_mul(10)?;
-            if acc > i64::MAX as i128 {
-                return None;
-            }
-        }
-    } else if keep < n_digits && digit(keep) >= 5 {
-        acc += 1;
-    }
-    let v = if neg { -acc } else { acc };
-    i64::try_from(v).ok()
-}
-
-/// The common case of `parse_decimal_scaled` in one pass: optional `-`, at most 18
-/// digits with at most one `.`, no exponent, no padding, and no digit dropped by the
-/// scale (so no rounding). Anything else returns None and takes the general path.
-fn plain_decimal_scaled(text: &[u8], scale: u32) -> Option<i64> {
-    let (neg, digits) = match text.split_first()? {
-        (b'-', rest) => (true, rest),
-        _ => (false, text),
-    };
-    if digits.is_empty() || digits.len() > 19 {
-        return None;
-    }
-    let mut acc: u64 = 0;
-    let mut n = 0u32;
-    let mut frac: Option<u32> = None;
-    for &b in digits {
-        match b {
-            b'0'..=b'9' => {
-                acc = acc * 10 + (b - b'0') as u64;
-                n += 1;
-                if let Some(f) = frac.as_mut() {
-                    *f += 1;
-                }
-            }
-            b'.' if frac.is_none() => frac = Some(0),
-            _ => return None,
-        }
-    }
-    let frac = frac.unwrap_or(0);
-    if n == 0 || n > 18 || frac > scale {
-        return None;
-    }
-    // n <= 18 digits and n + (scale - frac) <= 18 keeps the value below 10^18 < i64::MAX.
-    let up = scale - frac;
-    if n + up > 18 {
-        return None;
-    }
-    let v = (acc * 10u64.pow(up)) as i64;
-    Some(if neg { -v } else { v })
-}
-
-fn trim_ascii(mut t: &[u8]) -> &[u8] {
-    while let [first, rest @ ..] = t {
-        if first.is_ascii_whitespace() {
-            t = rest;
-        } else {
-            break;
-        }
-    }
-    while let [rest @ .., last] = t {
-        if last.is_ascii_whitespace() {
-            t = rest;
-        } else {
-            break;
-        }
-    }
-    t
-}
-
-/// Appends code point `cp` as UTF-8 (U+FFFD where it is not a scalar value).
-fn push_char(out: &mut Vec<u8>, cp: u32) {
-    let ch = char::from_u32(cp).unwrap_or('\u{FFFD}');
-    out.extend_from_slice(ch.encode_utf8(&mut [0u8; 4]).as_bytes());
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn decimal_exact() {
-        assert_eq!(
-            parse_decimal_scaled(b"1712195495519689.123", 3),
-            Some(1712195495519689123)
-        );
-        assert_eq!(parse_decimal_scaled(b"12.5", 3), Some(12500));
-        assert_eq!(parse_decimal_scaled(b"-0.0005", 3), Some(-1));
-        assert_eq!(parse_decimal_scaled(b"1e3", 3), Some(1_000_000));
-        assert_eq!(parse_decimal_scaled(b"1.5e-3", 3), Some(2));
-        assert_eq!(parse_decimal_scaled(b"100a", 3), None);
-        assert_eq!(parse_decimal_scaled(b"", 3), None);
-        assert_eq!(parse_decimal_scaled(b"7", 0), Some(7));
-    }
-
-    /// Edges of the in-place digit walk: rounding at the first dropped digit, digits
-    /// far beyond i64, exponents that shift left and right.
-    #[test]
-    fn decimal_edges() {
-        assert_eq!(parse_decimal_scaled(b"0.0004999", 3), Some(0));
-        assert_eq!(parse_decimal_scaled(b"0.0005", 3), Some(1));
-        assert_eq!(
-            parse_decimal_scaled(b"1.23456789012345678901234", 3),
-            Some(1235)
-        );
-        assert_eq!(parse_decimal_scaled(b"-2.5e-1", 3), Some(-250));
-        assert_eq!(parse_decimal_scaled(b" 42 ", 3), Some(42_000));
-        assert_eq!(
-            parse_decimal_scaled(b"9223372036854775807", 0),
-            Some(i64::MAX)
-        );
-        assert_eq!(parse_decimal_scaled(b"9223372036854775807", 3), None);
-        assert_eq!(parse_decimal_scaled(b"12345678901234567890123", 0), None);
-        assert_eq!(parse_decimal_scaled(b"1.2.3", 3), None);
-        assert_eq!(parse_decimal_scaled(b".", 3), None);
-        assert_eq!(parse_decimal_scaled(b"1e", 3), None);
-        assert_eq!(parse_decimal_scaled(b".5", 0), Some(1));
-    }
-
-    /// Skipping scans strings and keys in place: the same repairs are counted, the same
-    /// errors raised, and captured text is unchanged, as when they were copied.
-    #[test]
-    fn skip_counts_and_captures_like_reading() {
-        let text = "{\"k\\u0041\": [\"a\u{1}b\", 1.5e3, {\"x\": \"\\n\"}], \"z\": true}";
-        let mut r = JsonReader::with_buffer_size(text.as_bytes(), 3);
-        let mut raw = Vec::new();
-        r.capture_value(&mut raw).unwrap();
-        assert_eq!(r.repairs.control_chars, 1);
-        let expected = text.replace('\u{1}', "\\u0001");
-        assert_eq!(String::from_utf8(raw).unwrap(), expected);
-        let mut r = JsonReader::new(&b"[\"a\\q\"]"[..]);
-        let e = r.skip_value().unwrap_err();
-        assert!(e.msg.contains("invalid escape"), "{e}");
-    }
-
-    fn events(text: &str) -> (Vec<String>, Result<()>, Repairs) {
-        let mut r = JsonReader::new(text.as_bytes());
-        let mut names = Vec::new();
-        let mut key = Vec::new();
-        let mut val = Vec::new();
-        let res = (|| {
-            r.begin_array()?;
-            let mut first = true;
-            while r.next_element(first)? {
-                first = false;
-                r.begin_object()?;
-                let mut f = true;
-                while r.next_key(f, &mut key)? {
-                    f = false;
-                    if key == b"name" {
-                        r.read_str(&mut val)?;
-                        names.push(String::from_utf8_lossy(&val).into_owned());
-                    } else {
-                        r.skip_value()?;
-                    }
-                }
-            }
-            Ok(())
-        })();
-        (names, res, r.repairs)
-    }
-
-    #[test]
-    fn lenient_forms() {
-        let (n, res, rep) = events(r#"[{"name":"a","args":{"x":[1,{"y":null}]}},{"name":"b"},]"#);
-        assert_eq!(n, ["a", "b"]);
-        assert!(res.is_ok());
-        assert_eq!(rep.trailing_commas, 1);
-
-        let (n, res, _) = events("[{\"name\":\"a\"},\n{\"name\":\"b\"}");
-        assert_eq!(n, ["a", "b"]);
-        let e = res.unwrap_err();
-        assert!(e.eof);
-        assert_eq!(e.line, 2);
-
-        let (n, res, rep) = events("[{\"name\":\"a\u{1}\tb\"}]");
-        assert!(res.is_ok());
-        assert_eq!(n, ["a\u{1}\tb"]);
-        assert_eq!(rep.control_chars, 2);
-    }
-
-    #[test]
-    fn error_position() {
-        let (_, res, _) = events("[\n  {\"name\": x}]");
-        let e = res.unwrap_err();
-        assert_eq!((e.line, e.column), (2, 12));
-        assert!(!e.eof);
-    }
-
-    #[test]
-    fn capture_keeps_text() {
-        let mut r = JsonReader::new(&br#"{"a": {"b": [1, 2.50, "x\"y"]}, "c": 1}"#[..]);
-        let mut key = Vec::new();
-        r.begin_object().unwrap();
-        assert!(r.next_key(true, &mut key).unwrap());
-        let mut raw = Vec::new();
-        r.capture_value(&mut raw).unwrap();
-        assert_eq!(raw, br#"{"b": [1, 2.50, "x\"y"]}"#);
-        let v: serde_json::Value = serde_json::from_slice(&raw).unwrap();
-        assert_eq!(v["b"][2], "x\"y");
-    }
-
-    #[test]
-    fn escapes_and_unicode() {
-        let mut r = JsonReader::new(&br#""\u00e9\ud83d\ude00\n""#[..]);
-        let mut out = Vec::new();
-        r.read_str(&mut out).unwrap();
-        assert_eq!(String::from_utf8(out).unwrap(), "é😀\n");
-    }
-
-    /// A lone surrogate is U+FFFD and the escape after it is kept, at any buffer size
-    /// (a refill may fall between the two escapes); the chrome scanner agrees.
-    #[test]
-    fn lone_surrogates_keep_what_follows() {
-        let cases: [(&[u8], &str); 6] = [
-            (br#""\uD800\n""#, "\u{FFFD}\n"),
-            (br#""\uD800\"x""#, "\u{FFFD}\"x"),
-            (br#""\uD800\uD83D\uDE00\u0041""#, "\u{FFFD}😀A"),
-            (br#""\uD800\uD800""#, "\u{FFFD}\u{FFFD}"),
-            (br#""\uDC00x""#, "\u{FFFD}x"),
-            (br#""a\uD83Dz""#, "a\u{FFFD}z"),
-        ];
-        for (text, want) in cases {
-            for size in [1, 2, 3, 7, 64] {
-                let mut r = JsonReader::with_buffer_size(text, size);
-                let mut out = Vec::new();
-                r.read_str(&mut out).unwrap();
-                assert_eq!(String::from_utf8(out).unwrap(), want, "buffer {size}");
-            }
-        }
-    }
-}
+mod tests;

@@ -7,7 +7,8 @@ use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::sync::Arc;
 
-use crate::json::{parse_decimal_scaled, JsonError, JsonReader, Kind};
+use crate::json::number::text_f64;
+use crate::json::{JsonError, JsonReader, Kind};
 use crate::model::intern::FxBuild;
 use crate::model::metrics::{base_of_inclusive, inclusive_name};
 use crate::model::{Cct, Frame, MetricTable, NO_NODE};
@@ -421,11 +422,7 @@ fn build(mut nodes: Nodes, order: &[u32]) -> Cct {
 }
 
 fn number(text: &[u8]) -> f64 {
-    std::str::from_utf8(text)
-        .ok()
-        .and_then(|s| s.trim().parse::<f64>().ok())
-        .or_else(|| parse_decimal_scaled(text, 0).map(|v| v as f64))
-        .unwrap_or(f64::NAN)
+    text_f64(text).unwrap_or(f64::NAN)
 }
 
 fn read_frame<R: Read>(

@@ -8,7 +8,8 @@
 
 use std::io::Read;
 
-use crate::json::{parse_decimal_scaled, JsonReader, Kind};
+use crate::json::number::text_f64;
+use crate::json::{JsonReader, Kind};
 use crate::model::{Cct, Format, Frame, MetricTable, Profile};
 
 #[derive(Debug)]
@@ -26,11 +27,7 @@ struct Build {
 }
 
 fn number(text: &[u8]) -> f64 {
-    std::str::from_utf8(text)
-        .ok()
-        .and_then(|t| t.parse().ok())
-        .or_else(|| parse_decimal_scaled(text, 0).map(|v| v as f64))
-        .unwrap_or(f64::NAN)
+    text_f64(text).unwrap_or(f64::NAN)
 }
 
 /// One open frame object while reading.

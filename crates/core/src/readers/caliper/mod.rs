@@ -180,7 +180,7 @@ fn sniff_cali_json(text: &[u8]) -> bool {
 }
 
 fn parse_f64(text: &[u8]) -> Option<f64> {
-    std::str::from_utf8(text).ok()?.trim().parse::<f64>().ok()
+    crate::json::number::text_f64(text)
 }
 
 /// The Caliper reader (.cali streams, json-split and cali-json), by the first 4 KiB; a

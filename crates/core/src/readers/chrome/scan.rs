@@ -2,6 +2,11 @@
 //! (a block of the file), fields borrowed where they lie, strings interned into a
 //! part-local table, numbers converted once.
 //!
+//! It is built on the slice lexer of [`crate::json::lexer`] (JSON walked in a slice,
+//! strings and numbers decoded by the one decoder the streaming reader uses too); what
+//! is here is the trace's own: the event's keys found by word compares, the id keys of
+//! `args`, the interning caches, the typed args list.
+//!
 //! It only takes the common, well-formed case. Anything else — an escape it cannot
 //! decode, a raw control character, invalid UTF-8, an object where a scalar belongs, a
 //! trailing comma, a non-object element, the end of the array, the end of the slice —
@@ -14,7 +19,11 @@
 //! here is per part, and the order-dependent work (B/E matching, flows, the
 //! `--steps` filter, the global string table) happens afterwards, in file order.
 
-use crate::json::parse_decimal_scaled;
+use crate::json::lexer::{
+    byte, int_array, literal_end, number_end, plain_key, skip_value, ws, Fail, Scan,
+};
+use crate::json::number::{self, parse_decimal_scaled, scaled_plain, Number};
+use crate::json::strings::{string_span_ascii, unescape};
 use crate::model::args::{ArgStore, ArgValue};
 use crate::model::events::EventKind;
 use crate::model::intern::Interner;
@@ -278,158 +287,6 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
-/// 10^0..10^22: the powers of ten a double holds exactly.
-const POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-];
-
-/// A JSON number's value as serde_json gives it (`ArgStore::push_json`), for the text of
-/// a skipped number (`number_end`); None where it is unsure (not strict JSON, too many
-/// digits, an exponent beyond what one exact operation gives), and the caller falls
-/// back to serde_json itself.
-fn json_number(t: &[u8]) -> Option<ArgValue> {
-    let (neg, d) = match t.first()? {
-        b'-' => (true, &t[1..]),
-        _ => (false, t),
-    };
-    let digits = |from: usize| d[from..].iter().take_while(|c| c.is_ascii_digit()).count();
-    let mut i = match d.first()? {
-        b'0' => 1,
-        b'1'..=b'9' => digits(0),
-        _ => return None,
-    };
-    let mut exp: i32 = 0;
-    let mut float = false;
-    let int_end = i;
-    let mut frac = 0;
-    if d.get(i) == Some(&b'.') {
-        frac = digits(i + 1);
-        if frac == 0 {
-            return None;
-        }
-        exp -= frac as i32;
-        i += 1 + frac;
-        float = true;
-    }
-    // 19 digits always fit a u64: serde_json's overflow paths are never taken.
-    if int_end + frac > 19 {
-        return None;
-    }
-    let frac_digits: &[u8] = if float {
-        &d[int_end + 1..int_end + 1 + frac]
-    } else {
-        &[]
-    };
-    // Two plain loops: a chained iterator's fold did not unroll and cost about as much
-    // as the rest of the number.
-    let mut sig = 0u64;
-    for &c in &d[..int_end] {
-        sig = sig * 10 + (c - b'0') as u64;
-    }
-    for &c in frac_digits {
-        sig = sig * 10 + (c - b'0') as u64;
-    }
-    if matches!(d.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        let minus = match d.get(i) {
-            Some(b'-') => {
-                i += 1;
-                true
-            }
-            Some(b'+') => {
-                i += 1;
-                false
-            }
-            _ => false,
-        };
-        let k = digits(i);
-        if k == 0 || k > 3 {
-            return None;
-        }
-        let e = d[i..i + k]
-            .iter()
-            .fold(0i32, |v, &c| v * 10 + (c - b'0') as i32);
-        exp += if minus { -e } else { e };
-        i += k;
-        float = true;
-    }
-    if i != d.len() {
-        return None;
-    }
-    if !float {
-        if !neg {
-            return Some(match i64::try_from(sig) {
-                Ok(v) => ArgValue::Int(v),
-                Err(_) => ArgValue::UInt(sig),
-            });
-        }
-        // serde_json: a negative integer that does not fit, or -0, is a float.
-        let v = (sig as i64).wrapping_neg();
-        return Some(if v >= 0 {
-            ArgValue::Float(-(sig as f64))
-        } else {
-            ArgValue::Int(v)
-        });
-    }
-    // An exact significand and one exact power: a single correctly rounded operation,
-    // which both of serde_json's float parsers (fast and round-trip) then agree with.
-    if sig > 1 << 53 || exp.unsigned_abs() as usize >= POW10.len() {
-        return None;
-    }
-    let p = POW10[exp.unsigned_abs() as usize];
-    let f = if exp >= 0 {
-        sig as f64 * p
-    } else {
-        sig as f64 / p
-    };
-    Some(ArgValue::Float(if neg { -f } else { f }))
-}
-
-/// The compact JSON text of an array of plain integers (`[128, 4, 1]` -> `[128,4,1]`,
-/// as serde_json prints it), into `out`; false for anything else.
-fn int_array(t: &[u8], out: &mut Vec<u8>) -> bool {
-    out.clear();
-    out.push(b'[');
-    let mut i = 1;
-    let skip_ws = |i: &mut usize| {
-        while t.get(*i).is_some_and(|&c| is_ws(c)) {
-            *i += 1;
-        }
-    };
-    skip_ws(&mut i);
-    if t.get(i) == Some(&b']') {
-        out.push(b']');
-        return i + 1 == t.len();
-    }
-    loop {
-        let s = i;
-        if t.get(i) == Some(&b'-') {
-            i += 1;
-        }
-        let k = t[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-        // No leading zero, no -0 (a float to serde_json), at most 18 digits (an i64).
-        if k == 0 || k > 18 || (t[i] == b'0' && (k > 1 || i > s)) {
-            return false;
-        }
-        i += k;
-        out.extend_from_slice(&t[s..i]);
-        skip_ws(&mut i);
-        match t.get(i) {
-            Some(b',') => {
-                out.push(b',');
-                i += 1;
-                skip_ws(&mut i);
-            }
-            Some(b']') => {
-                out.push(b']');
-                return i + 1 == t.len();
-            }
-            _ => return false,
-        }
-    }
-}
-
 /// Where and why a scan stopped, at a separator position (just after an element, or
 /// where the scan started).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -448,359 +305,7 @@ pub(super) enum Why {
     Odd,
 }
 
-/// A failed element: it ran past the slice, or it is not the fast path's business.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Fail {
-    Short,
-    Odd,
-}
-
-type R<T> = Result<T, Fail>;
-
-#[inline]
-fn byte(b: &[u8], i: usize) -> R<u8> {
-    b.get(i).copied().ok_or(Fail::Short)
-}
-
-#[inline]
-fn is_ws(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\n' | b'\r')
-}
-
-/// Past the whitespace at `i`. Every byte above a space is not whitespace, and the
-/// common cases (none, or the one space of `", "` and `": "`) are decided by that one
-/// compare per byte; anything else takes the loop.
-#[inline(always)]
-fn ws(b: &[u8], i: usize) -> R<usize> {
-    let c = byte(b, i)?;
-    if c > b' ' {
-        return Ok(i);
-    }
-    if c == b' ' && byte(b, i + 1)? > b' ' {
-        return Ok(i + 1);
-    }
-    ws_loop(b, i)
-}
-
-#[inline(never)]
-fn ws_loop(b: &[u8], mut i: usize) -> R<usize> {
-    while is_ws(byte(b, i)?) {
-        i += 1;
-    }
-    Ok(i)
-}
-
-#[inline]
-fn is_num(c: u8) -> bool {
-    matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
-}
-
-/// Past an object member's key and colon (`b[j]` is the key's opening quote): where its
-/// value starts.
-#[inline(always)]
-fn member_value(b: &[u8], j: usize) -> R<usize> {
-    if b[j] != b'"' {
-        return Err(Fail::Odd);
-    }
-    let j = ws(b, string_span(b, j)?.1 + 1)?;
-    if b[j] != b':' {
-        return Err(Fail::Odd);
-    }
-    ws(b, j + 1)
-}
-
-/// An object member's key without escapes (`b[j]` is its opening quote; an escaped key
-/// is the streaming reader's): the key's span and where its value starts.
-#[inline(always)]
-fn plain_key(b: &[u8], j: usize) -> R<(usize, usize, usize)> {
-    if b[j] != b'"' {
-        return Err(Fail::Odd);
-    }
-    let (ks, kq, escaped) = string_span(b, j)?;
-    if escaped {
-        return Err(Fail::Odd);
-    }
-    let j = ws(b, kq + 1)?;
-    if b[j] != b':' {
-        return Err(Fail::Odd);
-    }
-    Ok((ks, kq, ws(b, j + 1)?))
-}
-
-/// The end of the string, number or literal starting at `b[j]`.
-#[inline(always)]
-fn scalar_end(b: &[u8], j: usize) -> R<usize> {
-    match b[j] {
-        b'"' => Ok(string_span(b, j)?.1 + 1),
-        b'-' | b'0'..=b'9' => number_end(b, j),
-        b't' | b'f' | b'n' => literal_end(b, j),
-        _ => Err(Fail::Odd),
-    }
-}
-
-/// A string's raw content, `i` at its opening quote: (content start, closing quote,
-/// whether it has escapes). Raw control characters are for the streaming reader (it
-/// counts them for a warning).
-#[inline]
-fn string_span(b: &[u8], i: usize) -> R<(usize, usize, bool)> {
-    string_span_ascii(b, i).map(|(s, q, e, _)| (s, q, e))
-}
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-/// Bit 7 of each byte of `w` (8 bytes, little-endian) that ends a run of plain string
-/// content: a quote, a backslash or a control character. Exact up to the first such
-/// byte (the usual zero-byte test: a borrow only runs on past a byte that matched), so
-/// `trailing_zeros / 8` finds it; bytes after it may be flagged spuriously.
-#[inline(always)]
-fn specials(w: u64) -> u64 {
-    let q = w ^ (ONES * b'"' as u64);
-    let s = w ^ (ONES * b'\\' as u64);
-    let quote = q.wrapping_sub(ONES) & !q;
-    let backslash = s.wrapping_sub(ONES) & !s;
-    let control = w.wrapping_sub(ONES * 0x20) & !w;
-    (quote | backslash | control) & HIGHS
-}
-
-/// `string_span`, and whether the raw content is all ASCII (then it, and its unescaped
-/// text, is valid UTF-8 without a check). Eight bytes at a time: names, keys and
-/// kernel names alike are a few word steps.
-// Inline: every key and string value of every event goes through here.
-#[inline(always)]
-fn string_span_ascii(b: &[u8], i: usize) -> R<(usize, usize, bool, bool)> {
-    let start = i + 1;
-    let mut j = start;
-    let mut high = 0u64;
-    let mut escaped = false;
-    loop {
-        if let Some(w) = b.get(j..j + 8) {
-            let w = u64::from_le_bytes(w.try_into().unwrap());
-            let m = specials(w);
-            if m == 0 {
-                high |= w;
-                j += 8;
-                continue;
-            }
-            let k = m.trailing_zeros() as usize / 8;
-            high |= w & ((1u64 << (k * 8)) - 1);
-            j += k;
-        } else {
-            let c = byte(b, j)?;
-            if c != b'"' && c != b'\\' && c >= 0x20 {
-                high |= c as u64;
-                j += 1;
-                continue;
-            }
-        }
-        match b[j] {
-            b'"' => return Ok((start, j, escaped, high & HIGHS == 0)),
-            b'\\' => {}
-            _ => return Err(Fail::Odd),
-        }
-        escaped = true;
-        j = escape_end(b, j)?;
-    }
-}
-
-/// Past the escape whose backslash is `b[j]`, checked as the streaming reader checks it
-/// (decoding is `unescape`'s).
-#[inline]
-fn escape_end(b: &[u8], j: usize) -> R<usize> {
-    match byte(b, j + 1)? {
-        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Ok(j + 2),
-        b'u' => {
-            for d in 0..4 {
-                if !byte(b, j + 2 + d)?.is_ascii_hexdigit() {
-                    return Err(Fail::Odd);
-                }
-            }
-            Ok(j + 6)
-        }
-        _ => Err(Fail::Odd),
-    }
-}
-
-/// Decodes a string's escapes into `out` (the span was checked by `string_span`).
-/// Surrogates follow the streaming reader: a pair joins, a lone one is U+FFFD and the
-/// escape after it is read as it is.
-fn unescape(raw: &[u8], out: &mut Vec<u8>) {
-    out.clear();
-    let hex = |s: &[u8]| -> u32 {
-        s.iter()
-            .fold(0, |v, &c| v * 16 + (c as char).to_digit(16).unwrap_or(0))
-    };
-    let mut i = 0;
-    while i < raw.len() {
-        let c = raw[i];
-        if c != b'\\' {
-            out.push(c);
-            i += 1;
-            continue;
-        }
-        let e = raw[i + 1];
-        i += 2;
-        let plain = match e {
-            b'b' => 8,
-            b'f' => 12,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            b'u' => {
-                let mut cp = hex(&raw[i..i + 4]);
-                i += 4;
-                if (0xD800..0xDC00).contains(&cp) {
-                    let lo = if raw.get(i) == Some(&b'\\') && raw.get(i + 1) == Some(&b'u') {
-                        hex(&raw[i + 2..i + 6])
-                    } else {
-                        0
-                    };
-                    if (0xDC00..0xE000).contains(&lo) {
-                        i += 6;
-                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    } else {
-                        // Lone: whatever follows is read as it is.
-                        cp = 0xFFFD;
-                    }
-                } else if (0xDC00..0xE000).contains(&cp) {
-                    cp = 0xFFFD;
-                }
-                let ch = char::from_u32(cp).unwrap_or('\u{FFFD}');
-                out.extend_from_slice(ch.encode_utf8(&mut [0u8; 4]).as_bytes());
-                continue;
-            }
-            other => other,
-        };
-        out.push(plain);
-    }
-}
-
-/// A skipped number: the run of number bytes (at least one), as the streaming reader
-/// walks it. It must end inside the slice (a number cut by the slice end is Short).
-/// Inline: called for every number of every event, skipped ones included.
-#[inline(always)]
-fn number_end(b: &[u8], i: usize) -> R<usize> {
-    let mut j = i;
-    // Timestamps and ids are long runs of digits and a point: eight bytes at a time
-    // while every byte is one of those; the byte loop below takes the rest (signs,
-    // exponents, the end), so it ends where it alone would.
-    while let Some(w) = b.get(j..j + 8) {
-        let n = digits_or_point(u64::from_le_bytes(w.try_into().unwrap()));
-        j += n;
-        if n < 8 {
-            break;
-        }
-    }
-    while is_num(byte(b, j)?) {
-        j += 1;
-    }
-    if j == i {
-        return Err(Fail::Odd);
-    }
-    Ok(j)
-}
-
-/// How many of the word's bytes, from the first (little-endian), are ASCII digits or
-/// `.` before the first that is not: per-byte tests without carries between bytes.
-#[inline]
-fn digits_or_point(w: u64) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let low7 = w & !HIGH;
-    // High bit per byte: the byte's low 7 bits are > 0x39, are >= 0x30.
-    let above_9 = low7 + ONES * (0x7F - 0x39);
-    let from_0 = low7 + ONES * (0x80 - 0x30);
-    let digit = from_0 & !above_9 & !w & HIGH;
-    // A byte equal to '.': its xor with '.' is zero (exact test, no borrow).
-    let x = w ^ (ONES * b'.' as u64);
-    let nonzero = ((x & !HIGH) + !HIGH) | x;
-    let point = !nonzero & HIGH;
-    let other = !(digit | point) & HIGH;
-    (other.trailing_zeros() / 8) as usize
-}
-
-fn literal_end(b: &[u8], i: usize) -> R<usize> {
-    let word: &[u8] = match b[i] {
-        b't' => b"true",
-        b'f' => b"false",
-        _ => b"null",
-    };
-    for (k, &w) in word.iter().enumerate() {
-        if byte(b, i + k)? != w {
-            return Err(Fail::Odd);
-        }
-    }
-    Ok(i + word.len())
-}
-
-/// Skips one value of any kind at `i` (no whitespace before it); returns its end.
-/// Nesting is tracked in a bit stack (64 levels; deeper goes to the streaming reader).
-fn skip_value(b: &[u8], i: usize) -> R<usize> {
-    match byte(b, i)? {
-        b'"' => return string_span(b, i).map(|(_, q, _)| q + 1),
-        b'-' | b'0'..=b'9' => return number_end(b, i),
-        b't' | b'f' | b'n' => return literal_end(b, i),
-        b'{' | b'[' => {}
-        _ => return Err(Fail::Odd),
-    }
-    // Bit set: an object at that depth (it expects keys).
-    let mut objects: u64 = 0;
-    let mut depth = 0u32;
-    let mut j = i;
-    // `j` is at a value (a member's value past its key) inside the open containers.
-    loop {
-        match b[j] {
-            open @ (b'{' | b'[') => {
-                if depth == 64 {
-                    return Err(Fail::Odd);
-                }
-                let obj = open == b'{';
-                objects = (objects & !(1 << depth)) | ((obj as u64) << depth);
-                depth += 1;
-                j = ws(b, j + 1)?;
-                if b[j] != if obj { b'}' } else { b']' } {
-                    // Its first member or element.
-                    if obj {
-                        j = member_value(b, j)?;
-                    }
-                    continue;
-                }
-                // Empty: it closes at once.
-                j += 1;
-                depth -= 1;
-            }
-            _ => j = scalar_end(b, j)?,
-        }
-        // A value ended: closes (possibly several levels), then a separator and the
-        // next value.
-        loop {
-            if depth == 0 {
-                return Ok(j);
-            }
-            j = ws(b, j)?;
-            let obj = objects >> (depth - 1) & 1 == 1;
-            let close = if obj { b'}' } else { b']' };
-            match b[j] {
-                b',' => {
-                    j = ws(b, j + 1)?;
-                    // A trailing comma is a repair: the streaming reader's.
-                    if b[j] == close {
-                        return Err(Fail::Odd);
-                    }
-                    if obj {
-                        j = member_value(b, j)?;
-                    }
-                    break;
-                }
-                c if c == close => {
-                    j += 1;
-                    depth -= 1;
-                }
-                _ => return Err(Fail::Odd),
-            }
-        }
-    }
-}
+type R<T> = Scan<T>;
 
 /// The members of an event object the fast path reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -942,74 +447,6 @@ fn id_key(k: &[u8], e: Ends) -> IdKey {
     }
 }
 
-/// `parse_decimal_scaled` of a number's text, its common case (`1006.900`: digits, at
-/// most one point, no more fraction digits than the scale, at most 18 digits in all
-/// once scaled) done here in one pass; anything else goes to it.
-#[inline]
-fn decimal_scaled(t: &[u8], scale: u32) -> Option<i64> {
-    let (neg, d) = match t.first() {
-        Some(b'-') => (true, &t[1..]),
-        _ => (false, t),
-    };
-    let mut acc: u64 = 0;
-    let mut n = 0u32;
-    let mut point = None;
-    for (k, &c) in d.iter().enumerate() {
-        match c {
-            b'0'..=b'9' if n < 18 => {
-                acc = acc * 10 + (c - b'0') as u64;
-                n += 1;
-            }
-            b'.' if point.is_none() => point = Some(k),
-            _ => return parse_decimal_scaled(t, scale),
-        }
-    }
-    let frac = point.map_or(0, |p| (d.len() - p - 1) as u32);
-    if n == 0 || frac > scale || n + scale - frac > 18 {
-        return parse_decimal_scaled(t, scale);
-    }
-    let v = (acc * 10u64.pow(scale - frac)) as i64;
-    Some(if neg { -v } else { v })
-}
-
-/// `decimal_scaled` of the number at `b[i]` with its end (`number_end`'s) in one pass,
-/// for the form timestamps, durations and ids take: an optional minus, up to 18 digits
-/// with at most one point among them, no more fraction digits than `scale`, then a byte
-/// that cannot continue a number. None for anything else (an exponent, a sign inside,
-/// more digits, the slice's end), which the two passes (`number_end`, then
-/// `decimal_scaled`) take, giving exactly what they gave before.
-#[inline(always)]
-fn scaled_plain(b: &[u8], i: usize, scale: u32) -> Option<(i64, usize)> {
-    let neg = b[i] == b'-';
-    let mut j = i + neg as usize;
-    let mut acc = 0u64;
-    let mut n = 0u32;
-    let mut frac = 0u32;
-    let mut point = false;
-    let end = loop {
-        let c = *b.get(j)?;
-        let d = c.wrapping_sub(b'0');
-        if d < 10 {
-            if n == 18 {
-                return None;
-            }
-            acc = acc * 10 + d as u64;
-            n += 1;
-            frac += point as u32;
-        } else if c == b'.' && !point {
-            point = true;
-        } else {
-            break c;
-        }
-        j += 1;
-    };
-    if is_num(end) || n == 0 || frac > scale || n + scale - frac > 18 {
-        return None;
-    }
-    let v = (acc * 10u64.pow(scale - frac)) as i64;
-    Some((if neg { -v } else { v }, j))
-}
-
 /// A scalar field's text as the streaming reader's `read_scalar` gives it: a string's
 /// unescaped content, a number's text, nothing for true/false/null. Objects and arrays
 /// (a repair) are Odd. Returns the text and the end of the value.
@@ -1052,7 +489,7 @@ impl Part {
         }
     }
 
-    /// `decimal_scaled` of the scalar at `b[i]` (its text as `scalar` gives it) and the
+    /// `parse_decimal_scaled` of the scalar at `b[i]` (its text as `scalar` gives it) and the
     /// value's end; a plain number (timestamps, durations, ids) read straight from the
     /// slice.
     #[inline(always)]
@@ -1062,10 +499,10 @@ impl Part {
                 return Ok((Some(v), e));
             }
             let e = number_end(b, i)?;
-            return Ok((decimal_scaled(&b[i..e], scale), e));
+            return Ok((parse_decimal_scaled(&b[i..e], scale), e));
         }
         let (t, e) = self.scalar(b, i)?;
-        Ok((decimal_scaled(self.text(b, &t), scale), e))
+        Ok((parse_decimal_scaled(self.text(b, &t), scale), e))
     }
 
     #[inline]
@@ -1173,7 +610,11 @@ impl Part {
                 self.nested = out;
                 ArgValue::Json(id?)
             }
-            _ => json_number(t)?,
+            _ => match number::value(t)? {
+                Number::Int(v) => ArgValue::Int(v),
+                Number::UInt(v) => ArgValue::UInt(v),
+                Number::Float(v) => ArgValue::Float(v),
+            },
         })
     }
 
@@ -1320,7 +761,7 @@ impl Part {
                         // true/false/null leave the slot unset, as the streaming reader
                         // does.
                         v = if c == b'"' {
-                            decimal_scaled(self.text(b, &t), 0)
+                            parse_decimal_scaled(self.text(b, &t), 0)
                         } else {
                             None
                         };
@@ -1463,14 +904,6 @@ impl Part {
 mod tests {
     use super::*;
 
-    /// The random inputs' generator (xorshift64): the next value of `x`, kept in `x`.
-    fn xorshift(x: &mut u64) -> u64 {
-        *x ^= *x << 13;
-        *x ^= *x >> 7;
-        *x ^= *x << 17;
-        *x
-    }
-
     fn scan(text: &str) -> (Part, Stop) {
         let mut p = Part::default();
         let s = p.scan(text.as_bytes(), 0, usize::MAX);
@@ -1544,92 +977,6 @@ mod tests {
         ] {
             assert_eq!(key(other), IdKey::Other, "{other}");
         }
-    }
-
-    /// The one-pass number read gives what the two passes give (or leaves the number
-    /// to them), end included.
-    #[test]
-    fn scaled_plain_as_two_passes() {
-        let mut cases: Vec<String> = [
-            "0",
-            "-0",
-            "5.",
-            "-.5",
-            ".5",
-            "1006.900",
-            "1006.9001",
-            "-12.5",
-            "1e3",
-            "1.5e-3",
-            "--1",
-            "1-2",
-            "1.2.3",
-            "+1",
-            "-",
-            "123456789012345678",
-            "1234567890123456789",
-            "12345678901234567.8",
-            "999999999999999.999",
-            "9999999999999999.99",
-            "00012",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        for _ in 0..20_000 {
-            xorshift(&mut x);
-            let digits = (x % 22) as usize;
-            let mut t: String = if x >> 40 & 1 == 1 {
-                "-".into()
-            } else {
-                String::new()
-            };
-            for k in 0..digits {
-                t.push((b'0' + (x >> (k % 50)) as u8 % 10) as char);
-            }
-            if digits > 0 && x >> 41 & 1 == 1 {
-                let at = (x >> 44) as usize % (t.len() + 1);
-                t.insert(at, '.');
-            }
-            cases.push(t);
-        }
-        for t in cases {
-            for end in [",", "}", " ", "e", "E", "+", "-", "."] {
-                let text = format!("{t}{end}");
-                let b = text.as_bytes();
-                if !matches!(b[0], b'-' | b'0'..=b'9') {
-                    continue;
-                }
-                for scale in [0, 3] {
-                    let two = number_end(b, 0).map(|e| (decimal_scaled(&b[..e], scale), e));
-                    if let Some((v, e)) = scaled_plain(b, 0, scale) {
-                        assert_eq!(Ok((Some(v), e)), two, "{text} scale {scale}");
-                    }
-                }
-            }
-            // Cut by the slice's end: left to the two passes (Short there).
-            let b = t.as_bytes();
-            if !b.is_empty() && matches!(b[0], b'-' | b'0'..=b'9') {
-                assert_eq!(scaled_plain(b, 0, 3), None, "{t}");
-            }
-        }
-    }
-
-    #[test]
-    fn unescapes_like_the_streaming_reader() {
-        let mut out = Vec::new();
-        unescape(br#"\u00e9\ud83d\ude00\n\/"#, &mut out);
-        assert_eq!(String::from_utf8(out.clone()).unwrap(), "é😀\n/");
-        unescape(br#"\ud83dx"#, &mut out);
-        assert_eq!(String::from_utf8(out.clone()).unwrap(), "\u{FFFD}x");
-        // A lone high surrogate: U+FFFD, and the escape after it is kept.
-        unescape(br#"\uD800\n"#, &mut out);
-        assert_eq!(String::from_utf8(out.clone()).unwrap(), "\u{FFFD}\n");
-        unescape(br#"\uD800\"x"#, &mut out);
-        assert_eq!(String::from_utf8(out.clone()).unwrap(), "\u{FFFD}\"x");
-        unescape(br#"\uD800\uD83D\uDE00\u0041"#, &mut out);
-        assert_eq!(String::from_utf8(out).unwrap(), "\u{FFFD}😀A");
     }
 
     /// A typed args list as comparable text: keys, values (strings and nested text
@@ -1712,36 +1059,6 @@ mod tests {
         }
     }
 
-    /// `digits_or_point` counts as a byte-by-byte walk does, for every byte at every
-    /// position of the word.
-    #[test]
-    fn digits_or_point_as_bytes() {
-        let walk = |w: &[u8; 8]| {
-            w.iter()
-                .take_while(|c| c.is_ascii_digit() || **c == b'.')
-                .count()
-        };
-        for c in 0..=255u8 {
-            for k in 0..8 {
-                let mut w = *b"12.45678";
-                w[k] = c;
-                assert_eq!(digits_or_point(u64::from_le_bytes(w)), walk(&w), "{c} {k}");
-                let mut v = [c; 8];
-                v[7 - k] = b'5';
-                assert_eq!(digits_or_point(u64::from_le_bytes(v)), walk(&v), "{c} {k}");
-            }
-        }
-        // Numbers of every length end where the byte loop ends them.
-        let text = b"[1, 22.5, -3e7, 123456789012.345678, 0.000001, 99999999, 1.5E+3]";
-        let mut i = 1;
-        while i < text.len() - 1 {
-            let e = number_end(text, i).unwrap();
-            let want = i + text[i..].iter().take_while(|c| is_num(**c)).count();
-            assert_eq!(e, want);
-            i = e + 2;
-        }
-    }
-
     /// `same_bytes` is `==` for every length and every differing position.
     #[test]
     fn same_bytes_as_eq() {
@@ -1756,139 +1073,6 @@ mod tests {
             let mut longer = a.clone();
             longer.push(b'z');
             assert!(!same_bytes(&a, &longer));
-        }
-    }
-
-    /// `json_number` agrees with serde_json on every number it takes.
-    #[test]
-    fn numbers_as_serde_json() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut rand = |n: u64| xorshift(&mut x) % n;
-        let mut taken = 0;
-        for _ in 0..200_000 {
-            let mut t = String::new();
-            if rand(2) == 0 {
-                t.push('-');
-            }
-            for _ in 0..1 + rand(21) {
-                t.push((b'0' + rand(10) as u8) as char);
-            }
-            if rand(2) == 0 {
-                t.push('.');
-                for _ in 0..rand(12) {
-                    t.push((b'0' + rand(10) as u8) as char);
-                }
-            }
-            if rand(3) == 0 {
-                t.push(if rand(2) == 0 { 'e' } else { 'E' });
-                match rand(3) {
-                    0 => t.push('-'),
-                    1 => t.push('+'),
-                    _ => {}
-                }
-                for _ in 0..rand(4) {
-                    t.push((b'0' + rand(10) as u8) as char);
-                }
-            }
-            let ours = json_number(t.as_bytes());
-            let theirs = serde_json::from_str::<serde_json::Value>(&t).ok().map(|v| {
-                let n = v.as_number().unwrap().clone();
-                if let Some(u) = n.as_u64() {
-                    i64::try_from(u).map_or(ArgValue::UInt(u), ArgValue::Int)
-                } else if let Some(i) = n.as_i64() {
-                    ArgValue::Int(i)
-                } else {
-                    ArgValue::Float(n.as_f64().unwrap())
-                }
-            });
-            if let Some(v) = ours {
-                taken += 1;
-                let bits = |v: Option<ArgValue>| match v {
-                    Some(ArgValue::Float(f)) => format!("f{:x}", f.to_bits()),
-                    other => format!("{other:?}"),
-                };
-                assert_eq!(bits(Some(v)), bits(theirs), "{t}");
-            }
-        }
-        assert!(taken > 50_000, "{taken}");
-    }
-
-    /// The word-at-a-time string scan agrees with a byte-at-a-time one, at every
-    /// length and end of the slice.
-    #[test]
-    fn string_span_as_bytewise() {
-        fn bytewise(b: &[u8], i: usize) -> R<(usize, usize, bool, bool)> {
-            let (mut j, mut escaped, mut ascii) = (i + 1, false, true);
-            loop {
-                let c = byte(b, j)?;
-                match c {
-                    b'"' => return Ok((i + 1, j, escaped, ascii)),
-                    b'\\' => {
-                        escaped = true;
-                        j = escape_end(b, j)?;
-                    }
-                    c if c < 0x20 => return Err(Fail::Odd),
-                    c => {
-                        ascii &= c < 0x80;
-                        j += 1;
-                    }
-                }
-            }
-        }
-        let alphabet: &[u8] = b"ab\"\\u0/n\x01\x1f\x7f\x80\xc3\xa9 ";
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..100_000 {
-            xorshift(&mut x);
-            let n = (x % 40) as usize;
-            let mut t = vec![b'"'];
-            let mut y = x;
-            // Half the strings: long plain runs with a rare special byte.
-            let plain = x.is_multiple_of(2);
-            for _ in 0..n {
-                y = y
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                let c = alphabet[(y >> 33) as usize % alphabet.len()];
-                t.push(if plain && !(y >> 20).is_multiple_of(8) {
-                    b'a'
-                } else {
-                    c
-                });
-            }
-            if plain && x.is_multiple_of(4) {
-                t.push(b'"');
-            }
-            assert_eq!(string_span_ascii(&t, 0), bytewise(&t, 0), "{t:?}");
-        }
-    }
-
-    /// The one-pass decimal agrees with `parse_decimal_scaled`.
-    #[test]
-    fn decimals_as_parse_decimal_scaled() {
-        let alphabet = b"0123456789.-+e ";
-        let mut x = 0x1234_5678_9abc_def1u64;
-        for _ in 0..200_000 {
-            xorshift(&mut x);
-            let n = (x % 24) as usize;
-            let t: Vec<u8> = (0..n)
-                .map(|k| {
-                    let r = (x >> (k * 2 % 60)) as usize ^ k;
-                    // Mostly digits, a point sometimes, the rest rarely.
-                    match r % 16 {
-                        0..=11 => b'0' + (r / 16 % 10) as u8,
-                        12 | 13 => b'.',
-                        _ => alphabet[r / 16 % alphabet.len()],
-                    }
-                })
-                .collect();
-            for scale in [0, 3, 6] {
-                assert_eq!(
-                    decimal_scaled(&t, scale),
-                    parse_decimal_scaled(&t, scale),
-                    "{:?} {scale}",
-                    String::from_utf8_lossy(&t)
-                );
-            }
         }
     }
 }

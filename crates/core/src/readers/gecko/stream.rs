@@ -10,6 +10,8 @@ use std::io::Read;
 
 use serde_json::Value;
 
+use crate::json::lexer::is_num;
+use crate::json::number::{is_strict, to_f64};
 use crate::json::{JsonError, JsonReader, Kind};
 
 /// No index (null, not a number, or out of range) in an `Idx` column.
@@ -476,60 +478,10 @@ fn rows(r: &mut R, t: &mut Table, cols: &[&str]) -> Result<(), JsonError> {
 fn cell(r: &mut R, num: &mut Vec<u8>) -> Result<f64, JsonError> {
     if r.peek_kind()? == Kind::Num {
         r.read_num(num)?;
-        return parse_num(num).ok_or_else(|| r.error("invalid number"));
+        return to_f64(num).ok_or_else(|| r.error("invalid number"));
     }
     r.skip_value()?;
     Ok(f64::NAN)
-}
-
-fn parse_num(b: &[u8]) -> Option<f64> {
-    if !b.is_empty() && b.len() <= 15 && b.iter().all(u8::is_ascii_digit) {
-        let v = b.iter().fold(0u64, |v, d| v * 10 + u64::from(d - b'0'));
-        return Some(v as f64);
-    }
-    let s = std::str::from_utf8(b).ok()?;
-    // JSON numbers only (Rust also reads "inf" and "+1"; the bytes here are digits,
-    // signs, dots and exponents, so only a leading '+' needs refusing).
-    if s.starts_with('+') {
-        return None;
-    }
-    s.parse().ok()
-}
-
-/// JSON's number grammar: `-? digits (. digits)? ([eE] [+-]? digits)?`.
-fn is_json_number(b: &[u8]) -> bool {
-    let digits = |mut i: usize| {
-        let from = i;
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        (i > from).then_some(i)
-    };
-    let mut i = usize::from(b.first() == Some(&b'-'));
-    let Some(mut at) = digits(i) else {
-        return false;
-    };
-    if b.get(at) == Some(&b'.') {
-        let Some(a) = digits(at + 1) else {
-            return false;
-        };
-        at = a;
-    }
-    if matches!(b.get(at), Some(b'e' | b'E')) {
-        i = at + 1;
-        if matches!(b.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        let Some(a) = digits(i) else {
-            return false;
-        };
-        at = a;
-    }
-    at == b.len()
-}
-
-fn is_num_byte(b: u8) -> bool {
-    matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
 }
 
 /// A column: an array walked in the reader's buffer, numbers and nulls by a loop of
@@ -577,7 +529,7 @@ fn numbers(r: &mut R, col: &mut Col) -> Result<bool, JsonError> {
                     let mut j = i;
                     let mut int = 0u64;
                     let mut plain = true;
-                    while j < w.len() && is_num_byte(w[j]) {
+                    while j < w.len() && is_num(w[j]) {
                         let d = w[j];
                         if d.is_ascii_digit() && plain && j - i < 15 {
                             int = int * 10 + u64::from(d - b'0');
@@ -593,13 +545,13 @@ fn numbers(r: &mut R, col: &mut Col) -> Result<bool, JsonError> {
                         col.push_int(int);
                     } else if counting {
                         // A column only counted (a sample's time): checked, not converted.
-                        if !is_json_number(&w[i..j]) {
+                        if !is_strict(&w[i..j]) {
                             r.advance(i);
                             return Err(r.error("invalid number"));
                         }
                         col.push(0.0);
                     } else {
-                        match parse_num(&w[i..j]) {
+                        match to_f64(&w[i..j]) {
                             Some(v) => col.push(v),
                             None => {
                                 let at = i;
@@ -683,10 +635,10 @@ mod tests {
         }
         assert_eq!(col("[]", 4).unwrap(), Vec::<f64>::new());
         for ok in ["0", "-1.5", "1e5", "2.5E-3", "14351069.249197"] {
-            assert!(is_json_number(ok.as_bytes()), "{ok}");
+            assert!(is_strict(ok.as_bytes()), "{ok}");
         }
         for bad in ["", "-", "1.", ".5", "1e", "1e+", "--1", "1-2", "+1"] {
-            assert!(!is_json_number(bad.as_bytes()), "{bad}");
+            assert!(!is_strict(bad.as_bytes()), "{bad}");
         }
         for bad in ["[1 2]", "[1,,2]", "[1", "[1,", "[--1]", "[nul]", "[+1]"] {
             assert!(col(bad, 3).is_err(), "{bad}");
