@@ -253,12 +253,12 @@ impl Tree<'_> {
             match kind {
                 "O" => {
                     let parent = stack.last().map(|s| s.1).unwrap_or(root);
-                    match self.child(parent, fi) {
-                        Some(n) => stack.push((fi, n)),
-                        None => return Err(format!(
+                    let Some(n) = self.child(parent, fi) else {
+                        return Err(format!(
                             "profile '{name}': event {ei} names frame {fi}, which does not exist"
-                        )),
-                    }
+                        ));
+                    };
+                    stack.push((fi, n));
                 }
                 "C" => match stack.iter().rposition(|s| s.0 == fi) {
                     Some(pos) => {
