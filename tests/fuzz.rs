@@ -594,8 +594,7 @@ fn fuzz_perf_data() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !on_path {
-        eprintln!("perf is not on PATH: perf.data fuzzing skipped");
-        return;
+        skip!("perf is not on PATH")
     }
     let dir = scratch("perf-data");
     std::fs::create_dir_all(&dir).unwrap();

@@ -44,6 +44,8 @@ pub mod progress;
 pub mod pyinstrument;
 pub mod rocprof;
 pub mod select;
+#[cfg(test)]
+pub mod test_corpus;
 pub mod speedscope;
 pub mod tau;
 pub mod thicket;

@@ -413,8 +413,7 @@ fn json_file(p: &Path) -> serde_json::Value {
 #[test]
 fn corpus_matches_hatchet() {
     let Some(root) = corpus() else {
-        eprintln!("../shared/corpus is missing: skipped");
-        return;
+        crate::corpus_skip!()
     };
     let index = json_file(&goldens().join("index.json"));
     let mut compared = 0;
@@ -719,8 +718,7 @@ fn is_caliper_file(rel: &str) -> bool {
 #[test]
 fn whole_corpus_sniff_and_load() {
     let Some(root) = corpus() else {
-        eprintln!("../shared/corpus is missing: skipped");
-        return;
+        crate::corpus_skip!()
     };
     let mut loaded = 0;
     for p in caliper_files(&root) {
@@ -756,7 +754,7 @@ fn whole_corpus_sniff_and_load() {
 #[test]
 fn corpus_details() {
     let Some(root) = corpus() else {
-        return;
+        crate::corpus_skip!()
     };
     let load = |rel: &str| read(&root.join(rel)).unwrap();
     // json-split, 8 ranks, microsecond integers from an old Caliper.

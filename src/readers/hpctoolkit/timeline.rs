@@ -207,8 +207,7 @@ mod tests {
     fn gpu_lines_add_up_to_the_profiles_kernel_time() {
         let c = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
         if !c.is_dir() {
-            eprintln!("skipped: the shared corpus is missing");
-            return;
+            crate::corpus_skip!()
         }
         let base = c.join("hpctoolkit/tests/data/dbase");
         let mut checked = 0;
