@@ -44,10 +44,10 @@ pub mod progress;
 pub mod pyinstrument;
 pub mod rocprof;
 pub mod select;
-#[cfg(test)]
-pub mod test_corpus;
 pub mod speedscope;
 pub mod tau;
+#[cfg(test)]
+pub mod test_corpus;
 pub mod thicket;
 pub mod timemory;
 pub mod trace_cct;
