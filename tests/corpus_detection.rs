@@ -54,6 +54,61 @@ const FORMATS: &[(&str, Option<&str>)] = &[
 /// as that format).
 const REFUSED_FOR_NOW: &[&str] = &[];
 
+/// Readers whose format no MANIFEST row names (`FORMATS` has no row for it), and why.
+const NOT_IN_THE_CORPUS: &[(&str, &str)] = &[
+    (
+        "grove Parquet export",
+        "grove's own export: tests/round_trips.rs reads it back",
+    ),
+    (
+        "grove tree JSON",
+        "grove's own export: tests/round_trips.rs reads it back",
+    ),
+    (
+        "grove tree CSV",
+        "grove's own export: tests/round_trips.rs reads it back",
+    ),
+    (
+        "Perfetto protobuf trace",
+        "the corpus's perfetto/ holds JSON and goldens, no protobuf trace: testdata/perfetto, tests/perfetto.rs",
+    ),
+    (
+        "gprof report",
+        "no gprof report in the corpus: testdata/gprof, tests/gprof.rs",
+    ),
+    (
+        "Hatchet literal JSON",
+        "hatchet-exports/ is listed outside MANIFEST's Files table: tests/corpus.rs checks it against Hatchet",
+    ),
+];
+
+/// Every reader of `readers::READERS` reads a format `FORMATS` maps MANIFEST rows to, or
+/// says in `NOT_IN_THE_CORPUS` why the corpus has none: a new reader fails here, by
+/// name, until its files are in the corpus walk. Needs no corpus.
+#[test]
+fn every_reader_is_in_the_corpus_walk() {
+    let walked = |label: &str| FORMATS.iter().any(|(_, f)| *f == Some(label));
+    let missing: Vec<String> = grove::readers::READERS
+        .iter()
+        .filter(|r| !walked(r.format().label()))
+        .filter(|r| !NOT_IN_THE_CORPUS.iter().any(|(n, _)| *n == r.name()))
+        .map(|r| format!("{} ({})", r.name(), r.format().label()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "readers whose format no row of FORMATS names, and not in NOT_IN_THE_CORPUS: {}",
+        missing.join(", ")
+    );
+    for (name, _) in NOT_IN_THE_CORPUS {
+        let r = grove::readers::READERS.iter().find(|r| r.name() == *name);
+        let r = r.unwrap_or_else(|| panic!("NOT_IN_THE_CORPUS names {name:?}, no reader"));
+        assert!(
+            !walked(r.format().label()),
+            "{name}: FORMATS has its format now; take it out of NOT_IN_THE_CORPUS"
+        );
+    }
+}
+
 fn expected(wording: &str) -> Option<&'static str> {
     let grove = FORMATS
         .iter()

@@ -1,4 +1,4 @@
-//! The CPU-profiler readers (issue 10): callgrind/cachegrind, perf script, speedscope,
+//! The CPU-profiler readers: callgrind/cachegrind, perf script, speedscope,
 //! Chrome .cpuprofile, pprof. Totals are checked against the reference tools' own figures
 //! (callgrind_annotate goldens, stackcollapse-perf outputs, independent computations), and
 //! truncated or corrupted inputs give an error or a warned load, never a panic.

@@ -320,6 +320,70 @@ fn assert_file_seeds_load(target: &str, path: &Path, seeds: &[Vec<u8>]) {
     }
 }
 
+/// The fuzz target of each reader of `readers::READERS`, by the reader's name: a new
+/// reader fails `every_reader_has_a_fuzz_target` until it has a seed and a target here.
+const FUZZED: &[(&str, &str)] = &[
+    ("HPCToolkit databases", "fuzz_hpctoolkit"),
+    ("rocprof SQLite (results.db)", "fuzz_rocprof_sqlite"),
+    ("OTF2 archives (Score-P)", "fuzz_otf2"),
+    ("Nsight Systems SQLite exports", "fuzz_nsys_sqlite"),
+    ("TAU profiles", "fuzz_tau"),
+    ("Caliper .cali/JSON", "fuzz_caliper"),
+    ("grove Parquet export", "fuzz_grove_exports"),
+    ("Score-P CUBE4 (.cubex)", "fuzz_cube"),
+    ("CUBE 3 XML (.cube)", "fuzz_cube"),
+    ("perf.data (through perf script)", "fuzz_perf_data"),
+    ("callgrind/cachegrind", "fuzz_cpu_profilers"),
+    ("grove tree JSON", "fuzz_grove_exports"),
+    ("grove tree CSV", "fuzz_grove_exports"),
+    ("TensorFlow/JAX XPlane (.xplane.pb)", "fuzz_xplane"),
+    ("pprof protobuf", "fuzz_cpu_profilers"),
+    ("Perfetto protobuf trace", "fuzz_perfetto"),
+    ("speedscope JSON", "fuzz_cpu_profilers"),
+    ("Firefox Profiler (Gecko) JSON", "fuzz_gecko"),
+    ("Chrome .cpuprofile", "fuzz_cpu_profilers"),
+    ("rocprof CSV", "fuzz_rocprof_and_plaidml"),
+    ("rocprofv3 JSON", "fuzz_rocprof_and_plaidml"),
+    ("PlaidML event log", "fuzz_rocprof_and_plaidml"),
+    ("gprof report", "fuzz_gprof"),
+    ("perf script text", "fuzz_cpu_profilers"),
+    ("perf JSON export", "fuzz_cpu_profilers"),
+    ("PyTorch execution trace JSON", "fuzz_execution_trace"),
+    ("cProfile/pstats", "fuzz_python_and_hpc_profiles"),
+    ("pyinstrument JSON", "fuzz_python_and_hpc_profiles"),
+    ("gprof2dot DOT", "fuzz_python_and_hpc_profiles"),
+    ("timemory JSON", "fuzz_python_and_hpc_profiles"),
+    ("Thicket/Hatchet to_json", "fuzz_python_and_hpc_profiles"),
+    ("Hatchet literal JSON", "fuzz_hatchet_literal"),
+    ("Chrome/Kineto trace JSON", "fuzz_chrome_trace"),
+    ("folded stacks", "fuzz_folded"),
+];
+
+#[test]
+fn every_reader_has_a_fuzz_target() {
+    let missing: Vec<&str> = grove::readers::READERS
+        .iter()
+        .map(|r| r.name())
+        .filter(|n| !FUZZED.iter().any(|(r, _)| r == n))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "readers without a fuzz target in tests/fuzz.rs's FUZZED: {}",
+        missing.join(", ")
+    );
+    let source = include_str!("fuzz.rs");
+    for (reader, target) in FUZZED {
+        assert!(
+            grove::readers::READERS.iter().any(|r| r.name() == *reader),
+            "FUZZED names {reader:?}, which is no reader of READERS"
+        );
+        assert!(
+            source.contains(&format!("#[test]\nfn {target}() {{")),
+            "{reader}: its fuzz target {target} is no test of tests/fuzz.rs"
+        );
+    }
+}
+
 #[test]
 fn fuzz_chrome_trace() {
     let mut seeds = vec![testdata("small.trace.json")];
@@ -530,8 +594,7 @@ fn fuzz_perf_data() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !on_path {
-        eprintln!("perf is not on PATH: perf.data fuzzing skipped");
-        return;
+        skip!("perf is not on PATH")
     }
     let dir = scratch("perf-data");
     std::fs::create_dir_all(&dir).unwrap();

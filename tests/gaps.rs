@@ -70,7 +70,7 @@ fn script_gaps(f: &Path, n: usize) -> Option<Vec<(String, i64, i64)>> {
 fn longest_gaps_match_an_independent_computation() {
     let Some(f) = corpus(ALEXNET) else { skip!() };
     let Some(want) = script_gaps(&f, 4) else {
-        return;
+        skip!("python3 is not installed")
     };
     assert!(want.len() >= 4, "{want:?}");
     let mut a = app(&f);

@@ -154,8 +154,7 @@ fn perf_on_path() -> bool {
 #[test]
 fn perf_data_equals_its_perf_script_text() {
     if !perf_on_path() {
-        eprintln!("perf is not on PATH: perf.data check skipped");
-        return;
+        skip!("perf is not on PATH")
     }
     let data = repo("testdata/perf/spin.perf.data");
     let text = std::process::Command::new("perf")

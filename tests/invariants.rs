@@ -90,7 +90,13 @@ fn every_file_that_opens_meets_the_invariants() {
                 .into_iter()
                 .map(|(p, _)| (format!("corpus/{p}"), dir.join(p))),
         ),
-        None => eprintln!("skipped: ../shared/corpus is missing, only testdata/ is checked"),
+        None => common::skipped_because(
+            concat!(
+                module_path!(),
+                "::every_file_that_opens_meets_the_invariants"
+            ),
+            "its corpus files: ../shared/corpus missing (testdata/ is checked)",
+        ),
     }
     let mut opened = 0;
     let mut passed = 0;

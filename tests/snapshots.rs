@@ -709,8 +709,7 @@ fn timeline_stack_rocm_otf2_xplane() {
     ];
     for (tag, file, script) in inputs {
         if !Path::new(env!("CARGO_MANIFEST_DIR")).join(file).exists() {
-            eprintln!("skipped: the shared corpus is missing");
-            return;
+            skip!()
         }
         for (size, dims) in [((80, 24), "80x24"), ((200, 50), "200x50")] {
             for (plain, look) in [(false, ""), (true, "_ascii")] {

@@ -81,7 +81,7 @@ fn a_thicket_survives_the_round_trip() {
         assert_eq!(a.1, b.1, "{m}");
     }
     let Some(seen) = thicket_view(&out) else {
-        return;
+        skip!("python3 or llnl-thicket is not installed")
     };
     let g = golden();
     assert_eq!(seen["nodes"], g["nodes"]);
@@ -107,7 +107,7 @@ fn an_ensemble_of_caliper_files_loads_in_thicket() {
     let out = tmp("cali.thicket.json");
     write_thicket(&refs, &out);
     let Some(seen) = thicket_view(&out) else {
-        return;
+        skip!("python3 or llnl-thicket is not installed")
     };
     let g = golden();
     assert_eq!(seen["nodes"], g["nodes"]);

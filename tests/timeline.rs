@@ -387,8 +387,7 @@ const TEST: &str = "hta/tests/data/trace_compare/test/test.json.gz";
 #[test]
 fn an_ensembles_lanes_are_grouped_by_member() {
     let (Some(base), Some(test)) = (corpus(BASE), corpus(TEST)) else {
-        eprintln!("corpus missing: skipped");
-        return;
+        skip!()
     };
     let p = grove::load::load_inputs(&[base.clone(), test.clone()], &Default::default()).unwrap();
     let mut app = App::new(p, grove::app::keymap::Keymap::default_map());

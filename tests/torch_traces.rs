@@ -232,5 +232,8 @@ fn tracelens_traces_count_nothing_twice() {
         check_invariants(&p, f);
         ran += 1;
     }
+    if ran == 0 {
+        skip!()
+    }
     eprintln!("tracelens: {ran} of {} traces checked", files.len());
 }

@@ -64,15 +64,10 @@ fn tour_of(input: &str, panels: &[(String, String)], make: impl Fn(&str, (u16, u
     }
 }
 
-/// A corpus input, or None (with the skip said) when the shared corpus is missing.
+/// A corpus input, or None when the shared corpus is missing (the test then says it
+/// is skipped: `skip!`).
 fn corpus_input(rel: &str) -> Option<String> {
-    match common::corpus(rel) {
-        Some(p) => Some(p.display().to_string()),
-        None => {
-            eprintln!("skipped: the shared corpus is missing ({rel})");
-            None
-        }
-    }
+    common::corpus(rel).map(|p| p.display().to_string())
 }
 
 #[test]
@@ -88,7 +83,7 @@ fn tour_callgrind_profile() {
 #[test]
 fn tour_caliper_ensemble() {
     let Some(dir) = corpus_input("thicket/thicket/tests/data/mpi_scaling_cali") else {
-        return;
+        skip!()
     };
     tour("caliper_ensemble", &dir);
 }
@@ -96,7 +91,7 @@ fn tour_caliper_ensemble() {
 #[test]
 fn tour_otf2_trace() {
     let Some(dir) = corpus_input("pipit/pipit/tests/data/ping-pong-otf2") else {
-        return;
+        skip!()
     };
     tour("otf2", &dir);
 }
@@ -110,7 +105,7 @@ fn tour_two_traces() {
         corpus_input(&format!("{dir}/base/base.json.gz")),
         corpus_input(&format!("{dir}/test/test.json.gz")),
     ) else {
-        return;
+        skip!()
     };
     let files: Vec<std::path::PathBuf> = [&base, &test].iter().map(Into::into).collect();
     let panels: Vec<(String, String)> = ["kernels", "summary"]

@@ -8,9 +8,10 @@ use std::fmt::Write as _;
 use grove::app::compare::member_labels;
 use grove::app::keymap::Keymap;
 use grove::app::App;
-use grove::cli::{DiffArgs, Format, Look};
+use grove::cli::{DiffArgs, Format, Look, Writes};
 use grove::diff::{compare_shown, steps, Change, Comparison, KernelChange, Side, Threshold};
 use grove::ensemble;
+use grove::export::formats::refusal;
 use grove::model::Profile;
 use grove::present::format;
 
@@ -54,7 +55,13 @@ pub fn run(args: DiffArgs, labels: Option<&str>, lk: &Look) -> Result<(), Failur
     let text = match args.format {
         Format::Csv => csv(p, &c, threshold, args.top),
         Format::Json => json(p, &c, threshold, args.top, merged),
-        _ => text(p, &c, threshold, args.top, micro, args.expand_names, merged),
+        Format::Text => text(p, &c, threshold, args.top, micro, args.expand_names, merged),
+        // Listed, not `_`: a new format is a compile error here until diff says
+        // whether it writes it. `--format`'s parser refuses these already.
+        f
+        @ (Format::Parquet | Format::Hatchet | Format::Folded | Format::Thicket | Format::Svg) => {
+            return Err(refusal(f, Writes::Tables).into())
+        }
     };
     output::text(&text)?;
     let regressed = c.regressed(threshold);

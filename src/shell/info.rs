@@ -6,14 +6,26 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use grove::cli::{Format, InfoArgs};
+use grove::cli::{Format, InfoArgs, Writes};
+use grove::export::formats::refusal;
 use grove::model::{EventKind, Profile};
 
 use super::{input, output};
 
 pub fn run(args: InfoArgs, labels: Option<&str>) -> Result<(), String> {
+    // Listed, not `==`: a new format is a compile error here until info says whether it
+    // writes it. `--format`'s parser refuses the others already.
+    let json = match args.format {
+        Format::Json => true,
+        Format::Text => false,
+        f @ (Format::Csv
+        | Format::Parquet
+        | Format::Hatchet
+        | Format::Folded
+        | Format::Thicket
+        | Format::Svg) => return Err(refusal(f, Writes::Info)),
+    };
     // A directory or a quoted glob is an ensemble here as everywhere.
-    let json = args.format == Format::Json;
     let mut out = String::new();
     let mut inputs = 0;
     let ensemble = input::load_each_then_ensemble(&args.files, labels, |p| {

@@ -4,7 +4,8 @@
 
 use std::path::PathBuf;
 
-use grove::cli::{Format, SqlArgs};
+use grove::cli::{Format, SqlArgs, Writes};
+use grove::export::formats::refusal;
 use grove::model::Profile;
 use grove::sql::{self, Member, Tables};
 
@@ -78,7 +79,13 @@ pub fn run(args: SqlArgs) -> Result<(), String> {
             failed = Some(e);
             Ok(())
         }),
-        _ => sql::write::text(out, &df),
+        Format::Text => sql::write::text(out, &df),
+        // Listed, not `_`: a new format is a compile error here until sql says whether
+        // it writes it. `--format`'s parser refuses these already.
+        f @ (Format::Hatchet | Format::Folded | Format::Thicket | Format::Svg) => {
+            failed = Some(refusal(f, Writes::Query));
+            Ok(())
+        }
     })?;
     super::leave(profiles);
     failed.map_or(Ok(()), Err)

@@ -4,7 +4,8 @@
 use grove::app::command::{format_time, quote};
 use grove::app::keymap::Keymap;
 use grove::app::App;
-use grove::cli::{Format, Look, TimelineArgs};
+use grove::cli::{Format, Look, TimelineArgs, Writes};
+use grove::export::formats::refusal;
 use grove::readers::select::{self, Part};
 
 use super::{input, look, output};
@@ -62,7 +63,15 @@ pub fn run(args: TimelineArgs, window: Option<String>, lk: &Look) -> Result<(), 
     let g = look::glyphs_of(lk);
     let text = match args.format {
         Format::Csv => grove::ui::panels::timeline::csv(&app),
-        _ => grove::ui::panels::timeline::text(&app, args.width, &g),
+        Format::Text => grove::ui::panels::timeline::text(&app, args.width, &g),
+        // Listed, not `_`: a new format is a compile error here until the timeline says
+        // whether it writes it. `--format`'s parser refuses these already.
+        f @ (Format::Json
+        | Format::Parquet
+        | Format::Hatchet
+        | Format::Folded
+        | Format::Thicket
+        | Format::Svg) => return Err(refusal(f, Writes::Events)),
     };
     super::leave(app);
     output::text(&text)

@@ -45,13 +45,20 @@ static SKIPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize:
 /// `test` did not run: `SKIPPED: corpus::chrome_totals: ../shared/corpus missing (1 in
 /// this test binary)`. Use it through `skip!()`.
 pub fn skipped(test: &str) {
-    use std::io::Write;
-    let n = SKIPPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
     let why = if corpus_dir().is_none() {
         "../shared/corpus missing"
     } else {
         "a file of ../shared/corpus missing"
     };
+    skipped_because(test, why);
+}
+
+/// Says on stderr, past the test harness's capture, that `test` (or the part of it
+/// `why` names) did not run, and why: a tool that is not installed, a sandbox that
+/// cannot mount. Use it through `skip!("why")`.
+pub fn skipped_because(test: &str, why: &str) {
+    use std::io::Write;
+    let n = SKIPPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
     let _ = writeln!(
         std::io::stderr(),
         "SKIPPED: {test}: {why} ({n} in this test binary)"
@@ -60,12 +67,19 @@ pub fn skipped(test: &str) {
 
 /// Ends a test that needs ../shared/corpus when it is not there, saying so on stderr
 /// (`common::skipped`): `let Some(dir) = common::corpus_dir() else { skip!() };`.
+/// `skip!("perf is not on PATH")` ends one that needs something else, saying why.
 #[macro_export]
 macro_rules! skip {
     () => {{
         fn here() {}
         let name = std::any::type_name_of_val(&here);
         $crate::common::skipped(name.strip_suffix("::here").unwrap_or(name));
+        return;
+    }};
+    ($why:expr) => {{
+        fn here() {}
+        let name = std::any::type_name_of_val(&here);
+        $crate::common::skipped_because(name.strip_suffix("::here").unwrap_or(name), $why);
         return;
     }};
 }

@@ -60,119 +60,75 @@ pub use metrics::MetricTable;
 
 use std::path::PathBuf;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+/// Declares [`Format`] from one list of variants with their labels: `Format::ALL` and
+/// `label()` are derived from it, so a new variant is in both (summaries and the cache
+/// store a format by its label and find it back through `ALL`).
+macro_rules! formats {
+    ($($(#[$doc:meta])* $variant:ident => $label:literal,)*) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Format {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Format {
+            /// Every format, in declaration order.
+            pub const ALL: &'static [Format] = &[$(Format::$variant,)*];
+
+            pub fn label(self) -> &'static str {
+                match self {
+                    $(Format::$variant => $label,)*
+                }
+            }
+        }
+    };
+}
+
+formats! {
     /// Chrome Trace Event JSON, including the PyTorch/Kineto dialects.
-    ChromeTrace,
-    HatchetLiteral,
-    Folded,
-    Demo,
-    Caliper,
-    HpcToolkit,
-    NsightSqlite,
+    ChromeTrace => "Chrome Trace Event JSON",
+    HatchetLiteral => "Hatchet literal JSON",
+    Folded => "folded stacks",
+    Demo => "demo (Kineto trace)",
+    Caliper => "Caliper",
+    HpcToolkit => "HPCToolkit database",
+    NsightSqlite => "Nsight Systems SQLite export",
     // CPU profilers (issue 10).
-    Callgrind,
-    PerfScript,
-    Speedscope,
-    CpuProfile,
-    Pprof,
+    Callgrind => "callgrind/cachegrind",
+    PerfScript => "perf script text",
+    Speedscope => "speedscope JSON",
+    CpuProfile => "Chrome .cpuprofile",
+    Pprof => "pprof protobuf",
     // HPC and Python profilers (issue 12).
-    CProfile,
-    Pyinstrument,
-    Tau,
-    Gprof2Dot,
+    CProfile => "cProfile/pstats",
+    Pyinstrument => "pyinstrument JSON",
+    Tau => "TAU profile",
+    Gprof2Dot => "gprof2dot DOT",
     /// gprof's text report (flat profile and call graph).
-    Gprof,
-    Timemory,
-    ThicketJson,
+    Gprof => "gprof report",
+    Timemory => "timemory JSON",
+    ThicketJson => "Thicket/Hatchet to_json",
     // Framework traces (issue 11).
-    ExecutionTrace,
-    XPlane,
+    ExecutionTrace => "PyTorch execution trace",
+    XPlane => "TensorFlow/JAX XSpace protobuf",
     // AMD and PlaidML device traces (issue 11).
-    Rocprof,
-    PlaidML,
+    Rocprof => "AMD rocprof",
+    PlaidML => "PlaidML event log",
     /// OTF2 archives (Score-P traces).
-    Otf2,
+    Otf2 => "OTF2 trace",
     /// grove's own `tree --format json|csv|parquet`, read back.
-    GroveExport,
+    GroveExport => "grove tree export",
     /// Score-P/Scalasca CUBE profiles (CUBE4 `.cubex`, CUBE 3 XML `.cube`).
-    Cube,
+    Cube => "Score-P/Scalasca CUBE",
     /// Firefox Profiler / Gecko profile JSON (samply, Firefox), raw or processed.
-    Gecko,
+    Gecko => "Firefox Profiler (Gecko) JSON",
     /// Perfetto protobuf traces (issue 29).
-    Perfetto,
+    Perfetto => "Perfetto protobuf trace",
 }
 
 impl Format {
-    /// Every format (a new variant belongs here too: summaries and the cache store a
-    /// format by its label and find it back through this list).
-    pub const ALL: [Format; 28] = [
-        Format::ChromeTrace,
-        Format::HatchetLiteral,
-        Format::Folded,
-        Format::Demo,
-        Format::Caliper,
-        Format::HpcToolkit,
-        Format::NsightSqlite,
-        Format::Callgrind,
-        Format::PerfScript,
-        Format::Speedscope,
-        Format::CpuProfile,
-        Format::Pprof,
-        Format::CProfile,
-        Format::Pyinstrument,
-        Format::Tau,
-        Format::Gprof2Dot,
-        Format::Gprof,
-        Format::Timemory,
-        Format::ThicketJson,
-        Format::ExecutionTrace,
-        Format::XPlane,
-        Format::Rocprof,
-        Format::PlaidML,
-        Format::Otf2,
-        Format::GroveExport,
-        Format::Cube,
-        Format::Gecko,
-        Format::Perfetto,
-    ];
-
     /// The format whose `label` this is.
     pub fn from_label(label: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.label() == label)
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Format::ChromeTrace => "Chrome Trace Event JSON",
-            Format::HatchetLiteral => "Hatchet literal JSON",
-            Format::Folded => "folded stacks",
-            Format::Demo => "demo (Kineto trace)",
-            Format::Caliper => "Caliper",
-            Format::HpcToolkit => "HPCToolkit database",
-            Format::NsightSqlite => "Nsight Systems SQLite export",
-            Format::Callgrind => "callgrind/cachegrind",
-            Format::PerfScript => "perf script text",
-            Format::Speedscope => "speedscope JSON",
-            Format::CpuProfile => "Chrome .cpuprofile",
-            Format::Pprof => "pprof protobuf",
-            Format::CProfile => "cProfile/pstats",
-            Format::Pyinstrument => "pyinstrument JSON",
-            Format::Tau => "TAU profile",
-            Format::Gprof2Dot => "gprof2dot DOT",
-            Format::Gprof => "gprof report",
-            Format::Timemory => "timemory JSON",
-            Format::ThicketJson => "Thicket/Hatchet to_json",
-            Format::ExecutionTrace => "PyTorch execution trace",
-            Format::XPlane => "TensorFlow/JAX XSpace protobuf",
-            Format::Rocprof => "AMD rocprof",
-            Format::PlaidML => "PlaidML event log",
-            Format::Otf2 => "OTF2 trace",
-            Format::GroveExport => "grove tree export",
-            Format::Cube => "Score-P/Scalasca CUBE",
-            Format::Gecko => "Firefox Profiler (Gecko) JSON",
-            Format::Perfetto => "Perfetto protobuf trace",
-        }
+        Format::ALL.iter().copied().find(|f| f.label() == label)
     }
 }
 
@@ -283,44 +239,12 @@ pub fn profile_of_paths(paths: &[(&str, f64)], unit: &str) -> Profile {
 mod format_tests {
     use super::Format;
 
-    /// Every format is in `Format::ALL` (summaries and the cache find a format back by
-    /// its label through that list): the match fails to compile when a variant is
-    /// added, pointing here.
+    /// Every format is found back by its label (`Format::ALL` and `label()` come from
+    /// one list, `formats!`; two formats with one label would be one).
     #[test]
-    fn all_lists_every_format() {
-        for f in Format::ALL {
-            assert_eq!(Format::from_label(f.label()), Some(f));
+    fn labels_find_every_format_back() {
+        for &f in Format::ALL {
+            assert_eq!(Format::from_label(f.label()), Some(f), "{f:?}");
         }
-        let count = |f: Format| match f {
-            Format::ChromeTrace
-            | Format::HatchetLiteral
-            | Format::Folded
-            | Format::Demo
-            | Format::Caliper
-            | Format::HpcToolkit
-            | Format::NsightSqlite
-            | Format::Callgrind
-            | Format::PerfScript
-            | Format::Speedscope
-            | Format::CpuProfile
-            | Format::Pprof
-            | Format::CProfile
-            | Format::Pyinstrument
-            | Format::Tau
-            | Format::Gprof2Dot
-            | Format::Gprof
-            | Format::Timemory
-            | Format::ThicketJson
-            | Format::ExecutionTrace
-            | Format::XPlane
-            | Format::Rocprof
-            | Format::PlaidML
-            | Format::Otf2
-            | Format::GroveExport
-            | Format::Cube
-            | Format::Gecko
-            | Format::Perfetto => 1,
-        };
-        assert_eq!(Format::ALL.iter().map(|f| count(*f)).sum::<usize>(), 28);
     }
 }

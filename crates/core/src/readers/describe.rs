@@ -364,3 +364,266 @@ mod tests {
         assert!(!closed);
     }
 }
+
+/// What a refused file of each reader's kind is called, one entry per reader of
+/// `READERS` (by its name): a new reader fails `every_reader_has_a_refusal_description`
+/// until its entry says what grove calls a file of its kind that no reader claims.
+/// (reader, file name, head, words of the description). A file name ending in `/` is a
+/// directory holding the files the head lists; the head `<tar>` is a tar archive.
+/// Formats without words of their own get the description of their structure (a CSV
+/// file with columns …, a JSON object with keys …, binary data, text starting …).
+#[cfg(test)]
+const REFUSED: &[(&str, &str, &[u8], &str)] = &[
+    (
+        "HPCToolkit databases",
+        "m/",
+        b"a.hpcrun",
+        "an HPCToolkit measurement directory",
+    ),
+    (
+        "rocprof SQLite (results.db)",
+        "results.db",
+        b"SQLite format 3\0",
+        "an SQLite database",
+    ),
+    (
+        "OTF2 archives (Score-P)",
+        "t/",
+        b"0.otf2",
+        "a directory of .otf2 files without an OTF2 anchor",
+    ),
+    (
+        "Nsight Systems SQLite exports",
+        "report.sqlite",
+        b"SQLite format 3\0",
+        "an SQLite database",
+    ),
+    (
+        "TAU profiles",
+        "profile.0.0.0",
+        b"3 templated_functions_MULTI_TIME\n",
+        "a TAU profile",
+    ),
+    (
+        "Caliper .cali/JSON",
+        "a.cali",
+        b"__rec=node,id=1,attr=10,data=x\n",
+        "a CSV file with columns __rec=node",
+    ),
+    (
+        "grove Parquet export",
+        "tree.parquet",
+        b"PAR1\x00\x01",
+        "binary data",
+    ),
+    (
+        "Score-P CUBE4 (.cubex)",
+        "profile.cubex",
+        b"<tar>",
+        "a CUBE4 .cubex starts with anchor.xml",
+    ),
+    (
+        "CUBE 3 XML (.cube)",
+        "profile.cube",
+        b"<?xml version=\"1.0\"?>\n<x/>\n",
+        "an XML document",
+    ),
+    (
+        "perf.data (through perf script)",
+        "perf.data",
+        b"PERFILE2h\x00\x00\x00",
+        "a perf.data recording",
+    ),
+    (
+        "callgrind/cachegrind",
+        "callgrind.out.1",
+        b"events: Ir\nfn=main\n",
+        "a callgrind/cachegrind file",
+    ),
+    (
+        "grove tree JSON",
+        "tree.json",
+        b"{\"grove\": {}, \"nodes\": [",
+        "a JSON object with keys grove, nodes",
+    ),
+    (
+        "grove tree CSV",
+        "tree.csv",
+        b"path,name,time\n",
+        "a CSV file with columns path, name, time",
+    ),
+    (
+        "TensorFlow/JAX XPlane (.xplane.pb)",
+        "host.xplane.pb",
+        b"\x0a\x02\x00\x01",
+        "a TensorFlow XSpace protobuf",
+    ),
+    (
+        "pprof protobuf",
+        "cpu.pb",
+        b"\x0a\x04\x08\x01\x10\x02\x00",
+        "a protobuf file (a pprof profile?)",
+    ),
+    (
+        "Perfetto protobuf trace",
+        "trace.pftrace",
+        b"\x0a\x00\x00\xff",
+        "a file named like a Perfetto trace",
+    ),
+    (
+        "speedscope JSON",
+        "",
+        b"{\"$schema\": \"x\"}",
+        "speedscope JSON",
+    ),
+    (
+        "Firefox Profiler (Gecko) JSON",
+        "",
+        b"{\"meta\": {}, \"threads\": []}",
+        "a Firefox Profiler (Gecko) profile",
+    ),
+    (
+        "Chrome .cpuprofile",
+        "",
+        b"{\"nodes\": [], \"samples\": []}",
+        "a Chrome .cpuprofile",
+    ),
+    (
+        "rocprof CSV",
+        "results.csv",
+        b"Index,KernelName,gpu-id\n",
+        "a CSV file with columns Index, KernelName",
+    ),
+    (
+        "rocprofv3 JSON",
+        "results.json",
+        b"{\"rocprofiler-sdk-tool\": []}",
+        "a JSON object with keys rocprofiler-sdk-tool",
+    ),
+    (
+        "PlaidML event log",
+        "eventlog",
+        b"\x00\x01\x02",
+        "binary data",
+    ),
+    (
+        "gprof report",
+        "gprof.txt",
+        b"Flat profile:\n\nEach sample counts as 0.01 seconds.\n",
+        "text starting \"Flat profile:\"",
+    ),
+    (
+        "perf script text",
+        "",
+        b"perf 1234 [000] 12.345678: 1 cpu-clock:\n\t4005f0 main (/a)\n",
+        "perf script text",
+    ),
+    (
+        "perf JSON export",
+        "perf.json",
+        b"{\"linux-perf-json-version\": 1}",
+        "a JSON object with keys linux-perf-json-version",
+    ),
+    (
+        "PyTorch execution trace JSON",
+        "",
+        b"{\"schema\": \"1.0\", \"nodes\": []}",
+        "a PyTorch execution trace",
+    ),
+    (
+        "cProfile/pstats",
+        "prof.pstats",
+        b"{\x00\x00\x00",
+        "a cProfile pstats file",
+    ),
+    (
+        "pyinstrument JSON",
+        "",
+        b"{\"root_frame\": {}}",
+        "pyinstrument JSON",
+    ),
+    ("gprof2dot DOT", "", b"digraph {\n", "a Graphviz DOT graph"),
+    ("timemory JSON", "", b"{\"timemory\": {}}", "timemory JSON"),
+    (
+        "Thicket/Hatchet to_json",
+        "",
+        b"{\"graph\": []}",
+        "a Hatchet GraphFrame in to_json form",
+    ),
+    (
+        "Hatchet literal JSON",
+        "",
+        b"[{\"name\": 1}]",
+        "text starting \"[{",
+    ),
+    (
+        "Chrome/Kineto trace JSON",
+        "",
+        b"{\"schemaVersion\": 1, \"deviceProperties\": []}",
+        "(no traceEvents)",
+    ),
+    (
+        "folded stacks",
+        "",
+        b"main;foo 1\nmain;bar x\n",
+        "text starting \"main;foo 1\"",
+    ),
+];
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+
+    /// The description of an entry of `REFUSED`.
+    fn refused(name: &str, head: &[u8]) -> Option<String> {
+        if let Some(dir) = name.strip_suffix('/') {
+            let d =
+                std::env::temp_dir().join(format!("grove-refused-{}-{dir}", std::process::id()));
+            std::fs::create_dir_all(&d).unwrap();
+            for f in head.split(|&b| b == b'\n') {
+                std::fs::write(d.join(String::from_utf8_lossy(f).as_ref()), b"").unwrap();
+            }
+            let what = describe(&Probe::dir(&d));
+            let _ = std::fs::remove_dir_all(&d);
+            return what;
+        }
+        let mut tar = vec![0u8; 512];
+        let head = if head == b"<tar>" {
+            tar[..9].copy_from_slice(b"notes.txt");
+            tar[257..262].copy_from_slice(b"ustar");
+            &tar[..]
+        } else {
+            head
+        };
+        let mut probe = Probe::bytes(head);
+        probe.name = name.to_string();
+        describe(&probe)
+    }
+
+    #[test]
+    fn every_reader_has_a_refusal_description() {
+        let missing: Vec<&str> = crate::readers::READERS
+            .iter()
+            .map(|r| r.name())
+            .filter(|n| !REFUSED.iter().any(|e| e.0 == *n))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "readers without an entry in describe.rs's REFUSED (what a refused file of \
+             their kind is called): {}",
+            missing.join(", ")
+        );
+        let mut wrong = Vec::new();
+        for (reader, name, head, words) in REFUSED {
+            assert!(
+                crate::readers::READERS.iter().any(|r| r.name() == *reader),
+                "REFUSED names {reader:?}, which is no reader of READERS"
+            );
+            let what = refused(name, head).unwrap_or_default();
+            if !what.contains(words) {
+                wrong.push(format!("{reader}: {what:?} does not say {words:?}"));
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+}

@@ -126,9 +126,7 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
     r.skip_bom();
     let mut nodes = Nodes::default();
     let mut strings = Strings::default();
-    let mut keys: Vec<String> = Vec::new();
-    let mut key_ids: HashMap<String, usize> = HashMap::new();
-    let mut cols: Vec<Column> = Vec::new();
+    let mut cols = Columns::default();
     let mut key = Vec::new();
     let mut text = Vec::new();
     let mut warnings = Vec::new();
@@ -210,46 +208,7 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
                         r.skip_value()?;
                     }
                     b"metrics" => {
-                        r.begin_object()?;
-                        let mut f = true;
-                        while r.next_key(f, &mut key)? {
-                            f = false;
-                            if std::str::from_utf8(&key).is_err() {
-                                r.repairs.invalid_utf8 += 1;
-                            }
-                            let kind = r.read_scalar(&mut text)?;
-                            if key == b"_hatchet_nid" {
-                                nid_metric = true;
-                                nids[node as usize] =
-                                    std::str::from_utf8(&text).ok().and_then(|t| t.parse().ok());
-                                continue;
-                            }
-                            let v = match kind {
-                                Kind::Num | Kind::Str => number(&text),
-                                _ => f64::NAN,
-                            };
-                            // A literal has a few metric keys, repeated on every node:
-                            // comparing their bytes beats converting and hashing.
-                            let known = (keys.len() <= 8)
-                                .then(|| keys.iter().position(|k| k.as_bytes() == &key[..]))
-                                .flatten();
-                            let id = match known {
-                                Some(id) => id,
-                                None => {
-                                    let k = String::from_utf8_lossy(&key);
-                                    match key_ids.get(&*k) {
-                                        Some(&id) => id,
-                                        None => {
-                                            keys.push(k.clone().into_owned());
-                                            cols.push(Column::default());
-                                            key_ids.insert(k.into_owned(), keys.len() - 1);
-                                            keys.len() - 1
-                                        }
-                                    }
-                                }
-                            };
-                            cols[id].put(node, v);
-                        }
+                        nid_metric |= cols.read(&mut r, node, &mut key, &mut text, &mut nids)?
                     }
                     b"children" => {
                         if r.peek_kind()? == Kind::Array {
@@ -272,6 +231,89 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
         return Err(r.error("unexpected data after the list of roots"));
     }
     drop(strings);
+    // Lossy decoding, objects where a name or metric belongs, and the like: the
+    // same repairs the Chrome reader reports.
+    warnings.extend(r.repairs.warnings());
+    if wrong_type > 0 {
+        warnings.push(format!(
+            "{wrong_type} frame, metrics or children field(s) of the wrong JSON type were ignored"
+        ));
+    }
+    if nid_metric {
+        warnings.push("_hatchet_nid values were read as node identities, not metrics".into());
+    }
+    Ok(literal(nodes, nids, cols, warnings))
+}
+
+/// The metric columns as read, by key in the order of first sight.
+#[derive(Default)]
+struct Columns {
+    keys: Vec<String>,
+    key_ids: HashMap<String, usize>,
+    cols: Vec<Column>,
+}
+
+impl Columns {
+    /// The column of metric `key`, made on first sight.
+    fn id(&mut self, key: &[u8]) -> usize {
+        // A literal has a few metric keys, repeated on every node: comparing their
+        // bytes beats converting and hashing.
+        let known = (self.keys.len() <= 8)
+            .then(|| self.keys.iter().position(|k| k.as_bytes() == key))
+            .flatten();
+        if let Some(id) = known {
+            return id;
+        }
+        let k = String::from_utf8_lossy(key);
+        match self.key_ids.get(&*k) {
+            Some(&id) => id,
+            None => {
+                self.keys.push(k.clone().into_owned());
+                self.cols.push(Column::default());
+                self.key_ids.insert(k.into_owned(), self.keys.len() - 1);
+                self.keys.len() - 1
+            }
+        }
+    }
+
+    /// A node's `metrics` object (the reader is at its start); whether it held a
+    /// `_hatchet_nid` (the node's identity, kept in `nids`, not a metric).
+    fn read<R: Read>(
+        &mut self,
+        r: &mut JsonReader<R>,
+        node: u32,
+        key: &mut Vec<u8>,
+        text: &mut Vec<u8>,
+        nids: &mut [Option<f64>],
+    ) -> Result<bool, JsonError> {
+        let mut nid_metric = false;
+        r.begin_object()?;
+        let mut f = true;
+        while r.next_key(f, key)? {
+            f = false;
+            if std::str::from_utf8(key).is_err() {
+                r.repairs.invalid_utf8 += 1;
+            }
+            let kind = r.read_scalar(text)?;
+            if key == b"_hatchet_nid" {
+                nid_metric = true;
+                nids[node as usize] = std::str::from_utf8(text).ok().and_then(|t| t.parse().ok());
+                continue;
+            }
+            let v = match kind {
+                Kind::Num | Kind::Str => number(text),
+                _ => f64::NAN,
+            };
+            let id = self.id(key);
+            self.cols[id].put(node, v);
+        }
+        Ok(nid_metric)
+    }
+}
+
+/// The literal of what was read: the tree in Hatchet's order, its metrics (with the
+/// inclusive ones Hatchet derives) and the default metric.
+fn literal(nodes: Nodes, nids: Vec<Option<f64>>, cols: Columns, warnings: Vec<String>) -> Literal {
     // Hatchet's data order: by `_hatchet_nid` when the file has it, otherwise by frame
     // (from_literal numbers nodes in sorted-frame order). Build the tree in that order
     // so node ids, "data order" and the text layout agree with Hatchet.
@@ -280,7 +322,8 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
     let rows = order.len();
     let cct = build(nodes, &order);
     let mut metrics = MetricTable::new(rows);
-    for (k, c) in keys.iter().zip(cols) {
+    let keys = cols.keys;
+    for (k, c) in keys.iter().zip(cols.cols) {
         let col: Vec<f64> = order
             .iter()
             .map(|&o| c.values.get(o as usize).copied().unwrap_or(f64::NAN))
@@ -295,17 +338,6 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
         .collect();
     let refs: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
     metrics.derive_inclusive(&cct, &refs);
-    // Lossy decoding, objects where a name or metric belongs, and the like: the
-    // same repairs the Chrome reader reports.
-    warnings.extend(r.repairs.warnings());
-    if wrong_type > 0 {
-        warnings.push(format!(
-            "{wrong_type} frame, metrics or children field(s) of the wrong JSON type were ignored"
-        ));
-    }
-    if nid_metric {
-        warnings.push("_hatchet_nid values were read as node identities, not metrics".into());
-    }
     let default_metric = if keys.iter().any(|k| k == "time") {
         "time".to_string()
     } else {
@@ -315,12 +347,12 @@ pub fn read<R: Read>(src: R) -> Result<Literal, JsonError> {
             .cloned()
             .unwrap_or_default()
     };
-    Ok(Literal {
+    Literal {
         cct,
         metrics,
         default_metric,
         warnings,
-    })
+    }
 }
 
 /// A frame's (attribute, value) pairs, sorted: Hatchet compares frames as these tuples.

@@ -3,10 +3,12 @@
 //! directories, globs) happens a layer up, in `crate::load`.
 //!
 //! Adding a reader: a file (or folder) named for its format with a unit struct that
-//! implements [`Reader`], one line in [`READERS`], its `model::Format` variant (with
-//! `Format::ALL`), what `describe.rs` calls a refused file of its kind, a seed in
-//! `tests/fuzz.rs` and its files in `tests/corpus_detection.rs`: docs/architecture.md,
-//! "Adding a reader", has the whole checklist.
+//! implements [`Reader`], one line in [`READERS`] and, for a new format, its line in
+//! `model::formats!` (`Format::ALL` and the label derive from it). Tests keyed on
+//! `READERS` then fail, naming the reader, until it has an entry in describe.rs's
+//! `REFUSED` (what a refused file of its kind is called), a fuzz target in
+//! `tests/fuzz.rs`'s `FUZZED` and its format in `tests/corpus_detection.rs`:
+//! docs/architecture.md, "Adding a reader", has the whole checklist.
 
 pub mod caliper;
 pub mod call_paths;
@@ -44,6 +46,8 @@ pub mod rocprof;
 pub mod select;
 pub mod speedscope;
 pub mod tau;
+#[cfg(test)]
+pub mod test_corpus;
 pub mod thicket;
 pub mod timemory;
 pub mod trace_cct;
@@ -596,6 +600,31 @@ mod tests {
 
     fn sniff(head: &[u8]) -> Option<Format> {
         detect(&Probe::bytes(head)).map(|r| r.format())
+    }
+
+    /// `READERS` is the list of formats: every `Format` but the demo's is what some
+    /// reader reads, and reader names (the unrecognised line lists them, and the
+    /// registry tests of describe.rs, tests/fuzz.rs and tests/corpus_detection.rs key
+    /// on them) are distinct.
+    #[test]
+    fn every_format_has_a_reader() {
+        let unread: Vec<String> = Format::ALL
+            .iter()
+            .filter(|&&f| f != Format::Demo && !READERS.iter().any(|r| r.format() == f))
+            .map(|f| format!("{f:?}"))
+            .collect();
+        assert!(
+            unread.is_empty(),
+            "formats no reader of READERS reads: {}",
+            unread.join(", ")
+        );
+        for (i, r) in READERS.iter().enumerate() {
+            assert!(
+                !READERS[..i].iter().any(|o| o.name() == r.name()),
+                "two readers are named {:?}",
+                r.name()
+            );
+        }
     }
 
     #[test]

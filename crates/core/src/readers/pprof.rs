@@ -210,78 +210,23 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
     }
     let p =
         PProfile::decode(&bytes[..]).map_err(|e| format!("not a pprof protobuf profile: {e}"))?;
-    let st = &p.string_table;
-    let s = |i: i64| -> &str { st.get(i as usize).map(String::as_str).unwrap_or("") };
+    let ix = Index::new(&p);
+    let s = |i: i64| ix.s(i);
     if p.sample_type.is_empty() {
         return Err("the profile declares no sample type".into());
     }
-    if st.first().is_some_and(|f| !f.is_empty()) {
+    if p.string_table.first().is_some_and(|f| !f.is_empty()) {
         return Err("string_table[0] is not empty: not a pprof profile".into());
     }
-    let funcs: HashMap<u64, &Function> = p.function.iter().map(|f| (f.id, f)).collect();
-    let maps: HashMap<u64, &Mapping> = p.mapping.iter().map(|m| (m.id, m)).collect();
-    let locs: HashMap<u64, &Location> = p.location.iter().map(|l| (l.id, l)).collect();
     let nt = p.sample_type.len();
     let mut cct = Cct::default();
     let mut vals: Vec<Vec<f64>> = vec![Vec::new(); nt];
     let mut labels: HashMap<(u32, String), BTreeSet<String>> = HashMap::new();
     let (mut missing_loc, mut short_values) = (0u64, 0u64);
-    let mut frames: Vec<(String, String, i64, String)> = Vec::new();
+    let mut frames: Vec<StackFrame> = Vec::new();
     for smp in &p.sample {
-        frames.clear();
-        for id in &smp.location_id {
-            let Some(loc) = locs.get(id) else {
-                missing_loc += 1;
-                continue;
-            };
-            let module = maps
-                .get(&loc.mapping_id)
-                .map(|m| s(m.filename).to_string())
-                .unwrap_or_default();
-            if loc.line.is_empty() {
-                frames.push((format!("0x{:x}", loc.address), String::new(), 0, module));
-                continue;
-            }
-            // Leaf first: a location's lines run from the innermost inlined function out.
-            for ln in &loc.line {
-                let (name, file) = match funcs.get(&ln.function_id) {
-                    Some(f) => (s(f.name), s(f.filename)),
-                    None => ("", ""),
-                };
-                let name = if name.is_empty() {
-                    format!("0x{:x}", loc.address)
-                } else {
-                    name.to_string()
-                };
-                frames.push((name, file.to_string(), ln.line, module.clone()));
-            }
-        }
-        let mut node: Option<u32> = None;
-        for (name, file, line, module) in frames.iter().rev() {
-            let before = cct.len();
-            let shown = demangle(name);
-            let n = cct.child(node, shown.as_deref().unwrap_or(name), "function");
-            if cct.len() > before {
-                let f = cct.frame_mut(n);
-                if shown.is_some() {
-                    f.set_attr(RAW_NAME, name);
-                }
-                if !file.is_empty() {
-                    f.set_attr("file", file);
-                }
-                if *line > 0 {
-                    f.set_attr("line", &line.to_string());
-                }
-                if !module.is_empty() {
-                    f.set_attr("module", module);
-                }
-            }
-            node = Some(n);
-        }
-        let leaf = match node {
-            Some(n) => n,
-            None => cct.child(None, "(no stack)", "function"),
-        };
+        missing_loc += ix.frames(smp, &mut frames);
+        let leaf = add_stack(&mut cct, &frames);
         if smp.value.len() != nt {
             short_values += 1;
         }
@@ -314,24 +259,7 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
         cct.frame_mut(*node)
             .set_attr(&format!("label.{key}"), &v.join(", "));
     }
-    let len = cct.len();
-    let mut metrics = MetricTable::new(len);
-    let mut names: Vec<String> = Vec::new();
-    for (t, vt) in p.sample_type.iter().enumerate() {
-        let mut name = s(vt.r#type).to_string();
-        if name.is_empty() {
-            name = format!("value{t}");
-        }
-        while names.contains(&name) {
-            name.push('\'');
-        }
-        let mut col = std::mem::take(&mut vals[t]);
-        col.resize(len, 0.0);
-        metrics.set(&name, s(vt.unit), col);
-        names.push(name);
-    }
-    let bases: Vec<&str> = names.iter().map(String::as_str).collect();
-    metrics.derive_inclusive(&cct, &bases);
+    let (metrics, names) = metric_columns(&ix, &cct, vals);
     let default = if p.default_sample_type != 0 {
         let want = s(p.default_sample_type);
         names.iter().find(|n| *n == want).cloned()
@@ -349,6 +277,146 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
             "{short_values} sample(s) do not have one value per sample type"
         ));
     }
+    let meta = profile_meta(&ix);
+    source.format = Format::Pprof;
+    Ok(Profile {
+        call_graph: None,
+        source,
+        dialect: "pprof".into(),
+        cct,
+        metrics,
+        events: None,
+        counters: None,
+        meta,
+        warnings,
+        default_metric: default,
+    })
+}
+
+/// A frame of a sample's stack: name, file, line, module.
+type StackFrame = (String, String, i64, String);
+
+/// A decoded profile's tables by id.
+struct Index<'a> {
+    p: &'a PProfile,
+    funcs: HashMap<u64, &'a Function>,
+    maps: HashMap<u64, &'a Mapping>,
+    locs: HashMap<u64, &'a Location>,
+}
+
+impl<'a> Index<'a> {
+    fn new(p: &'a PProfile) -> Index<'a> {
+        Index {
+            p,
+            funcs: p.function.iter().map(|f| (f.id, f)).collect(),
+            maps: p.mapping.iter().map(|m| (m.id, m)).collect(),
+            locs: p.location.iter().map(|l| (l.id, l)).collect(),
+        }
+    }
+
+    /// String `i` of the string table ("" when there is none).
+    fn s(&self, i: i64) -> &'a str {
+        self.p
+            .string_table
+            .get(i as usize)
+            .map(String::as_str)
+            .unwrap_or("")
+    }
+
+    /// A sample's stack into `frames`, leaf first; the number of location ids that name
+    /// no location (skipped).
+    fn frames(&self, smp: &Sample, frames: &mut Vec<StackFrame>) -> u64 {
+        let mut missing_loc = 0;
+        frames.clear();
+        for id in &smp.location_id {
+            let Some(loc) = self.locs.get(id) else {
+                missing_loc += 1;
+                continue;
+            };
+            let module = self
+                .maps
+                .get(&loc.mapping_id)
+                .map(|m| self.s(m.filename).to_string())
+                .unwrap_or_default();
+            if loc.line.is_empty() {
+                frames.push((format!("0x{:x}", loc.address), String::new(), 0, module));
+                continue;
+            }
+            // Leaf first: a location's lines run from the innermost inlined function out.
+            for ln in &loc.line {
+                let (name, file) = match self.funcs.get(&ln.function_id) {
+                    Some(f) => (self.s(f.name), self.s(f.filename)),
+                    None => ("", ""),
+                };
+                let name = if name.is_empty() {
+                    format!("0x{:x}", loc.address)
+                } else {
+                    name.to_string()
+                };
+                frames.push((name, file.to_string(), ln.line, module.clone()));
+            }
+        }
+        missing_loc
+    }
+}
+
+/// The nodes of a stack (leaf first in `frames`), made as needed; its leaf.
+fn add_stack(cct: &mut Cct, frames: &[StackFrame]) -> u32 {
+    let mut node: Option<u32> = None;
+    for (name, file, line, module) in frames.iter().rev() {
+        let before = cct.len();
+        let shown = demangle(name);
+        let n = cct.child(node, shown.as_deref().unwrap_or(name), "function");
+        if cct.len() > before {
+            let f = cct.frame_mut(n);
+            if shown.is_some() {
+                f.set_attr(RAW_NAME, name);
+            }
+            if !file.is_empty() {
+                f.set_attr("file", file);
+            }
+            if *line > 0 {
+                f.set_attr("line", &line.to_string());
+            }
+            if !module.is_empty() {
+                f.set_attr("module", module);
+            }
+        }
+        node = Some(n);
+    }
+    match node {
+        Some(n) => n,
+        None => cct.child(None, "(no stack)", "function"),
+    }
+}
+
+/// One metric per sample type (named by its type, made unique), with its inclusive
+/// twin; the metric names.
+fn metric_columns(ix: &Index, cct: &Cct, mut vals: Vec<Vec<f64>>) -> (MetricTable, Vec<String>) {
+    let len = cct.len();
+    let mut metrics = MetricTable::new(len);
+    let mut names: Vec<String> = Vec::new();
+    for (t, vt) in ix.p.sample_type.iter().enumerate() {
+        let mut name = ix.s(vt.r#type).to_string();
+        if name.is_empty() {
+            name = format!("value{t}");
+        }
+        while names.contains(&name) {
+            name.push('\'');
+        }
+        let mut col = std::mem::take(&mut vals[t]);
+        col.resize(len, 0.0);
+        metrics.set(&name, ix.s(vt.unit), col);
+        names.push(name);
+    }
+    let bases: Vec<&str> = names.iter().map(String::as_str).collect();
+    metrics.derive_inclusive(cct, &bases);
+    (metrics, names)
+}
+
+/// The run metadata: sample count and types, period, duration, comments.
+fn profile_meta(ix: &Index) -> Vec<(String, String)> {
+    let (p, s) = (ix.p, |i: i64| ix.s(i));
     let mut meta = vec![
         ("samples".to_string(), p.sample.len().to_string()),
         (
@@ -372,17 +440,5 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
     for c in &p.comment {
         meta.push(("comment".into(), s(*c).to_string()));
     }
-    source.format = Format::Pprof;
-    Ok(Profile {
-        call_graph: None,
-        source,
-        dialect: "pprof".into(),
-        cct,
-        metrics,
-        events: None,
-        counters: None,
-        meta,
-        warnings,
-        default_metric: default,
-    })
+    meta
 }

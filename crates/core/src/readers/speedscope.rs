@@ -53,42 +53,18 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
         .and_then(Value::as_array)
         .filter(|p| !p.is_empty())
         .ok_or("no profiles in the file")?;
-    let frame_of = |i: usize| -> Option<Frame> {
-        let f = frames.get(i)?;
-        let raw = f.get("name")?.as_str()?;
-        let mut fr = match demangle(raw) {
-            Some(d) => {
-                let mut fr = Frame::new(&d, "function");
-                fr.set_attr(RAW_NAME, raw);
-                fr
-            }
-            None => Frame::new(raw, "function"),
-        };
-        if let Some(file) = f.get("file").and_then(Value::as_str) {
-            fr.set_attr("file", file);
-        }
-        if let Some(l) = f.get("line").and_then(Value::as_i64) {
-            fr.set_attr("line", &l.to_string());
-        }
-        Some(fr)
+    let mut t = Tree {
+        frames,
+        cct: Cct::default(),
+        values: Vec::new(),
+        kids: Default::default(),
+        bad_frames: 0,
+        mismatched: 0,
+        unclosed: 0,
     };
-    let mut cct = Cct::default();
-    let mut values: Vec<f64> = Vec::new();
     let mut warnings = Vec::new();
     let mut metric: Option<(&str, &str, f64)> = None;
     let mut meta = Vec::new();
-    // Children of a node by frame index: sampled and evented stacks merge by call path.
-    let mut kids: std::collections::HashMap<(u32, usize), u32> = Default::default();
-    let mut child = |cct: &mut Cct, values: &mut Vec<f64>, parent: u32, fi: usize| -> Option<u32> {
-        if let Some(&n) = kids.get(&(parent, fi)) {
-            return Some(n);
-        }
-        let n = cct.add_node(Some(parent), frame_of(fi)?);
-        values.push(0.0);
-        kids.insert((parent, fi), n);
-        Some(n)
-    };
-    let (mut bad_frames, mut mismatched, mut unclosed) = (0u64, 0u64, 0u64);
     for (pi, p) in profiles.iter().enumerate() {
         let name = p
             .get("name")
@@ -112,109 +88,27 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
             ))
             }
         };
-        let root = cct.add_node(None, Frame::new(&name, "profile"));
-        values.push(0.0);
-        match p.get("type").and_then(Value::as_str) {
-            Some("sampled") => {
-                let samples = p
-                    .get("samples")
-                    .and_then(Value::as_array)
-                    .ok_or_else(|| format!("profile '{name}': no samples"))?;
-                let weights = p.get("weights").and_then(Value::as_array);
-                for (si, s) in samples.iter().enumerate() {
-                    let w = match weights {
-                        Some(ws) => ws.get(si).and_then(num).ok_or_else(|| {
-                            format!("profile '{name}': sample {si} has no weight")
-                        })?,
-                        None => 1.0,
-                    };
-                    let mut node = root;
-                    for f in s.as_array().into_iter().flatten() {
-                        match f
-                            .as_u64()
-                            .and_then(|i| child(&mut cct, &mut values, node, i as usize))
-                        {
-                            Some(n) => node = n,
-                            None => bad_frames += 1,
-                        }
-                    }
-                    values[node as usize] += w * scale;
-                }
-                meta.push((
-                    format!("profile {pi}"),
-                    format!("{name}: sampled, {} samples", samples.len()),
-                ));
-            }
-            Some("evented") => {
-                let events = p
-                    .get("events")
-                    .and_then(Value::as_array)
-                    .ok_or_else(|| format!("profile '{name}': no events"))?;
-                let end = p.get("endValue").and_then(num);
-                // Stack of (frame index, node); time between events goes to the top.
-                let mut stack: Vec<(usize, u32)> = Vec::new();
-                let mut last: Option<f64> = None;
-                for (ei, e) in events.iter().enumerate() {
-                    let (Some(kind), Some(fi), Some(at)) = (
-                        e.get("type").and_then(Value::as_str),
-                        e.get("frame").and_then(Value::as_u64).map(|f| f as usize),
-                        e.get("at").and_then(num),
-                    ) else {
-                        return Err(format!(
-                            "profile '{name}': event {ei} lacks type, frame or at"
-                        ));
-                    };
-                    if let (Some(l), Some(&(_, top))) = (last, stack.last()) {
-                        if at < l {
-                            return Err(format!(
-                                "profile '{name}': event {ei} goes back in time ({at} < {l})"
-                            ));
-                        }
-                        values[top as usize] += (at - l) * scale;
-                    }
-                    last = Some(at);
-                    match kind {
-                        "O" => {
-                            let parent = stack.last().map(|s| s.1).unwrap_or(root);
-                            match child(&mut cct, &mut values, parent, fi) {
-                                Some(n) => stack.push((fi, n)),
-                                None => return Err(format!("profile '{name}': event {ei} names frame {fi}, which does not exist")),
-                            }
-                        }
-                        "C" => match stack.iter().rposition(|s| s.0 == fi) {
-                            Some(pos) => {
-                                if pos + 1 != stack.len() {
-                                    mismatched += 1;
-                                }
-                                stack.truncate(pos);
-                            }
-                            None => mismatched += 1,
-                        },
-                        other => {
-                            return Err(format!("profile '{name}': event {ei} has type '{other}'"))
-                        }
-                    }
-                }
-                if !stack.is_empty() {
-                    unclosed += stack.len() as u64;
-                    if let (Some(l), Some(end), Some(&(_, top))) = (last, end, stack.last()) {
-                        if end > l {
-                            values[top as usize] += (end - l) * scale;
-                        }
-                    }
-                }
-                meta.push((
-                    format!("profile {pi}"),
-                    format!("{name}: evented, {} events", events.len()),
-                ));
-            }
+        let root = t.cct.add_node(None, Frame::new(&name, "profile"));
+        t.values.push(0.0);
+        let said = match p.get("type").and_then(Value::as_str) {
+            Some("sampled") => format!("sampled, {} samples", t.sampled(p, &name, root, scale)?),
+            Some("evented") => format!("evented, {} events", t.evented(p, &name, root, scale)?),
             other => {
                 return Err(format!(
                     "profile '{name}': type {other:?} (speedscope has 'sampled' and 'evented')"
                 ))
             }
-        }
+        };
+        meta.push((format!("profile {pi}"), format!("{name}: {said}")));
     }
+    let Tree {
+        cct,
+        values,
+        bad_frames,
+        mismatched,
+        unclosed,
+        ..
+    } = t;
     if bad_frames > 0 {
         warnings.push(format!(
             "{bad_frames} sample frame(s) name no frame of shared.frames and were skipped"
@@ -252,4 +146,140 @@ pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, Stri
         warnings,
         default_metric: mname.into(),
     })
+}
+
+/// The frame of `shared.frames[i]`, its name demangled.
+fn frame_of(frames: &[Value], i: usize) -> Option<Frame> {
+    let f = frames.get(i)?;
+    let raw = f.get("name")?.as_str()?;
+    let mut fr = match demangle(raw) {
+        Some(d) => {
+            let mut fr = Frame::new(&d, "function");
+            fr.set_attr(RAW_NAME, raw);
+            fr
+        }
+        None => Frame::new(raw, "function"),
+    };
+    if let Some(file) = f.get("file").and_then(Value::as_str) {
+        fr.set_attr("file", file);
+    }
+    if let Some(l) = f.get("line").and_then(Value::as_i64) {
+        fr.set_attr("line", &l.to_string());
+    }
+    Some(fr)
+}
+
+/// The tree the profiles build, with each node's exclusive value, and what was wrong.
+struct Tree<'a> {
+    frames: &'a [Value],
+    cct: Cct,
+    values: Vec<f64>,
+    /// Children of a node by frame index: sampled and evented stacks merge by call path.
+    kids: std::collections::HashMap<(u32, usize), u32>,
+    bad_frames: u64,
+    mismatched: u64,
+    unclosed: u64,
+}
+
+impl Tree<'_> {
+    /// The child of `parent` for frame `fi` (made on first sight); None when there is
+    /// no such frame.
+    fn child(&mut self, parent: u32, fi: usize) -> Option<u32> {
+        if let Some(&n) = self.kids.get(&(parent, fi)) {
+            return Some(n);
+        }
+        let n = self.cct.add_node(Some(parent), frame_of(self.frames, fi)?);
+        self.values.push(0.0);
+        self.kids.insert((parent, fi), n);
+        Some(n)
+    }
+
+    /// A sampled profile under `root`; the number of samples.
+    fn sampled(&mut self, p: &Value, name: &str, root: u32, scale: f64) -> Result<usize, String> {
+        let samples = p
+            .get("samples")
+            .and_then(Value::as_array)
+            .ok_or_else(|| format!("profile '{name}': no samples"))?;
+        let weights = p.get("weights").and_then(Value::as_array);
+        for (si, s) in samples.iter().enumerate() {
+            let w = match weights {
+                Some(ws) => ws
+                    .get(si)
+                    .and_then(num)
+                    .ok_or_else(|| format!("profile '{name}': sample {si} has no weight"))?,
+                None => 1.0,
+            };
+            let mut node = root;
+            for f in s.as_array().into_iter().flatten() {
+                match f.as_u64().and_then(|i| self.child(node, i as usize)) {
+                    Some(n) => node = n,
+                    None => self.bad_frames += 1,
+                }
+            }
+            self.values[node as usize] += w * scale;
+        }
+        Ok(samples.len())
+    }
+
+    /// An evented profile under `root`; the number of events.
+    fn evented(&mut self, p: &Value, name: &str, root: u32, scale: f64) -> Result<usize, String> {
+        let events = p
+            .get("events")
+            .and_then(Value::as_array)
+            .ok_or_else(|| format!("profile '{name}': no events"))?;
+        let end = p.get("endValue").and_then(num);
+        // Stack of (frame index, node); time between events goes to the top.
+        let mut stack: Vec<(usize, u32)> = Vec::new();
+        let mut last: Option<f64> = None;
+        for (ei, e) in events.iter().enumerate() {
+            let (Some(kind), Some(fi), Some(at)) = (
+                e.get("type").and_then(Value::as_str),
+                e.get("frame").and_then(Value::as_u64).map(|f| f as usize),
+                e.get("at").and_then(num),
+            ) else {
+                return Err(format!(
+                    "profile '{name}': event {ei} lacks type, frame or at"
+                ));
+            };
+            if let (Some(l), Some(&(_, top))) = (last, stack.last()) {
+                if at < l {
+                    return Err(format!(
+                        "profile '{name}': event {ei} goes back in time ({at} < {l})"
+                    ));
+                }
+                self.values[top as usize] += (at - l) * scale;
+            }
+            last = Some(at);
+            match kind {
+                "O" => {
+                    let parent = stack.last().map(|s| s.1).unwrap_or(root);
+                    let Some(n) = self.child(parent, fi) else {
+                        return Err(format!(
+                            "profile '{name}': event {ei} names frame {fi}, which does not exist"
+                        ));
+                    };
+                    stack.push((fi, n));
+                }
+                "C" => match stack.iter().rposition(|s| s.0 == fi) {
+                    Some(pos) => {
+                        if pos + 1 != stack.len() {
+                            self.mismatched += 1;
+                        }
+                        stack.truncate(pos);
+                    }
+                    None => self.mismatched += 1,
+                },
+                other => return Err(format!("profile '{name}': event {ei} has type '{other}'")),
+            }
+        }
+        if !stack.is_empty() {
+            self.unclosed += stack.len() as u64;
+            if let (Some(l), Some(end), Some(&(_, top))) = (last, end, stack.last()) {
+                if end > l {
+                    self.values[top as usize] += (end - l) * scale;
+                }
+            }
+        }
+        Ok(events.len())
+    }
 }

@@ -19,6 +19,7 @@
 use std::collections::HashMap;
 
 use super::chrome::ChromeTrace;
+use crate::model::cct::Grow;
 use crate::model::events::{EventKind, EventTable, Sparse, NONE_I64, NONE_U32};
 use crate::model::intern::FxBuild;
 use crate::model::{Cct, MetricTable, NO_NODE};
@@ -266,13 +267,64 @@ fn cpu_tree(
     let mut time = Vec::<f64>::new();
     let mut count = Vec::<f64>::new();
     let mut warnings = Vec::new();
-    let mut nodes = NodeIndex::new(ev, n);
+    let nodes = NodeIndex::new(ev, n);
+    let mut lanes = all_lanes(ev, split, rest);
+    // Each event makes at most one node, each lane its root: the per-node columns are
+    // made once at their size (what GPU activities without a launch add aside), not
+    // regrown (issue 16: regrowing left holes that raised the load's peak).
+    time.reserve_exact(n + lanes.len());
+    count.reserve_exact(n + lanes.len());
+    ph.mark("lanes");
+    let labels = lane_labels(tr, &lanes);
+    for (_, idx) in &mut lanes {
+        order_slices(ev, idx);
+    }
+    ph.mark("lane-sort");
+    let mut sweep = Sweep::new(tr, nodes, node_of_event(), time, count);
+    for ((key, idx), label) in lanes.into_iter().zip(&labels) {
+        let root = cct.child(None, label, "thread");
+        {
+            let s = &tr.events.strings;
+            let f = cct.frame_mut(root);
+            f.set_attr("pid", s.resolve(key.0));
+            f.set_attr("tid", s.resolve(key.1));
+            if let Some(n) = tr.thread_names.get(&(key.0, key.1)) {
+                f.set_attr("thread_name", n);
+            }
+        }
+        grow(&mut sweep.time, cct.len());
+        grow(&mut sweep.count, cct.len());
+        sweep.count[root as usize] = 1.0;
+        // The lane's nodes are added through the arrays held once.
+        let mut g = cct.grow();
+        sweep.lane(&mut g, root, &idx);
+    }
+    ph.mark("cpu-sweep");
+    warnings.extend(sweep.overlap_warning());
+    let Sweep {
+        nodes,
+        node_of_event,
+        time,
+        count,
+        ..
+    } = sweep;
+    Builder {
+        cct,
+        nodes,
+        node_of_event,
+        time,
+        count,
+        warnings,
+    }
+}
 
+/// The CPU lanes of the first `split` rows, then those `rest` gives: the second part's
+/// lanes follow on from the first's; its new lanes come after them, still in order of
+/// first appearance.
+fn all_lanes(ev: &EventTable, split: usize, rest: impl FnOnce() -> Lanes) -> Lanes {
     let mut lanes = gather_lanes(ev, 0..split);
     let rest = rest();
     if !rest.is_empty() {
-        // The second part's lanes follow on from the first's; its new lanes come after
-        // them, still in order of first appearance.
         let mut lane_of: HashMap<(u32, u32), usize, FxBuild> = lanes
             .iter()
             .enumerate()
@@ -288,164 +340,194 @@ fn cpu_tree(
             }
         }
     }
-    // Each event makes at most one node, each lane its root: the per-node columns are
-    // made once at their size (what GPU activities without a launch add aside), not
-    // regrown (issue 16: regrowing left holes that raised the load's peak).
-    time.reserve_exact(n + lanes.len());
-    count.reserve_exact(n + lanes.len());
-    ph.mark("lanes");
-    // Lane roots are named by role; threads that share one are numbered in order of
-    // first appearance (stable across ranks), and their ids stay in the root's attrs.
+    lanes
+}
+
+/// Lane roots are named by role; threads that share one are numbered in order of first
+/// appearance (stable across ranks), and their ids stay in the root's attrs.
+fn lane_labels(tr: &ChromeTrace, lanes: &Lanes) -> Vec<String> {
     let mut labels: Vec<String> = Vec::with_capacity(lanes.len());
     let mut seen: HashMap<String, usize> = HashMap::new();
-    for &((p, t), _) in &lanes {
+    for &((p, t), _) in lanes {
         let l = lane_label(tr, p, t);
         let k = seen.entry(l.clone()).or_default();
         *k += 1;
         labels.push(if *k > 1 { format!("{l} #{k}") } else { l });
     }
-    for (_, idx) in &mut lanes {
-        order_slices(ev, idx);
-    }
-    ph.mark("lane-sort");
-    let mut node_of_event = node_of_event();
-    let mut overlaps = 0u64;
-    // Overlaps where Python frames were cut short, and the time cut; the time that the
-    // other overlapping slices left in the slices they started in.
-    let (mut cut_short, mut cut_time, mut clipped) = (0u64, 0i64, 0i64);
-    let python = ev.strings.get("python_function");
-    // Slices whose end is not in the file: their rows run to the trace's end so that
-    // what ran after them nests under them, but they count no time of their own, and
-    // never cut the frames they start in (their end is not a real one).
-    let unended: Vec<u32> = {
-        let mut u = tr.unended.clone();
-        u.sort_unstable();
-        u
-    };
-    let is_unended = |i: usize| !unended.is_empty() && unended.binary_search(&ev.seq[i]).is_ok();
-    for ((key, idx), label) in lanes.into_iter().zip(&labels) {
-        let root = cct.child(None, label, "thread");
-        {
-            let s = &tr.events.strings;
-            let f = cct.frame_mut(root);
-            f.set_attr("pid", s.resolve(key.0));
-            f.set_attr("tid", s.resolve(key.1));
-            if let Some(n) = tr.thread_names.get(&(key.0, key.1)) {
-                f.set_attr("thread_name", n);
-            }
+    labels
+}
+
+/// An open slice on a lane's stack: (event, end, node, children's summed duration, the
+/// duration it counts: its own, or from where it was placed when it overlapped).
+type Open = (usize, i64, u32, i64, i64);
+
+/// The sweep of the CPU lanes: the per-node columns it fills and the overlaps it met.
+struct Sweep<'a> {
+    ev: &'a EventTable,
+    nodes: NodeIndex,
+    node_of_event: Vec<u32>,
+    time: Vec<f64>,
+    count: Vec<f64>,
+    python: Option<u32>,
+    /// Slices whose end is not in the file (sorted): their rows run to the trace's end
+    /// so that what ran after them nests under them, but they count no time of their
+    /// own, and never cut the frames they start in (their end is not a real one).
+    unended: Vec<u32>,
+    overlaps: u64,
+    /// Overlaps where Python frames were cut short, and the time cut; the time that
+    /// the other overlapping slices left in the slices they started in.
+    cut_short: u64,
+    cut_time: i64,
+    clipped: i64,
+}
+
+impl<'a> Sweep<'a> {
+    fn new(
+        tr: &'a ChromeTrace,
+        nodes: NodeIndex,
+        node_of_event: Vec<u32>,
+        time: Vec<f64>,
+        count: Vec<f64>,
+    ) -> Sweep<'a> {
+        let ev = &tr.events;
+        let mut unended = tr.unended.clone();
+        unended.sort_unstable();
+        Sweep {
+            ev,
+            nodes,
+            node_of_event,
+            time,
+            count,
+            python: ev.strings.get("python_function"),
+            unended,
+            overlaps: 0,
+            cut_short: 0,
+            cut_time: 0,
+            clipped: 0,
         }
-        grow(&mut time, cct.len());
-        grow(&mut count, cct.len());
-        count[root as usize] = 1.0;
-        // The lane's nodes are added through the arrays held once.
-        let mut g = cct.grow();
-        // Open slices: (event, end, node, children's summed duration, the duration it
-        // counts: its own, or from where it was placed when it overlapped).
-        let mut stack: Vec<(usize, i64, u32, i64, i64)> = Vec::new();
-        // Closes the top slice; an unended one counts no time of its own and hands its
-        // children's time to the slice below (its parent), which counted none of it.
-        let close = |stack: &mut Vec<(usize, i64, u32, i64, i64)>, time: &mut Vec<f64>| {
-            let (e, _, node, child, dur) = stack.pop().unwrap();
-            if is_unended(e) {
-                if let Some(up) = stack.last_mut() {
-                    up.3 += child;
-                }
-            } else {
-                time[node as usize] += (dur - child).max(0) as f64;
-            }
+    }
+
+    fn is_unended(&self, i: usize) -> bool {
+        !self.unended.is_empty() && self.unended.binary_search(&self.ev.seq[i]).is_ok()
+    }
+
+    /// Closes the top slice; an unended one counts no time of its own and hands its
+    /// children's time to the slice below (its parent), which counted none of it.
+    fn close(&mut self, stack: &mut Vec<Open>) {
+        let Some((e, _, node, child, dur)) = stack.pop() else {
+            return;
         };
-        for &i in &idx {
+        if self.is_unended(e) {
+            if let Some(up) = stack.last_mut() {
+                up.3 += child;
+            }
+        } else {
+            self.time[node as usize] += (dur - child).max(0) as f64;
+        }
+    }
+
+    /// One lane's slices (`idx`, in nesting order) under its root.
+    fn lane(&mut self, g: &mut Grow, root: u32, idx: &[u32]) {
+        let ev = self.ev;
+        let mut stack: Vec<Open> = Vec::new();
+        for &i in idx {
             let i = i as usize;
             let (ts, end) = (ev.ts[i], ev.ts[i] + ev.dur[i]);
             while let Some(&top) = stack.last() {
                 let (te, tend) = (top.0, top.1);
                 let ended = tend < ts || (tend == ts && (ev.dur[te] > 0 || ev.dur[i] > 0));
                 if ended {
-                    close(&mut stack, &mut time);
+                    self.close(&mut stack);
                 } else {
                     break;
                 }
             }
-            // Improper nesting (a PyTorch annotation that starts inside the Python
-            // frames of the `record_function.__enter__` that opens it and ends after
-            // them): nothing may be counted twice (docs/formats.md "Improper
-            // overlaps"). A Python frame yields to an op or annotation: the frames it
-            // overlaps end where it starts, so it keeps its whole duration, as
-            // PyTorch's key_averages counts it. Otherwise the later slice yields: it
-            // counts from the end of the outermost open slice it overlaps, and the
-            // part before stays time of the slices it started in. Either way its
-            // parent is the nearest open slice that contains it, and what runs inside
-            // it afterwards nests under it.
             let mut parent_at = stack.len();
             while parent_at > 0 && stack[parent_at - 1].1 < end {
                 parent_at -= 1;
             }
-            let dur = if parent_at == stack.len() {
-                ev.dur[i]
-            } else {
-                overlaps += 1;
-                let yields = |e: usize| python.is_some_and(|p| ev.cat[e] == p) || is_unended(e);
-                if !yields(i) && stack[parent_at..].iter().all(|o| yields(o.0)) {
-                    cut_short += 1;
-                    while stack.len() > parent_at {
-                        let (e, oend, node, child, d) = stack.pop().unwrap();
-                        // A frame that counts from later than `ts` (it yielded
-                        // itself) loses only what it counts.
-                        let cut = (oend - ts).min(d);
-                        cut_time += cut;
-                        if let Some(up) = stack.last_mut() {
-                            up.3 -= cut;
-                        }
-                        stack.push((e, oend, node, child, d - cut));
-                        close(&mut stack, &mut time);
-                    }
-                    ev.dur[i]
-                } else {
-                    let from = stack[parent_at].1;
-                    clipped += from - ts;
-                    end - from
-                }
-            };
+            let dur = self.counted(&mut stack, parent_at, i);
             let parent_node = if parent_at == 0 {
                 root
             } else {
                 stack[parent_at - 1].2
             };
-            if parent_at > 0 && !is_unended(i) {
+            if parent_at > 0 && !self.is_unended(i) {
                 stack[parent_at - 1].3 += dur;
             }
-            let node = nodes.child(&mut g, parent_node, ev, i);
-            grow(&mut time, g.len());
-            grow(&mut count, g.len());
-            count[node as usize] += 1.0;
-            node_of_event[i] = node;
+            let node = self.nodes.child(g, parent_node, ev, i);
+            grow(&mut self.time, g.len());
+            grow(&mut self.count, g.len());
+            self.count[node as usize] += 1.0;
+            self.node_of_event[i] = node;
             // Below the slices it overlaps: they end first, and it stays open for what
             // starts after them. Ends on the stack stay in decreasing order.
             stack.insert(parent_at, (i, end, node, 0, dur));
         }
         while !stack.is_empty() {
-            close(&mut stack, &mut time);
+            self.close(&mut stack);
         }
     }
-    ph.mark("cpu-sweep");
-    if overlaps > 0 {
-        warnings.push(format!(
-            "{overlaps} CPU slice(s) overlap a slice they start in without nesting: {cut_short} \
-             op(s) or annotation(s) end the Python frames they start in ({:.3} ms cut from \
-             those frames), {} placed beside the slice they start in from its end on ({:.3} ms \
-             left in the slices they started in)",
-            cut_time as f64 / 1e6,
-            overlaps - cut_short,
-            clipped as f64 / 1e6
-        ));
+
+    /// The duration slice `i` counts, its parent being `stack[parent_at - 1]` (the
+    /// slices above that it overlaps).
+    ///
+    /// Improper nesting (a PyTorch annotation that starts inside the Python frames of
+    /// the `record_function.__enter__` that opens it and ends after them): nothing may
+    /// be counted twice (docs/formats.md "Improper overlaps"). A Python frame yields to
+    /// an op or annotation: the frames it overlaps end where it starts, so it keeps its
+    /// whole duration, as PyTorch's key_averages counts it. Otherwise the later slice
+    /// yields: it counts from the end of the outermost open slice it overlaps, and the
+    /// part before stays time of the slices it started in. Either way its parent is the
+    /// nearest open slice that contains it, and what runs inside it afterwards nests
+    /// under it.
+    fn counted(&mut self, stack: &mut Vec<Open>, parent_at: usize, i: usize) -> i64 {
+        let ev = self.ev;
+        let (ts, end) = (ev.ts[i], ev.ts[i] + ev.dur[i]);
+        if parent_at == stack.len() {
+            return ev.dur[i];
+        }
+        self.overlaps += 1;
+        let python = self.python;
+        let yields = |s: &Self, e: usize| python.is_some_and(|p| ev.cat[e] == p) || s.is_unended(e);
+        if !yields(self, i) && stack[parent_at..].iter().all(|o| yields(self, o.0)) {
+            self.cut_short += 1;
+            while stack.len() > parent_at {
+                let Some((e, oend, node, child, d)) = stack.pop() else {
+                    break;
+                };
+                // A frame that counts from later than `ts` (it yielded itself) loses
+                // only what it counts.
+                let cut = (oend - ts).min(d);
+                self.cut_time += cut;
+                if let Some(up) = stack.last_mut() {
+                    up.3 -= cut;
+                }
+                stack.push((e, oend, node, child, d - cut));
+                self.close(stack);
+            }
+            ev.dur[i]
+        } else {
+            let from = stack[parent_at].1;
+            self.clipped += from - ts;
+            end - from
+        }
     }
-    Builder {
-        cct,
-        nodes,
-        node_of_event,
-        time,
-        count,
-        warnings,
+
+    /// The one line on the slices that overlapped without nesting, if any did.
+    fn overlap_warning(&self) -> Option<String> {
+        let (overlaps, cut_short) = (self.overlaps, self.cut_short);
+        (overlaps > 0).then(|| {
+            format!(
+                "{overlaps} CPU slice(s) overlap a slice they start in without nesting: {cut_short} \
+                 op(s) or annotation(s) end the Python frames they start in ({:.3} ms cut from \
+                 those frames), {} placed beside the slice they start in from its end on ({:.3} ms \
+                 left in the slices they started in)",
+                self.cut_time as f64 / 1e6,
+                overlaps - cut_short,
+                self.clipped as f64 / 1e6
+            )
+        })
     }
 }
 

@@ -347,29 +347,14 @@ fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     match panels::view(app.panel).details() {
         Details::Lines(panel_lines) => {
             panel_lines(app, theme, g, r, &mut lines);
-            let mut y = r.y;
-            for (s, st) in &lines {
-                // Wrap long names and values.
-                let chars: Vec<char> = s.chars().collect();
-                for chunk in chars.chunks(w.max(1)).take(6) {
-                    if y >= r.bottom() {
-                        return;
-                    }
-                    buf.set_stringn(x, y, chunk.iter().collect::<String>(), w, *st);
-                    y += 1;
-                }
-                if chars.is_empty() {
-                    y += 1;
-                }
-            }
+            draw_wrapped(&lines, x, w, r, buf);
             return;
         }
         Details::Hidden => return,
         Details::Node => {}
     }
     let Some(n) = app.tree.selected() else { return };
-    let cct = &app.profile.cct;
-    let f = cct.frame(n);
+    let f = app.profile.cct.frame(n);
     let title = theme.style("ui.title");
     let dim = theme.style("ui.dim");
     let text = theme.style("ui.text");
@@ -380,6 +365,60 @@ fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     }
     lines.push((format!("type  {}", f.kind), dim));
     lines.push((String::new(), text));
+    metric_lines(app, theme, g, n, w, &mut lines);
+    if !f.attrs.is_empty() {
+        lines.push((String::new(), text));
+        for (k, v) in &f.attrs {
+            // A long value (a kernel's full signature, a path) wraps under itself
+            // rather than being cut at the pane's edge; J/K scroll the rest.
+            let key = format!("{} ", clip(k, 15));
+            let indent = key.chars().count().min(w / 3);
+            let chars: Vec<char> = v.chars().collect();
+            let first = w.saturating_sub(key.chars().count()).max(1);
+            let rest_w = w.saturating_sub(indent).max(1);
+            let (head, tail) = chars.split_at(first.min(chars.len()));
+            lines.push((format!("{key}{}", head.iter().collect::<String>()), dim));
+            for part in tail.chunks(rest_w) {
+                let part: String = part.iter().collect();
+                lines.push((format!("{}{part}", " ".repeat(indent)), dim));
+            }
+        }
+    }
+    draw_scrolled(app, g, n, &lines, (x, w, r), dim, buf);
+}
+
+/// A panel's own details lines, long ones wrapped (up to 6 rows each), down to the
+/// pane's bottom.
+fn draw_wrapped(lines: &[(String, Style)], x: u16, w: usize, r: Rect, buf: &mut Buffer) {
+    let mut y = r.y;
+    for (s, st) in lines {
+        // Wrap long names and values.
+        let chars: Vec<char> = s.chars().collect();
+        for chunk in chars.chunks(w.max(1)).take(6) {
+            if y >= r.bottom() {
+                return;
+            }
+            buf.set_stringn(x, y, chunk.iter().collect::<String>(), w, *st);
+            y += 1;
+        }
+        if chars.is_empty() {
+            y += 1;
+        }
+    }
+}
+
+/// The metric rows of node `n`: name, value and, for the additive inclusive column, its
+/// share; an ensemble's member columns grouped under their metric.
+fn metric_lines(
+    app: &App,
+    theme: &Theme,
+    g: &Glyphs,
+    n: u32,
+    w: usize,
+    lines: &mut Vec<(String, Style)>,
+) {
+    let dim = theme.style("ui.dim");
+    let text = theme.style("ui.text");
     let m = &app.profile.metrics;
     let members = crate::app::compare::member_labels(app.original().1);
     // Names get what the longest needs, up to the room left by the value (10) and
@@ -453,25 +492,19 @@ fn details(app: &App, theme: &Theme, g: &Glyphs, r: Rect, buf: &mut Buffer) {
     if empty > 0 {
         lines.push((format!("({empty} more without a value here)"), dim));
     }
-    if !f.attrs.is_empty() {
-        lines.push((String::new(), text));
-        for (k, v) in &f.attrs {
-            // A long value (a kernel's full signature, a path) wraps under itself
-            // rather than being cut at the pane's edge; J/K scroll the rest.
-            let key = format!("{} ", clip(k, 15));
-            let indent = key.chars().count().min(w / 3);
-            let chars: Vec<char> = v.chars().collect();
-            let first = w.saturating_sub(key.chars().count()).max(1);
-            let rest_w = w.saturating_sub(indent).max(1);
-            let (head, tail) = chars.split_at(first.min(chars.len()));
-            lines.push((format!("{key}{}", head.iter().collect::<String>()), dim));
-            for part in tail.chunks(rest_w) {
-                let part: String = part.iter().collect();
-                lines.push((format!("{}{part}", " ".repeat(indent)), dim));
-            }
-        }
-    }
-    // The name and type stay; the rest scrolls (`scroll details N`, J/K).
+}
+
+/// Draws the node's details lines: the name and type stay; the rest scrolls (`scroll
+/// details N`, J/K), with a line saying what is above and below.
+fn draw_scrolled(
+    app: &App,
+    g: &Glyphs,
+    n: u32,
+    lines: &[(String, Style)],
+    (x, w, r): (u16, usize, Rect),
+    dim: Style,
+    buf: &mut Buffer,
+) {
     let head = lines
         .iter()
         .position(|(s, _)| s.is_empty())

@@ -147,36 +147,7 @@ impl App {
         let whole = cmd.to_string();
         match &cmd {
             Command::Filter { squash, query } => {
-                let at = whole.len() - query.text.len();
-                let matched = self.select(query, at, &whole)?;
-                let count = matched.iter().filter(|m| **m).count();
-                if count == 0 {
-                    return Err(CmdError {
-                        msg: "no node matches; the tree is unchanged".into(),
-                        caret: Some((whole.clone(), at, query.text.len())),
-                    });
-                }
-                let r = if *squash {
-                    transform::rebuild(
-                        &self.profile.cct,
-                        &self.profile.metrics,
-                        &matched,
-                        &|_| None,
-                        true,
-                        true,
-                    )
-                } else {
-                    let keep = transform::with_ancestors(&self.profile.cct, &matched);
-                    transform::subset(&self.profile.cct, &self.profile.metrics, &keep)
-                };
-                let before = self.profile.cct.len();
-                self.install(r, (!*squash).then_some(&matched[..]));
-                self.open_results();
-                self.refresh_rules();
-                self.info(format!(
-                    "{count} of {before} nodes match; {} shown",
-                    self.profile.cct.len()
-                ));
+                self.filter(*squash, query, &whole)?;
             }
             Command::Squash => {
                 let Some(m) = self.matched.clone() else {
@@ -195,47 +166,10 @@ impl App {
                 self.info(format!("squashed to {} nodes", self.profile.cct.len()));
             }
             Command::Invert => {
-                let (cct, metrics) =
-                    transform::invert::invert(&self.profile.cct, &self.profile.metrics)
-                        .map_err(CmdError::plain)?;
-                let roots = cct.root_ids().len();
-                let n = cct.len();
-                // An inverted node stands for many nodes of the old tree: none's open
-                // state carries over, and every node starts closed.
-                let origin = vec![0; n];
-                self.install(
-                    transform::Rebuilt {
-                        cct,
-                        metrics,
-                        origin,
-                    },
-                    None,
-                );
-                self.tree.open.iter_mut().for_each(|o| *o = false);
-                self.refresh_rules();
-                self.info(format!(
-                    "bottom-up tree: {roots} functions with self cost, {n} nodes; undo to go back"
-                ));
+                self.invert()?;
             }
             Command::Compose { names, new } => {
-                let cct = &self.profile.cct;
-                let hits = (0..cct.len() as u32)
-                    .filter(|&n| names.iter().any(|x| x == cct.name(n)))
-                    .count();
-                if hits == 0 {
-                    return Err(format!("no node is named {}", names.join(" or ")).into());
-                }
-                let rename = |n: u32| -> Option<crate::model::Frame> {
-                    names
-                        .iter()
-                        .any(|x| x == cct.name(n))
-                        .then(|| crate::model::Frame::new(new, "composed"))
-                };
-                let keep = vec![true; cct.len()];
-                let r = transform::rebuild(cct, &self.profile.metrics, &keep, &rename, true, true);
-                self.install(r, None);
-                self.refresh_rules();
-                self.info(format!("{hits} nodes composed into {new}"));
+                self.compose(names, new)?;
             }
             Command::GroupBy(attr) => {
                 if !self.tree_ref().has_attr(attr) {
@@ -272,29 +206,7 @@ impl App {
                 self.refresh_rules();
             }
             Command::Unprune(p) | Command::Hide(p) | Command::Show(p) => {
-                let n = paths::resolve(&self.profile.cct, p).map_err(CmdError::plain)?;
-                let canonical = self.path_of(n);
-                match &cmd {
-                    Command::Unprune(_) => self.rules.unpruned.push(canonical.clone()),
-                    Command::Hide(_) => self.rules.hidden.push(canonical.clone()),
-                    _ => {
-                        let before = self.rules.hidden.len();
-                        let cct = &self.profile.cct;
-                        self.view
-                            .rules
-                            .hidden
-                            .retain(|h| paths::resolve(cct, h).map(|x| x != n).unwrap_or(true));
-                        if before == self.rules.hidden.len() {
-                            return Err(format!("{canonical} is not hidden").into());
-                        }
-                    }
-                }
-                self.refresh_rules();
-                return Ok(Some(match cmd {
-                    Command::Unprune(_) => Command::Unprune(canonical),
-                    Command::Hide(_) => Command::Hide(canonical),
-                    _ => Command::Show(canonical),
-                }));
+                return self.path_rule(&cmd, p).map(Some);
             }
             Command::Focus(p) => {
                 let n = self.target(p)?;
@@ -316,5 +228,122 @@ impl App {
             other => return Err(format!("{other} is not a reshaping command").into()),
         }
         Ok(Some(cmd))
+    }
+
+    /// `filter` (`squash`: `filter squash`): keeps the nodes `query` matches, with
+    /// their ancestors, or squashes the tree to them.
+    fn filter(
+        &mut self,
+        squash: bool,
+        query: &Parsed<Selector>,
+        whole: &str,
+    ) -> Result<(), CmdError> {
+        let at = whole.len() - query.text.len();
+        let matched = self.select(query, at, whole)?;
+        let count = matched.iter().filter(|m| **m).count();
+        if count == 0 {
+            return Err(CmdError {
+                msg: "no node matches; the tree is unchanged".into(),
+                caret: Some((whole.to_string(), at, query.text.len())),
+            });
+        }
+        let r = if squash {
+            transform::rebuild(
+                &self.profile.cct,
+                &self.profile.metrics,
+                &matched,
+                &|_| None,
+                true,
+                true,
+            )
+        } else {
+            let keep = transform::with_ancestors(&self.profile.cct, &matched);
+            transform::subset(&self.profile.cct, &self.profile.metrics, &keep)
+        };
+        let before = self.profile.cct.len();
+        self.install(r, (!squash).then_some(&matched[..]));
+        self.open_results();
+        self.refresh_rules();
+        self.info(format!(
+            "{count} of {before} nodes match; {} shown",
+            self.profile.cct.len()
+        ));
+        Ok(())
+    }
+
+    /// `invert`: the bottom-up tree.
+    fn invert(&mut self) -> Result<(), CmdError> {
+        let (cct, metrics) = transform::invert::invert(&self.profile.cct, &self.profile.metrics)
+            .map_err(CmdError::plain)?;
+        let roots = cct.root_ids().len();
+        let n = cct.len();
+        // An inverted node stands for many nodes of the old tree: none's open
+        // state carries over, and every node starts closed.
+        let origin = vec![0; n];
+        self.install(
+            transform::Rebuilt {
+                cct,
+                metrics,
+                origin,
+            },
+            None,
+        );
+        self.tree.open.iter_mut().for_each(|o| *o = false);
+        self.refresh_rules();
+        self.info(format!(
+            "bottom-up tree: {roots} functions with self cost, {n} nodes; undo to go back"
+        ));
+        Ok(())
+    }
+
+    /// `compose NAMES as NEW`: the nodes named any of `names` renamed to `new`.
+    fn compose(&mut self, names: &[String], new: &str) -> Result<(), CmdError> {
+        let cct = &self.profile.cct;
+        let hits = (0..cct.len() as u32)
+            .filter(|&n| names.iter().any(|x| x == cct.name(n)))
+            .count();
+        if hits == 0 {
+            return Err(format!("no node is named {}", names.join(" or ")).into());
+        }
+        let rename = |n: u32| -> Option<crate::model::Frame> {
+            names
+                .iter()
+                .any(|x| x == cct.name(n))
+                .then(|| crate::model::Frame::new(new, "composed"))
+        };
+        let keep = vec![true; cct.len()];
+        let r = transform::rebuild(cct, &self.profile.metrics, &keep, &rename, true, true);
+        self.install(r, None);
+        self.refresh_rules();
+        self.info(format!("{hits} nodes composed into {new}"));
+        Ok(())
+    }
+
+    /// `unprune`, `hide` or `show` of the node at path `p`: the command as it is kept,
+    /// with the node's canonical path.
+    fn path_rule(&mut self, cmd: &Command, p: &str) -> Result<Command, CmdError> {
+        let n = paths::resolve(&self.profile.cct, p).map_err(CmdError::plain)?;
+        let canonical = self.path_of(n);
+        match cmd {
+            Command::Unprune(_) => self.rules.unpruned.push(canonical.clone()),
+            Command::Hide(_) => self.rules.hidden.push(canonical.clone()),
+            _ => {
+                let before = self.rules.hidden.len();
+                let cct = &self.profile.cct;
+                self.view
+                    .rules
+                    .hidden
+                    .retain(|h| paths::resolve(cct, h).map(|x| x != n).unwrap_or(true));
+                if before == self.rules.hidden.len() {
+                    return Err(format!("{canonical} is not hidden").into());
+                }
+            }
+        }
+        self.refresh_rules();
+        Ok(match cmd {
+            Command::Unprune(_) => Command::Unprune(canonical),
+            Command::Hide(_) => Command::Hide(canonical),
+            _ => Command::Show(canonical),
+        })
     }
 }

@@ -360,10 +360,83 @@ pub(super) fn next_record(
     }
 }
 
-pub(super) fn read_cali(
-    mut input: Box<dyn BufRead>,
-    lines_skipped: u64,
-) -> Result<Builder, String> {
+pub(super) fn read_cali(input: Box<dyn BufRead>, lines_skipped: u64) -> Result<Builder, String> {
+    let (db, records, globals, warnings) = read_records(input, lines_skipped)?;
+    let mut b = Builder {
+        warnings,
+        ..Default::default()
+    };
+    if let Some(g) = &globals {
+        let (_, entries) = db.expand(g)?;
+        for (a, v) in entries {
+            push_meta(&mut b.meta, &db.attrs[&a].name, v);
+        }
+    }
+    let major = major_version(&b.meta);
+    let ids = Known::of(&db);
+    let mut grove_of: HashMap<u64, u32> = HashMap::new();
+    let mut col_of_attr: HashMap<u64, Option<usize>> = HashMap::new();
+    let mut global_meta: Vec<(String, String)> = Vec::new();
+    for rec in &records {
+        let (leaf, entries) = db.expand(rec)?;
+        if globals.is_none() {
+            for &(a, v) in &entries {
+                let info = &db.attrs[&a];
+                let wanted = info.prop & PROP_GLOBAL != 0 || info.name == "cali.caliper.version";
+                if wanted && !global_meta.iter().any(|(k, _)| *k == info.name) {
+                    global_meta.push((info.name.clone(), v.to_string()));
+                }
+            }
+        }
+        let Some(leaf) = leaf else {
+            continue;
+        };
+        let get = |id: Option<u64>| {
+            let id = id?;
+            entries
+                .iter()
+                .rev()
+                .find(|(a, _)| *a == id)
+                .map(|(_, v)| *v)
+        };
+        if get(ids.spot_channel).is_some_and(|c| c != "regionprofile") {
+            continue;
+        }
+        let Some(node) = record_node(&db, &ids, &get, leaf, rec.line, &mut b, &mut grove_of)?
+        else {
+            continue;
+        };
+        let rank = get(ids.rank_attr).and_then(|v| {
+            let v = v.trim();
+            v.parse::<i64>().ok().or_else(|| {
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|f| f.fract() == 0.0)
+                    .map(|f| f as i64)
+            })
+        });
+        b.touch(rank);
+        let values = RecordValues {
+            db: &db,
+            rank_attr: ids.rank_attr,
+            major,
+            node,
+            rank,
+        };
+        values.add(&entries, &mut b, &mut col_of_attr);
+    }
+    if globals.is_none() {
+        b.meta = global_meta;
+    }
+    Ok(b)
+}
+
+/// What the records of a .cali stream define: the node database (attributes computed),
+/// the context records, the globals record and the warnings so far.
+type CaliRecords = (CaliDb, Vec<CaliRec>, Option<CaliRec>, Vec<String>);
+
+/// Reads every record of the stream into the node database and the record list.
+fn read_records(mut input: Box<dyn BufRead>, lines_skipped: u64) -> Result<CaliRecords, String> {
     let mut db = CaliDb::bootstrap();
     let mut records: Vec<CaliRec> = Vec::new();
     let mut globals: Option<CaliRec> = None;
@@ -419,123 +492,126 @@ pub(super) fn read_cali(
     }
     db.compute_attrs()
         .map_err(|e| format!("line {lines} (end of the stream): {e}"))?;
-    let mut b = Builder {
-        warnings,
-        ..Default::default()
-    };
-    if let Some(g) = &globals {
-        let (_, entries) = db.expand(g)?;
-        for (a, v) in entries {
-            push_meta(&mut b.meta, &db.attrs[&a].name, v);
+    Ok((db, records, globals, warnings))
+}
+
+/// The attributes that place a record's values (the lowest id of each name, if any).
+struct Known {
+    spot_channel: Option<u64>,
+    rank_attr: Option<u64>,
+    cupti_kind: Option<u64>,
+    cupti_kernel: Option<u64>,
+    rocm_activity: Option<u64>,
+    rocm_kernel: Option<u64>,
+    rocm_api: Option<u64>,
+    sampler_module: Option<u64>,
+    sampler_function: Option<u64>,
+}
+
+impl Known {
+    fn of(db: &CaliDb) -> Known {
+        let id_of = |name: &str| {
+            db.attrs
+                .iter()
+                .filter(|(_, a)| a.name == name)
+                .map(|(&id, _)| id)
+                .min()
+        };
+        Known {
+            spot_channel: id_of("spot.channel"),
+            rank_attr: id_of("mpi.rank"),
+            cupti_kind: id_of("cupti.activity.kind"),
+            cupti_kernel: id_of("cupti.kernel.name"),
+            rocm_activity: id_of("rocm.activity"),
+            rocm_kernel: id_of("rocm.kernel.name"),
+            rocm_api: id_of("rocm.api"),
+            sampler_module: id_of("module#cali.sampler.pc"),
+            sampler_function: id_of("source.function#cali.sampler.pc"),
         }
     }
-    let major = major_version(&b.meta);
-    let id_of = |name: &str| {
-        db.attrs
-            .iter()
-            .filter(|(_, a)| a.name == name)
-            .map(|(&id, _)| id)
-            .min()
+}
+
+/// The tree node a record's values go to: its region path, under which a CUPTI or ROCm
+/// activity or a sampled function adds a child; None for a record outside the tree.
+fn record_node<'a>(
+    db: &CaliDb,
+    ids: &Known,
+    get: &dyn Fn(Option<u64>) -> Option<&'a str>,
+    leaf: u64,
+    line: u64,
+    b: &mut Builder,
+    grove_of: &mut HashMap<u64, u32>,
+) -> Result<Option<u32>, String> {
+    let mut path_node = |cct: &mut Cct, id: Option<u64>| -> Result<Option<u32>, String> {
+        match id {
+            None => Ok(None),
+            Some(id) => grove_node(db, cct, grove_of, id)
+                .map(Some)
+                .map_err(|e| format!("line {line}: {e}")),
+        }
     };
-    let spot_channel = id_of("spot.channel");
-    let rank_attr = id_of("mpi.rank");
-    let cupti_kind = id_of("cupti.activity.kind");
-    let cupti_kernel = id_of("cupti.kernel.name");
-    let rocm_activity = id_of("rocm.activity");
-    let rocm_kernel = id_of("rocm.kernel.name");
-    let rocm_api = id_of("rocm.api");
-    let sampler_module = id_of("module#cali.sampler.pc");
-    let sampler_function = id_of("source.function#cali.sampler.pc");
-    let mut grove_of: HashMap<u64, u32> = HashMap::new();
-    let mut col_of_attr: HashMap<u64, Option<usize>> = HashMap::new();
-    let mut global_meta: Vec<(String, String)> = Vec::new();
-    for rec in &records {
-        let (leaf, entries) = db.expand(rec)?;
-        if globals.is_none() {
-            for &(a, v) in &entries {
-                let info = &db.attrs[&a];
-                let wanted = info.prop & PROP_GLOBAL != 0 || info.name == "cali.caliper.version";
-                if wanted && !global_meta.iter().any(|(k, _)| *k == info.name) {
-                    global_meta.push((info.name.clone(), v.to_string()));
-                }
-            }
+    let node = if let Some(kind) = get(ids.cupti_kind) {
+        let parent = path_node(&mut b.cct, Some(leaf))?;
+        match kind {
+            "kernel" => b.cct.child(
+                parent,
+                get(ids.cupti_kernel).unwrap_or("<unknown kernel>"),
+                "kernel",
+            ),
+            "memcpy" => b.cct.child(parent, "memcpy", "memcpy"),
+            other => b.cct.child(parent, other, other),
         }
-        let Some(leaf) = leaf else {
-            continue;
-        };
-        let get = |id: Option<u64>| {
-            let id = id?;
-            entries
-                .iter()
-                .rev()
-                .find(|(a, _)| *a == id)
-                .map(|(_, v)| *v)
-        };
-        if get(spot_channel).is_some_and(|c| c != "regionprofile") {
-            continue;
-        }
-        let line = rec.line;
-        let mut path_node = |cct: &mut Cct, id: Option<u64>| -> Result<Option<u32>, String> {
-            match id {
-                None => Ok(None),
-                Some(id) => grove_node(&db, cct, &mut grove_of, id)
-                    .map(Some)
-                    .map_err(|e| format!("line {line}: {e}")),
-            }
-        };
-        let node = if let Some(kind) = get(cupti_kind) {
+    } else if let Some(act) = get(ids.rocm_activity) {
+        if act == "KERNEL_DISPATCH_COMPLETE" {
             let parent = path_node(&mut b.cct, Some(leaf))?;
-            match kind {
-                "kernel" => b.cct.child(
-                    parent,
-                    get(cupti_kernel).unwrap_or("<unknown kernel>"),
-                    "kernel",
-                ),
-                "memcpy" => b.cct.child(parent, "memcpy", "memcpy"),
-                other => b.cct.child(parent, other, other),
-            }
-        } else if let Some(act) = get(rocm_activity) {
-            if act == "KERNEL_DISPATCH_COMPLETE" {
-                let parent = path_node(&mut b.cct, Some(leaf))?;
-                b.cct.child(
-                    parent,
-                    get(rocm_kernel).unwrap_or("<unknown kernel>"),
-                    "kernel",
-                )
-            } else if get(rocm_api).is_some_and(|a| a.contains("hipMemcpy")) {
-                // Hatchet drops the last region (the API call) for copies.
-                let up = db
-                    .hier_parent(leaf)
-                    .map_err(|e| format!("line {line}: {e}"))?;
-                let parent = path_node(&mut b.cct, up)?;
-                b.cct.child(parent, act, "memcpy")
-            } else {
-                let parent = path_node(&mut b.cct, Some(leaf))?;
-                b.cct.child(parent, act, act)
-            }
-        } else if let (Some(_), Some(f)) = (get(sampler_module), get(sampler_function)) {
-            // Sampled PC: its function replaces the innermost region.
+            b.cct.child(
+                parent,
+                get(ids.rocm_kernel).unwrap_or("<unknown kernel>"),
+                "kernel",
+            )
+        } else if get(ids.rocm_api).is_some_and(|a| a.contains("hipMemcpy")) {
+            // Hatchet drops the last region (the API call) for copies.
             let up = db
                 .hier_parent(leaf)
                 .map_err(|e| format!("line {line}: {e}"))?;
             let parent = path_node(&mut b.cct, up)?;
-            b.cct.child(parent, f, "function")
+            b.cct.child(parent, act, "memcpy")
         } else {
-            match path_node(&mut b.cct, Some(leaf))? {
-                Some(n) => n,
-                None => continue,
-            }
-        };
-        let rank = get(rank_attr).and_then(|v| {
-            let v = v.trim();
-            v.parse::<i64>().ok().or_else(|| {
-                v.parse::<f64>()
-                    .ok()
-                    .filter(|f| f.fract() == 0.0)
-                    .map(|f| f as i64)
-            })
-        });
-        b.touch(rank);
+            let parent = path_node(&mut b.cct, Some(leaf))?;
+            b.cct.child(parent, act, act)
+        }
+    } else if let (Some(_), Some(f)) = (get(ids.sampler_module), get(ids.sampler_function)) {
+        // Sampled PC: its function replaces the innermost region.
+        let up = db
+            .hier_parent(leaf)
+            .map_err(|e| format!("line {line}: {e}"))?;
+        let parent = path_node(&mut b.cct, up)?;
+        b.cct.child(parent, f, "function")
+    } else {
+        return path_node(&mut b.cct, Some(leaf));
+    };
+    Ok(Some(node))
+}
+
+/// Where one record's values go: its node and rank.
+struct RecordValues<'a> {
+    db: &'a CaliDb,
+    rank_attr: Option<u64>,
+    major: Option<u32>,
+    node: u32,
+    rank: Option<i64>,
+}
+
+impl RecordValues<'_> {
+    /// Adds the record's numeric as-value attributes (a metric column each, made on
+    /// first sight) and its order value.
+    fn add(
+        &self,
+        entries: &[(u64, &str)],
+        b: &mut Builder,
+        col_of_attr: &mut HashMap<u64, Option<usize>>,
+    ) {
+        let (db, node, rank) = (self.db, self.node, self.rank);
         // An attribute given twice in one record keeps its last value (a record is a map).
         let last: Vec<(u64, &str)> = entries
             .iter()
@@ -545,7 +621,7 @@ pub(super) fn read_cali(
             .collect();
         for &(a, v) in &last {
             let info = &db.attrs[&a];
-            if info.prop & PROP_ASVALUE == 0 || Some(a) == rank_attr || db.hier.contains(&a) {
+            if info.prop & PROP_ASVALUE == 0 || Some(a) == self.rank_attr || db.hier.contains(&a) {
                 continue;
             }
             let Ok(x) = v.trim().parse::<f64>() else {
@@ -562,7 +638,7 @@ pub(super) fn read_cali(
                     let c = if numeric && info.name != "mpi.rank" {
                         let (name, inclusive) = display_name(&info.name, info.alias.as_deref());
                         let integral = matches!(info.ty.as_str(), "int" | "uint");
-                        let unit = unit_of(&info.name, info.unit.as_deref(), major, integral);
+                        let unit = unit_of(&info.name, info.unit.as_deref(), self.major, integral);
                         let summable = summable(&info.name, &name);
                         Some(b.column(Col {
                             agg: agg_of(&info.name),
@@ -583,10 +659,6 @@ pub(super) fn read_cali(
             }
         }
     }
-    if globals.is_none() {
-        b.meta = global_meta;
-    }
-    Ok(b)
 }
 
 pub(super) fn push_meta(meta: &mut Vec<(String, String)>, key: &str, value: &str) {

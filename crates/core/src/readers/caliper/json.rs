@@ -293,58 +293,99 @@ pub(super) fn split_sourceloc(label: &str) -> (String, String) {
 pub(super) fn read_json_split(input: Box<dyn BufRead>) -> Result<Builder, String> {
     let s = parse_split(JsonReader::new(input)).map_err(|e| e.to_string())?;
     let ncols = s.columns.len();
-    let colmeta = match &s.colmeta {
-        Some(m) if m.len() == ncols => m.clone(),
-        Some(m) => {
-            return Err(format!(
-                "{}: {} columns but {} column_metadata entries",
-                s.end,
-                ncols,
-                m.len()
-            ))
-        }
-        None => vec![ColMeta::default(); ncols],
-    };
+    let colmeta = column_metadata(&s)?;
     let node_columns: HashSet<&str> = s.nodes.iter().map(|n| n.column.as_str()).collect();
     let is_value = |j: usize| {
         colmeta[j]
             .is_value
             .unwrap_or(!node_columns.contains(s.columns[j].as_str()))
     };
-    // The hierarchy: call paths, else region paths, else the first non-value column whose
-    // nodes have parents.
-    let hier = if let Some(j) = s.columns.iter().position(|c| c == CALLPATH) {
-        j
+    let hier = hierarchy_column(&s, &is_value)?;
+    let mut b = Builder {
+        meta: s.meta.clone(),
+        ..Default::default()
+    };
+    let tree_of = split_tree(&s, hier, &mut b)?;
+    let roles = column_roles(&s, &colmeta, hier, &is_value, &mut b);
+    // Rows: (row, tree node); rows whose hierarchy cell is null are not tree rows.
+    let mut tree_rows: Vec<(usize, u32)> = Vec::new();
+    let hier_name = &s.columns[hier];
+    for (ri, (offset, cells)) in s.rows.iter().enumerate() {
+        if cells.len() != ncols {
+            return Err(format!(
+                "byte {offset}: data row {ri} has {} cells for {ncols} columns",
+                cells.len()
+            ));
+        }
+        if matches!(cells[hier], Cell::Null) {
+            continue;
+        }
+        let k = node_at(&s, &cells[hier], ri, *offset, "hierarchy")?;
+        let node = tree_of[k].ok_or_else(|| {
+            format!("byte {offset}: data row {ri}: node {k} is not a {hier_name:?} node")
+        })?;
+        tree_rows.push((ri, node));
+    }
+    let mut row_node: Vec<u32> = tree_rows.iter().map(|&(_, n)| n).collect();
+    if let Some(sl) = roles.iter().position(|r| *r == Role::SourceLoc) {
+        source_locations(&s, sl, &tree_rows, &mut row_node, &mut b)?;
+    }
+    for (i, &(ri, _)) in tree_rows.iter().enumerate() {
+        add_row(&s, &roles, &s.rows[ri].1, row_node[i], &mut b);
+    }
+    Ok(b)
+}
+
+/// The `column_metadata` entries, one per column (defaults when there are none).
+fn column_metadata(s: &Split) -> Result<Vec<ColMeta>, String> {
+    let ncols = s.columns.len();
+    match &s.colmeta {
+        Some(m) if m.len() == ncols => Ok(m.clone()),
+        Some(m) => Err(format!(
+            "{}: {} columns but {} column_metadata entries",
+            s.end,
+            ncols,
+            m.len()
+        )),
+        None => Ok(vec![ColMeta::default(); ncols]),
+    }
+}
+
+/// The hierarchy: call paths, else region paths, else the first non-value column whose
+/// nodes have parents.
+fn hierarchy_column(s: &Split, is_value: &dyn Fn(usize) -> bool) -> Result<usize, String> {
+    if let Some(j) = s.columns.iter().position(|c| c == CALLPATH) {
+        Ok(j)
     } else if let Some(j) = s.columns.iter().position(|c| c == "path") {
-        j
-    } else if let Some(j) = (0..ncols).find(|&j| {
+        Ok(j)
+    } else if let Some(j) = (0..s.columns.len()).find(|&j| {
         !is_value(j)
             && s.nodes
                 .iter()
                 .any(|n| n.column == s.columns[j] && n.parent.is_some())
     }) {
-        j
+        Ok(j)
     } else {
-        return Err(format!(
+        Err(format!(
             "{}: no hierarchy column (\"path\" or \"{CALLPATH}\")",
             s.end
-        ));
-    };
-    let hier_name = s.columns[hier].clone();
+        ))
+    }
+}
+
+/// The tree: every node of the hierarchy column, parents first; the tree node of each
+/// of `s.nodes` (None for the other columns' nodes).
+fn split_tree(s: &Split, hier: usize, b: &mut Builder) -> Result<Vec<Option<u32>>, String> {
+    let hier_name = &s.columns[hier];
     let kind = if hier_name == CALLPATH {
         "function"
     } else {
         "region"
     };
-    let mut b = Builder {
-        meta: s.meta.clone(),
-        ..Default::default()
-    };
-    // Tree: every node of the hierarchy column, parents first.
     let mut tree_of: Vec<Option<u32>> = vec![None; s.nodes.len()];
     let mut unknown = 0usize;
     for (i, n) in s.nodes.iter().enumerate() {
-        if n.column != hier_name {
+        if n.column != *hier_name {
             continue;
         }
         let parent = match n.parent {
@@ -371,20 +412,34 @@ pub(super) fn read_json_split(input: Box<dyn BufRead>) -> Result<Builder, String
         };
         tree_of[i] = Some(b.cct.add_node(parent, Frame::new(&label, kind)));
     }
-    let node_at = |cell: &Cell, row: usize, offset: u64, what: &str| -> Result<usize, String> {
-        cell.index().filter(|&k| k < s.nodes.len()).ok_or_else(|| {
-            let shown = match cell {
-                Cell::Null => "null".to_string(),
-                Cell::Num(v) => v.to_string(),
-                Cell::Str(t) => format!("{t:?}"),
-            };
-            format!(
-                "byte {offset}: data row {row}: the {what} cell {shown} is not an index into \
-                 the {} nodes",
-                s.nodes.len()
-            )
-        })
-    };
+    Ok(tree_of)
+}
+
+/// The node a cell of data row `row` refers to, or the one-line error.
+fn node_at(s: &Split, cell: &Cell, row: usize, offset: u64, what: &str) -> Result<usize, String> {
+    cell.index().filter(|&k| k < s.nodes.len()).ok_or_else(|| {
+        let shown = match cell {
+            Cell::Null => "null".to_string(),
+            Cell::Num(v) => v.to_string(),
+            Cell::Str(t) => format!("{t:?}"),
+        };
+        format!(
+            "byte {offset}: data row {row}: the {what} cell {shown} is not an index into \
+             the {} nodes",
+            s.nodes.len()
+        )
+    })
+}
+
+/// What each column is; the metric columns are added to `b`.
+fn column_roles(
+    s: &Split,
+    colmeta: &[ColMeta],
+    hier: usize,
+    is_value: &dyn Fn(usize) -> bool,
+    b: &mut Builder,
+) -> Vec<Role> {
+    let ncols = s.columns.len();
     // Whether each column holds integers only (old Caliper wrote microseconds as integers).
     let integral: Vec<bool> = (0..ncols)
         .map(|j| {
@@ -429,118 +484,108 @@ pub(super) fn read_json_split(input: Box<dyn BufRead>) -> Result<Builder, String
         };
         roles.push(role);
     }
-    // Rows: (row, tree node); rows whose hierarchy cell is null are not tree rows.
-    let mut tree_rows: Vec<(usize, u32)> = Vec::new();
-    for (ri, (offset, cells)) in s.rows.iter().enumerate() {
-        if cells.len() != ncols {
-            return Err(format!(
-                "byte {offset}: data row {ri} has {} cells for {ncols} columns",
-                cells.len()
-            ));
+    roles
+}
+
+/// Sampled source locations (column `sl`): a node with several lines gets one statement
+/// child per line (Hatchet's reader), and its rows move to those children; a node with
+/// one keeps file and line as attributes.
+fn source_locations(
+    s: &Split,
+    sl: usize,
+    tree_rows: &[(usize, u32)],
+    row_node: &mut [u32],
+    b: &mut Builder,
+) -> Result<(), String> {
+    let mut locs: BTreeMap<u32, Vec<(String, String)>> = BTreeMap::new();
+    let mut row_loc = Vec::with_capacity(tree_rows.len());
+    for &(ri, node) in tree_rows {
+        let (offset, cells) = &s.rows[ri];
+        let loc = match &cells[sl] {
+            Cell::Null => None,
+            c => {
+                let k = node_at(s, c, ri, *offset, "source location")?;
+                Some(split_sourceloc(&s.nodes[k].label))
+            }
+        };
+        if let Some(l) = &loc {
+            let v = locs.entry(node).or_default();
+            if !v.contains(l) {
+                v.push(l.clone());
+            }
         }
-        if matches!(cells[hier], Cell::Null) {
+        row_loc.push(loc);
+    }
+    let mut child_of: HashMap<(u32, (String, String)), u32> = HashMap::new();
+    for (node, mut ls) in locs {
+        if ls.len() == 1 {
+            let (file, line) = &ls[0];
+            let f = b.cct.frame_mut(node);
+            f.set_attr("file", file);
+            f.set_attr("line", line);
             continue;
         }
-        let k = node_at(&cells[hier], ri, *offset, "hierarchy")?;
-        let node = tree_of[k].ok_or_else(|| {
-            format!("byte {offset}: data row {ri}: node {k} is not a {hier_name:?} node")
-        })?;
-        tree_rows.push((ri, node));
+        ls.sort_by(|a, b| {
+            let num = |s: &str| s.parse::<u64>().unwrap_or(u64::MAX);
+            num(&a.1).cmp(&num(&b.1)).then_with(|| a.cmp(b))
+        });
+        for (file, line) in ls {
+            let base = file.rsplit('/').next().unwrap_or(&file);
+            let mut frame = Frame::new(&format!("{base}:{line}"), "statement");
+            frame.set_attr("file", &file);
+            frame.set_attr("line", &line);
+            let c = b.cct.add_node(Some(node), frame);
+            child_of.insert((node, (file, line)), c);
+        }
     }
-    // Sampled source locations: a node with several lines gets one statement child per
-    // line (Hatchet's reader); a node with one keeps file and line as attributes.
-    let mut row_node: Vec<u32> = tree_rows.iter().map(|&(_, n)| n).collect();
-    if let Some(sl) = roles.iter().position(|r| *r == Role::SourceLoc) {
-        let mut locs: BTreeMap<u32, Vec<(String, String)>> = BTreeMap::new();
-        let mut row_loc = Vec::with_capacity(tree_rows.len());
-        for &(ri, node) in &tree_rows {
-            let (offset, cells) = &s.rows[ri];
-            let loc = match &cells[sl] {
-                Cell::Null => None,
-                c => {
-                    let k = node_at(c, ri, *offset, "source location")?;
-                    Some(split_sourceloc(&s.nodes[k].label))
-                }
-            };
-            if let Some(l) = &loc {
-                let v = locs.entry(node).or_default();
-                if !v.contains(l) {
-                    v.push(l.clone());
+    for (i, loc) in row_loc.into_iter().enumerate() {
+        if let Some(l) = loc {
+            if let Some(&c) = child_of.get(&(row_node[i], l)) {
+                row_node[i] = c;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One data row's values (metrics, order) and attributes on its tree node.
+fn add_row(s: &Split, roles: &[Role], cells: &[Cell], node: u32, b: &mut Builder) {
+    let rank = roles
+        .iter()
+        .position(|r| *r == Role::Rank)
+        .and_then(|j| cells[j].num())
+        .filter(|v| v.fract() == 0.0)
+        .map(|v| v as i64);
+    b.touch(rank);
+    for (j, role) in roles.iter().enumerate() {
+        match role {
+            Role::Metric(c) => {
+                if let Some(v) = cells[j].num() {
+                    b.add(rank, node, *c, v);
                 }
             }
-            row_loc.push(loc);
-        }
-        let mut child_of: HashMap<(u32, (String, String)), u32> = HashMap::new();
-        for (node, mut ls) in locs {
-            if ls.len() == 1 {
-                let (file, line) = &ls[0];
+            Role::Order => {
+                if let Some(v) = cells[j].num() {
+                    b.set_order(node, v);
+                }
+            }
+            Role::Attr(name) => {
+                let label = match &cells[j] {
+                    Cell::Null => continue,
+                    Cell::Str(s) => s.clone(),
+                    c => match c.index().and_then(|k| s.nodes.get(k)) {
+                        Some(n) => n.label.clone(),
+                        None => continue,
+                    },
+                };
                 let f = b.cct.frame_mut(node);
-                f.set_attr("file", file);
-                f.set_attr("line", line);
-                continue;
-            }
-            ls.sort_by(|a, b| {
-                let num = |s: &str| s.parse::<u64>().unwrap_or(u64::MAX);
-                num(&a.1).cmp(&num(&b.1)).then_with(|| a.cmp(b))
-            });
-            for (file, line) in ls {
-                let base = file.rsplit('/').next().unwrap_or(&file);
-                let mut frame = Frame::new(&format!("{base}:{line}"), "statement");
-                frame.set_attr("file", &file);
-                frame.set_attr("line", &line);
-                let c = b.cct.add_node(Some(node), frame);
-                child_of.insert((node, (file, line)), c);
-            }
-        }
-        for (i, loc) in row_loc.into_iter().enumerate() {
-            if let Some(l) = loc {
-                if let Some(&c) = child_of.get(&(row_node[i], l)) {
-                    row_node[i] = c;
+                if f.attr(name).is_none() {
+                    f.set_attr(name, &label);
                 }
             }
+            _ => {}
         }
     }
-    for (i, &(ri, _)) in tree_rows.iter().enumerate() {
-        let node = row_node[i];
-        let cells = &s.rows[ri].1;
-        let rank = roles
-            .iter()
-            .position(|r| *r == Role::Rank)
-            .and_then(|j| cells[j].num())
-            .filter(|v| v.fract() == 0.0)
-            .map(|v| v as i64);
-        b.touch(rank);
-        for (j, role) in roles.iter().enumerate() {
-            match role {
-                Role::Metric(c) => {
-                    if let Some(v) = cells[j].num() {
-                        b.add(rank, node, *c, v);
-                    }
-                }
-                Role::Order => {
-                    if let Some(v) = cells[j].num() {
-                        b.set_order(node, v);
-                    }
-                }
-                Role::Attr(name) => {
-                    let label = match &cells[j] {
-                        Cell::Null => continue,
-                        Cell::Str(s) => s.clone(),
-                        c => match c.index().and_then(|k| s.nodes.get(k)) {
-                            Some(n) => n.label.clone(),
-                            None => continue,
-                        },
-                    };
-                    let f = b.cct.frame_mut(node);
-                    if f.attr(name).is_none() {
-                        f.set_attr(name, &label);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    Ok(b)
 }
 
 pub(super) fn read_cali_json(input: Box<dyn BufRead>) -> Result<Builder, String> {

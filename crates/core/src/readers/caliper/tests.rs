@@ -413,8 +413,7 @@ fn json_file(p: &Path) -> serde_json::Value {
 #[test]
 fn corpus_matches_hatchet() {
     let Some(root) = corpus() else {
-        eprintln!("../shared/corpus is missing: skipped");
-        return;
+        crate::corpus_skip!()
     };
     let index = json_file(&goldens().join("index.json"));
     let mut compared = 0;
@@ -443,7 +442,40 @@ fn corpus_matches_hatchet() {
         for q in &ps {
             assert_eq!(q.cct.len(), p.cct.len());
         }
-        // The same call paths.
+        let h = Golden::new(rel, &ps, &g);
+        let (values_checked, values_root_inc) = h.values();
+        let (derived, hatchet_nan) = h.derived_inclusive();
+        let root_inc_checked = values_root_inc + h.root_ranks() + h.doubled_roots() + derived;
+        assert!(
+            root_inc_checked > 0 || hatchet_nan > 0,
+            "{rel}: no inclusive root value compared"
+        );
+        eprintln!(
+            "{rel}: {} nodes, {values_checked} values and {root_inc_checked} root \
+             inclusive values equal to Hatchet's",
+            p.cct.len()
+        );
+    }
+    assert!(compared >= 30, "only {compared} files compared");
+}
+
+/// One corpus file's profiles beside Hatchet's golden of it.
+struct Golden<'a> {
+    rel: &'a str,
+    ps: &'a [Profile],
+    g: &'a serde_json::Value,
+    /// Hatchet's rows: a call path, its row count and its metrics.
+    rows: &'a [serde_json::Value],
+    /// grove's node of each call path.
+    by_path: HashMap<Vec<String>, u32>,
+    nranks: usize,
+    hatchet_cols: Vec<String>,
+}
+
+impl<'a> Golden<'a> {
+    /// Also checks that grove and Hatchet have the same call paths.
+    fn new(rel: &'a str, ps: &'a [Profile], g: &'a serde_json::Value) -> Golden<'a> {
+        let p = &ps[0];
         let mut by_path: HashMap<Vec<String>, u32> = HashMap::new();
         let mut mine: Vec<Vec<String>> = Vec::new();
         for n in 0..p.cct.len() as u32 {
@@ -464,8 +496,6 @@ fn corpus_matches_hatchet() {
         mine.sort();
         theirs.sort();
         assert_eq!(mine, theirs, "{rel}: call paths");
-        // Values: every Hatchet metric grove also has, at every node. Means over ranks
-        // with absent (node, rank) rows as 0, as Hatchet zero-fills them.
         let nranks = g["ranks"].as_array().map(|r| r.len()).unwrap_or(1);
         let hatchet_cols: Vec<String> = g["exc_metrics"]
             .as_array()
@@ -474,14 +504,49 @@ fn corpus_matches_hatchet() {
             .chain(g["inc_metrics"].as_array().unwrap())
             .map(|m| m.as_str().unwrap().to_string())
             .collect();
-        let mut root_inc_checked = 0;
-        let mut values_checked = 0;
-        for e in rows {
+        Golden {
+            rel,
+            ps,
+            g,
+            rows,
+            by_path,
+            nranks,
+            hatchet_cols,
+        }
+    }
+
+    /// grove's value of `col` at `n`, the mean over the ranks' profiles (absent values
+    /// as 0, as Hatchet zero-fills them).
+    fn mean(&self, col: &str, n: u32) -> f64 {
+        self.ps
+            .iter()
+            .map(|q| value0(q.metrics.get(col, n)))
+            .sum::<f64>()
+            / self.ps.len() as f64
+    }
+
+    /// Whether Hatchet keeps two rows for (root, rank) in this row: it made the root as
+    /// an implicit parent (its duplicated root entry).
+    fn doubled(&self, e: &serde_json::Value) -> bool {
+        e["rows"].as_u64().is_some_and(|r| r as usize > self.nranks)
+    }
+
+    fn roots(&self) -> impl Iterator<Item = &'a serde_json::Value> {
+        self.rows
+            .iter()
+            .filter(|e| e["path"].as_array().unwrap().len() == 1)
+    }
+
+    /// Values: every Hatchet metric grove also has, at every node, means over ranks.
+    /// (values compared, of which roots' inclusive values)
+    fn values(&self) -> (usize, usize) {
+        let (rel, p) = (self.rel, &self.ps[0]);
+        let (mut values_checked, mut root_inc_checked) = (0, 0);
+        for e in self.rows {
             let path: Vec<String> = serde_json::from_value(e["path"].clone()).unwrap();
-            let n = by_path[&path];
-            // Hatchet keeps two rows for (root, rank) when it made the root as an
-            // implicit parent (its duplicated root entry); checked per rank below.
-            let doubled = e["rows"].as_u64().is_some_and(|r| r as usize > nranks);
+            let n = self.by_path[&path];
+            // Doubled roots are checked per rank (`root_ranks`).
+            let doubled = self.doubled(e);
             for (m, v) in e["metrics"].as_object().unwrap() {
                 let Some(v) = v.as_f64() else { continue };
                 // Caliper min/max/avg combine by min/max/mean in grove where Hatchet
@@ -490,17 +555,13 @@ fn corpus_matches_hatchet() {
                 if ["min#", "max#", "avg#"].iter().any(|p| m.starts_with(p)) {
                     continue;
                 }
-                let Some(col) = grove_column(p, m, &hatchet_cols) else {
+                let Some(col) = grove_column(p, m, &self.hatchet_cols) else {
                     continue; // derived by Hatchet's update_inclusive_columns only
                 };
                 if doubled {
                     continue; // Hatchet's mean counted a zero row per rank
                 }
-                let mine = ps
-                    .iter()
-                    .map(|q| value0(q.metrics.get(&col, n)))
-                    .sum::<f64>()
-                    / ps.len() as f64;
+                let mine = self.mean(&col, n);
                 assert!(
                     close(mine, v),
                     "{rel}: {path:?} {m} ({col}): grove {mine}, Hatchet {v}"
@@ -511,17 +572,23 @@ fn corpus_matches_hatchet() {
                 }
             }
         }
-        // Per (root, rank) sums, and the root's inclusive time rebuilt from them where
-        // Hatchet doubled the root row.
-        for rr in g["root_ranks"].as_array().into_iter().flatten() {
+        (values_checked, root_inc_checked)
+    }
+
+    /// Per (root, rank) sums; the number of inclusive ones.
+    fn root_ranks(&self) -> usize {
+        let (rel, hatchet_cols) = (self.rel, &self.hatchet_cols);
+        let mut root_inc_checked = 0;
+        for rr in self.g["root_ranks"].as_array().into_iter().flatten() {
             let rank = rr["rank"].as_i64().unwrap();
-            let q = ps
+            let q = self
+                .ps
                 .iter()
                 .find(|q| q.meta_value("mpi.rank") == Some(&rank.to_string()))
                 .unwrap_or_else(|| panic!("{rel}: no profile for rank {rank}"));
-            let n = by_path[&vec![rr["root"].as_str().unwrap().to_string()]];
+            let n = self.by_path[&vec![rr["root"].as_str().unwrap().to_string()]];
             for (m, v) in rr["metrics"].as_object().unwrap() {
-                let (Some(v), Some(col)) = (v.as_f64(), grove_column(q, m, &hatchet_cols)) else {
+                let (Some(v), Some(col)) = (v.as_f64(), grove_column(q, m, hatchet_cols)) else {
                     continue;
                 };
                 let mine = value0(q.metrics.get(&col, n));
@@ -534,23 +601,27 @@ fn corpus_matches_hatchet() {
                 }
             }
         }
-        for e in rows
-            .iter()
-            .filter(|e| e["path"].as_array().unwrap().len() == 1)
-        {
-            let doubled = e["rows"].as_u64().is_some_and(|r| r as usize > nranks);
+        root_inc_checked
+    }
+
+    /// The root's inclusive time rebuilt from the per-rank sums where Hatchet doubled
+    /// the root row.
+    fn doubled_roots(&self) -> usize {
+        let rel = self.rel;
+        let mut root_inc_checked = 0;
+        for e in self.roots() {
             let (Some(inc), Some(exc)) = (
                 e["metrics"]["time (inc)"].as_f64(),
                 e["metrics"]["time"].as_f64(),
             ) else {
                 continue;
             };
-            if !doubled {
+            if !self.doubled(e) {
                 continue;
             }
             let name = e["path"][0].as_str().unwrap();
-            let n = by_path[&vec![name.to_string()]];
-            let rank_exc: Vec<f64> = g["root_ranks"]
+            let n = self.by_path[&vec![name.to_string()]];
+            let rank_exc: Vec<f64> = self.g["root_ranks"]
                 .as_array()
                 .unwrap()
                 .iter()
@@ -558,43 +629,40 @@ fn corpus_matches_hatchet() {
                 .map(|r| r["metrics"]["time"].as_f64().unwrap())
                 .collect();
             let want = inc - exc + rank_exc.iter().sum::<f64>() / rank_exc.len() as f64;
-            let mine = ps
-                .iter()
-                .map(|q| value0(q.metrics.get("time (inc)", n)))
-                .sum::<f64>()
-                / ps.len() as f64;
+            let mine = self.mean("time (inc)", n);
             assert!(
                 close(mine, want),
                 "{rel}: root {name} time (inc): grove {mine}, Hatchet {want}"
             );
             root_inc_checked += 1;
         }
-        // Inclusive columns grove derives where Hatchet has only the exclusive one:
-        // each root's value is the sum of Hatchet's exclusive values in its subtree.
-        let mut hatchet_nan = 0;
-        for m in &hatchet_cols {
-            let Some(exc) = grove_column(p, m, &hatchet_cols) else {
+        root_inc_checked
+    }
+
+    /// Inclusive columns grove derives where Hatchet has only the exclusive one: each
+    /// root's value is the sum of Hatchet's exclusive values in its subtree. (checked,
+    /// skipped because Hatchet's sum is NaN)
+    fn derived_inclusive(&self) -> (usize, usize) {
+        let (rel, p, hatchet_cols) = (self.rel, &self.ps[0], &self.hatchet_cols);
+        let (mut root_inc_checked, mut hatchet_nan) = (0, 0);
+        for m in hatchet_cols {
+            let Some(exc) = grove_column(p, m, hatchet_cols) else {
                 continue;
             };
             let inc = inclusive_name(&exc);
             let inc_from_file = hatchet_cols
                 .iter()
-                .any(|h| grove_column(p, h, &hatchet_cols).as_deref() == Some(inc.as_str()));
+                .any(|h| grove_column(p, h, hatchet_cols).as_deref() == Some(inc.as_str()));
             if exc.ends_with(INC_SUFFIX) || inc_from_file || !p.metrics.has(&inc) {
                 continue;
             }
-            for root_row in rows
-                .iter()
-                .filter(|e| e["path"].as_array().unwrap().len() == 1)
-            {
-                if root_row["rows"]
-                    .as_u64()
-                    .is_some_and(|r| r as usize > nranks)
-                {
+            for root_row in self.roots() {
+                if self.doubled(root_row) {
                     continue;
                 }
                 let root_name = &root_row["path"][0];
-                let subtree: Vec<&serde_json::Value> = rows
+                let subtree: Vec<&serde_json::Value> = self
+                    .rows
                     .iter()
                     .filter(|e| e["path"][0] == *root_name)
                     .map(|e| &e["metrics"][m.as_str()])
@@ -606,12 +674,8 @@ fn corpus_matches_hatchet() {
                     continue;
                 }
                 let want: f64 = subtree.iter().filter_map(|v| v.as_f64()).sum();
-                let n = by_path[&vec![root_name.as_str().unwrap().to_string()]];
-                let mine = ps
-                    .iter()
-                    .map(|q| value0(q.metrics.get(&inc, n)))
-                    .sum::<f64>()
-                    / ps.len() as f64;
+                let n = self.by_path[&vec![root_name.as_str().unwrap().to_string()]];
+                let mine = self.mean(&inc, n);
                 assert!(
                     close(mine, want),
                     "{rel}: root {root_name} {inc}: grove {mine}, Hatchet subtree sum {want}"
@@ -619,17 +683,8 @@ fn corpus_matches_hatchet() {
                 root_inc_checked += 1;
             }
         }
-        assert!(
-            root_inc_checked > 0 || hatchet_nan > 0,
-            "{rel}: no inclusive root value compared"
-        );
-        eprintln!(
-            "{rel}: {} nodes, {values_checked} values and {root_inc_checked} root \
-             inclusive values equal to Hatchet's",
-            p.cct.len()
-        );
+        (root_inc_checked, hatchet_nan)
     }
-    assert!(compared >= 30, "only {compared} files compared");
 }
 
 fn caliper_files(root: &Path) -> Vec<PathBuf> {
@@ -663,8 +718,7 @@ fn is_caliper_file(rel: &str) -> bool {
 #[test]
 fn whole_corpus_sniff_and_load() {
     let Some(root) = corpus() else {
-        eprintln!("../shared/corpus is missing: skipped");
-        return;
+        crate::corpus_skip!()
     };
     let mut loaded = 0;
     for p in caliper_files(&root) {
@@ -700,7 +754,7 @@ fn whole_corpus_sniff_and_load() {
 #[test]
 fn corpus_details() {
     let Some(root) = corpus() else {
-        return;
+        crate::corpus_skip!()
     };
     let load = |rel: &str| read(&root.join(rel)).unwrap();
     // json-split, 8 ranks, microsecond integers from an old Caliper.

@@ -69,39 +69,142 @@ pub(super) enum Place {
     Data,
 }
 
+/// An open element: its tag, place, the node for its children, its nid and the file
+/// for its statements.
+struct Open {
+    tag: String,
+    place: Place,
+    node: Option<u32>,
+    nid: Option<u32>,
+    file: Option<Arc<str>>,
+}
+
+/// The header's tables, by id: load modules, files, procedures, summary metrics.
+#[derive(Default)]
+struct HeaderTables {
+    modules: HashMap<String, Arc<str>>,
+    files: HashMap<String, Arc<str>>,
+    procs: HashMap<String, String>,
+    metric_ix: HashMap<String, usize>,
+}
+
+/// The value of `key` in `table`, else the key itself.
+fn lookup(table: &HashMap<String, Arc<str>>, key: Option<&str>) -> Option<Arc<str>> {
+    let k = key?;
+    Some(table.get(k).cloned().unwrap_or_else(|| k.into()))
+}
+
+impl HeaderTables {
+    /// An element of the header section (`Metric`, `MetricDB`, `LoadModule`, `File`,
+    /// `Procedure`).
+    fn element(&mut self, t: &mut OldTree, tag: &str, attrs: &[(String, String)]) {
+        let pair = || attr(attrs, "i").zip(attr(attrs, "n"));
+        match tag {
+            "Metric" => {
+                let m = OldMetric {
+                    id: attr(attrs, "i").unwrap_or("").to_string(),
+                    name: attr(attrs, "n").unwrap_or("").to_string(),
+                    kind: attr(attrs, "t").unwrap_or("nil").to_string(),
+                    db_id: None,
+                };
+                self.metric_ix.insert(m.id.clone(), t.summary_metrics.len());
+                t.summary_metrics.push(m);
+            }
+            "MetricDB" => {
+                let db_id = attr(attrs, "db-id")
+                    .or(attr(attrs, "i"))
+                    .and_then(|v| v.parse().ok());
+                t.db_metrics.push(OldMetric {
+                    id: attr(attrs, "i").unwrap_or("").to_string(),
+                    name: attr(attrs, "n").unwrap_or("").to_string(),
+                    kind: attr(attrs, "t").unwrap_or("nil").to_string(),
+                    db_id,
+                });
+            }
+            "LoadModule" => {
+                if let Some((i, n)) = pair() {
+                    self.modules.insert(i.into(), n.into());
+                }
+            }
+            "File" => {
+                if let Some((i, n)) = pair() {
+                    self.files.insert(i.into(), n.into());
+                }
+            }
+            "Procedure" => {
+                if let Some((i, n)) = pair() {
+                    self.procs.insert(i.into(), n.into());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The frame of a scope element of the data section (`PF`, `Pr`, `L`, `S`); None
+    /// for call sites and nameless inlined procedures.
+    fn scope_frame(
+        &self,
+        tag: &str,
+        attrs: &[(String, String)],
+        file: &Option<Arc<str>>,
+        scope_file: &Option<Arc<str>>,
+        line: &Option<String>,
+    ) -> Option<Frame> {
+        match tag {
+            "PF" | "Pr" => {
+                let n = attr(attrs, "n").unwrap_or("");
+                let name = self.procs.get(n).cloned().unwrap_or_else(|| n.to_string());
+                if tag == "Pr" && name.is_empty() {
+                    None
+                } else {
+                    let mut f = Frame::new(&name, "function");
+                    if let Some(file) = file {
+                        f.attrs.push(("file".into(), file.clone()));
+                    }
+                    if let Some(l) = line {
+                        f.attrs.push(("line".into(), l.as_str().into()));
+                    }
+                    if let Some(m) = lookup(&self.modules, attr(attrs, "lm")) {
+                        f.attrs.push(("module".into(), m));
+                    }
+                    if tag == "Pr" {
+                        f.attrs.push(("inlined".into(), "true".into()));
+                    }
+                    Some(f)
+                }
+            }
+            "L" => Some(source_frame("loop at ", "loop", scope_file, line)),
+            "S" => Some(source_frame("", "line", scope_file, line)),
+            // Call sites are not nodes (as in Hatchet): the callee hangs from the caller.
+            _ => None,
+        }
+    }
+}
+
+impl OldTree {
+    fn new() -> OldTree {
+        OldTree {
+            version: String::new(),
+            title: String::new(),
+            summary_metrics: Vec::new(),
+            db_metrics: Vec::new(),
+            cct: Cct::default(),
+            node_of: HashMap::new(),
+            statements: Vec::new(),
+            values: Vec::new(),
+            totals: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
 pub(super) fn parse_experiment(s: &[u8]) -> Result<OldTree, String> {
     let mut x = Xml::new(s);
-    let mut t = OldTree {
-        version: String::new(),
-        title: String::new(),
-        summary_metrics: Vec::new(),
-        db_metrics: Vec::new(),
-        cct: Cct::default(),
-        node_of: HashMap::new(),
-        statements: Vec::new(),
-        values: Vec::new(),
-        totals: Vec::new(),
-        warnings: Vec::new(),
-    };
-    let mut modules: HashMap<String, Arc<str>> = HashMap::new();
-    let mut files: HashMap<String, Arc<str>> = HashMap::new();
-    let mut procs: HashMap<String, String> = HashMap::new();
-    let mut metric_ix: HashMap<String, usize> = HashMap::new();
-    // Open elements: (tag, place, node for children, nid, file for statements).
-    struct Open {
-        tag: String,
-        place: Place,
-        node: Option<u32>,
-        nid: Option<u32>,
-        file: Option<Arc<str>>,
-    }
+    let mut t = OldTree::new();
+    let mut tables = HeaderTables::default();
     let mut stack: Vec<Open> = Vec::new();
     let mut sections = 0usize;
     let mut seen_root = false;
-    let lookup = |table: &HashMap<String, Arc<str>>, key: Option<&str>| -> Option<Arc<str>> {
-        let k = key?;
-        Some(table.get(k).cloned().unwrap_or_else(|| k.into()))
-    };
     loop {
         match x.next()? {
             Tok::Eof => break,
@@ -155,45 +258,15 @@ pub(super) fn parse_experiment(s: &[u8]) -> Result<OldTree, String> {
                     }
                     (_, "SecHeader") if !skip_section => open.place = Place::Header,
                     (_, "SecCallPathProfileData") if !skip_section => open.place = Place::Data,
-                    (Place::Header, "Metric") => {
-                        let m = OldMetric {
-                            id: attr(&attrs, "i").unwrap_or("").to_string(),
-                            name: attr(&attrs, "n").unwrap_or("").to_string(),
-                            kind: attr(&attrs, "t").unwrap_or("nil").to_string(),
-                            db_id: None,
-                        };
-                        metric_ix.insert(m.id.clone(), t.summary_metrics.len());
-                        t.summary_metrics.push(m);
-                    }
-                    (Place::Header, "MetricDB") => {
-                        let db_id = attr(&attrs, "db-id")
-                            .or(attr(&attrs, "i"))
-                            .and_then(|v| v.parse().ok());
-                        t.db_metrics.push(OldMetric {
-                            id: attr(&attrs, "i").unwrap_or("").to_string(),
-                            name: attr(&attrs, "n").unwrap_or("").to_string(),
-                            kind: attr(&attrs, "t").unwrap_or("nil").to_string(),
-                            db_id,
-                        });
-                    }
-                    (Place::Header, "LoadModule") => {
-                        if let (Some(i), Some(n)) = (attr(&attrs, "i"), attr(&attrs, "n")) {
-                            modules.insert(i.into(), n.into());
-                        }
-                    }
-                    (Place::Header, "File") => {
-                        if let (Some(i), Some(n)) = (attr(&attrs, "i"), attr(&attrs, "n")) {
-                            files.insert(i.into(), n.into());
-                        }
-                    }
-                    (Place::Header, "Procedure") => {
-                        if let (Some(i), Some(n)) = (attr(&attrs, "i"), attr(&attrs, "n")) {
-                            procs.insert(i.into(), n.into());
-                        }
-                    }
+                    (
+                        Place::Header,
+                        tag @ ("Metric" | "MetricDB" | "LoadModule" | "File" | "Procedure"),
+                    ) => tables.element(&mut t, tag, &attrs),
                     (Place::Data, "M") => {
                         let v = attr(&attrs, "v").and_then(|v| v.trim().parse::<f64>().ok());
-                        let m = attr(&attrs, "n").and_then(|n| metric_ix.get(n)).copied();
+                        let m = attr(&attrs, "n")
+                            .and_then(|n| tables.metric_ix.get(n))
+                            .copied();
                         if let (Some(v), Some(m)) = (v, m) {
                             match parent.and_then(|p| p.nid) {
                                 Some(nid) => t.values.push((nid, m, v)),
@@ -211,39 +284,11 @@ pub(super) fn parse_experiment(s: &[u8]) -> Result<OldTree, String> {
                         open.nid = Some(nid);
                         let line =
                             attr(&attrs, "l").map(|l| l.split('-').next().unwrap_or(l).to_string());
-                        let file = lookup(&files, attr(&attrs, "f"));
+                        let file = lookup(&tables.files, attr(&attrs, "f"));
                         if file.is_some() {
                             open.file = file.clone();
                         }
-                        let frame = match tag {
-                            "PF" | "Pr" => {
-                                let n = attr(&attrs, "n").unwrap_or("");
-                                let name = procs.get(n).cloned().unwrap_or_else(|| n.to_string());
-                                if tag == "Pr" && name.is_empty() {
-                                    None
-                                } else {
-                                    let mut f = Frame::new(&name, "function");
-                                    if let Some(file) = &file {
-                                        f.attrs.push(("file".into(), file.clone()));
-                                    }
-                                    if let Some(l) = &line {
-                                        f.attrs.push(("line".into(), l.as_str().into()));
-                                    }
-                                    if let Some(m) = lookup(&modules, attr(&attrs, "lm")) {
-                                        f.attrs.push(("module".into(), m));
-                                    }
-                                    if tag == "Pr" {
-                                        f.attrs.push(("inlined".into(), "true".into()));
-                                    }
-                                    Some(f)
-                                }
-                            }
-                            "L" => Some(source_frame("loop at ", "loop", &open.file, &line)),
-                            "S" => Some(source_frame("", "line", &open.file, &line)),
-                            // Call sites are not nodes (as in Hatchet): the callee hangs
-                            // from the caller.
-                            _ => None,
-                        };
+                        let frame = tables.scope_frame(tag, &attrs, &file, &open.file, &line);
                         if let Some(mut frame) = frame {
                             frame.attrs.push(("nid".into(), nid.to_string().into()));
                             let node = t.cct.add_node(parent_node, frame);
@@ -349,46 +394,98 @@ pub(super) fn read_old(dir: &Path) -> Result<Vec<Profile>, String> {
         .collect();
     dbs.sort();
     let threads = dbs.iter().any(|(rt, _)| rt.is_some_and(|(_, t)| t != 0));
-    let rows = t.cct.len();
-    let dialect = format!("HPCToolkit experiment.xml {} (+ metric-db)", t.version);
+    let old = Old {
+        t: &t,
+        dir,
+        dialect: format!("HPCToolkit experiment.xml {} (+ metric-db)", t.version),
+    };
     let mut size = dir_size(dir, &["experiment.xml"]);
     let mut out = Vec::new();
-    let base_meta = |label: &str| {
+    // The summary: the values in experiment.xml (summed over ranks by hpcprof-mpi).
+    if !t.values.is_empty() {
+        out.push(old.summary());
+    }
+    for (rt, file) in &dbs {
+        let data = read_file(&dir.join(file), file)?;
+        size += data.len() as u64;
+        let label = match rt {
+            Some((r, th)) if threads => format!("rank {r} thread {th}"),
+            Some((r, _)) => format!("rank {r}"),
+            None => file.trim_end_matches(".metric-db").to_string(),
+        };
+        out.push(old.metric_db(file, &data, label)?);
+    }
+    if out.is_empty() {
+        // A tree without values still shows the structure.
+        let warnings =
+            vec!["experiment.xml has no metric values and there are no *.metric-db files".into()];
+        let metrics = MetricTable::new(t.cct.len());
+        let meta = old.base_meta("summary");
+        out.push(old.profile("summary".into(), metrics, meta, warnings, String::new()));
+    }
+    out[0].source.size = size;
+    Ok(out)
+}
+
+/// An old-format database being read: its tree and where it is.
+struct Old<'a> {
+    t: &'a OldTree,
+    dir: &'a Path,
+    dialect: String,
+}
+
+impl Old<'_> {
+    fn base_meta(&self, label: &str) -> Vec<(String, String)> {
         vec![
-            ("database".to_string(), dir.display().to_string()),
+            ("database".to_string(), self.dir.display().to_string()),
             ("profile".to_string(), label.to_string()),
-            ("title".to_string(), t.title.clone()),
+            ("title".to_string(), self.t.title.clone()),
         ]
-    };
-    let pick = |names: &[(String, bool)]| -> String {
-        let exc: Vec<&String> = names
-            .iter()
-            .filter(|(_, inc)| !inc)
-            .map(|(n, _)| n)
-            .collect();
-        exc.iter()
-            .find(|n| {
-                let u = n.to_ascii_uppercase();
-                u.starts_with("CPUTIME") || u.starts_with("REALTIME")
-            })
-            .or(exc.first())
-            .map(|s| s.to_string())
-            .or_else(|| names.first().map(|n| n.0.clone()))
-            .unwrap_or_default()
-    };
-    let to_column = |vals: &HashMap<u32, f64>| -> Vec<f64> {
-        let mut col = vec![f64::NAN; rows];
+    }
+
+    /// A column of values by nid, NaN at nodes without one.
+    fn to_column(&self, vals: &HashMap<u32, f64>) -> Vec<f64> {
+        let mut col = vec![f64::NAN; self.t.cct.len()];
         for (nid, v) in vals {
-            if let Some(&n) = t.node_of.get(nid) {
+            if let Some(&n) = self.t.node_of.get(nid) {
                 col[n as usize] = *v;
             }
         }
         col
-    };
+    }
 
-    // The summary: the values in experiment.xml (summed over ranks by hpcprof-mpi).
-    if !t.values.is_empty() {
-        let mut metrics = MetricTable::new(rows);
+    fn profile(
+        &self,
+        label: String,
+        metrics: MetricTable,
+        meta: Vec<(String, String)>,
+        warnings: Vec<String>,
+        default_metric: String,
+    ) -> Profile {
+        Profile {
+            call_graph: None,
+            source: Source {
+                path: None,
+                format: Format::HpcToolkit,
+                size: 0,
+                gzip: false,
+                label,
+            },
+            dialect: self.dialect.clone(),
+            cct: self.t.cct.clone(),
+            metrics,
+            events: None,
+            counters: None,
+            meta,
+            warnings,
+            default_metric,
+        }
+    }
+
+    /// The summary profile of the values in experiment.xml.
+    fn summary(&self) -> Profile {
+        let t = self.t;
+        let mut metrics = MetricTable::new(t.cct.len());
         let mut names = Vec::new();
         for (mi, m) in t.summary_metrics.iter().enumerate() {
             let mut vals: HashMap<u32, f64> = HashMap::new();
@@ -410,46 +507,25 @@ pub(super) fn read_old(dir: &Path) -> Result<Vec<Profile>, String> {
             } else {
                 unit_of(&name)
             };
-            metrics.set(&name, unit, to_column(&vals));
+            metrics.set(&name, unit, self.to_column(&vals));
             names.push((name, m.inclusive()));
         }
-        let mut meta = base_meta("summary");
+        let mut meta = self.base_meta("summary");
         for (m, v) in &t.totals {
             meta.push((
                 format!("total {}", t.summary_metrics[*m].column()),
                 v.to_string(),
             ));
         }
-        out.push(Profile {
-            call_graph: None,
-            source: Source {
-                path: None,
-                format: Format::HpcToolkit,
-                size: 0,
-                gzip: false,
-                label: "summary".into(),
-            },
-            dialect: dialect.clone(),
-            cct: t.cct.clone(),
-            metrics,
-            events: None,
-            counters: None,
-            meta,
-            warnings: t.warnings.clone(),
-            default_metric: pick(&names),
-        });
+        let warnings = t.warnings.clone();
+        self.profile("summary".into(), metrics, meta, warnings, pick(&names))
     }
 
-    for (rt, file) in &dbs {
-        let data = read_file(&dir.join(file), file)?;
-        size += data.len() as u64;
-        let (nodes, nmetrics, values) = parse_metric_db(file, &data)?;
-        let label = match rt {
-            Some((r, th)) if threads => format!("rank {r} thread {th}"),
-            Some((r, _)) => format!("rank {r}"),
-            None => file.trim_end_matches(".metric-db").to_string(),
-        };
-        let mut metrics = MetricTable::new(rows);
+    /// The profile of one rank's (or thread's) `.metric-db` file.
+    fn metric_db(&self, file: &str, data: &[u8], label: String) -> Result<Profile, String> {
+        let t = self.t;
+        let (nodes, nmetrics, values) = parse_metric_db(file, data)?;
+        let mut metrics = MetricTable::new(t.cct.len());
         let mut names = Vec::new();
         let mut warnings = Vec::new();
         for m in &t.db_metrics {
@@ -467,7 +543,7 @@ pub(super) fn read_old(dir: &Path) -> Result<Vec<Profile>, String> {
                 subtract_statements(&mut vals, &t.statements);
             }
             let name = m.column();
-            metrics.set(&name, unit_of(&name), to_column(&vals));
+            metrics.set(&name, unit_of(&name), self.to_column(&vals));
             names.push((name, m.inclusive()));
         }
         if t.node_of.keys().any(|&nid| nid as usize > nodes) {
@@ -475,50 +551,27 @@ pub(super) fn read_old(dir: &Path) -> Result<Vec<Profile>, String> {
                 "{file}: holds {nodes} nodes, fewer than experiment.xml"
             ));
         }
-        let mut meta = base_meta(&label);
-        meta.push(("metric-db".into(), file.clone()));
-        out.push(Profile {
-            call_graph: None,
-            source: Source {
-                path: None,
-                format: Format::HpcToolkit,
-                size: 0,
-                gzip: false,
-                label,
-            },
-            dialect: dialect.clone(),
-            cct: t.cct.clone(),
-            metrics,
-            events: None,
-            counters: None,
-            meta,
-            warnings,
-            default_metric: pick(&names),
-        });
+        let mut meta = self.base_meta(&label);
+        meta.push(("metric-db".into(), file.to_string()));
+        Ok(self.profile(label, metrics, meta, warnings, pick(&names)))
     }
-    if out.is_empty() {
-        // A tree without values still shows the structure.
-        out.push(Profile {
-            call_graph: None,
-            source: Source {
-                path: None,
-                format: Format::HpcToolkit,
-                size: 0,
-                gzip: false,
-                label: "summary".into(),
-            },
-            dialect,
-            cct: t.cct.clone(),
-            metrics: MetricTable::new(rows),
-            events: None,
-            counters: None,
-            meta: base_meta("summary"),
-            warnings: vec![
-                "experiment.xml has no metric values and there are no *.metric-db files".into(),
-            ],
-            default_metric: String::new(),
-        });
-    }
-    out[0].source.size = size;
-    Ok(out)
+}
+
+/// The default metric of (name, inclusive) columns: an exclusive CPU or real time, else
+/// the first exclusive one, else the first.
+fn pick(names: &[(String, bool)]) -> String {
+    let exc: Vec<&String> = names
+        .iter()
+        .filter(|(_, inc)| !inc)
+        .map(|(n, _)| n)
+        .collect();
+    exc.iter()
+        .find(|n| {
+            let u = n.to_ascii_uppercase();
+            u.starts_with("CPUTIME") || u.starts_with("REALTIME")
+        })
+        .or(exc.first())
+        .map(|s| s.to_string())
+        .or_else(|| names.first().map(|n| n.0.clone()))
+        .unwrap_or_default()
 }

@@ -154,8 +154,23 @@ pub(super) fn parse_meta(d: &[u8]) -> Result<Meta, String> {
     let description = b.cstr(b.u64(general.p + 8)?)?;
 
     let id_names = read_id_names(&b, idnames)?;
+    let metrics = read_metrics(b, metrics_sec)?;
+    let (mut cct, node_of) = read_context_tree(b, context)?;
+    cct.finish();
+    Ok(Meta {
+        minor,
+        title,
+        description,
+        id_names,
+        metrics,
+        cct,
+        node_of,
+    })
+}
 
-    // Performance metrics.
+/// The Performance Metrics section: each metric with its propagation scopes and summary
+/// statistics.
+fn read_metrics(b: Bytes, metrics_sec: Section) -> Result<Vec<Metric>, String> {
     need(&b, metrics_sec, 0x1b, "Metrics")?;
     let m = metrics_sec.p;
     let p_metrics = b.u64(m)?;
@@ -219,8 +234,12 @@ pub(super) fn parse_meta(d: &[u8]) -> Result<Meta, String> {
             summaries,
         });
     }
+    Ok(metrics)
+}
 
-    // Context tree.
+/// The Context Tree section: the entry points and their contexts, and the node of each
+/// context id.
+fn read_context_tree(b: Bytes, context: Section) -> Result<(Cct, HashMap<u32, u32>), String> {
     need(&b, context, 0x0b, "Context")?;
     let p_entries = b.u64(context.p)?;
     let n_entries = b.u16(context.p + 8)? as u64;
@@ -300,16 +319,15 @@ pub(super) fn parse_meta(d: &[u8]) -> Result<Meta, String> {
             }
         }
     }
-    cct.finish();
-    Ok(Meta {
-        minor,
-        title,
-        description,
-        id_names,
-        metrics,
-        cct,
-        node_of,
-    })
+    Ok((cct, node_of))
+}
+
+/// A context's flex fields, by its flags: its function, source line, and module
+/// offset.
+struct Flex {
+    function: Option<Function>,
+    src: Option<(Option<Arc<str>>, u32)>,
+    point: Option<(Option<Arc<str>>, u64)>,
 }
 
 /// Reads the flex area of the context at `at` and builds its frame.
@@ -323,108 +341,13 @@ pub(super) fn context_frame(
     let flags = b.u8(at + 0x14)?;
     let relation = b.u8(at + 0x15)?;
     let lexical = b.u8(at + 0x16)?;
-    // Flex sub-fields in packing order: u64 take a whole word, two u32 share one.
-    let flex = at + 0x20;
-    let mut word = 0u64;
-    let mut half: Option<u64> = None;
-    let mut next = |four: bool| -> Result<u64, String> {
-        let off = if four {
-            if let Some(h) = half.take() {
-                h
-            } else {
-                let o = flex + 8 * word;
-                word += 1;
-                half = Some(o + 4);
-                o
-            }
-        } else {
-            let o = flex + 8 * word;
-            word += 1;
-            o
-        };
-        if word > n_flex {
-            return Err(b.err(
-                at,
-                format!("context {ctx_id}: its flags need more than {n_flex} flex words"),
-            ));
-        }
-        Ok(off)
-    };
-    let mut function = None;
-    let mut src = None;
-    let mut point = None;
-    if flags & 1 != 0 {
-        let p = b.u64(next(false)?)?;
-        if p != 0 {
-            function = Some(names.function(b, p)?);
-        }
-    }
-    if flags & 2 != 0 {
-        let p_file = b.u64(next(false)?)?;
-        let line = b.u32(next(true)?)?;
-        let file = if p_file != 0 {
-            Some(names.file(b, p_file)?)
-        } else {
-            None
-        };
-        src = Some((file, line));
-    }
-    if flags & 4 != 0 {
-        let p_module = b.u64(next(false)?)?;
-        let offset = b.u64(next(false)?)?;
-        let module = if p_module != 0 {
-            Some(names.module(b, p_module)?)
-        } else {
-            None
-        };
-        point = Some((module, offset));
-    }
-
-    let file_line = |file: &Option<Arc<str>>, line: u32| -> String {
-        match file {
-            Some(f) => format!("{}:{line}", basename(f)),
-            None => format!("<unknown file>:{line}"),
-        }
-    };
-    let module_offset = |m: &Option<Arc<str>>, off: u64| -> String {
-        match m {
-            Some(m) => format!("{}+0x{off:x}", basename(m)),
-            None => format!("0x{off:x}"),
-        }
-    };
-    let (name, kind) = match lexical {
-        0 => {
-            let name = match (&function, &point) {
-                (Some(Function { name: Some(n), .. }), _) => n.to_string(),
-                (Some(f), _) => unknown_procedure(&f.module, f.offset),
-                (None, Some((m, off))) => unknown_procedure(m, *off),
-                (None, None) => "<unknown procedure>".into(),
-            };
-            (name, "function")
-        }
-        1 => (
-            match &src {
-                Some((f, l)) => format!("loop at {}", file_line(f, *l)),
-                None => "loop".into(),
-            },
-            "loop",
-        ),
-        2 => (
-            match &src {
-                Some((f, l)) => file_line(f, *l),
-                None => "<unknown line>".into(),
-            },
-            "line",
-        ),
-        3 => (
-            match &point {
-                Some((m, off)) => module_offset(m, *off),
-                None => "<unknown instruction>".into(),
-            },
-            "instruction",
-        ),
-        _ => (format!("context {ctx_id}"), "context"),
-    };
+    let flex = read_flex(b, at, n_flex, (ctx_id, flags), names)?;
+    let (name, kind) = context_name(lexical, ctx_id, &flex);
+    let Flex {
+        function,
+        src,
+        point,
+    } = flex;
     let mut frame = Frame::new(&name, kind);
     let attrs = &mut frame.attrs;
     // Where: a function's definition, else the context's own source line.
@@ -467,6 +390,125 @@ pub(super) fn context_frame(
     }
     attrs.push(("ctx_id".into(), ctx_id.to_string().into()));
     Ok((frame, ctx_id))
+}
+
+/// The flex fields of the context at `at` that its flags say it has.
+fn read_flex(
+    b: &Bytes,
+    at: u64,
+    n_flex: u64,
+    (ctx_id, flags): (u32, u8),
+    names: &mut Names,
+) -> Result<Flex, String> {
+    // Flex sub-fields in packing order: u64 take a whole word, two u32 share one.
+    let flex = at + 0x20;
+    let mut word = 0u64;
+    let mut half: Option<u64> = None;
+    let mut next = |four: bool| -> Result<u64, String> {
+        let off = if four {
+            if let Some(h) = half.take() {
+                h
+            } else {
+                let o = flex + 8 * word;
+                word += 1;
+                half = Some(o + 4);
+                o
+            }
+        } else {
+            let o = flex + 8 * word;
+            word += 1;
+            o
+        };
+        if word > n_flex {
+            return Err(b.err(
+                at,
+                format!("context {ctx_id}: its flags need more than {n_flex} flex words"),
+            ));
+        }
+        Ok(off)
+    };
+    let mut out = Flex {
+        function: None,
+        src: None,
+        point: None,
+    };
+    if flags & 1 != 0 {
+        let p = b.u64(next(false)?)?;
+        if p != 0 {
+            out.function = Some(names.function(b, p)?);
+        }
+    }
+    if flags & 2 != 0 {
+        let p_file = b.u64(next(false)?)?;
+        let line = b.u32(next(true)?)?;
+        let file = if p_file != 0 {
+            Some(names.file(b, p_file)?)
+        } else {
+            None
+        };
+        out.src = Some((file, line));
+    }
+    if flags & 4 != 0 {
+        let p_module = b.u64(next(false)?)?;
+        let offset = b.u64(next(false)?)?;
+        let module = if p_module != 0 {
+            Some(names.module(b, p_module)?)
+        } else {
+            None
+        };
+        out.point = Some((module, offset));
+    }
+    Ok(out)
+}
+
+/// A context's name and kind, by its lexical type.
+fn context_name(lexical: u8, ctx_id: u32, flex: &Flex) -> (String, &'static str) {
+    let file_line = |file: &Option<Arc<str>>, line: u32| -> String {
+        match file {
+            Some(f) => format!("{}:{line}", basename(f)),
+            None => format!("<unknown file>:{line}"),
+        }
+    };
+    let module_offset = |m: &Option<Arc<str>>, off: u64| -> String {
+        match m {
+            Some(m) => format!("{}+0x{off:x}", basename(m)),
+            None => format!("0x{off:x}"),
+        }
+    };
+    let (function, src, point) = (&flex.function, &flex.src, &flex.point);
+    match lexical {
+        0 => {
+            let name = match (function, point) {
+                (Some(Function { name: Some(n), .. }), _) => n.to_string(),
+                (Some(f), _) => unknown_procedure(&f.module, f.offset),
+                (None, Some((m, off))) => unknown_procedure(m, *off),
+                (None, None) => "<unknown procedure>".into(),
+            };
+            (name, "function")
+        }
+        1 => (
+            match src {
+                Some((f, l)) => format!("loop at {}", file_line(f, *l)),
+                None => "loop".into(),
+            },
+            "loop",
+        ),
+        2 => (
+            match src {
+                Some((f, l)) => file_line(f, *l),
+                None => "<unknown line>".into(),
+            },
+            "line",
+        ),
+        3 => (
+            match point {
+                Some((m, off)) => module_offset(m, *off),
+                None => "<unknown instruction>".into(),
+            },
+            "instruction",
+        ),
+        _ => (format!("context {ctx_id}"), "context"),
+    }
 }
 
 pub(super) fn unknown_procedure(module: &Option<Arc<str>>, offset: u64) -> String {

@@ -25,12 +25,7 @@ const OLD: &[&str] = &[
 
 fn corpus() -> Option<PathBuf> {
     let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("../shared/corpus");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipped: the shared corpus {} is missing", p.display());
-        None
-    }
+    p.is_dir().then_some(p)
 }
 
 fn golden(name: &str) -> Value {
@@ -71,7 +66,9 @@ fn copy_dir(from: &Path, to: &Path) {
 
 #[test]
 fn every_database_loads() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = corpus() else {
+        crate::corpus_skip!()
+    };
     for rel in V4.iter().chain(OLD) {
         let dir = c.join(rel);
         assert!(sniff(&dir, &[]), "{rel}: not sniffed");
@@ -147,7 +144,9 @@ fn yaml_columns(g: &Value) -> (HashMap<u64, String>, HashMap<u64, String>) {
 }
 
 fn check_yaml(rel: &str, golden_name: &str) {
-    let Some(c) = corpus() else { return };
+    let Some(c) = corpus() else {
+        crate::corpus_skip!()
+    };
     let dir = c.join(rel);
     let g = golden(golden_name);
     let ps = load(&dir);
@@ -271,7 +270,9 @@ fn check_yaml(rel: &str, golden_name: &str) {
 #[test]
 fn small_matches_the_yaml_dump() {
     check_yaml("hpctoolkit/tests/data/dbase/small.d", "small.yaml.json");
-    let Some(c) = corpus() else { return };
+    let Some(c) = corpus() else {
+        crate::corpus_skip!()
+    };
     // A few values by hand (small.yaml): caller's inclusive time, spinsleep's exclusive.
     let ps = load(&c.join("hpctoolkit/tests/data/dbase/small.d"));
     let p = &ps[1];
@@ -332,7 +333,9 @@ fn hatchet_path(p: &str) -> &str {
 
 #[test]
 fn v4_matches_hatchet() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = corpus() else {
+        crate::corpus_skip!()
+    };
     let mut compared = 0;
     for rel in V4 {
         let stem = basename(rel).trim_end_matches(".d");
@@ -463,7 +466,9 @@ fn strip_call_line(name: &str) -> &str {
 
 #[test]
 fn old_cpi_matches_hatchet_csv() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = corpus() else {
+        crate::corpus_skip!()
+    };
     let ps = load(&c.join(OLD[0]));
     let labels: Vec<&str> = ps.iter().map(|p| p.source.label.as_str()).collect();
     assert_eq!(labels, ["summary", "rank 0", "rank 1", "rank 2", "rank 3"]);
@@ -541,7 +546,9 @@ fn old_cpi_matches_hatchet_csv() {
 
 #[test]
 fn old_databases_match_hatchet() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = corpus() else {
+        crate::corpus_skip!()
+    };
     for rel in OLD {
         let g = golden(&format!("hatchet-{}.json", basename(rel)));
         let ps = load(&c.join(rel));
@@ -627,7 +634,9 @@ fn cct_db_values(d: &[u8]) -> Result<HashMap<(u32, u16, u32), f64>, String> {
 
 #[test]
 fn profile_db_agrees_with_cct_db() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = corpus() else {
+        crate::corpus_skip!()
+    };
     for rel in V4 {
         let dir = c.join(rel);
         let prof = std::fs::read(dir.join("profile.db")).unwrap();
@@ -650,7 +659,9 @@ fn profile_db_agrees_with_cct_db() {
 
 #[test]
 fn traces_load() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = corpus() else {
+        crate::corpus_skip!()
+    };
     for rel in V4 {
         let dir = c.join(rel);
         let ps = load(&dir);
@@ -672,7 +683,9 @@ fn traces_load() {
 
 #[test]
 fn truncated_or_corrupt_v4_files_are_errors() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = corpus() else {
+        crate::corpus_skip!()
+    };
     for rel in [V4[0], V4[1]] {
         let dir = c.join(rel);
         let meta = std::fs::read(dir.join("meta.db")).unwrap();
@@ -749,7 +762,9 @@ fn truncated_or_corrupt_v4_files_are_errors() {
 
 #[test]
 fn truncated_or_corrupt_old_files_are_errors() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = corpus() else {
+        crate::corpus_skip!()
+    };
     let dir = c.join(OLD[0]);
     let xml = std::fs::read(dir.join("experiment.xml")).unwrap();
     assert!(parse_experiment(&xml).is_ok());

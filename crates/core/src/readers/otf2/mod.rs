@@ -140,9 +140,6 @@ pub fn read(anchor_path: &Path, shown: &Path) -> Result<Profile, String> {
     let mut b = Builder::new(&defs);
     b.cpu_budget = cpu_row_budget(size);
     let mut warnings = Vec::new();
-    let mut counts = [0u64; 256];
-    let mut missing = 0usize;
-    let mut cut = 0usize;
     if !defs.complete {
         warnings.push(format!(
             "{}: {stem}.def ends before its end-of-file mark (truncated?); read the {} definitions before it",
@@ -150,11 +147,97 @@ pub fn read(anchor_path: &Path, shown: &Path) -> Result<Profile, String> {
             defs.records
         ));
     }
+    let read = read_locations(&defs, &anchor, &loc_dir, &stem, &mut b)?;
+    let counts = read.counts;
+    if read.missing > 0 {
+        warnings.push(format!(
+            "{} location(s) with events have no event file in {stem}/ (the archive is incomplete); shown without them",
+            read.missing
+        ));
+    }
+    if read.cut > 0 {
+        warnings.push(format!(
+            "{}: {} event file(s) in {stem}/ end before their end-of-file mark (truncated?); read the events before it",
+            super::PARTIAL,
+            read.cut
+        ));
+    }
+    warnings.extend(unknown_types(&counts));
+    if defs.unknown > 0 {
+        warnings.push(format!(
+            "{} global definition record(s) of unknown types were skipped by their length",
+            defs.unknown
+        ));
+    }
+    if b.local_unknown > 0 {
+        warnings.push(format!(
+            "{} local definition record(s) other than mapping tables and clock offsets were skipped (local definitions are not unified into the global ones)",
+            b.local_unknown
+        ));
+    }
+    warnings.extend(b.warnings());
+    let meta = archive_meta(&anchor, &defs, &counts);
+    let label = name(shown);
+    let (cct, metrics, ev) = b.finish();
+    let dialect = if anchor.creator.is_empty() {
+        format!(
+            "OTF2 {}.{}.{}",
+            anchor.version.0, anchor.version.1, anchor.version.2
+        )
+    } else {
+        format!(
+            "OTF2 {}.{}.{} ({})",
+            anchor.version.0, anchor.version.1, anchor.version.2, anchor.creator
+        )
+    };
+    Ok(Profile {
+        call_graph: None,
+        source: Source {
+            path: Some(shown.to_path_buf()),
+            format: Format::Otf2,
+            size,
+            gzip: false,
+            label,
+        },
+        dialect,
+        cct,
+        metrics,
+        events: ev,
+        counters: None,
+        meta,
+        warnings,
+        default_metric: "time (inc)".into(),
+    })
+}
+
+/// What reading the locations' event files found.
+struct LocationsRead {
+    /// Event records by type.
+    counts: [u64; 256],
+    /// Locations with events but no event file.
+    missing: usize,
+    /// Event files that end before their end-of-file mark.
+    cut: usize,
+}
+
+/// Reads every location's event file (with its local definitions) into `b`.
+fn read_locations(
+    defs: &Defs,
+    anchor: &anchor::Anchor,
+    loc_dir: &Path,
+    stem: &str,
+    b: &mut Builder,
+) -> Result<LocationsRead, String> {
+    let mut read = LocationsRead {
+        counts: [0u64; 256],
+        missing: 0,
+        cut: 0,
+    };
     for (li, loc) in defs.locations.iter().enumerate() {
         let evt = loc_dir.join(format!("{}.evt", loc.id));
         if !evt.is_file() {
             if loc.events > 0 {
-                missing += 1;
+                read.missing += 1;
             }
             continue;
         }
@@ -175,58 +258,48 @@ pub fn read(anchor_path: &Path, shown: &Path) -> Result<Profile, String> {
         let mut dec = events::Decoder::new(&local.maps, clock);
         b.start_location(li);
         b.placer.start_location();
-        let res = buffer::for_each_chunk(&evt, anchor.chunk_size_events, |mut c| {
-            dec.chunk(&mut c, &mut b)
-        });
+        let res =
+            buffer::for_each_chunk(&evt, anchor.chunk_size_events, |mut c| dec.chunk(&mut c, b));
         b.end_location(dec.time);
         if let Err(e) = res {
             return Err(format!("{stem}/{e}"));
         }
         if !dec.done {
-            cut += 1;
+            read.cut += 1;
         }
         for (i, n) in dec.counts.iter().enumerate() {
-            counts[i] += n;
+            read.counts[i] += n;
         }
     }
-    if missing > 0 {
-        warnings.push(format!(
-            "{missing} location(s) with events have no event file in {stem}/ (the archive is incomplete); shown without them"
-        ));
-    }
-    if cut > 0 {
-        warnings.push(format!(
-            "{}: {cut} event file(s) in {stem}/ end before their end-of-file mark (truncated?); read the events before it",
-            super::PARTIAL
-        ));
-    }
+    Ok(read)
+}
+
+/// The warning on event records of types the reader does not know, if there were any.
+fn unknown_types(counts: &[u64; 256]) -> Option<String> {
     let unknown: Vec<String> = (0..256)
         .filter(|&i| counts[i] > 0 && (i as u8 > events::LAST_KNOWN || i < 10))
         .map(|i| format!("{i} ({})", counts[i]))
         .collect();
-    if !unknown.is_empty() {
-        let n: u64 = (0..256)
-            .filter(|&i| i as u8 > events::LAST_KNOWN || i < 10)
-            .map(|i| counts[i])
-            .sum();
-        warnings.push(format!(
-            "{n} event record(s) of types this OTF2 reader does not know were skipped by their length: type {}",
-            unknown.join(", ")
-        ));
+    if unknown.is_empty() {
+        return None;
     }
-    if defs.unknown > 0 {
-        warnings.push(format!(
-            "{} global definition record(s) of unknown types were skipped by their length",
-            defs.unknown
-        ));
-    }
-    if b.local_unknown > 0 {
-        warnings.push(format!(
-            "{} local definition record(s) other than mapping tables and clock offsets were skipped (local definitions are not unified into the global ones)",
-            b.local_unknown
-        ));
-    }
-    warnings.extend(b.warnings());
+    let n: u64 = (0..256)
+        .filter(|&i| i as u8 > events::LAST_KNOWN || i < 10)
+        .map(|i| counts[i])
+        .sum();
+    Some(format!(
+        "{n} event record(s) of types this OTF2 reader does not know were skipped by their length: type {}",
+        unknown.join(", ")
+    ))
+}
+
+/// The run metadata: the anchor's version, creator and properties, the definitions'
+/// clock, and the event records by type.
+fn archive_meta(
+    anchor: &anchor::Anchor,
+    defs: &Defs,
+    counts: &[u64; 256],
+) -> Vec<(String, String)> {
     let mut meta = vec![
         (
             "otf2.version".to_string(),
@@ -268,37 +341,7 @@ pub fn read(anchor_path: &Path, shown: &Path) -> Result<Profile, String> {
         }
     }
     meta.push(("otf2.events".into(), total.to_string()));
-    let label = name(shown);
-    let (cct, metrics, ev) = b.finish();
-    let dialect = if anchor.creator.is_empty() {
-        format!(
-            "OTF2 {}.{}.{}",
-            anchor.version.0, anchor.version.1, anchor.version.2
-        )
-    } else {
-        format!(
-            "OTF2 {}.{}.{} ({})",
-            anchor.version.0, anchor.version.1, anchor.version.2, anchor.creator
-        )
-    };
-    Ok(Profile {
-        call_graph: None,
-        source: Source {
-            path: Some(shown.to_path_buf()),
-            format: Format::Otf2,
-            size,
-            gzip: false,
-            label,
-        },
-        dialect,
-        cct,
-        metrics,
-        events: ev,
-        counters: None,
-        meta,
-        warnings,
-        default_metric: "time (inc)".into(),
-    })
+    meta
 }
 
 /// The archive's size on disk: anchor, definitions and the location files.

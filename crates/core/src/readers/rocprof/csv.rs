@@ -122,6 +122,61 @@ fn int(row: &[String], i: Option<usize>) -> Option<i64> {
         .or_else(|| s.parse::<u64>().ok().map(|u| u as i64))
 }
 
+/// The args each dispatch keeps, (name in grove, column), of rocpd's `kernels` view.
+const ROCPD_ARGS: &[(&str, &str)] = &[
+    ("dispatch", "dispatch_id"),
+    ("grid x", "grid_x"),
+    ("grid y", "grid_y"),
+    ("grid z", "grid_z"),
+    ("workgroup x", "workgroup_x"),
+    ("workgroup y", "workgroup_y"),
+    ("workgroup z", "workgroup_z"),
+    ("lds", "lds_size"),
+    ("scratch", "scratch_size"),
+    ("vgpr", "arch_vgpr_count"),
+    ("accum vgpr", "accum_vgpr_count"),
+    ("sgpr", "sgpr_count"),
+    ("hip stream", "stream_id"),
+    ("tid", "tid"),
+];
+
+/// The args of rocprofv3's kernel trace CSV.
+const V3_ARGS: &[(&str, &str)] = &[
+    ("dispatch", "Dispatch_Id"),
+    ("grid x", "Grid_Size_X"),
+    ("grid y", "Grid_Size_Y"),
+    ("grid z", "Grid_Size_Z"),
+    ("workgroup x", "Workgroup_Size_X"),
+    ("workgroup y", "Workgroup_Size_Y"),
+    ("workgroup z", "Workgroup_Size_Z"),
+    // ROCm 6.2/6.3 name the segment sizes; later versions the block sizes.
+    ("lds", "Group_Segment_Size"),
+    ("scratch", "Private_Segment_Size"),
+    ("lds", "LDS_Block_Size"),
+    ("scratch", "Scratch_Size"),
+    ("vgpr", "VGPR_Count"),
+    ("vgpr", "Arch_VGPR_Count"),
+    ("accum vgpr", "Accum_VGPR_Count"),
+    ("sgpr", "SGPR_Count"),
+    ("stream id", "Stream_Id"),
+    ("thread", "Thread_Id"),
+];
+
+/// The args of legacy rocprof's per-dispatch CSV.
+const LEGACY_ARGS: &[(&str, &str)] = &[
+    ("grid", "grd"),
+    ("workgroup", "wgr"),
+    ("lds", "lds"),
+    ("scratch", "scr"),
+    ("vgpr", "arch_vgpr"),
+    ("accum vgpr", "accum_vgpr"),
+    ("sgpr", "sgpr"),
+    ("wave size", "wave_size"),
+    ("queue index", "queue-index"),
+    ("pid", "pid"),
+    ("tid", "tid"),
+];
+
 /// The dispatches of a per-dispatch table, the dialect, and warnings. Errors when a
 /// column the timeline needs is missing; rows with unreadable times are counted.
 pub fn dispatches(rows: &[Vec<String>]) -> Result<(Vec<Dispatch>, String, Vec<String>), String> {
@@ -164,68 +219,15 @@ pub fn dispatches(rows: &[Vec<String>]) -> Result<(Vec<Dispatch>, String, Vec<St
     let (Some(name), Some(start), Some(end)) = (name, start, end) else {
         return Err("a rocprof CSV without its kernel name, begin and end columns".into());
     };
-    let extra: Vec<(&'static str, Option<usize>)> = if rocpd {
-        [
-            ("dispatch", "dispatch_id"),
-            ("grid x", "grid_x"),
-            ("grid y", "grid_y"),
-            ("grid z", "grid_z"),
-            ("workgroup x", "workgroup_x"),
-            ("workgroup y", "workgroup_y"),
-            ("workgroup z", "workgroup_z"),
-            ("lds", "lds_size"),
-            ("scratch", "scratch_size"),
-            ("vgpr", "arch_vgpr_count"),
-            ("accum vgpr", "accum_vgpr_count"),
-            ("sgpr", "sgpr_count"),
-            ("hip stream", "stream_id"),
-            ("tid", "tid"),
-        ]
-        .iter()
-        .map(|&(k, col)| (k, c.at(col)))
-        .collect()
+    let args = if rocpd {
+        ROCPD_ARGS
     } else if v3 {
-        [
-            ("dispatch", "Dispatch_Id"),
-            ("grid x", "Grid_Size_X"),
-            ("grid y", "Grid_Size_Y"),
-            ("grid z", "Grid_Size_Z"),
-            ("workgroup x", "Workgroup_Size_X"),
-            ("workgroup y", "Workgroup_Size_Y"),
-            ("workgroup z", "Workgroup_Size_Z"),
-            // ROCm 6.2/6.3 name the segment sizes; later versions the block sizes.
-            ("lds", "Group_Segment_Size"),
-            ("scratch", "Private_Segment_Size"),
-            ("lds", "LDS_Block_Size"),
-            ("scratch", "Scratch_Size"),
-            ("vgpr", "VGPR_Count"),
-            ("vgpr", "Arch_VGPR_Count"),
-            ("accum vgpr", "Accum_VGPR_Count"),
-            ("sgpr", "SGPR_Count"),
-            ("stream id", "Stream_Id"),
-            ("thread", "Thread_Id"),
-        ]
-        .iter()
-        .map(|&(k, col)| (k, c.at(col)))
-        .collect()
+        V3_ARGS
     } else {
-        [
-            ("grid", "grd"),
-            ("workgroup", "wgr"),
-            ("lds", "lds"),
-            ("scratch", "scr"),
-            ("vgpr", "arch_vgpr"),
-            ("accum vgpr", "accum_vgpr"),
-            ("sgpr", "sgpr"),
-            ("wave size", "wave_size"),
-            ("queue index", "queue-index"),
-            ("pid", "pid"),
-            ("tid", "tid"),
-        ]
-        .iter()
-        .map(|&(k, col)| (k, c.at(col)))
-        .collect()
+        LEGACY_ARGS
     };
+    let extra: Vec<(&'static str, Option<usize>)> =
+        args.iter().map(|&(k, col)| (k, c.at(col))).collect();
     let mut out = Vec::with_capacity(rows.len());
     let mut warnings = Vec::new();
     let mut bad = 0u64;

@@ -28,10 +28,10 @@ use prost::Message;
 
 use super::chrome::ChromeTrace;
 use crate::model::args::ArgValue;
-use crate::model::events::{EventKind, NONE_I64};
+use crate::model::events::{EventKind, EventTable, NONE_I64};
 use crate::model::hidden::hidden_warning;
 use crate::model::{CounterTable, Format, Profile, Source};
-use proto::{Value, XPlane, XSpace};
+use proto::{Value, XEvent, XPlane, XSpace};
 
 /// Names of the lines a profiler derives from a device's streams (tsl's
 /// `xplane_schema`): they repeat stream time, so they stay out of the tree.
@@ -265,26 +265,7 @@ fn read_plane(
     counts: &mut Counts,
 ) {
     let device = device_of(&plane.name);
-    let stat_name = |id: i64| -> &str {
-        plane
-            .stat_metadata
-            .get(&id)
-            .map(|m| m.name.as_str())
-            .unwrap_or("")
-    };
-    // Plane stats (device properties) are metadata.
-    for s in &plane.stats {
-        let v = match &s.value {
-            Some(Value::Double(d)) => d.to_string(),
-            Some(Value::Uint64(u)) => u.to_string(),
-            Some(Value::Int64(i)) => i.to_string(),
-            Some(Value::Str(t)) => t.clone(),
-            Some(Value::Ref(r)) => stat_name(*r as i64).to_string(),
-            Some(Value::Bytes(b)) => format!("<{} bytes>", b.len()),
-            None => continue,
-        };
-        meta.push((format!("{} {}", plane.name, stat_name(s.metadata_id)), v));
-    }
+    plane_meta(plane, meta);
     if plane.lines.is_empty() {
         return;
     }
@@ -356,48 +337,9 @@ fn read_plane(
                 None => (EventKind::Cpu, cats[4]),
             };
             let i = tr.events.push(name, cat, kind, ts, dur, pid, tid);
-            let mut corr = None;
-            let mut level0 = None;
-            let mut has_tf_op = false;
-            let on_device = device.is_some();
             let ev = &mut tr.events;
-            for st in &e.stats {
-                let key = stat_name(st.metadata_id);
-                if key == "correlation_id" {
-                    corr = match &st.value {
-                        Some(Value::Uint64(u)) => Some(*u as i64),
-                        Some(Value::Int64(v)) => Some(*v),
-                        _ => None,
-                    };
-                    continue;
-                }
-                if !on_device || key.is_empty() {
-                    continue;
-                }
-                let v = match &st.value {
-                    Some(Value::Double(d)) => ArgValue::Float(*d),
-                    Some(Value::Uint64(u)) => match i64::try_from(*u) {
-                        Ok(x) => ArgValue::Int(x),
-                        Err(_) => ArgValue::UInt(*u),
-                    },
-                    Some(Value::Int64(x)) => ArgValue::Int(*x),
-                    Some(Value::Str(t)) => ev.arg_store.str_value(t),
-                    Some(Value::Ref(r)) => {
-                        let t = stat_name(*r as i64);
-                        ev.arg_store.str_value(t)
-                    }
-                    Some(Value::Bytes(b)) => {
-                        ev.arg_store.str_value(&format!("<{} bytes>", b.len()))
-                    }
-                    None => continue,
-                };
-                if key == "level 0" {
-                    level0 = Some(ev.arg_store.text(v).into_owned());
-                }
-                has_tf_op |= key == "tf_op";
-                ev.arg_store.push(key, v);
-            }
-            if let Some(c) = corr {
+            let stats = event_stats(plane, e, ev, device.is_some());
+            if let Some(c) = stats.correlation {
                 ev.correlation[i] = c;
             }
             if let Some(d) = device {
@@ -405,9 +347,10 @@ fn read_plane(
                 if !derived {
                     ev.stream[i] = line.id;
                 }
-                if !has_tf_op {
+                if !stats.has_tf_op {
                     // TensorFlow 2.x puts the op in the `level 0` annotation:
                     // `scope/op:Type#shape=...#`.
+                    let level0 = stats.level0;
                     if let Some(op) = level0.and_then(|l| l.split('#').next().map(str::to_string)) {
                         if !op.is_empty() {
                             let v = ev.arg_store.str_value(&op);
@@ -421,6 +364,87 @@ fn read_plane(
             }
         }
     }
+}
+
+/// The name of stat metadata `id` ("" when the plane lacks it).
+fn stat_name(plane: &XPlane, id: i64) -> &str {
+    plane
+        .stat_metadata
+        .get(&id)
+        .map(|m| m.name.as_str())
+        .unwrap_or("")
+}
+
+/// Plane stats (device properties) are metadata.
+fn plane_meta(plane: &XPlane, meta: &mut Vec<(String, String)>) {
+    for s in &plane.stats {
+        let v = match &s.value {
+            Some(Value::Double(d)) => d.to_string(),
+            Some(Value::Uint64(u)) => u.to_string(),
+            Some(Value::Int64(i)) => i.to_string(),
+            Some(Value::Str(t)) => t.clone(),
+            Some(Value::Ref(r)) => stat_name(plane, *r as i64).to_string(),
+            Some(Value::Bytes(b)) => format!("<{} bytes>", b.len()),
+            None => continue,
+        };
+        meta.push((
+            format!("{} {}", plane.name, stat_name(plane, s.metadata_id)),
+            v,
+        ));
+    }
+}
+
+/// What an event's stats say beyond its args.
+struct EventStats {
+    correlation: Option<i64>,
+    /// The `level 0` annotation.
+    level0: Option<String>,
+    has_tf_op: bool,
+}
+
+/// An event's stats: its correlation id, and on a device its args (pushed to the arg
+/// store, not yet finished).
+fn event_stats(plane: &XPlane, e: &XEvent, ev: &mut EventTable, on_device: bool) -> EventStats {
+    let mut out = EventStats {
+        correlation: None,
+        level0: None,
+        has_tf_op: false,
+    };
+    for st in &e.stats {
+        let key = stat_name(plane, st.metadata_id);
+        if key == "correlation_id" {
+            out.correlation = match &st.value {
+                Some(Value::Uint64(u)) => Some(*u as i64),
+                Some(Value::Int64(v)) => Some(*v),
+                _ => None,
+            };
+            continue;
+        }
+        if !on_device || key.is_empty() {
+            continue;
+        }
+        let v = match &st.value {
+            Some(Value::Double(d)) => ArgValue::Float(*d),
+            Some(Value::Uint64(u)) => match i64::try_from(*u) {
+                Ok(x) => ArgValue::Int(x),
+                Err(_) => ArgValue::UInt(*u),
+            },
+            Some(Value::Int64(x)) => ArgValue::Int(*x),
+            Some(Value::Str(t)) => ev.arg_store.str_value(t),
+            Some(Value::Ref(r)) => {
+                let t = stat_name(plane, *r as i64);
+                ev.arg_store.str_value(t)
+            }
+            Some(Value::Bytes(b)) => ev.arg_store.str_value(&format!("<{} bytes>", b.len())),
+            None => continue,
+        };
+        if key == "level 0" {
+            out.level0 = Some(ev.arg_store.text(v).into_owned());
+        }
+        out.has_tf_op |= key == "tf_op";
+        ev.arg_store.push(key, v);
+    }
+    out
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
+use crate::app::panels::tree::Row;
 use crate::app::App;
 use crate::diff::Side;
 use crate::present::format;
@@ -157,92 +158,135 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
     let narrow = area.width < 60;
     let cols = columns(app, &rows, narrow);
     let heat_glyph_w: u16 = if theme.heat_glyphs { 2 } else { 0 };
-    let additive = app.is_additive(&app.inclusive_column());
-
-    // Header row.
-    let header = theme.style("ui.column.header");
-    let mut x = area.x;
-    let width_of = |c: &Column| {
-        c.width
-            + if c.kind == ColumnKind::Heat {
-                heat_glyph_w
-            } else {
-                0
-            }
-    };
-    let titles = column_titles(&cols, width_of, g);
-    for (c, title) in cols.iter().zip(titles) {
-        let w = width_of(c);
-        buf.set_stringn(
-            x,
-            area.y,
-            format!("{title:>w$}", w = w as usize - 1),
-            w as usize,
-            header,
-        );
-        x += w;
-    }
+    let x = area.x + cols.iter().map(|c| width_of(c, heat_glyph_w)).sum::<u16>();
     // With a diff, a fixed column before the names marks the nodes one side lacks:
     // never cut by a long name, never mistaken for a fold glyph.
     let marks_x = x + 1;
     let marks_w: u16 = if app.diff.is_some() { MARKS_W } else { 0 };
-    let name_x = marks_x + marks_w;
-    if name_x < area.right() {
-        buf.set_stringn(
-            name_x,
-            area.y,
-            "name",
-            (area.right() - name_x) as usize,
-            header,
-        );
-    }
-
-    let matches: Option<&Vec<u32>> = app.search.as_ref().map(|s| &s.matches);
-    let text = theme.style("ui.text");
-    let guide = theme.style("ui.tree.guide");
+    let d = Draw {
+        app,
+        theme,
+        g,
+        area,
+        additive: app.is_additive(&app.inclusive_column()),
+        cols,
+        heat_glyph_w,
+        marks_x,
+        marks_w,
+        name_x: marks_x + marks_w,
+        text: theme.style("ui.text"),
+        guide: theme.style("ui.tree.guide"),
+    };
+    d.header(buf);
     let selected = tree.cursor.checked_sub(start);
     for (i, &node) in rows.iter().enumerate() {
         let y = body.y + i as u16;
-        let is_sel = selected == Some(i);
-        let row_style = if is_sel {
-            text.patch(theme.style("ui.selection"))
+        let row_style = if selected == Some(i) {
+            d.text.patch(theme.style("ui.selection"))
         } else {
-            text
+            d.text
         };
         buf.set_style(Rect::new(area.x, y, area.width, 1), row_style);
         let row = vis[i];
         if !row.is_node() {
-            // An aggregate of pruned siblings, at their indentation.
-            let depth = tree.po.depth[row.pos as usize] as usize;
-            let indent = (depth * 2).min(area.right().saturating_sub(name_x) as usize / 2);
-            let inc = app.inclusive_column();
-            let total = format::value(row.total, unit_of(app, &inc), g.micro);
-            let label = format!("{} {} more ({total})", g.ellipsis, row.more);
-            let w = cols.first().map(|c| c.width as usize - 1).unwrap_or(0);
-            buf.set_stringn(
-                area.x,
-                y,
-                format!("{total:>w$}"),
-                w,
-                row_style.patch(theme.style("ui.dim")),
-            );
-            if indent > 0 {
-                let guides: String = (0..indent / 2)
-                    .map(|_| if g.ascii { "| " } else { "│ " })
-                    .collect();
-                buf.set_stringn(name_x, y, &guides, indent, row_style.patch(guide));
-            }
-            let nx = name_x + indent as u16;
-            let left = area.right().saturating_sub(nx) as usize;
-            buf.set_stringn(nx, y, label, left, row_style.patch(theme.style("ui.dim")));
+            d.aggregate(row, y, row_style, buf);
             continue;
         }
+        d.values(i, y, row_style, buf);
+        if d.marks_w > 0 {
+            d.marks(node, y, row_style, buf);
+        }
+        d.name(node, y, row_style, buf);
+    }
+}
+
+/// A value column's width, with its heat glyph.
+fn width_of(c: &Column, heat_glyph_w: u16) -> u16 {
+    c.width
+        + if c.kind == ColumnKind::Heat {
+            heat_glyph_w
+        } else {
+            0
+        }
+}
+
+/// One frame of the table: what it draws and where its parts go.
+struct Draw<'a> {
+    app: &'a App,
+    theme: &'a Theme,
+    g: &'a Glyphs,
+    area: Rect,
+    /// The inclusive column's values add up: a share of the total means something.
+    additive: bool,
+    cols: Vec<Column>,
+    heat_glyph_w: u16,
+    marks_x: u16,
+    marks_w: u16,
+    name_x: u16,
+    text: Style,
+    guide: Style,
+}
+
+impl Draw<'_> {
+    /// The header row: the value columns' titles and `name`.
+    fn header(&self, buf: &mut Buffer) {
+        let (area, name_x) = (self.area, self.name_x);
+        let header = self.theme.style("ui.column.header");
         let mut x = area.x;
-        for c in &cols {
+        let titles = column_titles(&self.cols, |c| width_of(c, self.heat_glyph_w), self.g);
+        for (c, title) in self.cols.iter().zip(titles) {
+            let w = width_of(c, self.heat_glyph_w);
+            buf.set_stringn(
+                x,
+                area.y,
+                format!("{title:>w$}", w = w as usize - 1),
+                w as usize,
+                header,
+            );
+            x += w;
+        }
+        if name_x < area.right() {
+            buf.set_stringn(
+                name_x,
+                area.y,
+                "name",
+                (area.right() - name_x) as usize,
+                header,
+            );
+        }
+    }
+
+    /// An aggregate of pruned siblings, at their indentation.
+    fn aggregate(&self, row: Row, y: u16, row_style: Style, buf: &mut Buffer) {
+        let (app, g, area, name_x) = (self.app, self.g, self.area, self.name_x);
+        let depth = app.tree.po.depth[row.pos as usize] as usize;
+        let indent = (depth * 2).min(area.right().saturating_sub(name_x) as usize / 2);
+        let inc = app.inclusive_column();
+        let total = format::value(row.total, unit_of(app, &inc), g.micro);
+        let label = format!("{} {} more ({total})", g.ellipsis, row.more);
+        let w = self.cols.first().map(|c| c.width as usize - 1).unwrap_or(0);
+        let dim = row_style.patch(self.theme.style("ui.dim"));
+        buf.set_stringn(area.x, y, format!("{total:>w$}"), w, dim);
+        if indent > 0 {
+            let guides: String = (0..indent / 2)
+                .map(|_| if g.ascii { "| " } else { "│ " })
+                .collect();
+            buf.set_stringn(name_x, y, &guides, indent, row_style.patch(self.guide));
+        }
+        let nx = name_x + indent as u16;
+        let left = area.right().saturating_sub(nx) as usize;
+        buf.set_stringn(nx, y, label, left, dim);
+    }
+
+    /// The value cells of row `i` (on screen).
+    fn values(&self, i: usize, y: u16, row_style: Style, buf: &mut Buffer) {
+        let (app, theme, g) = (self.app, self.theme, self.g);
+        let mut x = self.area.x;
+        for c in &self.cols {
             let v = c.values[i];
             let (s, style) = match c.kind {
                 // A share of the total only where values add up (not a ratio's).
-                ColumnKind::Percent if !additive => (String::new(), Style::default()),
+                ColumnKind::Percent if !self.additive => (String::new(), Style::default()),
                 ColumnKind::Percent => (format::percent(v, app.total), Style::default()),
                 ColumnKind::Heat => {
                     let bin = app.heat.bin(v);
@@ -257,42 +301,49 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
             if c.kind == ColumnKind::Heat && theme.heat_glyphs {
                 let glyph = app.heat.bin(v).map(|b| g.density[5 - b]).unwrap_or(" ");
                 buf.set_stringn(x, y, glyph, 1, row_style.patch(style));
-                x += heat_glyph_w;
+                x += self.heat_glyph_w;
             }
             let w = c.width as usize - 1;
             buf.set_stringn(x, y, format!("{s:>w$}"), w, row_style.patch(style));
             x += c.width;
         }
-        if marks_w > 0 {
-            let side = app.diff_side(node);
-            let role = match side {
-                Side::OnlyNew => "heat.0",
-                _ => "heat.4",
-            };
-            let left = area.right().saturating_sub(marks_x) as usize;
-            buf.set_stringn(
-                marks_x,
-                y,
-                side.marker(),
-                left.min(marks_w as usize - 1),
-                row_style.patch(theme.style(role)),
-            );
-        }
-        // Name cell: guides, fold glyph, name.
+    }
+
+    /// The diff marker of a node one side lacks.
+    fn marks(&self, node: u32, y: u16, row_style: Style, buf: &mut Buffer) {
+        let side = self.app.diff_side(node);
+        let role = match side {
+            Side::OnlyNew => "heat.0",
+            _ => "heat.4",
+        };
+        let left = self.area.right().saturating_sub(self.marks_x) as usize;
+        buf.set_stringn(
+            self.marks_x,
+            y,
+            side.marker(),
+            left.min(self.marks_w as usize - 1),
+            row_style.patch(self.theme.style(role)),
+        );
+    }
+
+    /// The name cell: guides, fold glyph, name.
+    fn name(&self, node: u32, y: u16, row_style: Style, buf: &mut Buffer) {
+        let (app, theme, g, area) = (self.app, self.theme, self.g, self.area);
+        let tree = &app.tree;
         let pos = tree.po.pos[node as usize] as usize;
         let depth = tree.po.depth[pos] as usize;
-        let avail = area.right().saturating_sub(name_x) as usize;
+        let avail = area.right().saturating_sub(self.name_x) as usize;
         if avail == 0 {
-            continue;
+            return;
         }
         let max_indent = avail / 2;
         let indent = (depth * 2).min(max_indent);
-        let mut nx = name_x;
+        let mut nx = self.name_x;
         if indent > 0 {
             let guides: String = (0..indent / 2)
                 .map(|_| if g.ascii { "| " } else { "│ " })
                 .collect();
-            buf.set_stringn(nx, y, &guides, indent, row_style.patch(guide));
+            buf.set_stringn(nx, y, &guides, indent, row_style.patch(self.guide));
             nx += indent as u16;
         }
         let has_kids = tree.po.has_children(pos as u32);
@@ -304,7 +355,7 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
             g.closed
         };
         let left = area.right().saturating_sub(nx) as usize;
-        buf.set_stringn(nx, y, fold, left, row_style.patch(guide));
+        buf.set_stringn(nx, y, fold, left, row_style.patch(self.guide));
         nx += 2;
         let left = area.right().saturating_sub(nx) as usize;
         let name = app.profile.cct.name(node);
@@ -324,6 +375,7 @@ pub fn render(app: &App, theme: &Theme, g: &Glyphs, area: Rect, buf: &mut Buffer
         if name.starts_with("<unattributed>") {
             name_style = name_style.patch(theme.style("ui.unattributed"));
         }
+        let matches: Option<&Vec<u32>> = app.search.as_ref().map(|s| &s.matches);
         if matches.is_some_and(|m| m.binary_search(&node).is_ok()) {
             name_style = name_style.patch(theme.style("ui.match"));
         }
