@@ -141,8 +141,11 @@ pub struct App {
     /// GPU facts (None when the profile has no GPU activity).
     pub gpu: Option<panels::GpuState>,
     /// The categories of a GPU index not built yet (`App::headless`): built before the
-    /// first command (`ensure_gpu`), never for a tree printed as loaded.
+    /// first command (`ensure_full`), never for a tree printed as loaded.
     gpu_later: Option<crate::gpu::classify::Categories>,
+    /// The inclusive column's row weights, heat scale and total not made yet
+    /// (`App::headless`; `ensure_full`): a tree printed as loaded reads none of them.
+    metric_later: bool,
     /// The files being sourced, outermost first (canonical paths): a cycle is named
     /// once, not repeated at every level.
     sourcing: Vec<std::path::PathBuf>,
@@ -239,8 +242,9 @@ impl App {
 
     /// The app of a headless command that prints the tree (`grove tree`): children in
     /// data order from the start (Hatchet's; a metric order built first and replaced
-    /// held two pre-orders at once, 90 MB on a 2.5M-node tree), and the GPU index
-    /// built only before a command runs (`ensure_gpu`): the tree as loaded needs none.
+    /// held two pre-orders at once, 90 MB on a 2.5M-node tree), and the GPU index and
+    /// the inclusive column's row weights (a copy of the column) made only before a
+    /// command runs (`ensure_full`): the tree as loaded needs neither.
     pub fn headless(
         profile: Profile,
         keymap: Keymap,
@@ -284,6 +288,7 @@ impl App {
             completions: Vec::new(),
             gpu: None,
             gpu_later: None,
+            metric_later: headless,
             sourcing: Vec::new(),
             error_located: false,
             background: None,
@@ -341,10 +346,14 @@ impl App {
         }
     }
 
-    /// Builds the GPU index `App::headless` left for later, if any.
-    pub fn ensure_gpu(&mut self) {
+    /// Makes what `App::headless` left for the first command: the GPU index, the
+    /// inclusive column's row weights and heat scale. A no-op after the first call.
+    pub fn ensure_full(&mut self) {
         if let Some(cats) = self.gpu_later.take() {
             self.set_categories(cats);
+        }
+        if std::mem::take(&mut self.metric_later) {
+            self.refresh_metric();
         }
     }
 
@@ -389,6 +398,12 @@ impl App {
             };
         }
         v.search = None;
+        // The sort, the heat scale and the row weights each read the inclusive column
+        // whole: one read in place from the cache entry (`summary::tree_file`) is
+        // copied once, here (as the row weights would), so the file is read once.
+        if by_metric {
+            let _ = self.profile.metrics.column(&self.inclusive_column());
+        }
         // resort() below builds the pre-order index.
         self.tree = TreeState::new(&self.profile.cct, PreOrder::default());
         self.resort();
@@ -444,6 +459,9 @@ impl App {
         self.heatmap.clear();
         self.flame.clear();
         self.functions.clear();
+        if self.metric_later {
+            return;
+        }
         let col = self.inclusive_column();
         let m = &self.profile.metrics;
         self.view.tree.rules.weight = m.column(&col).unwrap_or_default();
@@ -591,9 +609,9 @@ impl App {
     }
 
     fn run_parsed(&mut self, text: &str) -> Result<(), String> {
-        // A command may need the GPU index (`gaps`, `panel kernels`): it is there as
-        // on a full start.
-        self.ensure_gpu();
+        // A command may need the GPU index (`gaps`, `panel kernels`) or the row
+        // weights (`limit`): they are there as on a full start.
+        self.ensure_full();
         match Command::parse(text) {
             Ok(c) => self.update(c),
             Err(e) => {

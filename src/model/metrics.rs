@@ -36,9 +36,10 @@ pub struct MetricTable {
 /// A column's values kept outside the heap (`summary::tree_file`'s mapped columns).
 pub trait Outside: Send + Sync + std::fmt::Debug {
     fn values(&self) -> &[f64];
-    /// The values were copied to the heap (`MetricTable::column`): the originals may
-    /// leave memory (they stay readable).
-    fn copied(&self) {}
+    /// The values copied to the heap (`MetricTable::column`).
+    fn to_vec(&self) -> Vec<f64> {
+        self.values().to_vec()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -62,13 +63,7 @@ impl Col {
     fn shared(&self) -> Arc<Vec<f64>> {
         match self {
             Col::Heap(v) => v.clone(),
-            Col::Outside(o, copy) => copy
-                .get_or_init(|| {
-                    let v = Arc::new(o.values().to_vec());
-                    o.copied();
-                    v
-                })
-                .clone(),
+            Col::Outside(o, copy) => copy.get_or_init(|| Arc::new(o.to_vec())).clone(),
         }
     }
 }

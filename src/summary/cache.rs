@@ -191,8 +191,8 @@ fn checksum(path: &Path) -> Option<(u64, u32)> {
 }
 
 /// Whether every file the stamp lists is there, a regular file, with its size and sum;
-/// the tree file's sum is left to its reader, which checks it over the mapping it then
-/// reads (`tree_file::read`). Returns the tree file's size and sum.
+/// the tree file's sum is left to its reader, which checks it on the open file it then
+/// maps and reads (`tree_file::read`). Returns the tree file's size and sum.
 fn entry_intact(dir: &Path, kept: &Stamp) -> Option<(u64, u32)> {
     let intact = kept.files.iter().all(|(name, size, sum)| {
         !name.contains('/')

@@ -1,21 +1,28 @@
 //! A file mapped read-only into memory: the cache entry's tree file (`tree_file`), whose
 //! metric columns a warm open reads where they lie instead of copying them (issue 30:
-//! on a 1 GB trace they are 101 MB of the 117 MB entry, and a tree on screen touches
-//! one or two of them).
+//! on a 1 GB trace they are 101 MB of the 117 MB entry, and a tree on screen reads one
+//! or two of them). Mapped pages are file pages: the kernel reads in only those that
+//! something reads.
 //!
-//! Mapped pages are file pages: the kernel reads them in when touched and may drop
-//! them again; `release` hands a range back at once (what was checked or copied need
-//! not stay resident). grove never changes an entry in place (a store writes a new one
-//! under a temporary name and renames it; the old one is unlinked, and a mapping of an
-//! unlinked file stays valid), so what was checked stays what is read.
+//! Everything else of the file (its checksum, strings, slots and links, a column's
+//! copy) is read through `read` calls on the same open file: pages that a process
+//! touches through a mapping stay resident in it, and letting them go piece by piece
+//! (`MADV_DONTNEED`) left 12 of 20 MB mapped (the file's large page-cache pages are
+//! mapped whole when one of their pages is touched).
+//!
+//! grove never changes an entry in place (a store writes a new one under a temporary
+//! name and renames it over; the old file is unlinked, and a mapping of an unlinked
+//! file stays valid), so what was checked stays what is read.
 
 use std::fs::File;
-use std::ops::Range;
 
-/// A whole file, mapped read-only; unmapped when the last holder drops it.
+/// A whole file, mapped read-only; unmapped (and closed) when the last holder drops it.
+/// The file stays open beside the mapping, so a copy can be read through `read` calls
+/// (`read_at`) instead of the mapping's pages.
 pub struct Mapping {
     ptr: *mut libc::c_void,
     len: usize,
+    file: File,
 }
 
 // SAFETY: the mapping is read-only and never remapped while it lives; shared reads
@@ -31,7 +38,7 @@ impl std::fmt::Debug for Mapping {
 
 impl Mapping {
     /// Maps `file` (its whole length now) read-only; an empty file is an error.
-    pub fn of(file: &File) -> std::io::Result<Mapping> {
+    pub fn of(file: File) -> std::io::Result<Mapping> {
         use std::os::unix::io::AsRawFd;
         let len = usize::try_from(file.metadata()?.len())
             .map_err(|_| std::io::Error::other("file too large to map"))?;
@@ -53,32 +60,16 @@ impl Mapping {
         if ptr == libc::MAP_FAILED {
             return Err(std::io::Error::last_os_error());
         }
-        Ok(Mapping { ptr, len })
+        Ok(Mapping { ptr, len, file })
+    }
+
+    pub fn file(&self) -> &File {
+        &self.file
     }
 
     pub fn bytes(&self) -> &[u8] {
         // SAFETY: `len` readable bytes at `ptr` for as long as `self` lives.
         unsafe { std::slice::from_raw_parts(self.ptr as *const u8, self.len) }
-    }
-
-    /// Lets the pages of `range` go from this process's memory: read again from the
-    /// file on the next touch, with the same bytes (nothing is written to them).
-    pub fn release(&self, range: Range<usize>) {
-        const PAGE: usize = 4096;
-        let start = range.start / PAGE * PAGE;
-        let end = range.end.min(self.len);
-        if end <= start {
-            return;
-        }
-        // SAFETY: the range lies inside the mapping; MADV_DONTNEED on a private
-        // mapping never written only drops clean file pages, which fault back in.
-        unsafe {
-            libc::madvise(
-                (self.ptr as *mut u8).add(start) as *mut libc::c_void,
-                end - start,
-                libc::MADV_DONTNEED,
-            );
-        }
     }
 }
 
@@ -91,16 +82,23 @@ impl Drop for Mapping {
     }
 }
 
-/// CRC-32 and length of the whole mapping, read in pieces that are let go once hashed:
-/// the check does not leave the entry resident.
-pub fn checksum(m: &Mapping) -> (u64, u32) {
-    const PIECE: usize = 8 << 20;
+/// Length and CRC-32 of `file`, read from its start in 1 MiB pieces through the page
+/// cache: the check leaves nothing of the entry resident in the process.
+pub fn checksum(file: &File) -> Result<(u64, u32), String> {
+    use std::os::unix::fs::FileExt;
     let mut h = crc32fast::Hasher::new();
-    let bytes = m.bytes();
-    for at in (0..bytes.len()).step_by(PIECE) {
-        let end = bytes.len().min(at + PIECE);
-        h.update(&bytes[at..end]);
-        m.release(at..end);
+    let mut buf = vec![0u8; 1 << 20];
+    let mut n = 0u64;
+    loop {
+        match file.read_at(&mut buf, n) {
+            Ok(0) => break,
+            Ok(k) => {
+                h.update(&buf[..k]);
+                n += k as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e.to_string()),
+        }
     }
-    (bytes.len() as u64, h.finalize())
+    Ok((n, h.finalize()))
 }

@@ -11,12 +11,11 @@
 //! tree will hold and nothing else, and node slots stay shared as the cold load had
 //! them. Metric values are kept bit for bit (NaN and infinities too).
 //!
-//! The file is read through a read-only memory map (`mapped`): its CRC-32 is checked
-//! over the mapping (a piece at a time, each let go once hashed), the strings, slots and
-//! links are copied out, and each metric column stays where it lies in the file
-//! (`MetricTable::set_outside`), read in by the kernel only where something reads it: a
-//! warm open of a 1 GB trace kept 101 MB of columns on the heap for a tree whose first
-//! screen reads one of them.
+//! A warm open checks the file's CRC-32, reads its strings, slots and links into the
+//! tree's arrays, and leaves each metric column where it lies in a read-only memory map
+//! of the same open file (`mapped`, `MetricTable::set_outside`): the kernel reads in
+//! only the pages something reads. A warm open of a 1 GB trace kept 101 MB of columns
+//! on the heap for a tree whose first screen reads one or two of them.
 //!
 //! Layout: `MAGIC`, then strings (`u32` count, each `u32` length and its bytes), slots
 //! (`u32` count, each name, kind, attribute count and its key/value string ids), nodes
@@ -249,32 +248,60 @@ impl Outside for MappedColumn {
         unsafe { std::slice::from_raw_parts(b.as_ptr() as *const f64, self.n) }
     }
 
-    fn copied(&self) {
-        self.map.release(self.at..self.at + self.n * 8);
+    /// Read through `read` calls, a piece at a time: a copy leaves none of the
+    /// column's file pages mapped in the process beside it.
+    fn to_vec(&self) -> Vec<f64> {
+        use std::os::unix::fs::FileExt;
+        let mut out = Vec::with_capacity(self.n);
+        crate::memory::prefer_huge_pages(&mut out);
+        let mut buf = vec![0u8; PIECE.min(self.n) * 8];
+        let mut at = 0;
+        while at < self.n {
+            let k = PIECE.min(self.n - at);
+            let b = &mut buf[..k * 8];
+            let off = (self.at + at * 8) as u64;
+            if self.map.file().read_exact_at(b, off).is_err() {
+                // A read that fails (an I/O error): the mapping holds the same bytes.
+                out.extend_from_slice(&self.values()[at..at + k]);
+            } else {
+                out.extend(
+                    b.chunks_exact(8)
+                        .map(|c| f64::from_bits(u64::from_le_bytes(c.try_into().expect("8")))),
+                );
+            }
+            at += k;
+        }
+        out
     }
 }
 
-/// A reader of the mapped bytes that knows how many are left, so no count can ask for
-/// more.
-struct Src<'m> {
-    map: &'m Mapping,
-    at: usize,
+/// A reader of the file that knows how many bytes are left, so no count can ask for
+/// more. It reads through `read` calls, not the mapping: what is copied out (strings,
+/// slots, links) goes through the page cache into its arrays and leaves no mapped page
+/// resident behind it (pages let go of a mapping as they were copied were mapped
+/// again whole, the file's large pages spanning the pieces: 12 MB of 20 stayed).
+struct Src<R> {
+    r: R,
+    /// The offset in the file.
+    at: u64,
+    left: u64,
+    buf: Vec<u8>,
 }
 
 type Res<T> = Result<T, String>;
 
-impl<'m> Src<'m> {
-    fn left(&self) -> u64 {
-        (self.map.bytes().len() - self.at) as u64
-    }
-
-    fn bytes(&mut self, n: u64) -> Res<&'m [u8]> {
-        if n > self.left() {
-            return Err(format!("{n} bytes wanted, {} left", self.left()));
+impl<R: std::io::BufRead + std::io::Seek> Src<R> {
+    fn bytes(&mut self, n: u64) -> Res<&[u8]> {
+        if n > self.left {
+            return Err(format!("{n} bytes wanted, {} left", self.left));
         }
-        let b = &self.map.bytes()[self.at..self.at + n as usize];
-        self.at += n as usize;
-        Ok(b)
+        self.left -= n;
+        self.at += n;
+        self.buf.resize(n as usize, 0);
+        self.r
+            .read_exact(&mut self.buf)
+            .map_err(|e| e.to_string())?;
+        Ok(&self.buf)
     }
 
     fn u32(&mut self) -> Res<u32> {
@@ -285,16 +312,15 @@ impl<'m> Src<'m> {
     /// A count of items of at least `each` bytes that the rest of the file can hold.
     fn count(&mut self, each: u64) -> Res<usize> {
         let n = self.u32()? as u64;
-        if n.saturating_mul(each) > self.left() {
+        if n.saturating_mul(each) > self.left {
             return Err(format!("a count of {n} past the end"));
         }
         Ok(n as usize)
     }
 
-    /// `n` values of `B` bytes each, copied a piece at a time; each piece's pages are
-    /// let go once copied.
+    /// `n` values of `B` bytes each, a piece at a time.
     fn column<const B: usize, T>(&mut self, n: usize, f: impl Fn([u8; B]) -> T) -> Res<Vec<T>> {
-        if (n as u64).saturating_mul(B as u64) > self.left() {
+        if (n as u64).saturating_mul(B as u64) > self.left {
             return Err("a column past the end".into());
         }
         let mut out = Vec::with_capacity(n);
@@ -302,28 +328,31 @@ impl<'m> Src<'m> {
         let mut at = 0;
         while at < n {
             let k = PIECE.min(n - at);
-            let start = self.at;
             let b = self.bytes((k * B) as u64)?;
             out.extend(
                 b.chunks_exact(B)
                     .map(|c| f(c.try_into().expect("chunks of B bytes"))),
             );
-            self.map.release(start..self.at);
             at += k;
         }
         Ok(out)
     }
 
-    /// A metric column of `n` values: in place where the machine reads the file's
-    /// order, else copied.
+    /// A metric column of `n` values: left in the mapping where the machine reads the
+    /// file's order (skipped here), else copied.
     fn metric(&mut self, map: &Arc<Mapping>, n: usize) -> Res<Arc<dyn Outside>> {
-        let skip = pad(self.at as u64);
+        let skip = pad(self.at);
         if self.bytes(skip as u64)?.iter().any(|&b| b != 0) {
             return Err("padding that is not zero".into());
         }
-        if cfg!(target_endian = "little") {
-            let at = self.at;
-            self.bytes((n as u64).saturating_mul(8))?;
+        let len = (n as u64).saturating_mul(8);
+        if cfg!(target_endian = "little") && len <= self.left {
+            let at = self.at as usize;
+            self.r
+                .seek_relative(len as i64)
+                .map_err(|e| e.to_string())?;
+            self.at += len;
+            self.left -= len;
             return Ok(Arc::new(MappedColumn {
                 map: map.clone(),
                 at,
@@ -353,17 +382,24 @@ impl Outside for Copied {
 }
 
 /// Reads the tree file at `path` (an error for anything that is not one, whole); with
-/// `sum`, only when the file has that size and CRC-32 (checked over the mapping that is
-/// then read, so what was checked is what is read).
+/// `sum`, only when the file has that size and CRC-32 (checked on the open file that is
+/// then read and mapped, so what was checked is what is read).
 pub fn read(path: &Path, sum: Option<(u64, u32)>) -> Res<Tree> {
     let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let map = Arc::new(Mapping::of(&f).map_err(|e| e.to_string())?);
+    // The sum, the reads and the mapping are all of this one open file: a rename over
+    // the path meanwhile cannot mix two entries.
     if let Some(want) = sum {
-        if mapped::checksum(&map) != want {
+        if mapped::checksum(&f)? != want {
             return Err("size or checksum differs from the stamp's".into());
         }
     }
-    let mut s = Src { map: &map, at: 0 };
+    let map = Arc::new(Mapping::of(f).map_err(|e| e.to_string())?);
+    let mut s = Src {
+        left: map.bytes().len() as u64,
+        r: std::io::BufReader::with_capacity(1 << 20, map.file()),
+        at: 0,
+        buf: Vec::new(),
+    };
     if s.bytes(8)? != MAGIC {
         return Err("not a grove tree file".into());
     }
@@ -390,8 +426,6 @@ pub fn read(path: &Path, sum: Option<(u64, u32)>) -> Res<Tree> {
             attrs: attrs.into(),
         });
     }
-    // The header's pages are copied out: they need not stay.
-    map.release(0..s.at);
     let nodes = s.count(8)?;
     let slot = s.column(nodes, u32::from_le_bytes)?;
     let parent = s.column(nodes, u32::from_le_bytes)?;
@@ -409,8 +443,7 @@ pub fn read(path: &Path, sum: Option<(u64, u32)>) -> Res<Tree> {
         let unit = s.id(&strings)?.clone();
         columns.push((name, unit, s.metric(&map, nodes)?));
     }
-    let tail = s.at;
-    let pairs = |s: &mut Src| -> Res<Vec<(String, String)>> {
+    let pairs = |s: &mut Src<_>| -> Res<Vec<(String, String)>> {
         let k = s.count(8)?;
         (0..k)
             .map(|_| Ok((s.id(&strings)?.to_string(), s.id(&strings)?.to_string())))
@@ -423,10 +456,9 @@ pub fn read(path: &Path, sum: Option<(u64, u32)>) -> Res<Tree> {
         .map(|_| Ok(s.id(&strings)?.to_string()))
         .collect::<Res<Vec<_>>>()?;
     let default_metric = s.id(&strings)?.to_string();
-    if s.left() != 0 {
-        return Err(format!("{} bytes past the end", s.left()));
+    if s.left != 0 {
+        return Err(format!("{} bytes past the end", s.left));
     }
-    map.release(tail..s.at);
     let cct = Cct::from_parents(frames, slot, parent);
     let mut metrics = MetricTable::new(nodes);
     for (name, unit, col) in columns {
