@@ -522,6 +522,12 @@ mod tests {
         assert_eq!(t.cct.name(2), "k2");
         let v = t.metrics.values("time").unwrap();
         assert!(v[0] == 1.5 && v[1].is_nan() && v[2] == f64::INFINITY);
+        // The heap copy of a mapped column (read through `read` calls) is bit for bit
+        // the mapped values, and the table reads the copy from then on.
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let copy = t.metrics.column("time").unwrap();
+        assert_eq!(bits(&copy), bits(v));
+        assert_eq!(t.metrics.values("time").unwrap().as_ptr(), copy.as_ptr());
         assert_eq!(t.metrics.unit("time"), "ns");
         assert_eq!((t.meta, t.warnings), (p.meta.clone(), p.warnings.clone()));
         assert_eq!(t.default_metric, "time");
