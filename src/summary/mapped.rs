@@ -82,6 +82,36 @@ impl Drop for Mapping {
     }
 }
 
+/// File systems whose files are not mapped (`local`): network and user-space ones.
+const REMOTE: [u32; 12] = [
+    0x6969,      // NFS
+    0x0BD0_0BD0, // Lustre
+    0x4750_4653, // GPFS
+    0xFF53_4D42, // CIFS
+    0xFE53_4D42, // SMB2
+    0x517B,      // SMB
+    0x00C3_6400, // Ceph
+    0x1983_0326, // BeeGFS
+    0x6573_5546, // FUSE (sshfs and the like)
+    0x6B41_4653, // AFS
+    0x5346_414F, // OpenAFS
+    0x0102_1997, // 9P
+];
+
+/// Whether `file` lies on a local file system, where a mapping is safe to keep. On a
+/// network one (an NFS home directory, Lustre, GPFS) another client may replace the
+/// entry while this grove reads it, and a page not read in yet then faults (SIGBUS)
+/// instead of reading: there the caller copies instead. Unknown (fstatfs failed): not.
+pub fn local(file: &File) -> bool {
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: fstatfs writes into the zeroed struct given; the descriptor is open.
+    let mut s: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstatfs(file.as_raw_fd(), &mut s) } != 0 {
+        return false;
+    }
+    !REMOTE.contains(&(s.f_type as u64 as u32))
+}
+
 /// Length and CRC-32 of `file`, read from its start in 1 MiB pieces through the page
 /// cache: the check leaves nothing of the entry resident in the process.
 pub fn checksum(file: &File) -> Result<(u64, u32), String> {

@@ -338,29 +338,29 @@ impl<R: std::io::BufRead + std::io::Seek> Src<R> {
         Ok(out)
     }
 
-    /// A metric column of `n` values: left in the mapping where the machine reads the
-    /// file's order (skipped here), else copied.
-    fn metric(&mut self, map: &Arc<Mapping>, n: usize) -> Res<Arc<dyn Outside>> {
+    /// A metric column of `n` values: left in `map` when there is one (skipped here),
+    /// else copied.
+    fn metric(&mut self, map: Option<&Arc<Mapping>>, n: usize) -> Res<Column> {
         let skip = pad(self.at);
         if self.bytes(skip as u64)?.iter().any(|&b| b != 0) {
             return Err("padding that is not zero".into());
         }
         let len = (n as u64).saturating_mul(8);
-        if cfg!(target_endian = "little") && len <= self.left {
+        if let Some(map) = map.filter(|_| len <= self.left) {
             let at = self.at as usize;
             self.r
                 .seek_relative(len as i64)
                 .map_err(|e| e.to_string())?;
             self.at += len;
             self.left -= len;
-            return Ok(Arc::new(MappedColumn {
+            return Ok(Column::Mapped(Arc::new(MappedColumn {
                 map: map.clone(),
                 at,
                 n,
-            }));
+            })));
         }
         let v = self.column(n, |b| f64::from_bits(u64::from_le_bytes(b)))?;
-        Ok(Arc::new(Copied(v)))
+        Ok(Column::Heap(v))
     }
 
     fn id<'s>(&mut self, strings: &'s [Arc<str>]) -> Res<&'s Arc<str>> {
@@ -371,20 +371,21 @@ impl<R: std::io::BufRead + std::io::Seek> Src<R> {
     }
 }
 
-/// A metric column copied from the file (a big-endian machine's).
-#[derive(Debug)]
-struct Copied(Vec<f64>);
-
-impl Outside for Copied {
-    fn values(&self) -> &[f64] {
-        &self.0
-    }
+/// A metric column as read: in the mapping, or copied.
+enum Column {
+    Mapped(Arc<dyn Outside>),
+    Heap(Vec<f64>),
 }
 
 /// Reads the tree file at `path` (an error for anything that is not one, whole); with
 /// `sum`, only when the file has that size and CRC-32 (checked on the open file that is
 /// then read and mapped, so what was checked is what is read).
 pub fn read(path: &Path, sum: Option<(u64, u32)>) -> Res<Tree> {
+    read_as(path, sum, true)
+}
+
+/// `read`, with the metric columns mapped only when `may_map`.
+fn read_as(path: &Path, sum: Option<(u64, u32)>, may_map: bool) -> Res<Tree> {
     let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
     // The sum, the reads and the mapping are all of this one open file: a rename over
     // the path meanwhile cannot mix two entries.
@@ -393,10 +394,22 @@ pub fn read(path: &Path, sum: Option<(u64, u32)>) -> Res<Tree> {
             return Err("size or checksum differs from the stamp's".into());
         }
     }
-    let map = Arc::new(Mapping::of(f).map_err(|e| e.to_string())?);
+    let len = f.metadata().map_err(|e| e.to_string())?.len();
+    // Mapped where the machine reads the file's order and the file system is local
+    // (`mapped::local`); else every column is copied, as before the mapping.
+    let map = match may_map && cfg!(target_endian = "little") && mapped::local(&f) {
+        true => {
+            let dup = f.try_clone().map_err(|e| e.to_string())?;
+            Some(Arc::new(Mapping::of(dup).map_err(|e| e.to_string())?))
+        }
+        false => None,
+    };
     let mut s = Src {
-        left: map.bytes().len() as u64,
-        r: std::io::BufReader::with_capacity(1 << 20, map.file()),
+        // Never past the mapping, should the file have grown since.
+        left: map
+            .as_ref()
+            .map_or(len, |m| len.min(m.bytes().len() as u64)),
+        r: std::io::BufReader::with_capacity(1 << 20, &f),
         at: 0,
         buf: Vec::new(),
     };
@@ -441,7 +454,7 @@ pub fn read(path: &Path, sum: Option<(u64, u32)>) -> Res<Tree> {
     for _ in 0..k {
         let name = s.id(&strings)?.clone();
         let unit = s.id(&strings)?.clone();
-        columns.push((name, unit, s.metric(&map, nodes)?));
+        columns.push((name, unit, s.metric(map.as_ref(), nodes)?));
     }
     let pairs = |s: &mut Src<_>| -> Res<Vec<(String, String)>> {
         let k = s.count(8)?;
@@ -462,7 +475,10 @@ pub fn read(path: &Path, sum: Option<(u64, u32)>) -> Res<Tree> {
     let cct = Cct::from_parents(frames, slot, parent);
     let mut metrics = MetricTable::new(nodes);
     for (name, unit, col) in columns {
-        metrics.set_outside(&name, &unit, col);
+        match col {
+            Column::Mapped(c) => metrics.set_outside(&name, &unit, c),
+            Column::Heap(v) => metrics.set(&name, &unit, v),
+        }
     }
     metrics.units = units.into_iter().collect();
     Ok(Tree {
@@ -528,6 +544,9 @@ mod tests {
         let copy = t.metrics.column("time").unwrap();
         assert_eq!(bits(&copy), bits(v));
         assert_eq!(t.metrics.values("time").unwrap().as_ptr(), copy.as_ptr());
+        // Copied instead of mapped (a network file system): the same values.
+        let c = read_as(&f, None, false).unwrap();
+        assert_eq!(bits(c.metrics.values("time").unwrap()), bits(&copy));
         assert_eq!(t.metrics.unit("time"), "ns");
         assert_eq!((t.meta, t.warnings), (p.meta.clone(), p.warnings.clone()));
         assert_eq!(t.default_metric, "time");
@@ -536,12 +555,14 @@ mod tests {
         for cut in 0..bytes.len() {
             std::fs::write(&f, &bytes[..cut]).unwrap();
             assert!(read(&f, None).is_err(), "cut at {cut}");
+            assert!(read_as(&f, None, false).is_err(), "cut at {cut}, copied");
         }
         for i in 0..bytes.len() {
             let mut b = bytes.clone();
             b[i] ^= 0xff;
             std::fs::write(&f, &b).unwrap();
             let _ = read(&f, None);
+            let _ = read_as(&f, None, false);
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
