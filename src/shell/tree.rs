@@ -27,9 +27,9 @@ pub fn run(
         p = grove::transform::invert::invert_profile(p)
             .map_err(|e| format!("{}: {e}", file.display()))?;
     }
-    let mut app = App::with_categories(p, Keymap::default_map(), super::user_categories());
-    // Hatchet prints children in data order; --cmd may re-sort.
-    app.use_data_order();
+    // Hatchet prints children in data order; --cmd may re-sort. The GPU index is
+    // built only for a command (`App::headless`).
+    let mut app = App::headless(p, Keymap::default_map(), super::user_categories());
     for c in &args.cmds {
         app.run(c)?;
         super::print_notes(&mut app);

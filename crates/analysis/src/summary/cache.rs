@@ -190,14 +190,17 @@ fn checksum(path: &Path) -> Option<(u64, u32)> {
     Some((n, h.finalize()))
 }
 
-/// Whether every file the stamp lists is there, a regular file, with its size and sum.
-fn entry_intact(dir: &Path, kept: &Stamp) -> bool {
-    !kept.files.is_empty()
-        && kept.files.iter().all(|(name, size, sum)| {
-            !name.contains('/')
-                && std::fs::metadata(dir.join(name)).is_ok_and(|m| m.len() == *size)
-                && checksum(&dir.join(name)) == Some((*size, *sum))
-        })
+/// Whether every file the stamp lists is there, a regular file, with its size and sum;
+/// the tree file's sum is left to its reader, which checks it on the open file it then
+/// maps and reads (`tree_file::read`). Returns the tree file's size and sum.
+fn entry_intact(dir: &Path, kept: &Stamp) -> Option<(u64, u32)> {
+    let intact = kept.files.iter().all(|(name, size, sum)| {
+        !name.contains('/')
+            && std::fs::metadata(dir.join(name)).is_ok_and(|m| m.is_file() && m.len() == *size)
+            && (name == TREE || checksum(&dir.join(name)) == Some((*size, *sum)))
+    });
+    let tree = kept.files.iter().find(|(name, ..)| name == TREE)?;
+    intact.then_some((tree.1, tree.2))
 }
 
 pub(crate) use crate::memory::quietly;
@@ -233,9 +236,10 @@ pub fn store_in(dir: &Path, path: &Path, p: &Profile) -> Result<(), String> {
 fn lookup_at(dir: &Path, path: &Path, now: &Stamp) -> Option<Profile> {
     let text = read_small(&dir.join("stamp.json"), STAMP_MAX)?;
     let kept: Stamp = serde_json::from_slice(&text).ok()?;
-    if !same_file(&kept, now) || !entry_intact(dir, &kept) {
+    if !same_file(&kept, now) {
         return None;
     }
+    let sum = entry_intact(dir, &kept)?;
     let format = Format::from_label(&kept.format)?;
     // An entry an older grove kept of a call-graph format lacks the graph.
     if matches!(
@@ -244,7 +248,7 @@ fn lookup_at(dir: &Path, path: &Path, now: &Stamp) -> Option<Profile> {
     ) {
         return None;
     }
-    let t = quietly(|| tree_file::read(&dir.join(TREE)).ok())?;
+    let t = quietly(|| tree_file::read(&dir.join(TREE), Some(sum)).ok())?;
     Some(Profile {
         source: Source {
             path: Some(path.to_path_buf()),

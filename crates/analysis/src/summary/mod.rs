@@ -25,6 +25,7 @@
 //!   typed (Int64 where every value is whole, Float64 where numeric, else String).
 
 pub mod cache;
+pub mod mapped;
 pub mod read;
 pub mod tree_file;
 pub mod write;

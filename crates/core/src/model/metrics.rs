@@ -9,10 +9,13 @@
 //! (`to_frame`). Columns are `Arc`s so that cloning a table (undo checkpoints) shares
 //! them; an `Arc<Vec>` rather than an `Arc<[f64]>`, so that a new column keeps the
 //! buffer it was built in (an `Arc<[f64]>` copied every column once more, issue 16).
+//! A column may also lie outside the heap (`Outside`: a warm open's columns, read
+//! where they lie in the memory-mapped cache entry, issue 30); `values` reads it there,
+//! and `column`, whose holders want an `Arc<Vec>`, copies it once, shared by clones.
 
 use polars::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::cct::Cct;
 
@@ -23,11 +26,46 @@ pub struct MetricTable {
     rows: usize,
     /// Column names in table order.
     order: Vec<String>,
-    columns: Vec<Arc<Vec<f64>>>,
+    columns: Vec<Col>,
     /// Name -> position in `order`/`columns`.
     index: HashMap<String, usize>,
     /// Unit per column ("ns", "s", "" for counts or unknown).
     pub units: BTreeMap<String, String>,
+}
+
+/// A column's values kept outside the heap (`summary::tree_file`'s mapped columns).
+pub trait Outside: Send + Sync + std::fmt::Debug {
+    fn values(&self) -> &[f64];
+    /// The values copied to the heap (`MetricTable::column`).
+    fn to_vec(&self) -> Vec<f64> {
+        self.values().to_vec()
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Col {
+    Heap(Arc<Vec<f64>>),
+    /// Outside the heap, with its copy once one was asked for (shared by clones).
+    Outside(Arc<dyn Outside>, Arc<OnceLock<Arc<Vec<f64>>>>),
+}
+
+impl Col {
+    fn values(&self) -> &[f64] {
+        match self {
+            Col::Heap(v) => v,
+            Col::Outside(o, copy) => match copy.get() {
+                Some(v) => v,
+                None => o.values(),
+            },
+        }
+    }
+
+    fn shared(&self) -> Arc<Vec<f64>> {
+        match self {
+            Col::Heap(v) => v.clone(),
+            Col::Outside(o, copy) => copy.get_or_init(|| Arc::new(o.to_vec())).clone(),
+        }
+    }
 }
 
 /// `time` -> `time (inc)`; per-profile columns keep their label last:
@@ -95,6 +133,20 @@ impl MetricTable {
 
     /// Puts a shared column back under its name, where it stands (or last).
     pub fn put(&mut self, name: &str, unit: &str, col: Arc<Vec<f64>>) {
+        self.place(name, unit, Col::Heap(col));
+    }
+
+    /// Adds or replaces a column whose values lie outside the heap.
+    pub fn set_outside(&mut self, name: &str, unit: &str, values: Arc<dyn Outside>) {
+        assert_eq!(
+            values.values().len(),
+            self.rows,
+            "metric column has one value per node"
+        );
+        self.place(name, unit, Col::Outside(values, Arc::default()));
+    }
+
+    fn place(&mut self, name: &str, unit: &str, col: Col) {
         match self.index.get(name) {
             Some(&i) => self.columns[i] = col,
             None => {
@@ -129,13 +181,13 @@ impl MetricTable {
 
     /// The column as a contiguous slice (columns are built single-chunk, NaN for missing).
     pub fn values(&self, name: &str) -> Option<&[f64]> {
-        self.index.get(name).map(|&i| &self.columns[i][..])
+        self.index.get(name).map(|&i| self.columns[i].values())
     }
 
     /// The column itself, shared: state kept beside the table (the tree view's row
     /// weights) holds it without copying a value per node.
     pub fn column(&self, name: &str) -> Option<Arc<Vec<f64>>> {
-        self.index.get(name).map(|&i| self.columns[i].clone())
+        self.index.get(name).map(|&i| self.columns[i].shared())
     }
 
     pub fn get(&self, name: &str, row: u32) -> f64 {
@@ -183,7 +235,7 @@ impl MetricTable {
             .order
             .iter()
             .zip(&self.columns)
-            .map(|(n, c)| Column::new(n.as_str().into(), &c[..]))
+            .map(|(n, c)| Column::new(n.as_str().into(), c.values()))
             .collect();
         DataFrame::new(self.rows, cols)
     }
