@@ -50,7 +50,8 @@ struct Ev<'a> {
 impl Decoder {
     pub fn track_event(&mut self, p: &Packet, ts: Option<i64>, b: &[u8]) {
         self.stats.track_events += 1;
-        let mut bufs = std::mem::take(&mut self.bufs);
+        // Boxed: taking it out and back is a pointer's move, not six vectors'.
+        let mut bufs = self.bufs.take().unwrap_or_default();
         bufs.cats.clear();
         bufs.extra.clear();
         bufs.extra_uuids.clear();
@@ -125,11 +126,11 @@ impl Decoder {
         } else {
             self.event(p, ts, &e, b, &mut bufs);
         }
-        self.bufs = bufs;
+        self.bufs = Some(bufs);
     }
 
     fn event(&mut self, p: &Packet, ts: Option<i64>, e: &Ev, b: &[u8], bufs: &mut Bufs) {
-        let seq = self.seqs.entry(p.seq);
+        let seq = self.seqs.at(p.si);
         let ts = match (ts, e.absolute_us, e.delta_us) {
             (Some(t), _, _) => t,
             (None, Some(abs), _) => abs.saturating_mul(1000),
@@ -155,7 +156,7 @@ impl Decoder {
             }
             None => None,
         };
-        let seq = self.seqs.entry(p.seq);
+        let seq = self.seqs.at(p.si);
         let mut key = match e.track.or_else(|| seq.default_track()) {
             Some(u) => Key::Uuid(u),
             None => {
@@ -181,7 +182,7 @@ impl Decoder {
         // The category first: a legacy async event's lane is keyed by it.
         let cat = match e.kind {
             SLICE_END | COUNTER => 0,
-            _ => self.category(p.seq, e, &bufs.cats),
+            _ => self.category(p.si, e, &bufs.cats),
         };
         let mut kind = e.kind;
         let mut complete = None;
@@ -216,11 +217,13 @@ impl Decoder {
             }
         }
         let track = self.tracks.get(key);
-        for (&v, &u) in bufs.extra.iter().zip(&bufs.extra_uuids) {
-            self.counter(u, ts, v as i64 as f64);
-        }
-        for (&v, &u) in bufs.dextra.iter().zip(&bufs.dextra_uuids) {
-            self.counter(u, ts, f64::from_bits(v));
+        if !bufs.extra.is_empty() || !bufs.dextra.is_empty() {
+            for (&v, &u) in bufs.extra.iter().zip(&bufs.extra_uuids) {
+                self.counter(u, ts, v as i64 as f64);
+            }
+            for (&v, &u) in bufs.dextra.iter().zip(&bufs.dextra_uuids) {
+                self.counter(u, ts, f64::from_bits(v));
+            }
         }
         match kind {
             SLICE_BEGIN | INSTANT => {
@@ -229,13 +232,13 @@ impl Decoder {
                 for &f in &bufs.flows {
                     self.flows.push((f, track, ts));
                 }
-                let name = self.event_name(p.seq, e, legacy.as_ref());
+                let name = self.event_name(p.si, e, legacy.as_ref());
                 let k = if kind == INSTANT {
                     EventKind::Instant
                 } else {
                     self.kind_of(cat)
                 };
-                let (args, corr) = self.extras(p.seq, k, e, b);
+                let (args, corr) = self.extras(p.si, k, e, b);
                 let open = Open {
                     name,
                     cat,
@@ -298,20 +301,24 @@ impl Decoder {
         t.last_ts = ts;
     }
 
-    /// Appends a finished slice (or instant) with its track's index as its tid; `lanes`
-    /// replaces it with the lane's.
-    fn push(&mut self, track: u32, o: Open, dur: i64, begin_end: bool) {
+    /// Appends a finished slice (or instant) with its track's index as its pid and tid;
+    /// `lanes` replaces them with the lane's (in the columns' value tables, not row by
+    /// row), and gives the rows that may sit on a GPU lane their device and stream.
+    pub fn push(&mut self, track: u32, o: Open, dur: i64, begin_end: bool) {
         let t = &mut self.tracks.list[track as usize];
         t.events += 1;
         t.gpu |= o.kind.is_gpu_activity();
         self.max_ts = self.max_ts.max(o.ts.saturating_add(dur));
-        self.tr.events.push_row(&Row {
+        let row = self.tr.events.push_row(&Row {
             seq: o.seq,
             begin_end,
             correlation: o.correlation,
             args: o.args,
-            ..Row::new(o.name, o.cat, o.kind, o.ts, dur, 0, track)
+            ..Row::new(o.name, o.cat, o.kind, o.ts, dur, track, track)
         });
+        if o.kind.on_gpu_lane() {
+            self.gpu_lane_rows.push(row as u32);
+        }
     }
 
     /// A counter sample on the counter track `uuid`, scaled by its unit and summed when
@@ -343,14 +350,14 @@ impl Decoder {
         ct.value.push(value);
     }
 
-    fn event_name(&mut self, seq: u32, e: &Ev, legacy: Option<&LegacyEvent>) -> u32 {
+    fn event_name(&mut self, si: usize, e: &Ev, legacy: Option<&LegacyEvent>) -> u32 {
         let strings = &mut self.tr.events.strings;
         if let Some(n) = e.name {
             return strings.intern_bytes(n);
         }
         let iid = e.name_iid.or(legacy.and_then(|l| l.name_iid));
         match iid {
-            Some(iid) => match self.seqs.get(seq).and_then(|s| s.names.get(&iid)) {
+            Some(iid) => match self.seqs.get_at(si).names.get(&iid) {
                 Some(&n) => n,
                 None => {
                     self.stats.unknown_iids += 1;
@@ -361,14 +368,12 @@ impl Decoder {
         }
     }
 
-    fn category(&mut self, seq: u32, e: &Ev, iids: &[u64]) -> u32 {
+    fn category(&mut self, si: usize, e: &Ev, iids: &[u64]) -> u32 {
         let strings = &mut self.tr.events.strings;
         if let Some(c) = e.cat_names {
             return strings.intern_bytes(c);
         }
-        let Some(s) = self.seqs.get(seq) else {
-            return strings.intern("");
-        };
+        let s = self.seqs.get_at(si);
         match iids {
             [] => strings.intern(""),
             [one] => match s.cats.get(one) {
@@ -412,14 +417,14 @@ impl Decoder {
 
     /// For GPU activity and runtime calls: the correlation id (`TrackEvent.correlation_id`,
     /// else rocprofv3's `corr_id` annotation) and, for GPU rows, the annotations as args.
-    fn extras(&mut self, seq: u32, kind: EventKind, e: &Ev, b: &[u8]) -> (u32, i64) {
+    fn extras(&mut self, si: usize, kind: EventKind, e: &Ev, b: &[u8]) -> (u32, i64) {
         let wanted = kind.is_gpu_activity() || kind == EventKind::Runtime;
         let mut corr = e.correlation.unwrap_or(NONE_I64);
         if !wanted || !e.annotations {
             return (NONE_U32, corr);
         }
         let gpu = kind.is_gpu_activity();
-        let names = self.seqs.get(seq).map(|s| &s.ann_names);
+        let names = Some(&self.seqs.get_at(si).ann_names);
         let store = &mut self.tr.events.arg_store;
         for (f, v) in Fields::new(b) {
             let (4, Value::Len(a)) = (f, v) else {
