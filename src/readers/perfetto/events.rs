@@ -216,7 +216,16 @@ impl Decoder {
                 };
             }
         }
-        let track = self.tracks.get(key);
+        // Each sequence remembers its last track: sequences interleave, so the tracks'
+        // own one-entry cache would miss at every switch.
+        let track = match self.seqs.get_at(p.si).track {
+            Some((k, t)) if k == key => t,
+            _ => {
+                let t = self.tracks.get(key);
+                self.seqs.at(p.si).track = Some((key, t));
+                t
+            }
+        };
         if !bufs.extra.is_empty() || !bufs.dextra.is_empty() {
             for (&v, &u) in bufs.extra.iter().zip(&bufs.extra_uuids) {
                 self.counter(u, ts, v as i64 as f64);

@@ -144,6 +144,8 @@ pub struct Seq {
     /// `timestamp_delta_us`.
     pub thread: Option<(i32, i64)>,
     pub reference_us: i64,
+    /// The track of the sequence's last event and its key (`Tracks::get`).
+    pub track: Option<(super::tracks::Key, u32)>,
 }
 
 impl Seq {
