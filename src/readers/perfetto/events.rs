@@ -1,8 +1,9 @@
 //! One `TrackEvent`: a slice begin or end, an instant, a counter value, or a legacy
 //! (JSON-phase) event, walked by hand (no allocation per event). Slices are matched per
 //! track in file order, an end closing the innermost open begin as trace_processor
-//! does; the row goes into the event table with its track's index as a placeholder for
-//! its lane, which `lanes` fills in once every descriptor is known.
+//! does; the row goes into the event table (a CPU slice at its begin, GPU activity at
+//! its end) with its track's index as a placeholder for its lane, which `lanes` fills
+//! in once every descriptor is known.
 
 use prost::Message;
 
@@ -256,6 +257,7 @@ impl Decoder {
                     seq: order,
                     args,
                     correlation: corr,
+                    row: NONE_U32,
                 };
                 match (kind, complete) {
                     (INSTANT, _) => self.push(track, open, 0, false),
@@ -263,6 +265,10 @@ impl Decoder {
                     (_, Some(_)) => self.stats.negative_dur += 1,
                     _ => {
                         self.step(track, ts);
+                        let mut open = open;
+                        if !k.on_gpu_lane() {
+                            open.row = self.push_begun(track, &open);
+                        }
                         self.tracks.list[track as usize].open.push(open);
                     }
                 }
@@ -278,7 +284,7 @@ impl Decoder {
                         if dur < 0 {
                             self.stats.backwards += 1;
                         }
-                        self.push(track, o, dur.max(0), true);
+                        self.end(track, o, dur.max(0));
                     }
                     None => self.stats.unmatched_end += 1,
                 }
@@ -328,6 +334,31 @@ impl Decoder {
         if o.kind.on_gpu_lane() {
             self.gpu_lane_rows.push(row as u32);
         }
+    }
+
+    /// A slice that cannot sit on a GPU lane goes into the table at its begin (its
+    /// duration set at its end, `end`): a lane's rows then come in order of their
+    /// starts, as the tree sorts them, not in the post-order of their ends. GPU rows
+    /// keep the order of their ends, which the GPU pass follows.
+    fn push_begun(&mut self, track: u32, o: &Open) -> u32 {
+        self.tracks.list[track as usize].events += 1;
+        self.tr.events.push_row(&Row {
+            seq: o.seq,
+            begin_end: true,
+            correlation: o.correlation,
+            args: o.args,
+            ..Row::new(o.name, o.cat, o.kind, o.ts, 0, track, track)
+        }) as u32
+    }
+
+    /// A B/E slice's end: its row's duration, or its row when not pushed at its begin.
+    pub fn end(&mut self, track: u32, o: Open, dur: i64) {
+        if o.row == NONE_U32 {
+            self.push(track, o, dur, true);
+            return;
+        }
+        self.max_ts = self.max_ts.max(o.ts.saturating_add(dur));
+        self.tr.events.dur[o.row as usize] = dur;
     }
 
     /// A counter sample on the counter track `uuid`, scaled by its unit and summed when

@@ -60,7 +60,7 @@ impl Decoder {
         for (track, o) in open {
             self.stats.unclosed += 1;
             self.tr.unended.push(o.seq);
-            self.push(track, o, end.saturating_sub(o.ts).max(0), true);
+            self.end(track, o, end.saturating_sub(o.ts).max(0));
         }
     }
 
