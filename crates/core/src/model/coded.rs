@@ -82,6 +82,7 @@ impl<T: Code> Coded<T> {
     }
 
     /// Codes the tail row; false when the value table is full.
+    #[inline]
     fn commit_tail(&mut self) -> bool {
         let Some(v) = self.tail else { return true };
         // Neighbouring rows mostly agree (one thread, one category): no hashing then.
@@ -143,6 +144,7 @@ impl<T: Code> Coded<T> {
         self.plain.as_mut().expect("plain was just set")
     }
 
+    #[inline]
     pub fn push(&mut self, v: T) {
         if let Some(p) = &mut self.plain {
             p.push(v);
@@ -153,6 +155,40 @@ impl<T: Code> Coded<T> {
             return;
         }
         self.tail = Some(v);
+    }
+
+    /// Replaces every row's value `v` by `f(v)`, calling `f` once per distinct value
+    /// while the column is coded (a reader that wrote placeholders, such as a track's
+    /// index for its lane, names them at the end without a pass over the rows). Values
+    /// that `f` makes equal keep their own codes; lookups find the first.
+    pub fn map_values(&mut self, mut f: impl FnMut(T) -> T) {
+        if let Some(p) = &mut self.plain {
+            for v in p.iter_mut() {
+                *v = f(*v);
+            }
+            return;
+        }
+        for v in &mut self.values {
+            *v = f(*v);
+        }
+        if let Some(t) = &mut self.tail {
+            *t = f(*t);
+        }
+        self.ids.clear();
+        self.by_index.clear();
+        for (c, &v) in self.values.iter().enumerate().rev() {
+            match v.index() {
+                Some(i) => {
+                    if i >= self.by_index.len() {
+                        self.by_index.resize(i + 1, NO_CODE);
+                    }
+                    self.by_index[i] = c as u32;
+                }
+                None => {
+                    self.ids.insert(v, c as u16);
+                }
+            }
+        }
     }
 
     pub fn get(&self, i: usize) -> Option<&T> {
@@ -250,6 +286,14 @@ mod tests {
         let kept: Vec<i64> = want.iter().step_by(2).copied().collect();
         assert_eq!(c, kept.iter().copied().collect::<Coded<i64>>());
         assert_eq!(c, Coded::from(kept));
+        // Placeholders named at the end: values mapped, two made equal, pushes after.
+        let mut m: Coded<u32> = [5u32, 6, 5, 7, 6].into_iter().collect();
+        m.map_values(|v| if v == 7 { 60 } else { v * 10 });
+        m.push(60);
+        m.push(50);
+        m.push(8);
+        let got: Vec<u32> = m.iter().copied().collect();
+        assert_eq!(got, vec![50, 60, 50, 60, 60, 60, 50, 8]);
         // Ids past the table's bound take the hash map; both kinds mix.
         let mixed: Vec<u32> = (0..300u32)
             .map(|i| {

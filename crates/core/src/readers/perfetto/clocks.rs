@@ -139,20 +139,45 @@ impl Clocks {
             *self.unlinked.entry(from.1).or_default() += 1;
             return ns;
         };
+        // The values of `from` that take the same snapshot at every hop, [lo, hi), and
+        // the offset they all get: the next timestamps of the sequence mostly fall in
+        // it, and then convert by one addition (`last`). Kept only while no sum nears
+        // overflow, where the saturating hops below could differ from one offset.
+        const SAFE: i64 = 1 << 61;
+        let (mut lo, mut hi, mut off) = (-SAFE, SAFE, 0i64);
+        let mut exact = ns.unsigned_abs() < SAFE as u64;
         let mut v = ns;
         for hop in path.windows(2) {
             let Some(pairs) = self.edges.get(&(hop[0], hop[1])) else {
                 return v;
             };
             // The latest snapshot at or before the value, else the first.
-            let (a, b) = pairs
+            let k = pairs
                 .iter()
-                .rev()
-                .find(|(a, _)| *a <= v)
-                .or(pairs.first())
-                .copied()
-                .unwrap_or((0, 0));
+                .rposition(|(a, _)| *a <= v)
+                .or((!pairs.is_empty()).then_some(0));
+            let (a, b) = k.map_or((0, 0), |k| pairs[k]);
+            // Where this hop picks the same snapshot, in this hop's values: at or
+            // above its `a` (unless it was the fallback), below every later `a`.
+            let (mut from_v, mut to_v) = (i64::MIN, i64::MAX);
+            if let Some(k) = k {
+                if pairs[k].0 <= v {
+                    from_v = a;
+                }
+                for &(later, _) in &pairs[k + 1..] {
+                    to_v = to_v.min(later);
+                }
+            }
+            exact &= a.unsigned_abs() < SAFE as u64 && b.unsigned_abs() < SAFE as u64;
+            // In `from`'s values: this hop's values are `from`'s plus `off`.
+            lo = lo.max(from_v.saturating_sub(off));
+            hi = hi.min(to_v.saturating_sub(off));
+            off = off.saturating_add(b.saturating_sub(a));
+            exact &= off.unsigned_abs() < SAFE as u64;
             v = b.saturating_add(v.saturating_sub(a));
+        }
+        if exact && lo <= ns && ns < hi {
+            self.last = Some((from, lo, lo + off, hi));
         }
         v
     }
@@ -221,6 +246,19 @@ mod tests {
         // 7 µs in clock 64 is 6000 BOOTTIME is 2000 MONOTONIC; 2 µs later, 4000.
         assert_eq!(c.convert((2, 64), 7000), 2000);
         assert_eq!(c.convert((2, 64), 9000), 4000);
+        // Cached conversions equal uncached ones, across a later snapshot's edge.
+        c.snapshot(
+            3,
+            &ClockSnapshot {
+                clocks: vec![clock(6, 9000, false, 0), clock(3, 10_000, false, 0)],
+                primary_trace_clock: None,
+            },
+        );
+        for v in [7000, 9000, 9999, 10_000, 10_001, 12_000, 8000, -5, 1 << 62] {
+            let cached = c.convert((2, 64), v);
+            c.last = None;
+            assert_eq!(cached, c.convert((2, 64), v), "at {v}");
+        }
         assert_eq!(c.convert((0, 3), 42), 42);
         assert_eq!(c.convert((0, 1), 42), 42);
         assert_eq!(c.unlinked.get(&1), Some(&1));

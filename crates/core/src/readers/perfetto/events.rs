@@ -1,8 +1,9 @@
 //! One `TrackEvent`: a slice begin or end, an instant, a counter value, or a legacy
 //! (JSON-phase) event, walked by hand (no allocation per event). Slices are matched per
 //! track in file order, an end closing the innermost open begin as trace_processor
-//! does; the row goes into the event table with its track's index as a placeholder for
-//! its lane, which `lanes` fills in once every descriptor is known.
+//! does; the row goes into the event table (a CPU slice at its begin, GPU activity at
+//! its end) with its track's index as a placeholder for its lane, which `lanes` fills
+//! in once every descriptor is known.
 
 use prost::Message;
 
@@ -50,7 +51,8 @@ struct Ev<'a> {
 impl Decoder {
     pub fn track_event(&mut self, p: &Packet, ts: Option<i64>, b: &[u8]) {
         self.stats.track_events += 1;
-        let mut bufs = std::mem::take(&mut self.bufs);
+        // Boxed: taking it out and back is a pointer's move, not six vectors'.
+        let mut bufs = self.bufs.take().unwrap_or_default();
         bufs.cats.clear();
         bufs.extra.clear();
         bufs.extra_uuids.clear();
@@ -125,11 +127,11 @@ impl Decoder {
         } else {
             self.event(p, ts, &e, b, &mut bufs);
         }
-        self.bufs = bufs;
+        self.bufs = Some(bufs);
     }
 
     fn event(&mut self, p: &Packet, ts: Option<i64>, e: &Ev, b: &[u8], bufs: &mut Bufs) {
-        let seq = self.seqs.entry(p.seq);
+        let seq = self.seqs.at(p.si);
         let ts = match (ts, e.absolute_us, e.delta_us) {
             (Some(t), _, _) => t,
             (None, Some(abs), _) => abs.saturating_mul(1000),
@@ -155,7 +157,7 @@ impl Decoder {
             }
             None => None,
         };
-        let seq = self.seqs.entry(p.seq);
+        let seq = self.seqs.at(p.si);
         let mut key = match e.track.or_else(|| seq.default_track()) {
             Some(u) => Key::Uuid(u),
             None => {
@@ -181,7 +183,7 @@ impl Decoder {
         // The category first: a legacy async event's lane is keyed by it.
         let cat = match e.kind {
             SLICE_END | COUNTER => 0,
-            _ => self.category(p.seq, e, &bufs.cats),
+            _ => self.category(p.si, e, &bufs.cats),
         };
         let mut kind = e.kind;
         let mut complete = None;
@@ -215,12 +217,23 @@ impl Decoder {
                 };
             }
         }
-        let track = self.tracks.get(key);
-        for (&v, &u) in bufs.extra.iter().zip(&bufs.extra_uuids) {
-            self.counter(u, ts, v as i64 as f64);
-        }
-        for (&v, &u) in bufs.dextra.iter().zip(&bufs.dextra_uuids) {
-            self.counter(u, ts, f64::from_bits(v));
+        // Each sequence remembers its last track: sequences interleave, so the tracks'
+        // own one-entry cache would miss at every switch.
+        let track = match self.seqs.get_at(p.si).track {
+            Some((k, t)) if k == key => t,
+            _ => {
+                let t = self.tracks.get(key);
+                self.seqs.at(p.si).track = Some((key, t));
+                t
+            }
+        };
+        if !bufs.extra.is_empty() || !bufs.dextra.is_empty() {
+            for (&v, &u) in bufs.extra.iter().zip(&bufs.extra_uuids) {
+                self.counter(u, ts, v as i64 as f64);
+            }
+            for (&v, &u) in bufs.dextra.iter().zip(&bufs.dextra_uuids) {
+                self.counter(u, ts, f64::from_bits(v));
+            }
         }
         match kind {
             SLICE_BEGIN | INSTANT => {
@@ -229,13 +242,13 @@ impl Decoder {
                 for &f in &bufs.flows {
                     self.flows.push((f, track, ts));
                 }
-                let name = self.event_name(p.seq, e, legacy.as_ref());
+                let name = self.event_name(p.si, e, legacy.as_ref());
                 let k = if kind == INSTANT {
                     EventKind::Instant
                 } else {
                     self.kind_of(cat)
                 };
-                let (args, corr) = self.extras(p.seq, k, e, b);
+                let (args, corr) = self.extras(p.si, k, e, b);
                 let open = Open {
                     name,
                     cat,
@@ -244,6 +257,7 @@ impl Decoder {
                     seq: order,
                     args,
                     correlation: corr,
+                    row: NONE_U32,
                 };
                 match (kind, complete) {
                     (INSTANT, _) => self.push(track, open, 0, false),
@@ -251,6 +265,10 @@ impl Decoder {
                     (_, Some(_)) => self.stats.negative_dur += 1,
                     _ => {
                         self.step(track, ts);
+                        let mut open = open;
+                        if !k.on_gpu_lane() {
+                            open.row = self.push_begun(track, &open);
+                        }
                         self.tracks.list[track as usize].open.push(open);
                     }
                 }
@@ -266,7 +284,7 @@ impl Decoder {
                         if dur < 0 {
                             self.stats.backwards += 1;
                         }
-                        self.push(track, o, dur.max(0), true);
+                        self.end(track, o, dur.max(0));
                     }
                     None => self.stats.unmatched_end += 1,
                 }
@@ -298,20 +316,49 @@ impl Decoder {
         t.last_ts = ts;
     }
 
-    /// Appends a finished slice (or instant) with its track's index as its tid; `lanes`
-    /// replaces it with the lane's.
-    fn push(&mut self, track: u32, o: Open, dur: i64, begin_end: bool) {
+    /// Appends a finished slice (or instant) with its track's index as its pid and tid;
+    /// `lanes` replaces them with the lane's (in the columns' value tables, not row by
+    /// row), and gives the rows that may sit on a GPU lane their device and stream.
+    pub fn push(&mut self, track: u32, o: Open, dur: i64, begin_end: bool) {
         let t = &mut self.tracks.list[track as usize];
         t.events += 1;
         t.gpu |= o.kind.is_gpu_activity();
         self.max_ts = self.max_ts.max(o.ts.saturating_add(dur));
-        self.tr.events.push_row(&Row {
+        let row = self.tr.events.push_row(&Row {
             seq: o.seq,
             begin_end,
             correlation: o.correlation,
             args: o.args,
-            ..Row::new(o.name, o.cat, o.kind, o.ts, dur, 0, track)
+            ..Row::new(o.name, o.cat, o.kind, o.ts, dur, track, track)
         });
+        if o.kind.on_gpu_lane() {
+            self.gpu_lane_rows.push(row as u32);
+        }
+    }
+
+    /// A slice that cannot sit on a GPU lane goes into the table at its begin (its
+    /// duration set at its end, `end`): a lane's rows then come in order of their
+    /// starts, as the tree sorts them, not in the post-order of their ends. GPU rows
+    /// keep the order of their ends, which the GPU pass follows.
+    fn push_begun(&mut self, track: u32, o: &Open) -> u32 {
+        self.tracks.list[track as usize].events += 1;
+        self.tr.events.push_row(&Row {
+            seq: o.seq,
+            begin_end: true,
+            correlation: o.correlation,
+            args: o.args,
+            ..Row::new(o.name, o.cat, o.kind, o.ts, 0, track, track)
+        }) as u32
+    }
+
+    /// A B/E slice's end: its row's duration, or its row when not pushed at its begin.
+    pub fn end(&mut self, track: u32, o: Open, dur: i64) {
+        if o.row == NONE_U32 {
+            self.push(track, o, dur, true);
+            return;
+        }
+        self.max_ts = self.max_ts.max(o.ts.saturating_add(dur));
+        self.tr.events.dur[o.row as usize] = dur;
     }
 
     /// A counter sample on the counter track `uuid`, scaled by its unit and summed when
@@ -343,14 +390,14 @@ impl Decoder {
         ct.value.push(value);
     }
 
-    fn event_name(&mut self, seq: u32, e: &Ev, legacy: Option<&LegacyEvent>) -> u32 {
+    fn event_name(&mut self, si: usize, e: &Ev, legacy: Option<&LegacyEvent>) -> u32 {
         let strings = &mut self.tr.events.strings;
         if let Some(n) = e.name {
             return strings.intern_bytes(n);
         }
         let iid = e.name_iid.or(legacy.and_then(|l| l.name_iid));
         match iid {
-            Some(iid) => match self.seqs.get(seq).and_then(|s| s.names.get(&iid)) {
+            Some(iid) => match self.seqs.get_at(si).names.get(&iid) {
                 Some(&n) => n,
                 None => {
                     self.stats.unknown_iids += 1;
@@ -361,14 +408,12 @@ impl Decoder {
         }
     }
 
-    fn category(&mut self, seq: u32, e: &Ev, iids: &[u64]) -> u32 {
+    fn category(&mut self, si: usize, e: &Ev, iids: &[u64]) -> u32 {
         let strings = &mut self.tr.events.strings;
         if let Some(c) = e.cat_names {
             return strings.intern_bytes(c);
         }
-        let Some(s) = self.seqs.get(seq) else {
-            return strings.intern("");
-        };
+        let s = self.seqs.get_at(si);
         match iids {
             [] => strings.intern(""),
             [one] => match s.cats.get(one) {
@@ -412,14 +457,14 @@ impl Decoder {
 
     /// For GPU activity and runtime calls: the correlation id (`TrackEvent.correlation_id`,
     /// else rocprofv3's `corr_id` annotation) and, for GPU rows, the annotations as args.
-    fn extras(&mut self, seq: u32, kind: EventKind, e: &Ev, b: &[u8]) -> (u32, i64) {
+    fn extras(&mut self, si: usize, kind: EventKind, e: &Ev, b: &[u8]) -> (u32, i64) {
         let wanted = kind.is_gpu_activity() || kind == EventKind::Runtime;
         let mut corr = e.correlation.unwrap_or(NONE_I64);
         if !wanted || !e.annotations {
             return (NONE_U32, corr);
         }
         let gpu = kind.is_gpu_activity();
-        let names = self.seqs.get(seq).map(|s| &s.ann_names);
+        let names = Some(&self.seqs.get_at(si).ann_names);
         let store = &mut self.tr.events.arg_store;
         for (f, v) in Fields::new(b) {
             let (4, Value::Len(a)) = (f, v) else {

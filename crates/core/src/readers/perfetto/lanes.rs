@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use super::packets::Decoder;
 use super::tracks::{device_of, Tracks};
-use crate::model::events::{Coded, Row, Sparse, NONE_I64};
+use crate::model::events::Sparse;
 use crate::model::intern::FxBuild;
 
 /// Each track's lane: interned pid and tid, and for GPU tracks the device and stream.
@@ -23,24 +23,25 @@ impl Decoder {
         let lanes = self.lanes();
         let ev = &mut self.tr.events;
         let n = ev.len();
-        let (mut pid, mut tid) = (Coded::new(), Coded::new());
+        // GPU rows on GPU tracks take their device and stream; every other row none.
         let (mut device, mut stream) = (Sparse::new(), Sparse::new());
-        for i in 0..n {
-            let l = &lanes[ev.tid[i] as usize];
-            pid.push(l.pid);
-            tid.push(l.tid);
-            match l.gpu.filter(|_| ev.kind[i].on_gpu_lane()) {
-                Some((d, s)) => {
-                    device.push(d);
-                    stream.push(s);
-                }
-                None => {
-                    device.push(NONE_I64);
-                    stream.push(NONE_I64);
-                }
+        for &r in &self.gpu_lane_rows {
+            let r = r as usize;
+            if let Some((d, s)) = lanes[ev.tid[r] as usize].gpu {
+                device.resize_none(r);
+                device.push(d);
+                stream.resize_none(r);
+                stream.push(s);
             }
         }
-        (ev.pid, ev.tid, ev.device, ev.stream) = (pid, tid, device, stream);
+        device.resize_none(n);
+        stream.resize_none(n);
+        (ev.device, ev.stream) = (device, stream);
+        // The pid and tid columns hold each row's track: its lane's, by distinct value.
+        let lane = |t: u32| lanes.get(t as usize);
+        ev.pid.map_values(|t| lane(t).map_or(t, |l| l.pid));
+        ev.tid.map_values(|t| lane(t).map_or(t, |l| l.tid));
+        self.gpu_lane_rows = Vec::new();
         self.name_counters(&lanes);
         self.link_flows(&lanes);
         self.tr.events.shrink_to_fit();
@@ -59,24 +60,7 @@ impl Decoder {
         for (track, o) in open {
             self.stats.unclosed += 1;
             self.tr.unended.push(o.seq);
-            let t = &mut self.tracks.list[track as usize];
-            t.events += 1;
-            t.gpu |= o.kind.is_gpu_activity();
-            self.tr.events.push_row(&Row {
-                seq: o.seq,
-                begin_end: true,
-                correlation: o.correlation,
-                args: o.args,
-                ..Row::new(
-                    o.name,
-                    o.cat,
-                    o.kind,
-                    o.ts,
-                    end.saturating_sub(o.ts).max(0),
-                    0,
-                    track,
-                )
-            });
+            self.end(track, o, end.saturating_sub(o.ts).max(0));
         }
     }
 

@@ -91,10 +91,10 @@ impl Seqs {
         Some(i)
     }
 
-    /// The sequence, made when first seen.
+    /// The sequence's place (stable: sequences are only added), made when first seen.
     #[inline]
-    pub fn entry(&mut self, id: u32) -> &mut Seq {
-        let i = match self.find(id) {
+    pub fn index(&mut self, id: u32) -> usize {
+        match self.find(id) {
             Some(i) => i,
             None => {
                 let i = self.list.len();
@@ -103,13 +103,18 @@ impl Seqs {
                 self.last.set(Some((id, i)));
                 i
             }
-        };
+        }
+    }
+
+    /// The sequence at a place `index` gave.
+    #[inline]
+    pub fn at(&mut self, i: usize) -> &mut Seq {
         &mut self.list[i]
     }
 
     #[inline]
-    pub fn get(&self, id: u32) -> Option<&Seq> {
-        self.find(id).map(|i| &self.list[i])
+    pub fn get_at(&self, i: usize) -> &Seq {
+        &self.list[i]
     }
 
     pub fn len(&self) -> usize {
@@ -139,6 +144,8 @@ pub struct Seq {
     /// `timestamp_delta_us`.
     pub thread: Option<(i32, i64)>,
     pub reference_us: i64,
+    /// The track of the sequence's last event and its key (`Tracks::get`).
+    pub track: Option<(super::tracks::Key, u32)>,
 }
 
 impl Seq {
@@ -190,9 +197,12 @@ pub struct Decoder {
     /// Running event number: the `seq` of rows, their file order.
     pub order: u32,
     pub max_ts: i64,
-    pub bufs: super::events::Bufs,
+    pub bufs: Option<Box<super::events::Bufs>>,
     /// Flow ids with the track and time of each event naming them, in file order.
     pub flows: Vec<(u64, u32, i64)>,
+    /// Rows of GPU activity and GPU annotations, in row order: the only ones that may
+    /// get a device and stream (`lanes`).
+    pub gpu_lane_rows: Vec<u32>,
     /// What each category means (`kind_of`).
     /// By the category's string id (dense), so no hashing per event.
     pub kinds: Vec<Option<crate::model::events::EventKind>>,
@@ -208,8 +218,9 @@ impl Decoder {
             stats: Stats::default(),
             order: 0,
             max_ts: i64::MIN,
-            bufs: Default::default(),
+            bufs: None,
             flows: Vec::new(),
+            gpu_lane_rows: Vec::new(),
             kinds: Vec::new(),
         }
     }
@@ -327,7 +338,8 @@ impl Decoder {
             self.stats.bad_packets += 1;
             return;
         }
-        let seq = self.seqs.entry(p.seq);
+        p.si = self.seqs.index(p.seq);
+        let seq = self.seqs.at(p.si);
         if p.dropped {
             seq.lost = true;
         }
@@ -345,7 +357,7 @@ impl Decoder {
             }
         }
         if let Some(i) = p.interned {
-            self.intern(p.seq, i);
+            self.intern(p.si, i);
         }
         // A snapshot first: it restarts the incremental clocks the packet's own
         // timestamp may be in. Every timestamped packet advances its incremental clock.
@@ -353,7 +365,7 @@ impl Decoder {
             match ClockSnapshot::decode(c) {
                 Ok(c) => {
                     let bases = self.clocks.snapshot(p.seq, &c);
-                    let seq = self.seqs.entry(p.seq);
+                    let seq = self.seqs.at(p.si);
                     for ((_, id), v) in bases {
                         match seq.incr.iter_mut().find(|(c, _)| *c == id) {
                             Some(x) => x.1 = v,
@@ -374,7 +386,7 @@ impl Decoder {
             Data::Clock(_) => {}
             Data::Thread(t) => match ThreadDescriptor::decode(t) {
                 Ok(t) => {
-                    let seq = self.seqs.entry(p.seq);
+                    let seq = self.seqs.at(p.si);
                     seq.thread = Some((t.pid.unwrap_or(0), t.tid.unwrap_or(0)));
                     seq.reference_us = t.reference_timestamp_us.unwrap_or(0);
                     self.tracks.legacy_thread(&t);
@@ -415,13 +427,13 @@ impl Decoder {
         }
     }
 
-    fn intern(&mut self, seq_id: u32, b: &[u8]) {
+    fn intern(&mut self, si: usize, b: &[u8]) {
         let Ok(d) = InternedData::decode(b) else {
             self.stats.bad_packets += 1;
             return;
         };
         let strings = &mut self.tr.events.strings;
-        let seq = self.seqs.entry(seq_id);
+        let seq = self.seqs.at(si);
         for n in &d.event_names {
             seq.names.insert(n.iid, strings.intern(&n.name));
         }
@@ -436,7 +448,7 @@ impl Decoder {
     /// The packet's time in the trace clock (ns), from its timestamp in its clock.
     fn time(&mut self, p: &Packet) -> Option<i64> {
         let raw = p.timestamp?;
-        let seq = self.seqs.entry(p.seq);
+        let seq = self.seqs.at(p.si);
         let clock = p
             .clock
             .or_else(|| seq.defaults.as_ref().and_then(|d| d.timestamp_clock_id))
@@ -478,6 +490,8 @@ pub struct Packet<'a> {
     pub timestamp: Option<u64>,
     pub clock: Option<u32>,
     pub seq: u32,
+    /// The sequence's place in `Seqs` (`Seqs::index`).
+    pub si: usize,
     flags: u64,
     cleared: bool,
     dropped: bool,

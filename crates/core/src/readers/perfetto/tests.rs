@@ -104,10 +104,12 @@ fn slices_nest_with_interned_names() {
     let ev = p.events.as_ref().unwrap();
     assert_eq!(ev.len(), 3);
     let names: Vec<&str> = (0..3).map(|i| ev.name_of(i)).collect();
-    assert_eq!(names, vec!["inner", "mark", "outer"]);
-    assert_eq!((ev.ts[2], ev.dur[2]), (100, 100));
-    assert_eq!(ev.kind[1], EventKind::Instant);
-    assert_eq!(ev.strings.resolve(ev.cat[2]), "cat");
+    // CPU slices are rows from their begin, in the order they start.
+    assert_eq!(names, vec!["outer", "inner", "mark"]);
+    assert_eq!((ev.ts[0], ev.dur[0]), (100, 100));
+    assert_eq!((ev.ts[1], ev.dur[1]), (110, 20));
+    assert_eq!(ev.kind[2], EventKind::Instant);
+    assert_eq!(ev.strings.resolve(ev.cat[0]), "cat");
     assert_eq!(ev.strings.resolve(ev.tid[0]), "2");
     let root = p.cct.roots[0];
     assert_eq!(&*p.cct.frame(root).name, "main");

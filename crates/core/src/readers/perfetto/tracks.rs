@@ -29,6 +29,8 @@ pub struct Open {
     pub seq: u32,
     pub args: u32,
     pub correlation: i64,
+    /// Its row when pushed at its begin (`push_begun`), else NONE_U32.
+    pub row: u32,
 }
 
 pub struct Track {
