@@ -2,7 +2,9 @@
 //! (without lone surrogates, which serde_json refuses and grove reads as U+FFFD), and
 //! every JSON file of ../shared/corpus that serde_json accepts. Both ways in are
 //! checked: the streaming `JsonReader` (at several buffer sizes) and the slice lexer
-//! the Chrome scanner is built on (`json::lexer`, `json::strings`, `json::number`).
+//! the Chrome scanner is built on (`json::lexer`, `json::strings`, `json::number`), and
+//! whole documents as values (`json::from_slice`, `json::from_reader`: what the readers
+//! of small documents use).
 
 mod common;
 
@@ -191,7 +193,36 @@ fn check_both_ways(name: &str, text: &[u8], want: &Value, sizes: &[usize]) -> us
     }
     let got = sliced(text, &mut decided);
     assert_eq!(got.as_ref(), Ok(want), "{name}: slice lexer");
+    // The whole document as one value (`json::from_slice`, what the document readers
+    // use), and through a reader at a small buffer.
+    let doc = grove::json::from_slice(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(same(&doc, want), "{name}: json::from_slice\n{doc}\n{want}");
+    let doc = grove::json::from_reader(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(same(&doc, want), "{name}: json::from_reader\n{doc}\n{want}");
     decided
+}
+
+/// Equal values, a float within one unit in the last place: the document decoder
+/// rounds a long decimal correctly (Rust's `str::parse`) where serde_json without its
+/// `float_roundtrip` feature may land on the neighbouring double
+/// (`-1818317741587922279.4697289`: ...222e18 against serde_json's ...224e18).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) if x.is_f64() && y.is_f64() => {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            x == y || (x.signum() == y.signum() && x.to_bits().abs_diff(y.to_bits()) <= 1)
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((kx, x), (ky, y))| kx == ky && same(x, y))
+        }
+        _ => a == b,
+    }
 }
 
 const PIECES: &[&str] = &[

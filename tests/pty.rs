@@ -358,7 +358,10 @@ fn keys_typed_while_loading_run_after_the_load() {
     p.send(b"s");
     let t = Instant::now();
     while !std::fs::read_to_string(&f).is_ok_and(|s| s.contains("\"cmd\":\"sort")) {
-        assert!(t.elapsed() < Duration::from_secs(20), "the key typed was lost");
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "the key typed was lost"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     p.send(b"q");

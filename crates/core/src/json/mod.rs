@@ -17,10 +17,12 @@ use std::io::Read;
 pub mod lexer;
 pub mod number;
 pub mod strings;
+pub mod value;
 
 use lexer::{is_num, is_ws};
 pub use number::parse_decimal_scaled;
 use strings::{hex_digit, simple_escape, Escapes};
+pub use value::{from_reader, from_reader_as, from_slice, from_slice_as};
 
 const BUF_SIZE: usize = 256 * 1024;
 
@@ -730,11 +732,6 @@ impl<R: Read> JsonReader<R> {
     }
 
     /// Reads a value into a serde_json::Value; only for small, bounded parts (metadata).
-    pub fn read_value(&mut self) -> Result<serde_json::Value> {
-        let mut raw = Vec::new();
-        self.capture_value(&mut raw)?;
-        serde_json::from_slice(&raw).map_err(|e| self.error(format!("invalid value: {e}")))
-    }
 
     pub fn read_bool_or_null(&mut self) -> Result<Option<bool>> {
         match self.peek_kind()? {

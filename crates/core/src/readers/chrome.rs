@@ -491,7 +491,7 @@ impl Parser {
     fn metadata_event(&mut self, part: &mut Part, ev: &Ev) {
         let pid = part.global_id(ev.pid, &mut self.out.events.strings);
         let tid = part.global_id(ev.tid, &mut self.out.events.strings);
-        let args: serde_json::Value = serde_json::from_slice(part.args_of(ev)).unwrap_or_default();
+        let args: serde_json::Value = crate::json::from_slice(part.args_of(ev)).unwrap_or_default();
         let text = |k: &str| args.get(k).map(scalar_text);
         match part.strings.resolve(ev.name) {
             "thread_name" => {
@@ -524,7 +524,7 @@ impl Parser {
         if self.filter.as_ref().is_some_and(|f| !f.counter(ts)) {
             return;
         }
-        let args: serde_json::Value = serde_json::from_slice(part.args_of(ev)).unwrap_or_default();
+        let args: serde_json::Value = crate::json::from_slice(part.args_of(ev)).unwrap_or_default();
         let Some(obj) = args.as_object() else { return };
         let name = part.global_id(ev.name, &mut self.out.events.strings);
         let pid = part.global_id(ev.pid, &mut self.out.events.strings);

@@ -25,7 +25,7 @@ pub fn claims(head: &[u8]) -> bool {
 }
 
 pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, String> {
-    let doc: Value = serde_json::from_reader(input).map_err(|e| format!("not valid JSON: {e}"))?;
+    let doc: Value = crate::json::from_reader(input).map_err(|e| format!("not valid JSON: {e}"))?;
     let nodes = doc
         .get("nodes")
         .and_then(Value::as_array)

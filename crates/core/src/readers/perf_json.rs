@@ -74,7 +74,7 @@ fn event_of(cmdline: &[String]) -> Option<String> {
 }
 
 pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, String> {
-    let ex: Export = serde_json::from_reader(input)
+    let ex: Export = crate::json::from_reader_as(input)
         .map_err(|e| format!("not a complete perf JSON export: {e}"))?;
     if ex.version.as_u64() != Some(1) {
         return Err(format!(

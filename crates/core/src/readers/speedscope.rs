@@ -43,7 +43,7 @@ fn num(v: &Value) -> Option<f64> {
 }
 
 pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, String> {
-    let doc: Value = serde_json::from_reader(input).map_err(|e| format!("not valid JSON: {e}"))?;
+    let doc: Value = crate::json::from_reader(input).map_err(|e| format!("not valid JSON: {e}"))?;
     let frames = doc
         .pointer("/shared/frames")
         .and_then(Value::as_array)

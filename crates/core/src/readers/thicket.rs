@@ -292,7 +292,7 @@ impl super::Reader for ThicketJson {
 
     fn read(&self, input: super::Input) -> Result<Vec<Profile>, String> {
         let (bytes, source) = input.into_bytes()?;
-        let v: Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
+        let v: Value = crate::json::from_slice(&bytes).map_err(|e| e.to_string())?;
         read_value(&v, &source)
     }
 }

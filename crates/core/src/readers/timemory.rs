@@ -12,7 +12,6 @@
 //! ensemble.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 
 use serde_json::Value;
 
@@ -311,131 +310,12 @@ impl super::Reader for Timemory {
 
     fn read(&self, input: super::Input) -> Result<Vec<Profile>, String> {
         let (input, source) = input.into_stream()?;
-        let v = parse_deep(input)?;
+        // A tree nests two JSON levels per call level: any depth is read (and
+        // dropped) without recursing, where serde_json stops at 128 levels.
+        let v = crate::json::value::from_reader_deep(input).map_err(|e| e.to_string())?;
         let r = read_value(&v, &source);
-        drop_deep(v);
+        crate::json::value::drop_deep(v);
         r
-    }
-}
-
-/// The document as a `Value`, built with an explicit stack: a tree nests two JSON
-/// levels per call level, and serde_json's parser refuses more than 128 (a tree of
-/// ~58 levels), where every other reader loads 10,000.
-fn parse_deep<R: Read>(src: R) -> Result<Value, String> {
-    let mut stack = Vec::new();
-    let r = parse_into(src, &mut stack);
-    // What an error left open is dropped without recursing too.
-    for open in stack {
-        drop_deep(match open {
-            Open::Array(a) => Value::Array(a),
-            Open::Object(m, _) => Value::Object(m),
-        });
-    }
-    r
-}
-
-/// A container `parse_deep` is inside of.
-enum Open {
-    Array(Vec<Value>),
-    /// The members so far and the key of the value being read.
-    Object(serde_json::Map<String, Value>, String),
-}
-
-fn parse_into<R: Read>(src: R, stack: &mut Vec<Open>) -> Result<Value, String> {
-    use crate::json::{JsonReader, Kind};
-    use serde_json::Map;
-    let e = |e: crate::json::JsonError| e.to_string();
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    let mut r = JsonReader::new(src);
-    let (mut key, mut buf) = (Vec::new(), Vec::new());
-    loop {
-        let mut v = match r.peek_kind().map_err(e)? {
-            Kind::Object => {
-                r.begin_object().map_err(e)?;
-                if r.next_key(true, &mut key).map_err(e)? {
-                    stack.push(Open::Object(Map::new(), text(&key)));
-                    continue;
-                }
-                Value::Object(Map::new())
-            }
-            Kind::Array => {
-                r.begin_array().map_err(e)?;
-                if r.next_element(true).map_err(e)? {
-                    stack.push(Open::Array(Vec::new()));
-                    continue;
-                }
-                Value::Array(Vec::new())
-            }
-            Kind::Str => {
-                r.read_str(&mut buf).map_err(e)?;
-                Value::String(text(&buf))
-            }
-            Kind::Num => {
-                r.read_num(&mut buf).map_err(e)?;
-                number(&buf).ok_or_else(|| format!("invalid number {:?}", text(&buf)))?
-            }
-            _ => r
-                .read_bool_or_null()
-                .map_err(e)?
-                .map_or(Value::Null, Value::Bool),
-        };
-        // Hand the value to its container; a container that ends is a value in turn.
-        loop {
-            match stack.last_mut() {
-                None if r.at_eof() => return Ok(v),
-                None => {
-                    drop_deep(v);
-                    return Err(r
-                        .error("trailing characters after the JSON value")
-                        .to_string());
-                }
-                Some(Open::Array(a)) => {
-                    a.push(v);
-                    if r.next_element(false).map_err(e)? {
-                        break;
-                    }
-                }
-                Some(Open::Object(m, k)) => {
-                    if let Some(twice) = m.insert(std::mem::take(k), v) {
-                        drop_deep(twice);
-                    }
-                    if r.next_key(false, &mut key).map_err(e)? {
-                        *k = text(&key);
-                        break;
-                    }
-                }
-            }
-            v = match stack.pop() {
-                Some(Open::Array(a)) => Value::Array(a),
-                Some(Open::Object(m, _)) => Value::Object(m),
-                None => unreachable!("the stack was not empty"),
-            };
-        }
-    }
-}
-
-/// A JSON number as serde_json reads it: an integer when it is one, else a float.
-fn number(t: &[u8]) -> Option<Value> {
-    let t = std::str::from_utf8(t).ok()?;
-    if let Ok(u) = t.parse::<u64>() {
-        return Some(Value::from(u));
-    }
-    if let Ok(i) = t.parse::<i64>() {
-        return Some(Value::from(i));
-    }
-    let f: f64 = t.parse().ok()?;
-    serde_json::Number::from_f64(f).map(Value::Number)
-}
-
-/// Drops a deep value without recursing (the derived drop recurses once per level).
-fn drop_deep(v: Value) {
-    let mut stack = vec![v];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Array(a) => stack.extend(a),
-            Value::Object(m) => stack.extend(m.into_iter().map(|(_, v)| v)),
-            _ => {}
-        }
     }
 }
 

@@ -675,7 +675,7 @@ pub(super) fn read_cali_json(input: Box<dyn BufRead>) -> Result<Builder, String>
             continue;
         };
         // "main/foo", or a list of names when the writer kept the nested values apart.
-        let segs: Vec<String> = match serde_json::from_str::<Vec<String>>(p) {
+        let segs: Vec<String> = match crate::json::from_slice_as::<Vec<String>>(p.as_bytes()) {
             Ok(list) if p.starts_with('[') => list,
             _ => p.split('/').map(str::to_string).collect(),
         };

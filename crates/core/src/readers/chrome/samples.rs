@@ -60,7 +60,7 @@ impl Sampled {
             b"ProfileChunk" => true,
             _ => return,
         };
-        let args: Value = serde_json::from_slice(args).unwrap_or(Value::Null);
+        let args: Value = crate::json::from_slice(args).unwrap_or(Value::Null);
         self.events.push(ProfileEvent {
             chunk,
             pid: text_of(pid),

@@ -601,8 +601,8 @@ impl Part {
             b'[' | b'{' => {
                 let mut out = std::mem::take(&mut self.nested);
                 if !(t[0] == b'[' && int_array(t, &mut out)) {
-                    // Nested objects, floats, strings: serde_json's own value and text.
-                    let v: serde_json::Value = serde_json::from_slice(t).ok()?;
+                    // Nested objects, floats, strings: the decoder's value, written as serde_json writes it.
+                    let v: serde_json::Value = crate::json::from_slice(t).ok()?;
                     out.clear();
                     out.extend_from_slice(v.to_string().as_bytes());
                 }

@@ -155,7 +155,7 @@ fn node(x: &Value) -> Option<EtNode> {
 
 /// Parses a whole ET. Errors are one line.
 pub fn parse(input: &mut dyn BufRead) -> Result<ExecutionTrace, String> {
-    let root: Value = serde_json::from_reader(input).map_err(|e| {
+    let root: Value = crate::json::from_reader(input).map_err(|e| {
         format!(
             "not a valid execution trace: {e}",
             e = e.to_string().lines().next().unwrap_or("")

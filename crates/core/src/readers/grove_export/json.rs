@@ -37,7 +37,7 @@ fn text(v: Option<&Value>) -> String {
 }
 
 pub fn read(input: &mut dyn BufRead, mut source: Source) -> Result<Profile, String> {
-    let v: Value = serde_json::from_reader(input).map_err(|e| e.to_string())?;
+    let v: Value = crate::json::from_reader(input).map_err(|e| e.to_string())?;
     let version = v.get("version").and_then(Value::as_u64).unwrap_or(0);
     if version != 1 {
         return Err(format!(

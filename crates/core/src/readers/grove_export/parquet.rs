@@ -80,7 +80,7 @@ impl crate::readers::Reader for GroveParquet {
         let (kv, _) = footer(&path).ok_or("not a Parquet file")?;
         let meta = |k: &str| kv.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
         let units: serde_json::Map<String, serde_json::Value> = meta("grove.units")
-            .and_then(|u| serde_json::from_str(&u).ok())
+            .and_then(|u| crate::json::from_slice_as(u.as_bytes()).ok())
             .unwrap_or_default();
         let file = File::open(&path).map_err(|e| e.to_string())?;
         // A damaged file is an error, not a panic of polars' decoder.

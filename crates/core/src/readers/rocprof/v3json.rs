@@ -180,7 +180,8 @@ pub fn read(input: &mut dyn BufRead, source: Source) -> Result<Profile, String> 
     input
         .read_to_end(&mut text)
         .map_err(|e| format!("cannot read: {e}"))?;
-    let file: File = serde_json::from_slice(&text).map_err(|e| format!("rocprofv3 JSON: {e}"))?;
+    let file: File =
+        crate::json::from_slice_as(&text).map_err(|e| format!("rocprofv3 JSON: {e}"))?;
     let mut ds = Vec::new();
     let mut warnings = Vec::new();
     let (mut no_agent, mut no_symbol) = (0u64, 0u64);
@@ -317,6 +318,11 @@ mod tests {
             (1, 1, 2, 20)
         );
         let err = read(&mut &br#"{"rocprofiler-sdk-tool": 5}"#[..], src())
+            .err()
+            .unwrap();
+        // A value of the wrong shape says what was expected; broken JSON says where.
+        assert!(err.contains("expected a list of processes"), "{err}");
+        let err = read(&mut &br#"{"rocprofiler-sdk-tool": [}"#[..], src())
             .err()
             .unwrap();
         assert!(err.contains("line 1"), "{err}");
