@@ -731,8 +731,6 @@ impl<R: Read> JsonReader<R> {
         self.capture.take().unwrap_or_default()
     }
 
-    /// Reads a value into a serde_json::Value; only for small, bounded parts (metadata).
-
     pub fn read_bool_or_null(&mut self) -> Result<Option<bool>> {
         match self.peek_kind()? {
             Kind::True => self.expect_word(b"true").map(|_| Some(true)),
