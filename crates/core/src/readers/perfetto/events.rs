@@ -7,7 +7,7 @@
 
 use prost::Message;
 
-use super::packets::{Decoder, Packet};
+use super::packets::{Decoder, Packet, Seq};
 use super::proto::LegacyEvent;
 use super::tracks::{Key, Open};
 use super::wire::{ints, Fields, Value};
@@ -166,20 +166,7 @@ impl Decoder {
             }
         };
         // Extra counter values name their tracks in the event, else in the defaults.
-        let defaults = seq
-            .defaults
-            .as_ref()
-            .and_then(|d| d.track_event_defaults.as_ref());
-        if let Some(d) = defaults {
-            if !bufs.extra.is_empty() && bufs.extra_uuids.is_empty() {
-                bufs.extra_uuids
-                    .extend_from_slice(&d.extra_counter_track_uuids);
-            }
-            if !bufs.dextra.is_empty() && bufs.dextra_uuids.is_empty() {
-                bufs.dextra_uuids
-                    .extend_from_slice(&d.extra_double_counter_track_uuids);
-            }
-        }
+        default_counter_tracks(seq, bufs);
         // The category first: a legacy async event's lane is keyed by it.
         let cat = match e.kind {
             SLICE_END | COUNTER => 0,
@@ -188,33 +175,9 @@ impl Decoder {
         let mut kind = e.kind;
         let mut complete = None;
         if let Some(l) = &legacy {
-            if let (Some(pid), Some(tid)) = (l.pid_override, l.tid_override) {
-                key = Key::Thread(pid, i64::from(tid));
-            }
-            if kind == 0 {
-                let phase = u8::try_from(l.phase.unwrap_or(0)).unwrap_or(0);
-                let id = l.unscoped_id.or(l.local_id).or(l.global_id).unwrap_or(0);
-                kind = match phase {
-                    b'B' => SLICE_BEGIN,
-                    b'E' => SLICE_END,
-                    b'X' => {
-                        complete = Some(l.duration_us.unwrap_or(0).saturating_mul(1000));
-                        SLICE_BEGIN
-                    }
-                    b'I' | b'i' | b'n' | b'R' => INSTANT,
-                    b'b' | b'S' => {
-                        key = Key::Async(cat, id);
-                        SLICE_BEGIN
-                    }
-                    b'e' | b'F' => {
-                        key = Key::Async(cat, id);
-                        SLICE_END
-                    }
-                    _ => {
-                        *self.stats.legacy_skipped.entry(phase as char).or_default() += 1;
-                        return;
-                    }
-                };
+            match self.legacy_phase(l, kind, cat, &mut key, &mut complete) {
+                Some(k) => kind = k,
+                None => return,
             }
         }
         // Each sequence remembers its last track: sequences interleave, so the tracks'
@@ -306,6 +269,48 @@ impl Decoder {
                     .or_default() += 1
             }
         }
+    }
+
+    /// The kind of a legacy (`TrackEvent.legacy_event`) event from its phase, with its
+    /// lane key (pid/tid overrides, async ids) and a complete event's duration; None
+    /// for a phase grove skips (counted).
+    fn legacy_phase(
+        &mut self,
+        l: &LegacyEvent,
+        kind: u64,
+        cat: u32,
+        key: &mut Key,
+        complete: &mut Option<i64>,
+    ) -> Option<u64> {
+        if let (Some(pid), Some(tid)) = (l.pid_override, l.tid_override) {
+            *key = Key::Thread(pid, i64::from(tid));
+        }
+        if kind != 0 {
+            return Some(kind);
+        }
+        let phase = u8::try_from(l.phase.unwrap_or(0)).unwrap_or(0);
+        let id = l.unscoped_id.or(l.local_id).or(l.global_id).unwrap_or(0);
+        Some(match phase {
+            b'B' => SLICE_BEGIN,
+            b'E' => SLICE_END,
+            b'X' => {
+                *complete = Some(l.duration_us.unwrap_or(0).saturating_mul(1000));
+                SLICE_BEGIN
+            }
+            b'I' | b'i' | b'n' | b'R' => INSTANT,
+            b'b' | b'S' => {
+                *key = Key::Async(cat, id);
+                SLICE_BEGIN
+            }
+            b'e' | b'F' => {
+                *key = Key::Async(cat, id);
+                SLICE_END
+            }
+            _ => {
+                *self.stats.legacy_skipped.entry(phase as char).or_default() += 1;
+                return None;
+            }
+        })
     }
 
     fn step(&mut self, track: u32, ts: i64) {
@@ -538,4 +543,23 @@ fn annotation(b: &[u8]) -> Option<(Name<'_>, Scalar<'_>)> {
         return None;
     }
     Some((name?, value?))
+}
+
+/// The tracks of an event's extra counter values, from the sequence's defaults when
+/// the event names none.
+fn default_counter_tracks(seq: &Seq, bufs: &mut Bufs) {
+    let defaults = seq
+        .defaults
+        .as_ref()
+        .and_then(|d| d.track_event_defaults.as_ref());
+    if let Some(d) = defaults {
+        if !bufs.extra.is_empty() && bufs.extra_uuids.is_empty() {
+            bufs.extra_uuids
+                .extend_from_slice(&d.extra_counter_track_uuids);
+        }
+        if !bufs.dextra.is_empty() && bufs.dextra_uuids.is_empty() {
+            bufs.dextra_uuids
+                .extend_from_slice(&d.extra_double_counter_track_uuids);
+        }
+    }
 }
