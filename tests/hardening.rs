@@ -11,9 +11,7 @@ fn demo() -> String {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("grove-hardening-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
+    common::scratch("hardening").join(name)
 }
 
 /// stderr without the demo's own load warnings, which come first: the error is the

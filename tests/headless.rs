@@ -12,9 +12,7 @@ fn grove(args: &[&str]) -> (i32, String, String) {
 }
 
 fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("grove-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
+    let p = common::scratch("test").join(name);
     std::fs::write(&p, bytes).unwrap();
     p
 }

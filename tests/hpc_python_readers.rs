@@ -117,9 +117,7 @@ fn cprofile_cycles_are_cut_where_they_close() {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("grove-hpcpy-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
+    common::scratch("hpcpy").join(name)
 }
 
 /// Loads bytes written under `name`: an error must be one line; success is allowed

@@ -7,9 +7,7 @@ mod common;
 use std::path::PathBuf;
 
 fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("grove-warn-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
+    let p = common::scratch("warn").join(name);
     std::fs::write(&p, bytes).unwrap();
     p
 }

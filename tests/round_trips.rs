@@ -13,9 +13,7 @@ mod common;
 use common::{corpus, grove};
 
 fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("grove-roundtrip-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    common::scratch("roundtrip").join(name)
 }
 
 /// A CSV's fields (quoted fields with commas, doubled quotes and newlines).

@@ -26,7 +26,7 @@ fn input() -> PathBuf {
 }
 
 fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("grove-session-test-{}-{name}", std::process::id()));
+    let d = common::scratch("session-test").join(name);
     std::fs::create_dir_all(&d).unwrap();
     d
 }

@@ -27,7 +27,7 @@ fn data(name: &str) -> String {
 }
 
 fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("grove-shell-test-{}-{name}", std::process::id()));
+    let d = common::scratch("shell-test").join(name);
     std::fs::create_dir_all(&d).unwrap();
     d
 }

@@ -15,9 +15,7 @@ fn root() -> &'static Path {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("grove-thicket-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    common::scratch("thicket").join(name)
 }
 
 /// What Thicket sees in a file, or None when python3 or thicket is not installed.

@@ -25,6 +25,55 @@ pub fn grove(args: &[&str]) -> (i32, String, String) {
     grove_env(args, &[])
 }
 
+/// This test process's scratch directory `$TMPDIR/grove-NAME-PID`, created. The test
+/// harness has no hook to remove it at exit, so the first call in a process removes
+/// what earlier runs left instead: every `grove-*` entry of the temporary directory
+/// that names a process id no longer running (`/proc/PID` gone) and was last changed
+/// over ten minutes ago. Runs no longer pile up there (they had reached gigabytes).
+pub fn scratch(name: &str) -> PathBuf {
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    SWEPT.call_once(sweep_stale_scratch);
+    let d = std::env::temp_dir().join(format!("grove-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn sweep_stale_scratch() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    let proc_fs = Path::new("/proc/self").exists();
+    for e in entries.flatten() {
+        let file = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file.strip_prefix("grove-") else {
+            continue;
+        };
+        let pids: Vec<&str> = rest
+            .split('-')
+            .filter(|s| s.len() >= 2 && s.bytes().all(|b| b.is_ascii_digit()))
+            .collect();
+        let dead = proc_fs
+            && !pids.is_empty()
+            && pids
+                .iter()
+                .all(|pid| !Path::new("/proc").join(pid).exists());
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age.as_secs() > 600);
+        if dead && old {
+            let p = e.path();
+            let _ = if p.is_dir() {
+                std::fs::remove_dir_all(&p)
+            } else {
+                std::fs::remove_file(&p)
+            };
+        }
+    }
+}
+
 /// A file of ../shared/corpus, when the corpus is there.
 pub fn corpus(rel: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
