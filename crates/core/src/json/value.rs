@@ -134,34 +134,28 @@ pub fn drop_deep(v: Value) {
 /// A whole document of any depth read from `src` (timemory's trees nest two levels a
 /// call level; 10,000-level trees load). Drop it with `drop_deep`.
 pub fn from_reader_deep<R: Read>(src: R) -> Result<Value> {
-    let mut r = JsonReader::new(src);
-    r.skip_bom();
-    let v = r.read_value_within(usize::MAX)?;
-    if r.skip_ws().is_some() {
-        drop_deep(v);
-        return Err(r.error("trailing characters after the document"));
-    }
-    Ok(v)
+    document(JsonReader::new(src), usize::MAX)
 }
 
 /// A whole document read from `src`: one value and nothing after it but whitespace.
 pub fn from_reader<R: Read>(src: R) -> Result<Value> {
-    let mut r = JsonReader::new(src);
-    r.skip_bom();
-    let v = r.read_value()?;
-    if r.skip_ws().is_some() {
-        return Err(r.error("trailing characters after the document"));
-    }
-    Ok(v)
+    document(JsonReader::new(src), MAX_DEPTH)
 }
 
 /// A whole document in memory (a buffer no larger than the text: this is called per
 /// event for a trace's `args`).
 pub fn from_slice(text: &[u8]) -> Result<Value> {
-    let mut r = JsonReader::with_buffer_size(text, text.len().clamp(16, super::BUF_SIZE));
+    let size = text.len().clamp(16, super::BUF_SIZE);
+    document(JsonReader::with_buffer_size(text, size), MAX_DEPTH)
+}
+
+/// The one value `r` holds after an optional byte-order mark, and nothing after it but
+/// whitespace.
+fn document<R: Read>(mut r: JsonReader<R>, max_depth: usize) -> Result<Value> {
     r.skip_bom();
-    let v = r.read_value()?;
+    let v = r.read_value_within(max_depth)?;
     if r.skip_ws().is_some() {
+        drop_deep(v);
         return Err(r.error("trailing characters after the document"));
     }
     Ok(v)
