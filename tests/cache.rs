@@ -476,3 +476,39 @@ fn a_full_cache_disk_is_one_clear_warning() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A warm open in the TUI shows the order the entry saved (`SavedOrder`): the same
+/// rows, pre-order and heat scale as the cold open that sorted the tree, read where
+/// they lie in the entry instead of sorted again; sorting again gives the same order.
+#[test]
+fn the_tuis_warm_open_shows_the_saved_order() {
+    use grove::app::keymap::Keymap;
+    use grove::app::App;
+    let file = data("rank0.trace.json.gz");
+    let dir = scratch("saved-order");
+    let mut cold_profile = grove::load::load_path(&file).unwrap();
+    cold_profile.events = None;
+    let cold = App::new(cold_profile, Keymap::default_map());
+    // The cold app recorded its order on the tree: the write saves that one.
+    assert!(cold.profile.cct.saved_order().is_some());
+    grove::summary::cache::store_in(&dir, &file, &cold.profile).unwrap();
+    let warm_profile = grove::summary::cache::lookup_in(&dir, &file).expect("a warm entry");
+    let saved = warm_profile.cct.saved_order().expect("the entry's order");
+    assert!(saved.po.node.is_lent(), "read in place from the mapped entry");
+    let column = saved.column.clone();
+    let mut warm = App::new(warm_profile, Keymap::default_map());
+    let (a, b) = (&cold.tree.po, &warm.tree.po);
+    assert_eq!((&a.node[..], &a.pos[..], &a.end[..]), (&b.node[..], &b.pos[..], &b.end[..]));
+    assert_eq!((&a.parent[..], &a.depth[..]), (&b.parent[..], &b.depth[..]));
+    assert_eq!(cold.tree.visible, warm.tree.visible);
+    assert_eq!(
+        (cold.view.heat.min, cold.view.heat.max),
+        (warm.view.heat.min, warm.view.heat.max)
+    );
+    // Sorting again (away and back) makes the same order from the column itself.
+    warm.run("sort name").unwrap();
+    assert!(warm.profile.cct.saved_order().is_none(), "let go once sorted otherwise");
+    warm.run(&format!("sort \"{column}\" desc")).unwrap();
+    assert_eq!(&cold.tree.po.node[..], &warm.tree.po.node[..]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

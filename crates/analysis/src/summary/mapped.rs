@@ -73,6 +73,12 @@ impl Mapping {
     }
 }
 
+impl crate::model::lent::Backing for Mapping {
+    fn bytes(&self) -> &[u8] {
+        Mapping::bytes(self)
+    }
+}
+
 impl Drop for Mapping {
     fn drop(&mut self) {
         // SAFETY: unmaps exactly what `of` mapped, once; no slice of it outlives `self`.

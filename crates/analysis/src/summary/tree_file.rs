@@ -23,7 +23,10 @@
 //! (`u32` count, each name, unit, zero bytes up to a multiple of 8 from the file's
 //! start, so that the column can be read in place as `f64`s, and a value per node),
 //! units (`u32` count, name/unit pairs), meta (`u32` count, key/value), warnings (`u32`
-//! count), the default metric. Every count is checked against the bytes left before
+//! count), the default metric, then the saved order (`u32` 0 or 1; when 1: the column's
+//! name, the heat scale's min and max as `f64` bits, zero bytes up to a multiple of 4,
+//! the pre-order's node, position, end and parent columns as `u32`s and its depths as
+//! `u16`s, zero bytes up to a multiple of 4). Every count is checked against the bytes left before
 //! anything is allocated, and every id against what it indexes: a damaged file is an
 //! error, never a panic or a huge allocation (the entry's CRC-32 catches damage first;
 //! this is the second wall).
@@ -37,16 +40,18 @@ use super::mapped::{self, Mapping};
 use crate::model::cct::NO_NODE;
 use crate::model::intern::FxBuild;
 use crate::model::metrics::Outside;
-use crate::model::{Cct, Frame, MetricTable, Profile};
+use crate::model::lent::{Backing, Col, Plain};
+use crate::model::{Cct, Frame, MetricTable, PreOrder, Profile, SavedOrder};
 
-/// `grovtr02`: metric columns aligned to 8 bytes (01 had none of the padding).
-const MAGIC: &[u8; 8] = b"grovtr02";
+/// `grovtr03`: the saved order at the end (02 had none; 01 had no padding either).
+const MAGIC: &[u8; 8] = b"grovtr03";
 
 /// Values written or read per piece: the file streams through a buffer this size.
 const PIECE: usize = 1 << 16;
 
 /// What a profile's tree file holds besides its source and dialect (the stamp's).
 pub struct Tree {
+    /// With its saved order (`Cct::saved_order`) when the file has one and is mapped.
     pub cct: Cct,
     pub metrics: MetricTable,
     pub meta: Vec<(String, String)>,
@@ -168,6 +173,8 @@ pub fn write(p: &Profile, path: &Path) -> std::io::Result<()> {
     let meta: Vec<(u32, u32)> = p.meta.iter().map(|(k, v)| (ids.of(k), ids.of(v))).collect();
     let warnings: Vec<u32> = p.warnings.iter().map(|w| ids.of(w)).collect();
     let default_metric = ids.of(&p.default_metric);
+    let order = saved_order(p);
+    let order = order.as_ref().map(|o| (ids.of(&o.column), o));
 
     let mut w = Counted {
         w: BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?),
@@ -221,7 +228,53 @@ pub fn write(p: &Profile, path: &Path) -> std::io::Result<()> {
         put_u32(&mut w, s)?;
     }
     put_u32(&mut w, default_metric)?;
+    put_order(&mut w, p, order)?;
     w.flush()
+}
+
+/// The order a warm open shows first (`SavedOrder`): the one the TUI recorded on the
+/// tree when it sorted it (a cold open in the TUI), else made here as the TUI would (a
+/// headless command's cold open), with the column's heat scale.
+fn saved_order(p: &Profile) -> Option<SavedOrder> {
+    let column = p.metrics.inclusive_of(&p.shown_metric());
+    if let Some(o) = p.cct.saved_order().filter(|o| o.column == column) {
+        return Some(o.clone());
+    }
+    let vals = p.metrics.values(&column)?;
+    let heat = crate::present::heat::HeatScale::from_values(vals.iter().copied());
+    Some(SavedOrder {
+        po: Arc::new(PreOrder::by_metric(&p.cct, vals, true)),
+        column,
+        min: heat.min,
+        max: heat.max,
+    })
+}
+
+fn put_order(
+    w: &mut Counted<impl Write>,
+    p: &Profile,
+    order: Option<(u32, &SavedOrder)>,
+) -> std::io::Result<()> {
+    let Some((column, o)) = order.filter(|(_, o)| o.po.len() == p.cct.len()) else {
+        return put_u32(w, 0);
+    };
+    put_u32(w, 1)?;
+    put_u32(w, column)?;
+    w.write_all(&o.min.to_bits().to_le_bytes())?;
+    w.write_all(&o.max.to_bits().to_le_bytes())?;
+    w.write_all(&[0; 4][..pad4(w.at)])?;
+    let po = &o.po;
+    let n = po.len();
+    for c in [&po.node, &po.pos, &po.end, &po.parent] {
+        put_column(w, n, |i| c[i].to_le_bytes())?;
+    }
+    put_column(w, n, |i| po.depth[i].to_le_bytes())?;
+    w.write_all(&[0; 4][..pad4(w.at)])
+}
+
+/// Zero bytes after offset `at` up to the next multiple of 4.
+fn pad4(at: u64) -> usize {
+    (at.wrapping_neg() % 4) as usize
 }
 
 /// Zero bytes after offset `at` up to the next multiple of 8.
@@ -363,6 +416,97 @@ impl<R: std::io::BufRead + std::io::Seek> Src<R> {
         Ok(Column::Heap(v))
     }
 
+    /// Zero bytes, `n` of them.
+    fn zeros(&mut self, n: usize) -> Res<()> {
+        match self.bytes(n as u64)?.iter().all(|&b| b == 0) {
+            true => Ok(()),
+            false => Err("padding that is not zero".into()),
+        }
+    }
+
+    /// A column of `n` values of `B` bytes left where it lies in `map`, each value
+    /// checked by `ok` (position, value) as the bytes stream by through `read` calls
+    /// (nothing of the mapping is touched); without a mapping it is skipped (None).
+    fn lent<const B: usize, T: Plain>(
+        &mut self,
+        map: Option<&Arc<Mapping>>,
+        n: usize,
+        value: fn([u8; B]) -> T,
+        ok: impl Fn(usize, T) -> bool,
+    ) -> Res<Option<Col<T>>> {
+        let len = (n as u64).saturating_mul(B as u64);
+        if len > self.left {
+            return Err("a column past the end".into());
+        }
+        let at = self.at as usize;
+        let Some(map) = map else {
+            self.r.seek_relative(len as i64).map_err(|e| e.to_string())?;
+            self.at += len;
+            self.left -= len;
+            return Ok(None);
+        };
+        let mut i = 0;
+        while i < n {
+            let k = PIECE.min(n - i);
+            let b = self.bytes((k * B) as u64)?;
+            for (j, c) in b.chunks_exact(B).enumerate() {
+                let v = value(c.try_into().expect("chunks of B bytes"));
+                if !ok(i + j, v) {
+                    return Err(format!("saved order: {v:?} at {} out of range", i + j));
+                }
+            }
+            i += k;
+        }
+        let back: Arc<dyn Backing> = map.clone();
+        Ok(Col::lent(back, at, n))
+    }
+
+    /// The saved order (`put_order`), when there is one and the file is mapped.
+    fn order(
+        &mut self,
+        map: Option<&Arc<Mapping>>,
+        n: usize,
+        strings: &[Arc<str>],
+    ) -> Res<Option<SavedOrder>> {
+        match self.u32()? {
+            0 => return Ok(None),
+            1 => {}
+            k => return Err(format!("saved order: flag {k}")),
+        }
+        let column = self.id(strings)?.to_string();
+        let mut f64_of = || -> Res<f64> {
+            let b = self.bytes(8)?;
+            Ok(f64::from_bits(u64::from_le_bytes(b.try_into().expect("8"))))
+        };
+        let (min, max) = (f64_of()?, f64_of()?);
+        self.zeros(pad4(self.at))?;
+        // No value may send the tree view out of range or round a loop: positions and
+        // nodes below n, a subtree's end after its start, a parent before its child.
+        let m = n as u32;
+        let le = u32::from_le_bytes;
+        let node = self.lent(map, n, le, |_, v| v < m)?;
+        let pos = self.lent(map, n, le, |_, v| v < m)?;
+        let end = self.lent(map, n, le, |p, v| v > p as u32 && v <= m)?;
+        let parent = self.lent(map, n, le, |p, v| v == NO_NODE || v < p as u32)?;
+        let depth = self.lent(map, n, u16::from_le_bytes, |_, _| true)?;
+        self.zeros(pad4(self.at))?;
+        Ok(match (node, pos, end, parent, depth) {
+            (Some(node), Some(pos), Some(end), Some(parent), Some(depth)) => Some(SavedOrder {
+                column,
+                min,
+                max,
+                po: Arc::new(PreOrder {
+                    node,
+                    pos,
+                    depth,
+                    end,
+                    parent,
+                }),
+            }),
+            _ => None,
+        })
+    }
+
     fn id<'s>(&mut self, strings: &'s [Arc<str>]) -> Res<&'s Arc<str>> {
         let i = self.u32()?;
         strings
@@ -469,10 +613,14 @@ fn read_as(path: &Path, sum: Option<(u64, u32)>, may_map: bool) -> Res<Tree> {
         .map(|_| Ok(s.id(&strings)?.to_string()))
         .collect::<Res<Vec<_>>>()?;
     let default_metric = s.id(&strings)?.to_string();
+    let order = s.order(map.as_ref(), nodes, &strings)?;
     if s.left != 0 {
         return Err(format!("{} bytes past the end", s.left));
     }
     let cct = Cct::from_parents(frames, slot, parent);
+    if let Some(o) = order {
+        cct.save_order(o);
+    }
     let mut metrics = MetricTable::new(nodes);
     for (name, unit, col) in columns {
         match col {
@@ -550,6 +698,20 @@ mod tests {
         assert_eq!(t.metrics.unit("time"), "ns");
         assert_eq!((t.meta, t.warnings), (p.meta.clone(), p.warnings.clone()));
         assert_eq!(t.default_metric, "time");
+        // The order the TUI opens on is saved, mapped, and is the one it would make.
+        let o = t.cct.saved_order().expect("a saved order");
+        let made = PreOrder::by_metric(&t.cct, t.metrics.values("time").unwrap(), true);
+        assert_eq!(o.column, "time");
+        assert!(o.po.node.is_lent() && o.po.depth.is_lent());
+        for (a, b) in [(&o.po.node, &made.node), (&o.po.pos, &made.pos)] {
+            assert_eq!(&a[..], &b[..]);
+        }
+        for (a, b) in [(&o.po.end, &made.end), (&o.po.parent, &made.parent)] {
+            assert_eq!(&a[..], &b[..]);
+        }
+        assert_eq!(&o.po.depth[..], &made.depth[..]);
+        assert_eq!((o.min, o.max), (1.5, 1.5));
+        assert!(c.cct.saved_order().is_none(), "not mapped: not kept");
         // Every cut and every single-byte change is an error or a tree, never a panic.
         let bytes = std::fs::read(&f).unwrap();
         for cut in 0..bytes.len() {

@@ -308,7 +308,7 @@ impl App {
             app.set_categories(cats);
         }
         app.default_markers();
-        app.initial_view_by(!headless);
+        app.initial_view_with(!headless, !headless);
         if let Some(text) = startup_message(&app.profile.warnings) {
             app.message = Some(Message {
                 level: Level::Warning,
@@ -379,17 +379,17 @@ impl App {
     /// `initial_view`, sorted by the inclusive metric, descending, when `by_metric`,
     /// else by the sort already set.
     fn initial_view_by(&mut self, by_metric: bool) {
+        self.initial_view_with(by_metric, false)
+    }
+
+    /// `initial_view_by`; with `first` (the TUI's app as it is made), a tree saved in
+    /// the cache with this order (`SavedOrder`: a warm open) is shown in it without
+    /// sorting or reading the column, and a tree sorted here records its order for the
+    /// cache write that follows a cold open.
+    fn initial_view_with(&mut self, by_metric: bool, first: bool) {
         let p = &self.profile;
         let v = &mut self.view;
-        v.metric = if p.metrics.has(&p.default_metric) {
-            p.default_metric.clone()
-        } else {
-            p.metrics
-                .base_metrics()
-                .first()
-                .cloned()
-                .unwrap_or_default()
-        };
+        v.metric = p.shown_metric();
         v.metric2 = default_metric2(&p.metrics, &v.metric);
         if by_metric {
             v.sort = SortKey::Metric {
@@ -398,16 +398,42 @@ impl App {
             };
         }
         v.search = None;
-        // The sort, the heat scale and the row weights each read the inclusive column
-        // whole: one read in place from the cache entry (`summary::tree_file`) is
-        // copied once, here (as the row weights would), so the file is read once.
-        if by_metric {
-            let _ = self.profile.metrics.column(&self.inclusive_column());
+        let col = self.inclusive_column();
+        let saved = match first && by_metric {
+            true => self.profile.cct.saved_order().filter(|s| s.column == col),
+            false => None,
         }
-        // resort() below builds the pre-order index.
+        .cloned();
         self.tree = TreeState::new(&self.profile.cct, PreOrder::default());
-        self.resort();
-        self.refresh_metric();
+        match &saved {
+            Some(s) => {
+                self.tree.reorder_shared(s.po.clone());
+                self.flame.clear();
+                self.functions.clear();
+                self.refresh_metric_with(Some(HeatScale {
+                    min: s.min,
+                    max: s.max,
+                }));
+            }
+            None => {
+                // The sort and the heat scale each read the inclusive column whole: one
+                // read in place from the cache entry (`summary::tree_file`) is copied
+                // once, here, so the file is read once.
+                if by_metric {
+                    let _ = self.profile.metrics.column(&col);
+                }
+                self.resort();
+                self.refresh_metric();
+                if first && by_metric {
+                    self.profile.cct.save_order(crate::model::SavedOrder {
+                        column: col,
+                        min: self.view.heat.min,
+                        max: self.view.heat.max,
+                        po: self.tree.po.clone(),
+                    });
+                }
+            }
+        }
         // Start with the roots open, and chains of single children below them, so the
         // first real branching level is on screen.
         for r in self.profile.cct.root_ids() {
@@ -455,6 +481,12 @@ impl App {
     }
 
     fn refresh_metric(&mut self) {
+        self.refresh_metric_with(None)
+    }
+
+    /// `refresh_metric`, with the heat scale given (a saved order's) rather than found
+    /// in a pass over the column.
+    fn refresh_metric_with(&mut self, heat: Option<HeatScale>) {
         // The heatmap's columns and scales derive from the metric table.
         self.heatmap.clear();
         self.flame.clear();
@@ -464,9 +496,15 @@ impl App {
         }
         let col = self.inclusive_column();
         let m = &self.profile.metrics;
-        self.view.tree.rules.weight = m.column(&col).unwrap_or_default();
+        // Row weights (a copy of the column: 20 MB on a 2.5M-node tree) only for the
+        // rules that read them (`refresh_rules`).
+        self.view.tree.rules.weight = match self.rules.limit.is_some() || self.rules.prune.is_some()
+        {
+            true => m.column(&col).unwrap_or_default(),
+            false => Default::default(),
+        };
         if let Some(v) = m.values(&col) {
-            self.view.heat = HeatScale::from_values(v.iter().copied());
+            self.view.heat = heat.unwrap_or_else(|| HeatScale::from_values(v.iter().copied()));
             self.view.total = self
                 .profile
                 .cct
@@ -482,8 +520,15 @@ impl App {
     }
 
     fn resort(&mut self) {
+        // The first order, kept for the cache write (`initial_view_with`), is not worth
+        // its memory once the tree is shown in another.
+        self.profile.cct.forget_order();
         let cct = &self.profile.cct;
         let po = match &self.sort {
+            SortKey::Metric { column, descending } => {
+                let vals = self.profile.metrics.values(column).unwrap_or(&[]);
+                PreOrder::by_metric(cct, vals, *descending)
+            }
             // Child lists are in id order already (a child is added after its older
             // siblings, with a larger id): checking costs less than sorting again.
             SortKey::Data => PreOrder::build(cct, |v| {
@@ -510,25 +555,6 @@ impl App {
                         } else {
                             o
                         }
-                    })
-                })
-            }
-            SortKey::Metric { column, descending } => {
-                let vals = self.profile.metrics.values(column).unwrap_or(&[]);
-                let d = *descending;
-                let key = |n: u32| {
-                    let v = vals.get(n as usize).copied().unwrap_or(f64::NAN);
-                    if v.is_nan() {
-                        f64::NEG_INFINITY
-                    } else {
-                        v
-                    }
-                };
-                PreOrder::build(cct, |v| {
-                    v.sort_unstable_by(|&a, &b| {
-                        let o = key(a).total_cmp(&key(b));
-                        let o = if d { o.reverse() } else { o };
-                        o.then(a.cmp(&b))
                     })
                 })
             }

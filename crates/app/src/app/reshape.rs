@@ -107,6 +107,13 @@ impl App {
         // The flame graph's layout skips hidden subtrees and merges pruned nodes.
         self.flame.clear();
         let n = self.profile.cct.len();
+        // The row weights, left out until a rule reads them (`refresh_metric`).
+        if (self.rules.limit.is_some() || self.rules.prune.is_some())
+            && self.tree.rules.weight.len() != n
+        {
+            let col = self.inclusive_column();
+            self.tree.rules.weight = self.profile.metrics.column(&col).unwrap_or_default();
+        }
         let mut hidden = vec![false; n];
         for p in &self.rules.hidden {
             if let Ok(x) = paths::resolve(&self.profile.cct, p) {

@@ -16,6 +16,8 @@ use std::sync::Arc;
 
 pub use super::attrs::{Attr, Attrs};
 use super::intern::FxBuild;
+pub use super::lent::Col;
+use std::sync::OnceLock;
 
 pub const NO_NODE: u32 = u32::MAX;
 
@@ -91,6 +93,10 @@ struct Nodes {
 #[derive(Debug, Default, Clone)]
 pub struct Cct {
     nodes: Arc<Nodes>,
+    /// The pre-order saved with this tree in the cache, or set once by whoever sorts it
+    /// first that way (`SavedOrder`). Shared by clones, which share the nodes; any
+    /// change to the nodes starts a fresh, empty cell.
+    saved: Arc<OnceLock<SavedOrder>>,
     /// Root node ids in insertion order.
     pub roots: Vec<u32>,
     /// (parent or NO_NODE, name id, kind id) -> child: merges instances that share a
@@ -123,6 +129,26 @@ impl Texts {
 }
 
 impl Cct {
+    /// Before any change to the nodes, and when the tree is shown in another order: a
+    /// saved order no longer holds or is no longer worth its memory (a fresh cell, so
+    /// clones that keep the old nodes keep theirs).
+    pub fn forget_order(&mut self) {
+        if self.saved.get().is_some() {
+            self.saved = Default::default();
+        }
+    }
+
+    /// The pre-order this tree was saved with (`SavedOrder`), if any.
+    pub fn saved_order(&self) -> Option<&SavedOrder> {
+        self.saved.get()
+    }
+
+    /// Records the order this tree is shown in first, for the cache to save; the first
+    /// one recorded stays (the tree does not change while it lives).
+    pub fn save_order(&self, o: SavedOrder) {
+        let _ = self.saved.set(o);
+    }
+
     pub fn len(&self) -> usize {
         self.nodes.slot.len()
     }
@@ -138,6 +164,7 @@ impl Cct {
     /// A node's frame for changing. A tree that shares its arrays with a clone copies
     /// them first, and a node that shares its frame slot gets a copy of its own.
     pub fn frame_mut(&mut self, n: u32) -> &mut Frame {
+        self.forget_order();
         let nodes = Arc::make_mut(&mut self.nodes);
         let s = nodes.slot[n as usize];
         let own = if s & SHARED != 0 {
@@ -154,12 +181,14 @@ impl Cct {
     /// A frame slot for nodes to share (`add_shared`, `set_frame`): a reader that knows
     /// many nodes have equal frames stores the frame once.
     pub fn shared_frame(&mut self, frame: Frame) -> FrameId {
+        self.forget_order();
         let nodes = Arc::make_mut(&mut self.nodes);
         FrameId(Nodes::new_slot(&mut nodes.frames, frame))
     }
 
     /// Points a node at a shared frame slot instead of its own frame.
     pub fn set_frame(&mut self, n: u32, frame: FrameId) {
+        self.forget_order();
         let nodes = Arc::make_mut(&mut self.nodes);
         nodes.slot[n as usize] = frame.0 | SHARED;
     }
@@ -167,6 +196,7 @@ impl Cct {
     /// Applies `change` to every frame once (a shared slot once for all its nodes):
     /// passes that rewrite frames by their content alone (demangling) keep the sharing.
     pub fn rewrite_frames(&mut self, mut change: impl FnMut(&mut Frame)) {
+        self.forget_order();
         for f in &mut Arc::make_mut(&mut self.nodes).frames {
             change(f);
         }
@@ -219,6 +249,7 @@ impl Cct {
     /// Room for `additional` more nodes without growing the arrays again (a reader that
     /// knows its node count saves the doubling's spare capacity).
     pub fn reserve(&mut self, additional: usize) {
+        self.forget_order();
         let nodes = Arc::make_mut(&mut self.nodes);
         nodes.frames.reserve_exact(additional);
         nodes.slot.reserve_exact(additional);
@@ -232,6 +263,7 @@ impl Cct {
     /// always exists before its children, so parents have smaller ids: passes in id
     /// order see parents first.
     pub fn add_node(&mut self, parent: Option<u32>, frame: Frame) -> u32 {
+        self.forget_order();
         let nodes = Arc::make_mut(&mut self.nodes);
         let s = Nodes::new_slot(&mut nodes.frames, frame);
         self.push_node(parent, s)
@@ -250,6 +282,7 @@ impl Cct {
     /// takes them once, where `add_shared` makes sure per node that no clone shares
     /// them (an atomic compare-exchange each time).
     pub fn grow(&mut self) -> Grow<'_> {
+        self.forget_order();
         let nodes = Arc::make_mut(&mut self.nodes);
         if nodes.last_child.len() < nodes.slot.len() {
             nodes.relink_last_children();
@@ -619,22 +652,42 @@ impl Iterator for Children<'_> {
 #[derive(Debug, Default, Clone)]
 pub struct PreOrder {
     /// position -> node
-    pub node: Vec<u32>,
+    pub node: Col<u32>,
     /// node -> position
-    pub pos: Vec<u32>,
+    pub pos: Col<u32>,
     /// position -> depth
-    pub depth: Vec<u16>,
+    pub depth: Col<u16>,
     /// position -> one past the position of the last descendant
-    pub end: Vec<u32>,
+    pub end: Col<u32>,
     /// position -> parent position (NO_NODE for roots)
-    pub parent: Vec<u32>,
+    pub parent: Col<u32>,
+}
+
+/// The pre-order a tree was saved with in the cache (`summary::tree_file`): children by
+/// `column`, descending, as the TUI opens a tree, with that column's range of finite
+/// values (the heat scale). A warm open shows it without sorting or reading the column.
+#[derive(Debug, Clone)]
+pub struct SavedOrder {
+    pub column: String,
+    pub min: f64,
+    pub max: f64,
+    pub po: Arc<PreOrder>,
+}
+
+/// A pre-order's columns while `build` fills them.
+struct Building {
+    node: Vec<u32>,
+    pos: Vec<u32>,
+    depth: Vec<u16>,
+    end: Vec<u32>,
+    parent: Vec<u32>,
 }
 
 impl PreOrder {
     /// Builds the index; `order` sorts each sibling list (roots included) in place.
     pub fn build(cct: &Cct, mut order: impl FnMut(&mut Vec<u32>)) -> PreOrder {
         let n = cct.len();
-        let mut po = PreOrder {
+        let mut po = Building {
             node: Vec::with_capacity(n),
             pos: vec![NO_NODE; n],
             depth: Vec::with_capacity(n),
@@ -676,7 +729,34 @@ impl PreOrder {
         for p in open {
             po.end[p as usize] = total;
         }
-        po
+        PreOrder {
+            node: po.node.into(),
+            pos: po.pos.into(),
+            depth: po.depth.into(),
+            end: po.end.into(),
+            parent: po.parent.into(),
+        }
+    }
+
+    /// Children by the values of a metric column (NaN lowest), ties by node id: the
+    /// TUI's metric sort, and the order the cache saves (`SavedOrder`), which must be
+    /// the same.
+    pub fn by_metric(cct: &Cct, vals: &[f64], descending: bool) -> PreOrder {
+        let key = |n: u32| {
+            let v = vals.get(n as usize).copied().unwrap_or(f64::NAN);
+            if v.is_nan() {
+                f64::NEG_INFINITY
+            } else {
+                v
+            }
+        };
+        PreOrder::build(cct, |v| {
+            v.sort_unstable_by(|&a, &b| {
+                let o = key(a).total_cmp(&key(b));
+                let o = if descending { o.reverse() } else { o };
+                o.then(a.cmp(&b))
+            })
+        })
     }
 
     pub fn len(&self) -> usize {

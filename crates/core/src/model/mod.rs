@@ -47,6 +47,7 @@ pub mod demangle;
 pub mod events;
 pub mod hidden;
 pub mod intern;
+pub mod lent;
 pub mod lod;
 pub mod metric_aliases;
 pub mod metrics;
@@ -54,7 +55,7 @@ pub mod names;
 pub mod paths;
 pub mod sparse;
 
-pub use cct::{Attrs, Cct, Frame, PreOrder, NO_NODE};
+pub use cct::{Attrs, Cct, Frame, PreOrder, SavedOrder, NO_NODE};
 pub use events::{CounterTable, EventKind, EventTable};
 pub use metrics::MetricTable;
 
@@ -186,6 +187,21 @@ impl Profile {
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// The metric a tree opens on: the default metric when the table has it, else the
+    /// first base metric. The TUI sorts by its inclusive column, and the cache saves
+    /// that order (`SavedOrder`).
+    pub fn shown_metric(&self) -> String {
+        if self.metrics.has(&self.default_metric) {
+            self.default_metric.clone()
+        } else {
+            self.metrics
+                .base_metrics()
+                .first()
+                .cloned()
+                .unwrap_or_default()
+        }
     }
 
     /// Whether the tree's figures are estimates (call paths unfolded from a call

@@ -195,8 +195,13 @@ impl TreeState {
 
     /// Swaps in a new pre-order (after a sort) and keeps the selected node.
     pub fn reorder(&mut self, po: PreOrder) {
+        self.reorder_shared(Arc::new(po))
+    }
+
+    /// `reorder` with a pre-order shared with others (a saved order's).
+    pub fn reorder_shared(&mut self, po: Arc<PreOrder>) {
         let keep = self.selected();
-        self.po = Arc::new(po);
+        self.po = po;
         self.cursor = 0;
         self.visible = self.compute_rows();
         if let Some(n) = keep {
