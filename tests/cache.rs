@@ -494,11 +494,17 @@ fn the_tuis_warm_open_shows_the_saved_order() {
     grove::summary::cache::store_in(&dir, &file, &cold.profile).unwrap();
     let warm_profile = grove::summary::cache::lookup_in(&dir, &file).expect("a warm entry");
     let saved = warm_profile.cct.saved_order().expect("the entry's order");
-    assert!(saved.po.node.is_lent(), "read in place from the mapped entry");
+    assert!(
+        saved.po.node.is_lent(),
+        "read in place from the mapped entry"
+    );
     let column = saved.column.clone();
     let mut warm = App::new(warm_profile, Keymap::default_map());
     let (a, b) = (&cold.tree.po, &warm.tree.po);
-    assert_eq!((&a.node[..], &a.pos[..], &a.end[..]), (&b.node[..], &b.pos[..], &b.end[..]));
+    assert_eq!(
+        (&a.node[..], &a.pos[..], &a.end[..]),
+        (&b.node[..], &b.pos[..], &b.end[..])
+    );
     assert_eq!((&a.parent[..], &a.depth[..]), (&b.parent[..], &b.depth[..]));
     assert_eq!(cold.tree.visible, warm.tree.visible);
     assert_eq!(
@@ -507,7 +513,10 @@ fn the_tuis_warm_open_shows_the_saved_order() {
     );
     // Sorting again (away and back) makes the same order from the column itself.
     warm.run("sort name").unwrap();
-    assert!(warm.profile.cct.saved_order().is_none(), "let go once sorted otherwise");
+    assert!(
+        warm.profile.cct.saved_order().is_none(),
+        "let go once sorted otherwise"
+    );
     warm.run(&format!("sort \"{column}\" desc")).unwrap();
     assert_eq!(&cold.tree.po.node[..], &warm.tree.po.node[..]);
     let _ = std::fs::remove_dir_all(&dir);

@@ -39,8 +39,8 @@ use std::sync::Arc;
 use super::mapped::{self, Mapping};
 use crate::model::cct::NO_NODE;
 use crate::model::intern::FxBuild;
-use crate::model::metrics::Outside;
 use crate::model::lent::{Backing, Col, Plain};
+use crate::model::metrics::Outside;
 use crate::model::{Cct, Frame, MetricTable, PreOrder, Profile, SavedOrder};
 
 /// `grovtr03`: the saved order at the end (02 had none; 01 had no padding either).
@@ -440,7 +440,9 @@ impl<R: std::io::BufRead + std::io::Seek> Src<R> {
         }
         let at = self.at as usize;
         let Some(map) = map else {
-            self.r.seek_relative(len as i64).map_err(|e| e.to_string())?;
+            self.r
+                .seek_relative(len as i64)
+                .map_err(|e| e.to_string())?;
             self.at += len;
             self.left -= len;
             return Ok(None);

@@ -35,7 +35,9 @@ impl<T: Plain> Col<T> {
         let size = std::mem::size_of::<T>();
         let bytes = back.bytes();
         let end = n.checked_mul(size)?.checked_add(at)?;
-        let aligned = (bytes.as_ptr() as usize).wrapping_add(at) % std::mem::align_of::<T>() == 0;
+        let aligned = (bytes.as_ptr() as usize)
+            .wrapping_add(at)
+            .is_multiple_of(std::mem::align_of::<T>());
         if !cfg!(target_endian = "little") || end > bytes.len() || !aligned {
             return None;
         }
@@ -137,7 +139,10 @@ mod tests {
         let c: Col<u32> = Col::lent(back.clone(), 4, 3).expect("fits");
         assert_eq!(&c[..], &[7, 9, 11]);
         assert_eq!(&c.clone()[1..], &[9, 11]);
-        assert!(Col::<u32>::lent(back.clone(), 4, 4).is_none(), "past the end");
+        assert!(
+            Col::<u32>::lent(back.clone(), 4, 4).is_none(),
+            "past the end"
+        );
         assert!(Col::<u32>::lent(back.clone(), 2, 1).is_none(), "misaligned");
         assert!(Col::<u32>::lent(back, usize::MAX, 2).is_none(), "overflow");
     }
