@@ -344,6 +344,8 @@ impl Builder {
         let root = self.cct.add_node(None, Frame::new(&th.label, "thread"));
         self.roots.push(root);
         self.frame_of.clear();
+        // At most one node per stack: no rehashing as the thread's nodes come.
+        self.by_path.reserve(th.stacks.len());
         let mut memo = vec![UNSET; th.stacks.len()];
         if let Some(w) = &th.weighted {
             if !self.weight_types.contains(w) {

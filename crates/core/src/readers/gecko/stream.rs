@@ -10,7 +10,7 @@ use std::io::Read;
 
 use serde_json::Value;
 
-use crate::json::lexer::is_num;
+use crate::json::lexer::{self, is_num, Fail};
 use crate::json::number::{is_strict, to_f64};
 use crate::json::{JsonError, JsonReader, Kind};
 
@@ -250,10 +250,31 @@ fn doc(r: &mut R, depth: usize) -> Result<Doc, JsonError> {
                     }
                 }
             }
-            _ => r.skip_value()?,
+            _ => skip(r)?,
         }
     }
     Ok(d)
+}
+
+/// Skips a value nobody reads: in the reader's buffer by the slice lexer when the
+/// buffer holds it whole (up to 4 MiB; a skipped column of a large profile is tens of
+/// thousands of values), else by the reader itself. The lexer takes only strict JSON
+/// and checks it as the reader does; a repair, an error or a longer value is the
+/// reader's, which repairs (and counts) or reports it as before.
+fn skip(r: &mut R) -> Result<(), JsonError> {
+    r.peek_kind()?;
+    let mut min = 1 << 16;
+    loop {
+        let (w, eof) = r.window(min);
+        match lexer::skip_value(w, 0) {
+            Ok(end) => {
+                r.advance(end);
+                return Ok(());
+            }
+            Err(Fail::Short) if !eof && min < 1 << 22 => min *= 4,
+            Err(_) => return r.skip_value(),
+        }
+    }
 }
 
 /// Skips an array (or any value); true when it was an array with elements.
@@ -336,7 +357,7 @@ fn thread(r: &mut R) -> Result<RawThread, JsonError> {
                     let tb = table(r, cols)?;
                     t.tables.insert(name, tb);
                 }
-                None => r.skip_value()?,
+                None => skip(r)?,
             },
         }
     }
@@ -410,7 +431,7 @@ fn table(r: &mut R, cols: &[&str]) -> Result<Table, JsonError> {
                     t.named.insert(k.to_string(), c);
                 }
             }
-            _ => r.skip_value()?,
+            _ => skip(r)?,
         }
     }
     // Rows read before their schema: give back the columns it does not name.
@@ -459,7 +480,7 @@ fn rows(r: &mut R, t: &mut Table, cols: &[&str]) -> Result<(), JsonError> {
                         c.push(v);
                     }
                 } else {
-                    r.skip_value()?;
+                    skip(r)?;
                 }
                 pos += 1;
             }
