@@ -8,6 +8,13 @@ start/end pairs and instants). 8 threads, a random call tree of 20,000 stacks pe
 
     python3 scripts/gen_gecko_bench.py OUT.json [MEGABYTES]   # default 100
 
+    python3 scripts/gen_gecko_bench.py --raw OUT.json [MEGABYTES]   # the raw Gecko layout
+
+`--raw` writes the same threads in the raw Gecko layout (what Firefox's own profiler and
+`perf script report gecko` write: `meta.version` without `preprocessedProfileVersion`,
+per thread a `stringTable` and `schema`/`data` tables, frames by location string); it
+checks that the raw path does not get slower (its rows are longer: ~33 bytes a sample).
+
 Deterministic (a fixed seed). The per-function sample counts can be checked with
 testdata/gecko/golden.py.
 """
@@ -66,9 +73,48 @@ def thread(rng, n_samples, k):
             "showMarkersInTimeline": True}
 
 
+def raw_thread(t):
+    """The processed thread `t` in the raw Gecko layout (schema + data rows)."""
+    strings = t["stringArray"]
+    funcs, res = t["funcTable"], t["resourceTable"]
+
+    def location(f):
+        name = strings[funcs["name"][f]]
+        r = funcs["resource"][f]
+        return f"{name} (in {strings[res['name'][r]]})" if r is not None and r >= 0 else name
+
+    frames = t["frameTable"]
+    table = list(strings)
+    index = {s: i for i, s in enumerate(table)}
+    loc = []
+    for f in frames["func"]:
+        s = location(f)
+        if s not in index:
+            index[s] = len(table)
+            table.append(s)
+        loc.append(index[s])
+    st, s, m = t["stackTable"], t["samples"], t["markers"]
+    return {"name": t["name"], "processName": t["processName"], "pid": t["pid"], "tid": t["tid"],
+            "registerTime": 0, "unregisterTime": None, "stringTable": table,
+            "frameTable": {"schema": {"location": 0, "relevantForJS": 1, "innerWindowID": 2,
+                                      "implementation": 3, "line": 4, "column": 5, "category": 6,
+                                      "subcategory": 7},
+                           "data": [[l, False, None, None, None, None, 2, 0] for l in loc]},
+            "stackTable": {"schema": {"prefix": 0, "frame": 1},
+                           "data": [list(r) for r in zip(st["prefix"], st["frame"])]},
+            "samples": {"schema": {"stack": 0, "time": 1, "eventDelay": 2, "threadCPUDelta": 3},
+                        "data": [[a, b, 0, c] for a, b, c in zip(s["stack"], s["time"], s["threadCPUDelta"])]},
+            "markers": {"schema": {"name": 0, "startTime": 1, "endTime": 2, "phase": 3, "category": 4, "data": 5},
+                        "data": [list(r) for r in zip(m["name"], m["startTime"], m["endTime"], m["phase"],
+                                                      m["category"], m["data"])]}}
+
+
 def main():
-    out = sys.argv[1]
-    target = float(sys.argv[2]) * 1e6 if len(sys.argv) > 2 else 100e6
+    args = sys.argv[1:]
+    raw = "--raw" in args
+    args = [a for a in args if a != "--raw"]
+    out = args[0]
+    target = float(args[1]) * 1e6 if len(args) > 1 else 100e6
     with gzip.open(os.path.join(HERE, "../testdata/gecko/spin.samply.json.gz")) as f:
         base = json.load(f)
     rng = random.Random(29)
@@ -77,6 +123,11 @@ def main():
     doc = {"meta": base["meta"], "libs": base["libs"],
            "threads": [thread(rng, per_thread, k) for k in range(THREADS)],
            "pages": [], "profilerOverhead": [], "counters": []}
+    if raw:
+        meta = {k: v for k, v in base["meta"].items() if k not in ("preprocessedProfileVersion",)}
+        meta["stackwalk"] = 1
+        doc = {"meta": meta, "libs": base["libs"], "threads": [raw_thread(t) for t in doc["threads"]],
+               "processes": [], "pausedRanges": []}
     with open(out, "w") as f:
         json.dump(doc, f, separators=(",", ":"))
     print(out, os.path.getsize(out), "bytes,", per_thread * THREADS, "samples")

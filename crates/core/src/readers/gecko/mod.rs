@@ -20,6 +20,7 @@ mod markers;
 mod stream;
 mod tables;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::BufRead;
 
@@ -29,7 +30,7 @@ use crate::model::cct::FrameId;
 use crate::model::hidden::hidden_warning;
 use crate::model::intern::FxBuild;
 use crate::model::{Cct, Format, Frame, MetricTable, Profile, Source};
-use stream::{Doc, RawThread, NO};
+use stream::{Col, Doc, RawThread, NO};
 use tables::{Func, Thread};
 
 /// Strict probe: a JSON object with a `meta` key whose head shows Gecko's own keys.
@@ -195,6 +196,121 @@ fn meta_of(meta: &Value, processed: bool, threads: &[Thread]) -> Vec<(String, St
     out
 }
 
+/// `values[s]` (a sum per stack index) added to each stack's node.
+fn add_by_stack(to: &mut [f64], order: &[u32], node: &[u32], values: &[f64]) {
+    for &st in order {
+        let n = node[st as usize];
+        if n != BAD {
+            to[n as usize] += values[st as usize];
+        }
+    }
+}
+
+/// A thread's samples counted per stack index, in one pass over the stack column.
+struct PerStack<'a> {
+    /// Samples per stack index of the stack table.
+    count: Vec<u64>,
+    /// Stack indices in the order of their first sample.
+    order: Vec<u32>,
+    /// Each sample's stack index; at or past `count.len()` (`NO` among them): none, or
+    /// out of the table's range. The stack column itself when it holds indices.
+    of_sample: Cow<'a, [u32]>,
+    no_stack: u64,
+    /// Samples naming a stack beyond the table: bad (the walk up finds nothing).
+    out_of_range: u64,
+}
+
+impl<'a> PerStack<'a> {
+    fn count(th: &Thread, stacks: Option<&'a Col>) -> PerStack<'a> {
+        let n = th.n_samples;
+        let of_sample: Cow<[u32]> = match stacks {
+            Some(Col::Idx(v)) => Cow::Borrowed(&v[..v.len().min(n)]),
+            _ => Cow::Owned(
+                (0..n)
+                    .map(|i| match stacks.and_then(|c| c.idx(i)) {
+                        None => NO,
+                        // Beyond any table (and not `NO`): out of range, not missing.
+                        Some(s) => u32::try_from(s).ok().filter(|&s| s != NO).unwrap_or(NO - 1),
+                    })
+                    .collect(),
+            ),
+        };
+        let mut p = PerStack {
+            count: vec![0; th.stacks.len()],
+            order: Vec::new(),
+            of_sample,
+            // Samples past the stack column's end have no stack either.
+            no_stack: (n - n.min(match stacks {
+                Some(Col::Idx(v)) => v.len(),
+                _ => n,
+            })) as u64,
+            out_of_range: 0,
+        };
+        for &st in p.of_sample.iter() {
+            if st == NO {
+                p.no_stack += 1;
+                continue;
+            }
+            match p.count.get_mut(st as usize) {
+                Some(c) => {
+                    if *c == 0 {
+                        p.order.push(st);
+                    }
+                    *c += 1;
+                }
+                None => p.out_of_range += 1,
+            }
+        }
+        p
+    }
+
+    /// The stack index of the sample at position `st` of `of_sample` when in range.
+    #[inline]
+    fn stack(&self, st: u32) -> Option<usize> {
+        let st = st as usize;
+        (st < self.count.len()).then_some(st)
+    }
+
+    /// Per stack index, the sum of an index column's values (`missing` for a sample
+    /// without one, or none added) and whether any was added: only when the sums are
+    /// exact in any order (integers, the thread's total below 2^53), so that adding
+    /// them by stack gives the very f64s adding them sample by sample gave. Else None.
+    fn sums(&self, c: &Col, missing: Option<u64>) -> Option<(Vec<f64>, Vec<bool>)> {
+        let Col::Idx(v) = c else { return None };
+        let mut sum = vec![0u64; self.count.len()];
+        let mut any = vec![false; self.count.len()];
+        let mut total = 0u64;
+        for (i, &st) in self.of_sample.iter().enumerate() {
+            let Some(st) = self.stack(st) else { continue };
+            let x = match v.get(i) {
+                Some(&x) if x != NO => u64::from(x),
+                _ => match missing {
+                    Some(m) => m,
+                    None => continue,
+                },
+            };
+            sum[st] += x;
+            any[st] = true;
+            total = total.saturating_add(x);
+        }
+        if total >= 1 << 53 {
+            return None;
+        }
+        Some((sum.into_iter().map(|x| x as f64).collect(), any))
+    }
+
+    /// Each sample with a node, in file order, with its value in `c` (floats are
+    /// added in the order they always were).
+    fn each(&self, c: &Col, node: &[u32], mut f: impl FnMut(usize, Option<f64>)) {
+        for (i, &st) in self.of_sample.iter().enumerate() {
+            match self.stack(st).map(|st| node[st]) {
+                Some(n) if n != BAD => f(n as usize, c.num(i)),
+                _ => {}
+            }
+        }
+    }
+}
+
 /// Marks in the stack-to-node memo.
 const UNSET: u32 = u32::MAX;
 const VISITING: u32 = u32::MAX - 1;
@@ -217,12 +333,19 @@ struct Builder {
     weight_types: Vec<String>,
     /// Each thread's root node, in thread order (the markers' lanes point at them).
     roots: Vec<u32>,
+    /// The current thread's frames by frame index, once looked up.
+    frame_of: Vec<Option<FrameId>>,
 }
 
 impl Builder {
+    /// One thread into the tree: its samples counted per stack index first, then each
+    /// stack made a node once (not once per sample) and its sums added there.
     fn thread(&mut self, th: &Thread) {
         let root = self.cct.add_node(None, Frame::new(&th.label, "thread"));
         self.roots.push(root);
+        self.frame_of.clear();
+        // At most one node per stack: no rehashing as the thread's nodes come.
+        self.by_path.reserve(th.stacks.len());
         let mut memo = vec![UNSET; th.stacks.len()];
         if let Some(w) = &th.weighted {
             if !self.weight_types.contains(w) {
@@ -231,31 +354,53 @@ impl Builder {
         }
         // The columns looked up once, not per sample.
         let s = &th.samples;
-        let stacks = s.col("stack");
         let weights = th.weighted.as_ref().and(s.col("weight"));
         let cpus = s.col("threadCPUDelta");
-        for i in 0..th.n_samples {
-            self.total += 1;
-            let Some(stack) = stacks.and_then(|c| c.idx(i)) else {
-                self.no_stack += 1;
-                continue;
-            };
-            let Some(node) = self.node_of(th, root, stack, &mut memo) else {
-                self.bad_stack += 1;
-                continue;
-            };
-            let n = node as usize;
-            if n >= self.samples.len() {
-                self.grow();
-            }
-            self.samples[n] += 1.0;
-            self.weight[n] += weights.and_then(|c| c.num(i)).unwrap_or(1.0);
-            if let Some(c) = cpus.and_then(|c| c.num(i)) {
-                self.cpu[n] += c;
-                self.any_cpu = true;
+        let per = PerStack::count(th, s.col("stack"));
+        self.total += th.n_samples as u64;
+        self.no_stack += per.no_stack;
+        self.bad_stack += per.out_of_range;
+        // Nodes are made in the order of each stack's first sample, as a walk over the
+        // samples makes them: node ids, and so every output, stay as they were.
+        let mut node = vec![BAD; th.stacks.len()];
+        for &st in &per.order {
+            let st = st as usize;
+            match self.node_of(th, root, st, &mut memo) {
+                Some(n) => node[st] = n,
+                None => self.bad_stack += per.count[st],
             }
         }
         self.grow();
+        let counts: Vec<f64> = per.count.iter().map(|&c| c as f64).collect();
+        add_by_stack(&mut self.samples, &per.order, &node, &counts);
+        match weights {
+            None => add_by_stack(&mut self.weight, &per.order, &node, &counts),
+            Some(c) => match per.sums(c, Some(1)) {
+                Some((sum, _)) => add_by_stack(&mut self.weight, &per.order, &node, &sum),
+                None => per.each(c, &node, |n, v| self.weight[n] += v.unwrap_or(1.0)),
+            },
+        }
+        if let Some(c) = cpus {
+            match per.sums(c, None) {
+                Some((sum, any)) => {
+                    add_by_stack(&mut self.cpu, &per.order, &node, &sum);
+                    // A value counts only on a sample whose stack makes a node.
+                    self.any_cpu |= per.order.iter().any(|&st| {
+                        let st = st as usize;
+                        any[st] && node[st] != BAD
+                    });
+                }
+                None => {
+                    let (cpu, any) = (&mut self.cpu, &mut self.any_cpu);
+                    per.each(c, &node, |n, v| {
+                        if let Some(v) = v {
+                            cpu[n] += v;
+                            *any = true;
+                        }
+                    });
+                }
+            }
+        }
     }
 
     fn grow(&mut self) {
@@ -296,7 +441,7 @@ impl Builder {
         }
         for &c in chain.iter().rev() {
             let func = th.stacks[c].1 as usize;
-            let fid = self.frame(th.frames.get(func).and_then(Option::as_ref));
+            let fid = self.frame_at(th, func);
             let node = match self.by_path.get(&(parent, fid)) {
                 Some(&n) => n,
                 None => {
@@ -309,6 +454,24 @@ impl Builder {
             parent = node;
         }
         Some(parent)
+    }
+
+    /// The frame of the thread's frame index `i`, looked up by its function once per
+    /// index (a function's strings are hashed once, not once per node). A frame without
+    /// a function is looked up (and counted) each time, as before.
+    fn frame_at(&mut self, th: &Thread, i: usize) -> FrameId {
+        let Some(func) = th.frames.get(i).and_then(Option::as_ref) else {
+            return self.frame(None);
+        };
+        if let Some(&Some(id)) = self.frame_of.get(i) {
+            return id;
+        }
+        let id = self.frame(Some(func));
+        if self.frame_of.len() <= i {
+            self.frame_of.resize(i + 1, None);
+        }
+        self.frame_of[i] = Some(id);
+        id
     }
 
     fn frame(&mut self, func: Option<&Func>) -> FrameId {

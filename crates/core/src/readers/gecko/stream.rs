@@ -10,7 +10,7 @@ use std::io::Read;
 
 use serde_json::Value;
 
-use crate::json::lexer::is_num;
+use crate::json::lexer::{self, is_num, Fail};
 use crate::json::number::{is_strict, to_f64};
 use crate::json::{JsonError, JsonReader, Kind};
 
@@ -250,10 +250,31 @@ fn doc(r: &mut R, depth: usize) -> Result<Doc, JsonError> {
                     }
                 }
             }
-            _ => r.skip_value()?,
+            _ => skip(r)?,
         }
     }
     Ok(d)
+}
+
+/// Skips a value nobody reads: in the reader's buffer by the slice lexer when the
+/// buffer holds it whole (up to 4 MiB; a skipped column of a large profile is tens of
+/// thousands of values), else by the reader itself. The lexer takes only strict JSON
+/// and checks it as the reader does; a repair, an error or a longer value is the
+/// reader's, which repairs (and counts) or reports it as before.
+fn skip(r: &mut R) -> Result<(), JsonError> {
+    r.peek_kind()?;
+    let mut min = 1 << 16;
+    loop {
+        let (w, eof) = r.window(min);
+        match lexer::skip_value(w, 0) {
+            Ok(end) => {
+                r.advance(end);
+                return Ok(());
+            }
+            Err(Fail::Short) if !eof && min < 1 << 22 => min *= 4,
+            Err(_) => return r.skip_value(),
+        }
+    }
 }
 
 /// Skips an array (or any value); true when it was an array with elements.
@@ -336,7 +357,7 @@ fn thread(r: &mut R) -> Result<RawThread, JsonError> {
                     let tb = table(r, cols)?;
                     t.tables.insert(name, tb);
                 }
-                None => r.skip_value()?,
+                None => skip(r)?,
             },
         }
     }
@@ -410,7 +431,7 @@ fn table(r: &mut R, cols: &[&str]) -> Result<Table, JsonError> {
                     t.named.insert(k.to_string(), c);
                 }
             }
-            _ => r.skip_value()?,
+            _ => skip(r)?,
         }
     }
     // Rows read before their schema: give back the columns it does not name.
@@ -459,7 +480,7 @@ fn rows(r: &mut R, t: &mut Table, cols: &[&str]) -> Result<(), JsonError> {
                         c.push(v);
                     }
                 } else {
-                    r.skip_value()?;
+                    skip(r)?;
                 }
                 pos += 1;
             }
@@ -501,6 +522,17 @@ fn numbers(r: &mut R, col: &mut Col) -> Result<bool, JsonError> {
         let mut done = false;
         let mut other = false;
         while i < w.len() {
+            // The common runs first (plain indices, nulls; a counted column's
+            // numbers), by loops of their own; whatever they leave is one token for
+            // the general step below, which then hands back to them.
+            match col {
+                Col::Idx(v) => (i, sep) = run_idx(w, i, sep, v),
+                Col::Count(n) => (i, sep) = run_count(w, i, sep, n),
+                Col::Num(_) => {}
+            }
+            if i >= w.len() {
+                break;
+            }
             let b = w[i];
             match b {
                 b' ' | b'\t' | b'\n' | b'\r' => i += 1,
@@ -603,6 +635,254 @@ fn numbers(r: &mut R, col: &mut Col) -> Result<bool, JsonError> {
     }
 }
 
+#[inline(always)]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Past whitespace from `i`.
+#[inline(always)]
+fn skip_ws(w: &[u8], mut i: usize) -> usize {
+    while i < w.len() && is_ws(w[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// After a value of a run: past the ',' (and the whitespace before it) to the next
+/// value, or None when something else comes (the general step takes it).
+#[inline(always)]
+fn past_comma(w: &[u8], i: usize) -> Option<usize> {
+    if w.get(i) == Some(&b',') {
+        return Some(i + 1);
+    }
+    let i = skip_ws(w, i);
+    (w.get(i) == Some(&b',')).then_some(i + 1)
+}
+
+/// An index column's run of `int,int,null,...` from `i` (`sep`: a value was just read).
+/// Takes exactly what the general step would take alike: digit-only numbers of at most
+/// 15 digits below `NO` whose next byte is in the window and ends the number, and
+/// `null`s; stops (at the start of the token, `sep` as there) at anything else.
+#[inline(never)]
+fn run_idx(w: &[u8], mut i: usize, sep: bool, v: &mut Vec<u32>) -> (usize, bool) {
+    let n = w.len();
+    if sep {
+        match past_comma(w, i) {
+            Some(j) => i = j,
+            None => return (i, true),
+        }
+    }
+    loop {
+        // The common case: up to 7 digits and their ',' in the next 8 bytes.
+        if let Some(x) = word(w, i) {
+            let len = digit_run(x);
+            if len > 0 && len < 8 && w[i + len] == b',' {
+                v.push(digits_value(x, len) as u32);
+                i += len + 1;
+                continue;
+            }
+        }
+        i = skip_ws(w, i);
+        let start = i;
+        let x = match word(w, i) {
+            Some(x) => {
+                let len = digit_run(x);
+                i += len;
+                if len == 8 {
+                    more_digits(w, &mut i, digits_value(x, 8))
+                } else {
+                    digits_value(x, len)
+                }
+            }
+            None => more_digits(w, &mut i, 0),
+        };
+        let len = i - start;
+        if len == 0 {
+            if w.get(i..i + 4) == Some(b"null") && i + 4 < n {
+                v.push(NO);
+                i += 4;
+            } else {
+                return (start, false);
+            }
+        } else if len > 15 || i == n || is_num(w[i]) || x >= u64::from(NO) {
+            return (start, false);
+        } else {
+            v.push(x as u32);
+        }
+        match past_comma(w, i) {
+            Some(j) => i = j,
+            None => return (i, true),
+        }
+    }
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// The 8 bytes at `i` as a little-endian word (the first byte lowest).
+#[inline(always)]
+fn word(w: &[u8], i: usize) -> Option<u64> {
+    let b: [u8; 8] = w.get(i..i + 8)?.try_into().ok()?;
+    Some(u64::from_le_bytes(b))
+}
+
+/// How many of the word's bytes, from its first, are ASCII digits (0 to 8). A byte is
+/// a digit when its high nibble is 3 and stays 3 with 6 added; a carry out of a byte
+/// of 0xFA or more (never in a number array outside strings) can only end the run
+/// early, and an early end leaves the token to the general step.
+#[inline(always)]
+fn digit_run(x: u64) -> usize {
+    let hi = 0xF0 * ONES;
+    let m = ((x & hi) ^ (0x30 * ONES)) | ((x.wrapping_add(0x06 * ONES) & hi) ^ (0x30 * ONES));
+    (m.trailing_zeros() / 8) as usize
+}
+
+/// The value of the word's first `len` digits (`digit_run` of it, 0 to 8).
+#[inline(always)]
+fn digits_value(x: u64, len: usize) -> u64 {
+    if len == 0 {
+        return 0;
+    }
+    // The run's digits moved to the word's top (zeros below are leading zeros), then
+    // combined pairwise: 8 digits in three multiplications.
+    let mut v = (x.wrapping_sub(0x30 * ONES)) << (8 * (8 - len));
+    v = v.wrapping_mul(10).wrapping_add(v >> 8);
+    let m = 0x0000_00FF_0000_00FF;
+    ((v & m).wrapping_mul(0x000F_4240_0000_0064))
+        .wrapping_add(((v >> 16) & m).wrapping_mul(0x0000_2710_0000_0001))
+        >> 32
+}
+
+/// Digits from `i` one at a time, onto `x` (wrapping: runs over 15 digits are left to
+/// the general step anyway).
+#[inline(always)]
+fn more_digits(w: &[u8], i: &mut usize, mut x: u64) -> u64 {
+    while *i < w.len() {
+        let d = w[*i].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        x = x.wrapping_mul(10).wrapping_add(u64::from(d));
+        *i += 1;
+    }
+    x
+}
+
+/// Digits from `i`: the first byte past them (8 bytes at a time while it can).
+#[inline(always)]
+fn digits(w: &[u8], mut i: usize) -> usize {
+    while let Some(x) = word(w, i) {
+        let len = digit_run(x);
+        i += len;
+        if len < 8 {
+            return i;
+        }
+    }
+    while i < w.len() && w[i].is_ascii_digit() {
+        i += 1;
+    }
+    i
+}
+
+/// Where each of the word's bytes is not an ASCII digit: 8 bits, the first byte lowest.
+#[inline(always)]
+fn non_digits(x: u64) -> u32 {
+    let hi = 0xF0 * ONES;
+    let m = ((x & hi) ^ (0x30 * ONES)) | ((x.wrapping_add(0x06 * ONES) & hi) ^ (0x30 * ONES));
+    // Each byte to one bit (set when the byte is not zero), gathered into the top byte.
+    let t = (m | (m >> 4)) & (0x0F * ONES);
+    let b = ((t + 0x0F * ONES) >> 4) & ONES;
+    (b.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+}
+
+/// The common number of a time column, `digits` or `digits.digits` followed by a ','
+/// within the 16 bytes at `i`: the position of that ','. None: anything else (the
+/// general check takes it).
+#[inline(always)]
+fn short_decimal(w: &[u8], i: usize) -> Option<usize> {
+    let (a, b) = (word(w, i)?, word(w, i + 8)?);
+    let mask = non_digits(a) | (non_digits(b) << 8);
+    let k1 = mask.trailing_zeros() as usize;
+    if k1 == 0 || k1 >= 16 {
+        return None;
+    }
+    match w[i + k1] {
+        b',' => Some(i + k1),
+        b'.' => {
+            let k2 = (mask & (mask - 1)).trailing_zeros() as usize;
+            (k2 > k1 + 1 && k2 < 16 && w[i + k2] == b',').then_some(i + k2)
+        }
+        _ => None,
+    }
+}
+
+/// The end of the JSON number at `i` as `is_strict` reads it, when it is one and the
+/// window holds the byte after it (which must end it). None: anything else.
+#[inline(always)]
+fn strict_end(w: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + usize::from(w.get(i) == Some(&b'-'));
+    let int = digits(w, j);
+    if int == j {
+        return None;
+    }
+    j = int;
+    if w.get(j) == Some(&b'.') {
+        let f = digits(w, j + 1);
+        if f == j + 1 {
+            return None;
+        }
+        j = f;
+    }
+    if matches!(w.get(j), Some(b'e' | b'E')) {
+        let mut e = j + 1;
+        if matches!(w.get(e), Some(b'+' | b'-')) {
+            e += 1;
+        }
+        let d = digits(w, e);
+        if d == e {
+            return None;
+        }
+        j = d;
+    }
+    (j < w.len() && !is_num(w[j])).then_some(j)
+}
+
+/// A counted column's run (a sample's `time`): numbers checked as the general step
+/// checks them (the longest run of number bytes, JSON's grammar: `is_strict`) and
+/// nulls, counted; stops at the start of anything else or of a number the window may
+/// cut.
+#[inline(never)]
+fn run_count(w: &[u8], mut i: usize, sep: bool, count: &mut usize) -> (usize, bool) {
+    let n = w.len();
+    if sep {
+        match past_comma(w, i) {
+            Some(j) => i = j,
+            None => return (i, true),
+        }
+    }
+    loop {
+        if let Some(j) = short_decimal(w, i) {
+            // The common case: the number and its ','.
+            *count += 1;
+            i = j + 1;
+            continue;
+        }
+        i = skip_ws(w, i);
+        if let Some(j) = strict_end(w, i) {
+            i = j;
+        } else if w.get(i..i + 4) == Some(b"null") && i + 4 < n {
+            i += 4;
+        } else {
+            return (i, false);
+        }
+        *count += 1;
+        match past_comma(w, i) {
+            Some(j) => i = j,
+            None => return (i, true),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -614,6 +894,77 @@ mod tests {
         let mut c = Col::default();
         numbers(&mut r, &mut c).map_err(|e| e.to_string())?;
         Ok((0..c.len()).map(|i| c.num(i).unwrap_or(-1.0)).collect())
+    }
+
+    #[test]
+    fn digit_words_read_as_the_byte_loop_reads_them() {
+        let cases: &[&[u8]] = &[
+            b"12345678,",
+            b"1,2,3,4,5",
+            b"0,000000",
+            b"98765432",
+            b"1234567x",
+            b"-1234567",
+            b"12.45678",
+            b"00000001",
+            b"9\xfa9999999",
+            b"\xff12345678",
+            b"4294967295",
+        ];
+        for c in cases {
+            let mut j = 0;
+            let slow = more_digits(c, &mut j, 0);
+            if let Some(x) = word(c, 0) {
+                let len = digit_run(x);
+                let v = digits_value(x, len);
+                assert_eq!(len, j.min(8), "{c:?}");
+                let mut k = 0;
+                let want = more_digits(&c[..len], &mut k, 0);
+                assert_eq!(v, want, "{c:?}");
+            }
+            assert_eq!(digits(c, 0), j, "{c:?}");
+            let _ = slow;
+        }
+        for t in [
+            "14351069.188525,1",
+            "1,2",
+            "12.5,xxxxxxxxxxxxx",
+            "1.2.3,xxxxxxxxxxx",
+            ".5,xxxxxxxxxxxxxx",
+            "5.,xxxxxxxxxxxxxx",
+            "123456789012345,1",
+            "1234567890123456,",
+            "1e5,xxxxxxxxxxxxx",
+            "-1.5,xxxxxxxxxxxx",
+            "7]xxxxxxxxxxxxxxx",
+            "12.34 ,xxxxxxxxxxx",
+            "1.5",
+        ] {
+            let b = t.as_bytes();
+            let slow = strict_end(b, 0).filter(|&j| b[j] == b',' && j < 16);
+            // The fast check reads 16 bytes, and leaves signs and exponents to the other.
+            let slow = slow.filter(|_| b.len() >= 16 && b[0] != b'-' && !b[..16].contains(&b'e'));
+            assert_eq!(short_decimal(b, 0), slow, "{t}");
+        }
+        for x in [
+            0u64,
+            7,
+            10,
+            99,
+            12345,
+            99_999_999,
+            4_294_967_295,
+            123_456_789_012_345,
+        ] {
+            let t = format!("{x}]        ");
+            let mut v = Vec::new();
+            let (end, sep) = run_idx(t.as_bytes(), 0, false, &mut v);
+            let small = x < u64::from(NO);
+            assert_eq!(v, if small { vec![x as u32] } else { vec![] }, "{x}");
+            assert_eq!(sep, small, "{x}");
+            let len = x.to_string().len();
+            assert_eq!(end, if small { len } else { 0 }, "{x}");
+        }
     }
 
     #[test]

@@ -223,3 +223,33 @@ fn a_gecko_like_object_without_its_tables_is_refused_by_name() {
         "{e}"
     );
 }
+
+/// Samples are counted per stack first; float values must still add up in file order
+/// per node (0.1 + 0.2 + 0.3 is not 0.1 + 0.3 + 0.2: stacks 1 and 2 share `inner`).
+#[test]
+fn per_stack_sums_keep_file_order_for_floats_and_node_order() {
+    let text = PROCESSED
+        .replace(
+            r#""length":4,"stack":[1,2,0,9]"#,
+            r#""length":5,"stack":[2,1,2,0,null]"#,
+        )
+        .replace(r#""weight":[1,2,1,1]"#, r#""weight":[0.1,0.2,0.3,7,1]"#)
+        .replace(
+            r#""threadCPUDelta":[null,1000,900,1]"#,
+            r#""threadCPUDelta":[1,2,3,4,5]"#,
+        );
+    let p = load(&text).unwrap();
+    let root = "spin (tid 8)";
+    let (w, _) = at(&p, &format!("{root};main;inner"), "weight");
+    assert_eq!(w.to_bits(), (0.1f64 + 0.2 + 0.3).to_bits());
+    assert_eq!(at(&p, &format!("{root};main;inner"), "samples"), (3.0, 3.0));
+    assert_eq!(at(&p, &format!("{root};main;inner"), "cpu"), (6.0, 6.0));
+    assert_eq!(at(&p, &format!("{root};main"), "weight"), (7.0, 7.0 + w));
+    let main = p.cct.children(p.cct.root_ids()[0]).next().unwrap();
+    let inner = p.cct.children(main).next().unwrap();
+    assert!(main < inner, "a node after its parent");
+    assert!(p
+        .warnings
+        .iter()
+        .any(|w| w.contains("1 of 5 samples have no stack")));
+}
