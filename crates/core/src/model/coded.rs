@@ -195,18 +195,33 @@ impl<T: Code> Coded<T> {
         self.plain.as_mut().expect("plain was just set")
     }
 
-    /// The row loop's common case inlined (the row before had the value of the one
-    /// before it), the rest out of line.
+    /// The row loop's common case inlined (the tail row's value has a code: the last
+    /// row's, or one found by index), the rest out of line.
     #[inline(always)]
     pub fn push(&mut self, v: T) {
-        if let (None, Some(t), Some(&c)) = (&self.plain, self.tail, self.codes.last()) {
-            if self.values[c as usize] == t {
-                self.codes.push(c);
-                self.tail = Some(v);
-                return;
+        if self.plain.is_none() {
+            if let Some(t) = self.tail {
+                if let Some(c) = self.known_code(t) {
+                    self.push_code(c);
+                    self.tail = Some(v);
+                    return;
+                }
             }
         }
         self.push_any(v);
+    }
+
+    /// A value's code without hashing: the last row's, or by its index.
+    #[inline(always)]
+    fn known_code(&self, t: T) -> Option<u16> {
+        let last = self.codes.last().copied().unwrap_or(0);
+        if self.values.get(last as usize) == Some(&t) {
+            return Some(last);
+        }
+        match self.by_index.get(t.index()?) {
+            Some(&c) if c != NO_CODE => Some(c as u16),
+            _ => None,
+        }
     }
 
     #[inline(never)]
@@ -287,9 +302,10 @@ impl<T: Code> Coded<T> {
     }
 }
 
-impl<T: Code> Index<usize> for Coded<T> {
-    type Output = T;
-    fn index(&self, i: usize) -> &T {
+impl<T: Code> Coded<T> {
+    /// `Index` past the coded rows: a plain column, the tail, or out of bounds.
+    #[inline(never)]
+    fn index_rest(&self, i: usize) -> &T {
         if let Some(p) = &self.plain {
             return &p[i];
         }
@@ -303,6 +319,23 @@ impl<T: Code> Index<usize> for Coded<T> {
                 ),
             },
         }
+    }
+}
+
+impl<T: Code> Index<usize> for Coded<T> {
+    type Output = T;
+    // Inlined: the tree reads names, categories, pids and tids of every row.
+    #[inline(always)]
+    fn index(&self, i: usize) -> &T {
+        if self.plain.is_none() {
+            if let Some(&c) = self.codes.get(i) {
+                return &self.values[c as usize];
+            }
+            if i < self.uniform {
+                return &self.values[0];
+            }
+        }
+        self.index_rest(i)
     }
 }
 

@@ -116,15 +116,24 @@ impl<T: Absent> Sparse<T> {
         }
     }
 
-    // Runs once per event and column: a row without a value is a count, inlined; the
-    // rest out of line.
+    // Runs once per event and column, inlined: a row without a value is a count, one
+    // with a value a bit and the value while its block exists; the rest out of line.
     #[inline(always)]
     pub fn push(&mut self, v: T) {
-        if self.dense.is_none() && v == self.none {
-            self.len += 1;
-        } else {
-            self.push_value(v);
+        if self.dense.is_none() {
+            let i = self.len;
+            if v == self.none {
+                self.len = i + 1;
+                return;
+            }
+            if let Some(w) = self.bits.get_mut(i / 64) {
+                *w |= 1 << (i % 64);
+                self.vals.push(v);
+                self.len = i + 1;
+                return;
+            }
         }
+        self.push_value(v);
     }
 
     #[inline(never)]
@@ -143,6 +152,7 @@ impl<T: Absent> Sparse<T> {
     }
 
     /// Where row `i`'s value is (or would go) in `vals`, and whether it has one.
+    #[inline]
     fn rank(&self, i: usize) -> (usize, bool) {
         assert!(
             i < self.len,
@@ -197,6 +207,7 @@ impl<T: Absent> Sparse<T> {
 
 impl<T: Absent> Index<usize> for Sparse<T> {
     type Output = T;
+    #[inline]
     fn index(&self, i: usize) -> &T {
         if let Some(d) = &self.dense {
             return &d[i];
