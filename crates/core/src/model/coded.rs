@@ -46,6 +46,10 @@ pub struct Coded<T: Code> {
     /// Code of each value with a table index (`Code::index`), NO_CODE where none.
     by_index: Vec<u32>,
     codes: Vec<u16>,
+    /// Rows coded 0 that `codes` does not hold: while every row has the first value (a
+    /// record function id no row has, one process), no code is stored; the first row
+    /// with another value writes them out. Zero once `codes` holds any.
+    uniform: usize,
     /// The last row's value, not yet coded.
     tail: Option<T>,
     /// Set once the column gave up coding: every row's value.
@@ -59,6 +63,7 @@ impl<T: Code> Default for Coded<T> {
             ids: HashMap::default(),
             by_index: Vec::new(),
             codes: Vec::new(),
+            uniform: 0,
             tail: None,
             plain: None,
         }
@@ -73,8 +78,44 @@ impl<T: Code> Coded<T> {
     pub fn len(&self) -> usize {
         match &self.plain {
             Some(p) => p.len(),
-            None => self.codes.len() + self.tail.is_some() as usize,
+            None => self.coded() + self.tail.is_some() as usize,
         }
+    }
+
+    /// Rows coded (all but the tail).
+    #[inline]
+    fn coded(&self) -> usize {
+        self.codes.len() + self.uniform
+    }
+
+    /// Stores a row's code.
+    #[inline(always)]
+    fn push_code(&mut self, c: u16) {
+        if !self.codes.is_empty() {
+            self.codes.push(c);
+        } else if c == 0 {
+            self.uniform += 1;
+        } else {
+            self.write_out(c);
+        }
+    }
+
+    /// The first row with a code other than 0: the rows before it are written out.
+    #[cold]
+    #[inline(never)]
+    fn write_out(&mut self, c: u16) {
+        self.codes = vec![0; self.uniform];
+        self.uniform = 0;
+        self.codes.push(c);
+    }
+
+    /// The code of row `i` (below `coded()`).
+    #[inline]
+    fn code(&self, i: usize) -> Option<u16> {
+        if i < self.uniform {
+            return Some(0);
+        }
+        self.codes.get(i).copied()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -92,6 +133,10 @@ impl<T: Code> Coded<T> {
                 self.tail = None;
                 return true;
             }
+        } else if self.uniform > 0 && self.values[0] == v {
+            self.uniform += 1;
+            self.tail = None;
+            return true;
         }
         let known = match v.index() {
             Some(i) => match self.by_index.get(i) {
@@ -102,38 +147,44 @@ impl<T: Code> Coded<T> {
         };
         let code = match known {
             Some(c) => c,
-            None => {
-                if self.values.len() > u16::MAX as usize {
-                    return false;
-                }
-                let c = self.values.len() as u16;
-                self.values.push(v);
-                match v.index() {
-                    Some(i) => {
-                        if i >= self.by_index.len() {
-                            self.by_index.resize(i + 1, NO_CODE);
-                        }
-                        self.by_index[i] = c as u32;
-                    }
-                    None => {
-                        self.ids.insert(v, c);
-                    }
-                }
-                c
-            }
+            None => match self.new_code(v) {
+                Some(c) => c,
+                None => return false,
+            },
         };
-        self.codes.push(code);
+        self.push_code(code);
         self.tail = None;
         true
+    }
+
+    /// A value's first row: its code, None when the value table is full. Out of line:
+    /// the row loop above runs for every row, this once per distinct value.
+    #[inline(never)]
+    fn new_code(&mut self, v: T) -> Option<u16> {
+        if self.values.len() > u16::MAX as usize {
+            return None;
+        }
+        let c = self.values.len() as u16;
+        self.values.push(v);
+        match v.index() {
+            Some(i) => {
+                if i >= self.by_index.len() {
+                    self.by_index.resize(i + 1, NO_CODE);
+                }
+                self.by_index[i] = c as u32;
+            }
+            None => {
+                self.ids.insert(v, c);
+            }
+        }
+        Some(c)
     }
 
     /// Gives up coding: every value in a plain vector from here on.
     fn make_plain(&mut self) -> &mut Vec<T> {
         if self.plain.is_none() {
-            let mut p: Vec<T> = self
-                .codes
-                .iter()
-                .map(|&c| self.values[c as usize])
+            let mut p: Vec<T> = (0..self.coded())
+                .map(|i| self.values[self.code(i).unwrap_or(0) as usize])
                 .collect();
             p.extend(self.tail);
             *self = Coded {
@@ -144,8 +195,37 @@ impl<T: Code> Coded<T> {
         self.plain.as_mut().expect("plain was just set")
     }
 
-    #[inline]
+    /// The row loop's common case inlined (the tail row's value has a code: the last
+    /// row's, or one found by index), the rest out of line.
+    #[inline(always)]
     pub fn push(&mut self, v: T) {
+        if self.plain.is_none() {
+            if let Some(t) = self.tail {
+                if let Some(c) = self.known_code(t) {
+                    self.push_code(c);
+                    self.tail = Some(v);
+                    return;
+                }
+            }
+        }
+        self.push_any(v);
+    }
+
+    /// A value's code without hashing: the last row's, or by its index.
+    #[inline(always)]
+    fn known_code(&self, t: T) -> Option<u16> {
+        let last = self.codes.last().copied().unwrap_or(0);
+        if self.values.get(last as usize) == Some(&t) {
+            return Some(last);
+        }
+        match self.by_index.get(t.index()?) {
+            Some(&c) if c != NO_CODE => Some(c as u16),
+            _ => None,
+        }
+    }
+
+    #[inline(never)]
+    fn push_any(&mut self, v: T) {
         if let Some(p) = &mut self.plain {
             p.push(v);
             return;
@@ -222,16 +302,17 @@ impl<T: Code> Coded<T> {
     }
 }
 
-impl<T: Code> Index<usize> for Coded<T> {
-    type Output = T;
-    fn index(&self, i: usize) -> &T {
+impl<T: Code> Coded<T> {
+    /// `Index` past the coded rows: a plain column, the tail, or out of bounds.
+    #[inline(never)]
+    fn index_rest(&self, i: usize) -> &T {
         if let Some(p) = &self.plain {
             return &p[i];
         }
-        match self.codes.get(i) {
-            Some(&c) => &self.values[c as usize],
+        match self.code(i) {
+            Some(c) => &self.values[c as usize],
             None => match &self.tail {
-                Some(t) if i == self.codes.len() => t,
+                Some(t) if i == self.coded() => t,
                 _ => panic!(
                     "index out of bounds: the len is {} but the index is {i}",
                     self.len()
@@ -241,9 +322,26 @@ impl<T: Code> Index<usize> for Coded<T> {
     }
 }
 
+impl<T: Code> Index<usize> for Coded<T> {
+    type Output = T;
+    // Inlined: the tree reads names, categories, pids and tids of every row.
+    #[inline(always)]
+    fn index(&self, i: usize) -> &T {
+        if self.plain.is_none() {
+            if let Some(&c) = self.codes.get(i) {
+                return &self.values[c as usize];
+            }
+            if i < self.uniform {
+                return &self.values[0];
+            }
+        }
+        self.index_rest(i)
+    }
+}
+
 impl<T: Code> IndexMut<usize> for Coded<T> {
     fn index_mut(&mut self, i: usize) -> &mut T {
-        if self.plain.is_none() && i == self.codes.len() && self.tail.is_some() {
+        if self.plain.is_none() && i == self.coded() && self.tail.is_some() {
             return match &mut self.tail {
                 Some(t) => t,
                 None => unreachable!("the tail was just checked"),
@@ -272,6 +370,18 @@ mod tests {
             }
         }
         assert!(c.plain.is_none() && c.values.len() == 6);
+        // One value throughout: no code stored until a second value comes.
+        let mut u: Coded<i64> = Coded::new();
+        for _ in 0..100 {
+            u.push(-1);
+        }
+        assert!(u.codes.is_empty() && u.uniform == 99 && u[98] == -1 && u[99] == -1);
+        u[99] = 4;
+        u.push(-1);
+        assert!(u.uniform == 0 && u.codes.len() == 100 && u.len() == 101);
+        assert_eq!((u[0], u[99], u[100]), (-1, 4, -1));
+        let want_u: Vec<i64> = (0..101).map(|i| if i == 99 { 4 } else { -1 }).collect();
+        assert!(u.iter().copied().eq(want_u.iter().copied()));
         assert!(c.iter().copied().eq(want.iter().copied()));
         assert_eq!((c.get(999), c.get(1000)), (Some(&want[999]), None));
         // An earlier row: the column goes plain and stays right.

@@ -107,7 +107,9 @@ pub struct EventTable {
     pub stream: Sparse<i64>,
     /// Runtime calls and GPU activities only.
     pub correlation: Sparse<i64>,
-    pub external_id: Vec<i64>,
+    /// Kineto's `External id`: most rows of other formats (Perfetto, OTF2, ...) have
+    /// none, and a full-width column cost 8 bytes a row for them.
+    pub external_id: Sparse<i64>,
     /// `Record function id` (newer Kineto CPU ops): an execution trace's `rf_id`.
     pub record_function_id: Coded<i64>,
     /// A list in `arg_store` (the typed `args`, parsed once when read) for GPU rows,

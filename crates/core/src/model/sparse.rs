@@ -28,7 +28,8 @@ pub struct Sparse<T> {
     /// What rows without a value read as (a field, so `Index` can lend it).
     none: T,
     len: usize,
-    /// One bit per row: the row has a value.
+    /// One bit per row: the row has a value. Blocks are made up to the last row with
+    /// a value only (rows past them have none), so a row without one costs a count.
     bits: Vec<u64>,
     /// Rows with a value before each 64-row block.
     before: Vec<u32>,
@@ -102,33 +103,56 @@ impl<T: Absent> Sparse<T> {
             d.resize(len, none);
             return;
         }
-        let blocks = len.div_ceil(64);
-        let total = self.vals.len() as u32;
-        self.bits.resize(blocks, 0);
-        self.before.resize(blocks, total);
         self.len = len;
     }
 
+    /// Makes the bitmap's blocks up to row `i`'s.
+    fn blocks_to(&mut self, i: usize) {
+        let blocks = i / 64 + 1;
+        if self.bits.len() < blocks {
+            let total = self.vals.len() as u32;
+            self.bits.resize(blocks, 0);
+            self.before.resize(blocks, total);
+        }
+    }
+
+    // Runs once per event and column, inlined: a row without a value is a count, one
+    // with a value a bit and the value while its block exists; the rest out of line.
+    #[inline(always)]
     pub fn push(&mut self, v: T) {
+        if self.dense.is_none() {
+            let i = self.len;
+            if v == self.none {
+                self.len = i + 1;
+                return;
+            }
+            if let Some(w) = self.bits.get_mut(i / 64) {
+                *w |= 1 << (i % 64);
+                self.vals.push(v);
+                self.len = i + 1;
+                return;
+            }
+        }
+        self.push_value(v);
+    }
+
+    #[inline(never)]
+    fn push_value(&mut self, v: T) {
         if let Some(d) = &mut self.dense {
             d.push(v);
             return;
         }
         let i = self.len;
-        // `resize_none(i + 1)`, without its general case: a new bitmap block only
-        // every 64 rows (this runs once per event and column).
-        if i.is_multiple_of(64) {
-            self.bits.push(0);
-            self.before.push(self.vals.len() as u32);
-        }
         self.len = i + 1;
         if v != self.none {
+            self.blocks_to(i);
             self.bits[i / 64] |= 1 << (i % 64);
             self.vals.push(v);
         }
     }
 
     /// Where row `i`'s value is (or would go) in `vals`, and whether it has one.
+    #[inline]
     fn rank(&self, i: usize) -> (usize, bool) {
         assert!(
             i < self.len,
@@ -136,7 +160,9 @@ impl<T: Absent> Sparse<T> {
             self.len
         );
         let (b, bit) = (i / 64, i % 64);
-        let w = self.bits[b];
+        let Some(&w) = self.bits.get(b) else {
+            return (self.vals.len(), false);
+        };
         let r = self.before[b] as usize + (w & ((1u64 << bit) - 1)).count_ones() as usize;
         (r, w >> bit & 1 == 1)
     }
@@ -181,6 +207,7 @@ impl<T: Absent> Sparse<T> {
 
 impl<T: Absent> Index<usize> for Sparse<T> {
     type Output = T;
+    #[inline]
     fn index(&self, i: usize) -> &T {
         if let Some(d) = &self.dense {
             return &d[i];
@@ -203,6 +230,7 @@ impl<T: Absent> IndexMut<usize> for Sparse<T> {
             return &mut self.make_dense()[i];
         }
         if !has {
+            self.blocks_to(i);
             self.vals.insert(r, self.none);
             self.bits[i / 64] |= 1 << (i % 64);
             for b in &mut self.before[i / 64 + 1..] {

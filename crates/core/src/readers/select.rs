@@ -542,7 +542,7 @@ fn retain_events(ev: &mut EventTable, keep: &[bool]) {
     ev.device.retain_rows(keep);
     ev.stream.retain_rows(keep);
     ev.correlation.retain_rows(keep);
-    retain(&mut ev.external_id, keep);
+    ev.external_id.retain_rows(keep);
     ev.record_function_id.retain_rows(keep);
     ev.args.retain_rows(keep);
     retain(&mut ev.seq, keep);

@@ -85,7 +85,7 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     let n = ev.len();
     // The launch index and the kernels' attrs lists need no tree: with a second core
     // they are made while the CPU lanes are swept.
-    let (gpu, b) = if super::chrome::threads() > 1 {
+    let (mut gpu, b) = if super::chrome::threads() > 1 {
         std::thread::scope(|s| {
             // The second core gathers the lanes of the second half of the rows, then
             // makes the event-to-node column (its pages are fresh memory, first
@@ -175,8 +175,8 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         // A node's first instance is its first row: its launch configuration is the
         // node's attrs.
         if count[node as usize] == 0.0 {
-            let list = gpu.list[k];
-            nodes.set_attrs(&mut g, node, list, &gpu.lists[list as usize]);
+            let list = gpu.lists.of(ev, i);
+            nodes.set_attrs(&mut g, node, list, gpu.lists.get(list));
         }
         count[node as usize] += 1.0;
         gpu_time[node as usize] += ev.dur[i] as f64;
@@ -187,7 +187,6 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     let launch_of_event = gpu.launch_of_event;
     drop(gpu.rows);
     drop(gpu.launch);
-    drop(gpu.list);
     drop(gpu.lists);
     drop(nodes);
     cct.release_last_children();
@@ -537,7 +536,8 @@ type Lanes = Vec<((u32, u32), Vec<u32>)>;
 /// The CPU lanes of `rows` in order of first appearance.
 fn gather_lanes(ev: &EventTable, rows: std::ops::Range<usize>) -> Lanes {
     let mut lanes: Lanes = Vec::new();
-    let mut lane_of: HashMap<(u32, u32), usize, FxBuild> = HashMap::default();
+    // Keyed by (pid, tid) in one word: one hashing step.
+    let mut lane_of: HashMap<u64, usize, FxBuild> = HashMap::default();
     // Rows of one lane mostly come in runs, so the last lane is tried before the map.
     let mut last: Option<((u32, u32), usize)> = None;
     for i in rows {
@@ -546,7 +546,8 @@ fn gather_lanes(ev: &EventTable, rows: std::ops::Range<usize>) -> Lanes {
             let l = match last {
                 Some((k, l)) if k == key => l,
                 _ => {
-                    let l = *lane_of.entry(key).or_insert_with(|| {
+                    let word = u64::from(key.0) << 32 | u64::from(key.1);
+                    let l = *lane_of.entry(word).or_insert_with(|| {
                         lanes.push((key, Vec::new()));
                         lanes.len() - 1
                     });

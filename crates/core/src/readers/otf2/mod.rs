@@ -842,7 +842,7 @@ fn drop_cpu_rows(ev: &mut EventTable) {
     ev.device.retain_rows(&keep);
     ev.stream.retain_rows(&keep);
     ev.correlation.retain_rows(&keep);
-    retain(&mut ev.external_id, &keep);
+    ev.external_id.retain_rows(&keep);
     ev.args.retain_rows(&keep);
     retain(&mut ev.begin_end, &keep);
     retain(&mut ev.node, &keep);

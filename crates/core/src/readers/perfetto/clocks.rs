@@ -18,6 +18,7 @@ pub const BOOTTIME: u32 = 6;
 /// A clock: (packet sequence for sequence-scoped clocks, else 0; clock id).
 pub type ClockKey = (u32, u32);
 
+#[inline]
 pub fn key(seq: u32, clock: u32) -> ClockKey {
     if (64..128).contains(&clock) {
         (seq, clock)

@@ -42,6 +42,19 @@ pub fn varint(b: &[u8]) -> Option<(u64, usize)> {
     None
 }
 
+/// A varint at the start of `b`: its value and the bytes after it (split off, so the
+/// field walk below takes no second bounds check).
+#[inline(always)]
+fn varint_rest(b: &[u8]) -> Option<(u64, &[u8])> {
+    match b.split_first() {
+        Some((&x, rest)) if x < 0x80 => Some((u64::from(x), rest)),
+        _ => {
+            let (v, n) = varint(b)?;
+            Some((v, b.get(n..)?))
+        }
+    }
+}
+
 /// The fields of one message, in order; `None` ends it, and `bad` says whether it ended
 /// on malformed bytes (a truncated field, a group, an unknown wire type).
 pub struct Fields<'a> {
@@ -74,48 +87,41 @@ impl<'a> Iterator for Fields<'a> {
         if self.rest.is_empty() {
             return None;
         }
-        let Some((key, n)) = varint(self.rest) else {
+        let Some((key, b)) = varint_rest(self.rest) else {
             return self.fail();
         };
         let field = key >> 3;
         if field == 0 || field > u64::from(u32::MAX >> 3) {
             return self.fail();
         }
-        let b = &self.rest[n..];
-        let (value, used) = match key & 7 {
-            0 => match varint(b) {
-                Some((v, m)) => (Value::Varint(v), m),
+        let (value, rest) = match key & 7 {
+            0 => match varint_rest(b) {
+                Some((v, r)) => (Value::Varint(v), r),
                 None => return self.fail(),
             },
-            1 => match b.get(..8) {
-                Some(x) => (
-                    Value::Fixed64(u64::from_le_bytes(x.try_into().unwrap_or([0; 8]))),
-                    8,
-                ),
+            1 => match b.split_first_chunk::<8>() {
+                Some((x, r)) => (Value::Fixed64(u64::from_le_bytes(*x)), r),
                 None => return self.fail(),
             },
             2 => {
-                let Some((len, m)) = varint(b) else {
+                let Some((len, r)) = varint_rest(b) else {
                     return self.fail();
                 };
-                let Some(end) = usize::try_from(len).ok().and_then(|l| m.checked_add(l)) else {
-                    return self.fail();
-                };
-                match b.get(m..end) {
-                    Some(x) => (Value::Len(x), end),
+                match usize::try_from(len)
+                    .ok()
+                    .and_then(|l| r.split_at_checked(l))
+                {
+                    Some((x, r)) => (Value::Len(x), r),
                     None => return self.fail(),
                 }
             }
-            5 => match b.get(..4) {
-                Some(x) => (
-                    Value::Fixed32(u32::from_le_bytes(x.try_into().unwrap_or([0; 4]))),
-                    4,
-                ),
+            5 => match b.split_first_chunk::<4>() {
+                Some((x, r)) => (Value::Fixed32(u32::from_le_bytes(*x)), r),
                 None => return self.fail(),
             },
             _ => return self.fail(),
         };
-        self.rest = &b[used..];
+        self.rest = rest;
         Some((field as u32, value))
     }
 }

@@ -23,10 +23,10 @@ pub struct GpuRows {
     pub launch_of_event: Sparse<u32>,
     /// Activities with no launch (NONE_U32 in `launch`).
     pub unlinked: usize,
-    /// Per activity: its attrs list, an index into `lists`; equal lists (by text) have
-    /// one index.
-    pub list: Vec<u32>,
-    pub lists: Vec<Attrs>,
+    /// The activities' attrs lists, made when asked (`AttrLists::of`): only a node's
+    /// first activity gives the node its attrs, and a list per activity (a rocprofv3
+    /// trace's `corr_id` makes every one different) cost seconds and hundreds of MB.
+    pub lists: AttrLists,
     /// Activities on more than one device (their unattributed roots name the GPU).
     pub multi_device: bool,
 }
@@ -64,8 +64,6 @@ pub fn gpu_rows(tr: &ChromeTrace) -> GpuRows {
     let by_corr = ByCorrelation::new(&runtime);
     drop(runtime);
     let mut launch = Vec::with_capacity(rows.len());
-    let mut list = Vec::with_capacity(rows.len());
-    let mut lists = AttrLists::default();
     // Flows are the fallback (Kineto traces link every activity by correlation): the
     // flow start of each activity without a launch, and the runtime rows looked up
     // for those starts alone. An index of every runtime row, made here beside the
@@ -87,7 +85,6 @@ pub fn gpu_rows(tr: &ChromeTrace) -> GpuRows {
             }
         }
         launch.push(l);
-        list.push(lists.of(ev, i));
     }
     if !pending.is_empty() {
         // The first runtime row at each start.
@@ -124,8 +121,7 @@ pub fn gpu_rows(tr: &ChromeTrace) -> GpuRows {
         launch,
         launch_of_event,
         unlinked,
-        list,
-        lists: lists.lists,
+        lists: AttrLists::default(),
         multi_device,
     }
 }
@@ -180,7 +176,7 @@ impl ByCorrelation {
 
 /// The attrs lists of GPU activities, each made once.
 #[derive(Default)]
-struct AttrLists {
+pub struct AttrLists {
     /// An activity's configuration as words, to find its list without making text:
     /// device, stream, then per arg its key by address (the arg store interns keys, so
     /// one text is one address) and its value's tag and payload. Different words can
@@ -211,8 +207,13 @@ fn value_words(v: ArgValue) -> (u64, u64) {
 }
 
 impl AttrLists {
-    /// The list of activity `i`.
-    fn of(&mut self, ev: &EventTable, i: usize) -> u32 {
+    /// The list made with the index `of` gave.
+    pub fn get(&self, list: u32) -> &Attrs {
+        &self.lists[list as usize]
+    }
+
+    /// The list of activity `i`: an index; equal lists (by text) have one index.
+    pub fn of(&mut self, ev: &EventTable, i: usize) -> u32 {
         self.words.clear();
         self.words.push(ev.device[i] as u64);
         self.words.push(ev.stream[i] as u64);

@@ -19,6 +19,27 @@ use crate::model::{Attrs, Frame};
 /// frame slot id (below 2^31).
 const OTHER: u32 = u32::MAX;
 
+/// A (cat, frame) of one name, and the index of the name's next one in `chain`.
+#[derive(Clone, Copy)]
+struct Link {
+    cat: u32,
+    frame: FrameId,
+    next: u32,
+}
+
+/// No link (the end of a name's list).
+const END: u32 = u32::MAX;
+
+/// Cats of one name kept in its list; more go to the map (a name with many cats would
+/// make the walk long).
+const CHAIN: usize = 8;
+
+/// Two ids as one map key.
+#[inline]
+fn pair(a: u32, b: u32) -> u64 {
+    u64::from(a) << 32 | u64::from(b)
+}
+
 /// Children made under one parent before its children move to the map: a walk of up to
 /// this many short links is cheaper than hashing, and a longer one is not.
 const WIDE: u8 = 8;
@@ -32,17 +53,19 @@ pub struct NodeIndex {
     /// Children made here under each node, counted up to WIDE.
     kids: Vec<u8>,
     /// (parent, key) -> child, for parents at WIDE children and parents not made here.
-    wide: HashMap<(u32, u32), u32, FxBuild>,
+    /// Keyed by both in one word (`pair`): one hashing step, not eight.
+    wide: HashMap<u64, u32, FxBuild>,
     text: Vec<Option<Arc<str>>>,
     function: Arc<str>,
     /// Frames repeat across nodes (every `cudaLaunchKernel`, a kernel under each of its
-    /// launches): one shared slot per (name, cat). A name nearly always comes with one
-    /// cat, so the slot of its first cat sits in a table by name id; the map holds the
-    /// rest.
-    plain_first: Vec<Option<(u32, FrameId)>>,
-    plain: HashMap<(u32, u32), FrameId, FxBuild>,
+    /// launches): one shared slot per (name, cat). A name comes with one cat or a few,
+    /// so its slots are a short list (`chain`) that starts in a table by name id: no
+    /// hashing per event; a name's cats past CHAIN go to the map.
+    plain_first: Vec<u32>,
+    chain: Vec<Link>,
+    plain: HashMap<u64, FrameId, FxBuild>,
     /// One shared slot per (key, attrs list) of GPU activity nodes.
-    with_attrs: HashMap<(u32, u32), FrameId, FxBuild>,
+    with_attrs: HashMap<u64, FrameId, FxBuild>,
 }
 
 impl NodeIndex {
@@ -54,7 +77,8 @@ impl NodeIndex {
             wide: HashMap::default(),
             text: vec![None; ev.strings.len()],
             function: Arc::from("function"),
-            plain_first: vec![None; ev.strings.len()],
+            plain_first: vec![END; ev.strings.len()],
+            chain: Vec::new(),
             plain: HashMap::default(),
             with_attrs: HashMap::default(),
         }
@@ -67,14 +91,18 @@ impl NodeIndex {
     }
 
     fn plain_frame(&mut self, cct: &mut Grow, ev: &EventTable, name: u32, cat: u32) -> FrameId {
-        match self.plain_first[name as usize] {
-            Some((c, f)) if c == cat => return f,
-            Some(_) => {
-                if let Some(&f) = self.plain.get(&(name, cat)) {
-                    return f;
-                }
+        let (mut at, mut links, mut last) = (self.plain_first[name as usize], 0, END);
+        while at != END {
+            let l = self.chain[at as usize];
+            if l.cat == cat {
+                return l.frame;
             }
-            None => {}
+            (last, at, links) = (at, l.next, links + 1);
+        }
+        if links == CHAIN {
+            if let Some(&f) = self.plain.get(&pair(name, cat)) {
+                return f;
+            }
         }
         let name_text = self.text(ev, name);
         let kind = if ev.strings.resolve(cat).is_empty() {
@@ -88,10 +116,18 @@ impl NodeIndex {
             attrs: Attrs::new(),
         });
         self.set_key(f, f.id());
-        match self.plain_first[name as usize] {
-            None => self.plain_first[name as usize] = Some((cat, f)),
-            Some(_) => {
-                self.plain.insert((name, cat), f);
+        if links == CHAIN {
+            self.plain.insert(pair(name, cat), f);
+        } else {
+            let new = self.chain.len() as u32;
+            self.chain.push(Link {
+                cat,
+                frame: f,
+                next: END,
+            });
+            match last {
+                END => self.plain_first[name as usize] = new,
+                l => self.chain[l as usize].next = new,
             }
         }
         f
@@ -130,7 +166,7 @@ impl NodeIndex {
                     return c;
                 }
             }
-        } else if let Some(&c) = self.wide.get(&(parent, key)) {
+        } else if let Some(&c) = self.wide.get(&pair(parent, key)) {
             return c;
         }
         let n = cct.add_shared(Some(parent), frame);
@@ -141,11 +177,11 @@ impl NodeIndex {
             if self.kids[p] == WIDE {
                 for c in cct.children(parent) {
                     let k = self.key(cct, c);
-                    self.wide.insert((parent, k), c);
+                    self.wide.insert(pair(parent, k), c);
                 }
             }
         } else {
-            self.wide.insert((parent, key), n);
+            self.wide.insert(pair(parent, key), n);
         }
         n
     }
@@ -155,7 +191,7 @@ impl NodeIndex {
     /// for every kernel launched with this configuration.
     pub fn set_attrs(&mut self, cct: &mut Grow, node: u32, list: u32, attrs: &Attrs) {
         let plain = self.key(cct, node);
-        let key = (plain, list);
+        let key = pair(plain, list);
         let f = match self.with_attrs.get(&key) {
             Some(&f) => f,
             None => {
