@@ -91,6 +91,14 @@ pub struct Rules {
     pub limit: Option<f64>,
 }
 
+impl Rules {
+    /// Whether the rows read the inclusive column's row weights (`RowRules::weight`):
+    /// only prune and limit make aggregate rows, so the column's copy waits for them.
+    pub fn read_weights(&self) -> bool {
+        self.prune.is_some() || self.limit.is_some()
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Search {
     pub text: String,
@@ -498,8 +506,7 @@ impl App {
         let m = &self.profile.metrics;
         // Row weights (a copy of the column: 20 MB on a 2.5M-node tree) only for the
         // rules that read them (`refresh_rules`).
-        self.view.tree.rules.weight = match self.rules.limit.is_some() || self.rules.prune.is_some()
-        {
+        self.view.tree.rules.weight = match self.rules.read_weights() {
             true => m.column(&col).unwrap_or_default(),
             false => Default::default(),
         };

@@ -108,9 +108,7 @@ impl App {
         self.flame.clear();
         let n = self.profile.cct.len();
         // The row weights, left out until a rule reads them (`refresh_metric`).
-        if (self.rules.limit.is_some() || self.rules.prune.is_some())
-            && self.tree.rules.weight.len() != n
-        {
+        if self.rules.read_weights() && self.tree.rules.weight.len() != n {
             let col = self.inclusive_column();
             self.tree.rules.weight = self.profile.metrics.column(&col).unwrap_or_default();
         }
