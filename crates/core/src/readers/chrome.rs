@@ -560,6 +560,12 @@ impl Parser {
         };
         let pid = part.global_id(ev.pid, &mut self.out.events.strings);
         let tid = part.global_id(ev.tid, &mut self.out.events.strings);
+        // Interned above all the same, so a part's string table is that of a whole load.
+        if let Some(f) = &self.filter {
+            if !f.flow(ev.ph == b's', ts) {
+                return;
+            }
+        }
         if ev.ph == b's' {
             self.flow_starts.push((id, (pid, tid, ts)));
         } else if ev.ph == b'f' {

@@ -20,6 +20,7 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 
 use crate::model::events::{CounterTable, EventKind, EventTable, NONE_I64};
+use crate::model::intern::FxBuild;
 
 /// The part of a trace to load.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -162,7 +163,7 @@ fn apply_bounds(
     (lo, hi): (i64, i64),
     origin: i64,
     of: usize,
-    host: Option<&HashSet<i64>>,
+    host: Option<&HashSet<i64, FxBuild>>,
 ) -> Kept {
     let n = ev.len();
     let mut keep = vec![false; n];
@@ -184,7 +185,7 @@ fn apply_bounds(
     }
     // Correlation ids of every host slice: device activity whose launch is in the file
     // goes with its launch, the rest by its own start.
-    let own: HashSet<i64>;
+    let own: HashSet<i64, FxBuild>;
     let host = match host {
         Some(h) => h,
         None => {
@@ -227,11 +228,18 @@ fn apply_bounds(
 fn bounds(ev: &EventTable, part: Part, origin: i64, last: i64) -> Result<(i64, i64), String> {
     match part {
         Part::Window(a, b) => {
+            // No slice at all (a trace of CPU samples alone): nothing spans any time.
+            if last < origin {
+                return Err(format!(
+                    "the trace has no slices to take the {} from",
+                    part.describe()
+                ));
+            }
             if origin.saturating_add(a) >= last {
                 return Err(format!(
                     "the {} starts after the trace ends (it lasts {})",
                     part.describe(),
-                    secs(last - origin)
+                    secs(last.saturating_sub(origin))
                 ));
             }
             Ok((origin.saturating_add(a), origin.saturating_add(b)))
@@ -288,14 +296,22 @@ pub enum Stream {
     },
     /// The second pass: a superset of the part of the window `[lo, hi)` (in the
     /// file's own time), made exact by [`apply`]'s rules once the table is read: host
-    /// slices that start in it or are open at `lo`, device activity from `lo` on (its
-    /// launch, which comes before it, decides later).
+    /// slices that start in it or are open at `lo`; device activity whose launch was
+    /// already read goes with it (kept when the launch starts in the window), the rest
+    /// from `lo` on (a launch read later decides).
     Keep {
         lo: i64,
         hi: i64,
         /// The correlation ids of every host slice in the file, kept or not: whether
         /// a device activity's launch is in the file at all.
-        host: HashSet<i64>,
+        host: HashSet<i64, FxBuild>,
+        /// The correlation ids of the host slices read so far that start in the
+        /// window: the launches whose device activity the part holds.
+        launched: HashSet<i64, FxBuild>,
+        /// Launches in the window whose correlation id an earlier host slice outside
+        /// it had: device activity of that id read in between was dropped, which
+        /// [`apply`] alone would have kept (one id naming two launches).
+        reused: usize,
     },
 }
 
@@ -333,14 +349,44 @@ impl Stream {
                 *kept += usize::from(step);
                 step
             }
-            Stream::Keep { lo, hi, host } => {
-                if let Some(c) = correlation.filter(|_| !device) {
-                    host.insert(c);
-                }
+            Stream::Keep {
+                lo,
+                hi,
+                host,
+                launched,
+                reused,
+            } => {
                 if device {
-                    ts >= *lo
+                    // A leading part of a big trace drops nearly all its device rows
+                    // here: their launches (read first in Kineto's files) lie after it.
+                    return match correlation {
+                        Some(c) if host.contains(&c) => launched.contains(&c),
+                        _ => ts >= *lo,
+                    };
+                }
+                let starts_in = (*lo..*hi).contains(&ts);
+                if let Some(c) = correlation {
+                    let first = host.insert(c);
+                    if starts_in && launched.insert(c) && !first {
+                        *reused += 1;
+                    }
+                }
+                starts_in || (ts < *lo && ts.saturating_add(dur) > *lo)
+            }
+        }
+    }
+
+    /// Whether to keep a launch flow's start (`start`) or end at `ts`. The first pass
+    /// needs none; a part, the starts before its end (a launch it keeps starts there)
+    /// and the ends from its start on (where the device activity it keeps runs).
+    pub fn flow(&self, start: bool, ts: i64) -> bool {
+        match self {
+            Stream::Scan { .. } => false,
+            Stream::Keep { lo, hi, .. } => {
+                if start {
+                    ts < *hi
                 } else {
-                    (*lo..*hi).contains(&ts) || (ts < *lo && ts.saturating_add(dur) > *lo)
+                    ts >= *lo
                 }
             }
         }
@@ -425,7 +471,10 @@ pub(crate) fn first_pass(path: &std::path::Path) -> Option<FirstPass> {
         .iter()
         .copied()
         .fold(origin.saturating_add(shift), i64::min);
-    let last = last.saturating_add(shift);
+    // ... and their ends (the trace's end) bound its span too.
+    let last = (0..ev.len())
+        .map(|i| ev.ts[i].saturating_add(ev.dur[i]))
+        .fold(last.saturating_add(shift), i64::max);
     let of = seen + ev.len().saturating_sub(kept);
     Some(FirstPass {
         tr,
@@ -480,13 +529,23 @@ pub fn read_part(
     let keep = Stream::Keep {
         lo: w.lo - w.shift,
         hi: w.hi - w.shift,
-        host: HashSet::new(),
+        host: HashSet::default(),
+        launched: HashSet::default(),
+        reused: 0,
     };
     let (mut tr, f) =
         super::chrome::parse_filtered(input, Some(keep)).map_err(|e| e.to_string())?;
     let host = match f {
-        Some(Stream::Keep { host, .. }) => host,
-        _ => HashSet::new(),
+        Some(Stream::Keep { host, reused, .. }) => {
+            if reused > 0 {
+                tr.warnings.push(format!(
+                    "{reused} launches in the {} reuse a correlation id that a host slice before them had: device activity of those ids read between the two may be missing from the part",
+                    part.describe()
+                ));
+            }
+            host
+        }
+        _ => HashSet::default(),
     };
     let (ev, counters) = (&mut tr.events, &mut tr.counters);
     let kept = apply_bounds(ev, counters, (w.lo, w.hi), w.origin, w.of, Some(&host));
@@ -611,6 +670,75 @@ mod tests {
             t.correlation[i] = corr;
         }
         t
+    }
+
+    fn keep(lo: i64, hi: i64) -> Stream {
+        Stream::Keep {
+            lo,
+            hi,
+            host: HashSet::default(),
+            launched: HashSet::default(),
+            reused: 0,
+        }
+    }
+
+    #[test]
+    fn the_stream_drops_device_rows_whose_launch_it_read_outside_the_part() {
+        let mut f = keep(40, 70);
+        // (device, ts, dur, correlation, kept)
+        let rows = [
+            (false, 12, 8, Some(1), false), // a launch before the part
+            (true, 22, 5, Some(1), false),  // its kernel: dropped on sight
+            (true, 80, 5, Some(1), false),  // even after the part's start
+            (false, 45, 5, Some(2), true),  // a launch in the part
+            (true, 75, 5, Some(2), true),   // its kernel, after the part's end
+            (true, 90, 5, Some(3), true),   // launch not read yet: kept for now
+            (true, 30, 5, Some(4), false),  // ... unless it starts before the part
+            (false, 35, 10, None, true),    // open at the part's start
+            (true, 50, 5, None, true),      // no launch: by its own start
+        ];
+        for (device, ts, dur, c, want) in rows {
+            assert_eq!(f.slice(device, b"x", ts, dur, c), want, "{ts} {c:?}");
+        }
+        let Stream::Keep { reused, .. } = f else {
+            unreachable!()
+        };
+        assert_eq!(reused, 0);
+        // Flows: starts before the part's end, ends from its start on.
+        let f = keep(40, 70);
+        assert!(f.flow(true, 45) && f.flow(true, 10) && !f.flow(true, 70));
+        assert!(f.flow(false, 40) && f.flow(false, 95) && !f.flow(false, 39));
+        assert!(!Stream::scan().flow(true, 45) && !Stream::scan().flow(false, 45));
+    }
+
+    #[test]
+    fn a_correlation_id_reused_inside_the_part_is_counted() {
+        let mut f = keep(40, 70);
+        assert!(!f.slice(false, b"launch", 12, 3, Some(7)));
+        assert!(!f.slice(true, b"k", 41, 3, Some(7)));
+        // The same id names a launch in the part: the kernel above was its own or not.
+        assert!(f.slice(false, b"launch", 50, 3, Some(7)));
+        assert!(f.slice(false, b"launch", 55, 3, Some(8)));
+        assert!(f.slice(false, b"launch", 60, 3, Some(8)));
+        let Stream::Keep { reused, .. } = f else {
+            unreachable!()
+        };
+        assert_eq!(reused, 1);
+    }
+
+    #[test]
+    fn a_window_of_a_trace_without_slices_says_so() {
+        // The first pass's span of a trace of CPU samples alone: nothing seen.
+        let e = bounds(
+            &EventTable::default(),
+            Part::Window(0, 5),
+            i64::MAX,
+            i64::MIN,
+        );
+        assert_eq!(
+            e.unwrap_err(),
+            "the trace has no slices to take the window 0s-0.000000005s from"
+        );
     }
 
     fn names(t: &EventTable) -> Vec<&str> {
