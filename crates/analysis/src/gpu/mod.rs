@@ -13,6 +13,7 @@ pub mod lod;
 pub mod marks;
 pub mod report;
 pub mod short_names;
+pub mod spans;
 pub mod stack_chart;
 pub mod timeline;
 
