@@ -52,10 +52,18 @@ pub struct Cell {
 
 impl LaneIndex {
     pub fn new(ev: &EventTable, events: &[u32]) -> LaneIndex {
-        let mut events = events.to_vec();
+        LaneIndex::from_ids(ev, events.to_vec())
+    }
+
+    /// `new`, taking the ids' vector: a thread of millions of slices is not copied.
+    pub fn from_ids(ev: &EventTable, mut events: Vec<u32>) -> LaneIndex {
+        events.shrink_to_fit();
         // The enclosing slice first among equal starts, so the stack chart nests it
-        // above the slices it holds.
-        events.sort_by_key(|&i| (ev.ts[i as usize], std::cmp::Reverse(ev.dur[i as usize]), i));
+        // above the slices it holds. The key is unique (the id is in it), so an
+        // unstable sort gives the same order without a stable sort's scratch copy.
+        events.sort_unstable_by_key(|&i| {
+            (ev.ts[i as usize], std::cmp::Reverse(ev.dur[i as usize]), i)
+        });
         let times = Spans::new(events.len(), |k| {
             let i = events[k] as usize;
             (ev.ts[i], ev.ts[i] + ev.dur[i])
