@@ -256,6 +256,18 @@ fn timeline_bench(file: &str) {
         "stack_rows {rows} rows, {:.1} MiB; resident after load {rss_loaded:.1} MiB",
         bytes as f64 / (1 << 20) as f64
     );
+    // The whole lane index (ids, packed times, stack rows) and the gaps, built behind
+    // the TUI's first frame (issue 30's peak).
+    let lanes = g.lanes.iter().chain(g.cpu_lanes.iter().map(|(_, l)| l));
+    let (slices, index) = lanes.fold((0, 0), |(n, b), l| (n + l.events.len(), b + l.heap_bytes()));
+    let gaps: usize = g.gaps.iter().map(|v| v.capacity() * 24).sum();
+    println!(
+        "lane_index {slices} slices, {:.1} MiB; gaps {} ({:.1} MiB); resident with the index {:.1} MiB",
+        index as f64 / (1 << 20) as f64,
+        g.gaps.iter().map(|v| v.len()).sum::<usize>(),
+        gaps as f64 / (1 << 20) as f64,
+        resident_mib()
+    );
     let (a, b) = g.span;
     let theme = Theme::builtin("default", ColorDepth::Ansi256).unwrap();
     let glyphs = Glyphs::pick(false);

@@ -7,7 +7,9 @@
 # Prints one table per file. Every cold run starts from an empty XDG_CACHE_HOME.
 #   scripts/user_path.sh -b target/rel/release/grove /tmp/node300.json /tmp/big1g.json
 # Also: CAP=1200000000 runs everything under `prlimit --as=$CAP`; EXTRA="--max-memory 400M"
-# adds flags to every grove command. Needs tmux, GNU time and awk (no bc: login nodes lack it).
+# adds flags to every grove command. SETTLE=5 waits 5 s (default 0.5) after the cold TUI's
+# entry is written before q, so the GPU index built behind the first frame is in its peak
+# even on a loaded machine. Needs tmux, GNU time and awk (no bc: login nodes lack it).
 set -u
 GROVE=${GROVE:-grove}
 if [ "${1:-}" = "-b" ]; then GROVE=$2; shift 2; fi
@@ -15,6 +17,7 @@ GROVE=$(command -v "$GROVE" || echo "$GROVE")
 [ $# -ge 1 ] || { echo "usage: $0 [-b GROVE] FILE..." >&2; exit 2; }
 CAP=${CAP:-}
 EXTRA=${EXTRA:-}
+SETTLE=${SETTLE:-0.5}
 WRAP=()
 [ -n "$CAP" ] && WRAP=(prlimit --as="$CAP")
 WORK=$(mktemp -d /tmp/grove-user-path.XXXXXX)
@@ -61,7 +64,7 @@ tui() {
             sleep 0.05
         done
         # The events arrive once the write is done: let the TUI take them.
-        sleep 0.5
+        sleep "$SETTLE"
     fi
     tmux send-keys -t "$s" q
     timeout 120 tmux wait-for "$s-done"

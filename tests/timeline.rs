@@ -43,7 +43,7 @@ fn kernels_ten_cells_wide_are_named_on_an_h100_trace() {
         let gs = app.gpu.as_ref().unwrap();
         for lane in &gs.lanes {
             for (k, &i) in lane.events.iter().enumerate() {
-                let (s, e) = (lane.starts[k], lane.ends[k]);
+                let (s, e) = (lane.times.start(k), lane.times.end(k));
                 let cells = (e - s) as f64 / (step as f64 / cols);
                 if s < wa || e > wb || cells < 10.0 {
                     continue;

@@ -33,7 +33,7 @@ pub fn of_lane(lane: &LaneIndex) -> Vec<Gap> {
     let mut run_end = i64::MIN;
     let mut last = u32::MAX;
     for k in 0..lane.events.len() {
-        let (s, e) = (lane.starts[k], lane.ends[k]);
+        let (s, e) = (lane.times.start(k), lane.times.end(k));
         if last != u32::MAX && s > run_end {
             out.push(Gap {
                 start: run_end,

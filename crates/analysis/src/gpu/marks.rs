@@ -84,18 +84,18 @@ impl LaneMarks {
         if cols == 0 || b <= a || row.is_empty() {
             return out;
         }
-        let (starts, ends) = (&ix.starts, &ix.ends);
+        let times = &ix.times;
         // Slices over by `t` (a zero-length one at `t` is not): a prefix of the row.
-        let over = |q: u32, t: i64| ends[q as usize] <= t && starts[q as usize] < t;
+        let over = |q: u32, t: i64| times.end(q as usize) <= t && times.start(q as usize) < t;
         let cw = (b - a) as f64 / cols as f64;
         let mut k = row.partition_point(|&q| over(q, a));
         while k < row.len() {
             let p = row[k];
-            let s = starts[p as usize];
+            let s = times.start(p as usize);
             if s >= b {
                 break;
             }
-            let e = ends[p as usize].max(s);
+            let e = times.end(p as usize).max(s);
             // Relative to `a` before f64: epoch ns do not fit exactly.
             let c0 = ((s - a) as f64 / cw).floor().max(0.0) as usize;
             if c0 >= cols {

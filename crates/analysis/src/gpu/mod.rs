@@ -13,6 +13,7 @@ pub mod lod;
 pub mod marks;
 pub mod report;
 pub mod short_names;
+pub mod spans;
 pub mod stack_chart;
 pub mod timeline;
 
@@ -59,8 +60,9 @@ impl Lane {
 /// GPU activity.
 pub struct GpuModel {
     pub lanes: Vec<Lane>,
-    /// Event index -> HTA type / category index (GPU activities only; others unset).
-    pub hta: HashMap<u32, HtaType>,
+    /// Event index -> HTA type / category index (GPU activities only; others `Other` /
+    /// unset): dense, one and two bytes an event (a map of the activities took ~13).
+    pub hta: Vec<HtaType>,
     pub cat: Vec<u16>,
     pub categories: Categories,
     /// Category names that some activity of this trace falls in, in rule order: the
@@ -107,10 +109,10 @@ impl GpuModel {
             })
             .collect();
         lanes.sort_by_key(|l| (l.member, l.device, l.stream));
-        let hta = activities
-            .iter()
-            .map(|&i| (i, by_name_hta[&ev.name[i as usize]]))
-            .collect();
+        let mut hta = vec![HtaType::Other; ev.len()];
+        for &i in &activities {
+            hta[i as usize] = by_name_hta[&ev.name[i as usize]];
+        }
         let mut used = vec![false; categories.rules.len()];
         for &c in by_name_cat.values() {
             if let Some(u) = used.get_mut(c as usize) {
@@ -134,7 +136,7 @@ impl GpuModel {
     }
 
     pub fn hta_of(&self, i: u32) -> HtaType {
-        self.hta.get(&i).copied().unwrap_or(HtaType::Other)
+        self.hta.get(i as usize).copied().unwrap_or(HtaType::Other)
     }
 
     pub fn category_name(&self, i: u32) -> &str {

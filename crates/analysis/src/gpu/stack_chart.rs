@@ -9,7 +9,10 @@
 //! than a cell is merged into one shaded cell with a second one and the row's running
 //! sum of durations, kept every `BLOCK` slices (the rest of a sum is read from the
 //! slices themselves). A frame costs O(cells on screen × (log slices + BLOCK)),
-//! whatever the trace; the rows cost 4.5 bytes a slice.
+//! whatever the trace; the rows cost 4.5 bytes a slice. The slices' times are the
+//! lane's (`gpu::spans`), passed in.
+
+use super::spans::{partition, Spans};
 
 /// The running sum of a row's durations is kept at every this many slices.
 const BLOCK: usize = 16;
@@ -37,16 +40,17 @@ pub enum Piece {
 }
 
 impl StackRows {
-    /// Places the slices `starts[p]..ends[p]` (sorted by start, the enclosing slice
+    /// Places the slices `start(p)..end(p)` (sorted by start, the enclosing slice
     /// first among equal starts) in rows: each in the first row whose last slice has
     /// ended by its start.
-    pub fn assign(starts: &[i64], ends: &[i64]) -> StackRows {
+    pub fn assign(times: &Spans) -> StackRows {
         let mut rows: Vec<Vec<u32>> = Vec::new();
         let mut cum: Vec<Vec<i64>> = Vec::new();
         let mut sum: Vec<i64> = Vec::new();
         let mut row_end: Vec<i64> = Vec::new();
-        for p in 0..starts.len() {
-            let (s, e) = (starts[p], ends[p].max(starts[p]));
+        for p in 0..times.len() {
+            let s = times.start(p);
+            let e = times.end(p).max(s);
             let r = match row_end.iter().position(|&x| x <= s) {
                 Some(r) => r,
                 None => {
@@ -85,38 +89,37 @@ impl StackRows {
 
     /// The sum of the durations of row `r`'s first `x` slices: a kept running sum and
     /// at most `BLOCK - 1` slices after it.
-    fn prefix(&self, r: usize, x: usize, (starts, ends): (&[i64], &[i64])) -> i64 {
+    fn prefix(&self, r: usize, x: usize, times: &Spans) -> i64 {
         let (row, cum) = (&self.rows[r], &self.cum[r]);
         // The row's end (a multiple of BLOCK) has no entry of its own.
         let b = (x / BLOCK).min(cum.len().saturating_sub(1));
         let mut s = cum.get(b).copied().unwrap_or(0);
         for &p in &row[b * BLOCK..x] {
-            let p = p as usize;
-            s += ends[p].max(starts[p]) - starts[p];
+            s += times.dur(p as usize).max(0);
         }
         s
     }
 
     /// Index within row `r` of the first slice still running after `t`.
-    fn first_after(&self, r: usize, ends: &[i64], t: i64) -> usize {
-        self.rows[r].partition_point(|&p| ends[p as usize] <= t)
+    fn first_after(&self, r: usize, times: &Spans, t: i64) -> usize {
+        self.rows[r].partition_point(|&p| times.end(p as usize) <= t)
     }
 
     /// The slice of row `r` under time `t`, else the nearest one in time.
-    pub fn at_or_near(&self, r: usize, starts: &[i64], ends: &[i64], t: i64) -> Option<u32> {
+    pub fn at_or_near(&self, r: usize, times: &Spans, t: i64) -> Option<u32> {
         let row = self.rows.get(r)?;
-        let k = self.first_after(r, ends, t);
+        let k = self.first_after(r, times, t);
         let after = row.get(k).copied();
         if let Some(p) = after {
-            if starts[p as usize] <= t {
+            if times.start(p as usize) <= t {
                 return Some(p);
             }
         }
         let before = k.checked_sub(1).map(|k| row[k]);
         match (before, after) {
             (Some(b), Some(a)) => {
-                let db = t - ends[b as usize];
-                let da = starts[a as usize] - t;
+                let db = t - times.end(b as usize);
+                let da = times.start(a as usize) - t;
                 Some(if db <= da { b } else { a })
             }
             (b, a) => b.or(a),
@@ -124,25 +127,19 @@ impl StackRows {
     }
 
     /// The next (or previous) slice of row `r` starting after (before) `t`.
-    pub fn step(&self, r: usize, starts: &[i64], t: i64, forward: bool) -> Option<u32> {
+    pub fn step(&self, r: usize, times: &Spans, t: i64, forward: bool) -> Option<u32> {
         let row = self.rows.get(r)?;
         if forward {
-            let k = row.partition_point(|&p| starts[p as usize] <= t);
+            let k = row.partition_point(|&p| times.start(p as usize) <= t);
             row.get(k).copied()
         } else {
-            let k = row.partition_point(|&p| starts[p as usize] < t);
+            let k = row.partition_point(|&p| times.start(p as usize) < t);
             k.checked_sub(1).map(|k| row[k])
         }
     }
 
     /// Row `r` over `[a, b)` in `cols` columns.
-    pub fn pieces(
-        &self,
-        r: usize,
-        (starts, ends): (&[i64], &[i64]),
-        (a, b): (i64, i64),
-        cols: usize,
-    ) -> Vec<Piece> {
+    pub fn pieces(&self, r: usize, times: &Spans, (a, b): (i64, i64), cols: usize) -> Vec<Piece> {
         let mut out = Vec::new();
         let Some(row) = self.rows.get(r) else {
             return out;
@@ -153,11 +150,12 @@ impl StackRows {
         // Times relative to `a` before they become f64: epoch ns do not fit exactly.
         let cw = (b - a) as f64 / cols as f64;
         let col_of = |t: i64| (t - a) as f64 / cw;
-        let mut k = self.first_after(r, ends, a);
+        let mut k = self.first_after(r, times, a);
         let mut next_col = 0usize;
         while k < row.len() && next_col < cols {
             let p = row[k] as usize;
-            let (s, e) = (starts[p], ends[p].max(starts[p]));
+            let s = times.start(p);
+            let e = times.end(p).max(s);
             if s >= b {
                 break;
             }
@@ -183,11 +181,12 @@ impl StackRows {
             }
             let t0 = a + (col as f64 * cw).floor() as i64;
             let t1 = (a + ((col + 1) as f64 * cw).ceil() as i64).max(t0 + 1);
-            let hi = seek(row, starts, k, t1);
+            let hi = seek(row, times, k, t1);
             let last = row[hi - 1] as usize;
-            let mut busy = self.prefix(r, hi, (starts, ends)) - self.prefix(r, k, (starts, ends));
+            let mut busy = self.prefix(r, hi, times) - self.prefix(r, k, times);
             busy -= (t0 - s).clamp(0, e - s);
-            let (ls, le) = (starts[last], ends[last].max(starts[last]));
+            let ls = times.start(last);
+            let le = times.end(last).max(ls);
             busy -= (le - t1).clamp(0, le - ls);
             out.push(Piece::Shade {
                 pos: p as u32,
@@ -208,9 +207,9 @@ impl StackRows {
 /// row of ~10^6 slices a plain binary search took about 20 steps of two dependent
 /// cache misses each (a position, then its start) per column; on evenly spread slices
 /// the guess is a few slices off.
-fn seek(row: &[u32], starts: &[i64], lo: usize, t: i64) -> usize {
+fn seek(row: &[u32], times: &Spans, lo: usize, t: i64) -> usize {
     let n = row.len();
-    let st = |i: usize| starts[row[i] as usize];
+    let st = |i: usize| times.start(row[i] as usize);
     if lo >= n || st(lo) >= t {
         return lo;
     }
@@ -239,7 +238,7 @@ fn seek(row: &[u32], starts: &[i64], lo: usize, t: i64) -> usize {
             b = (g + step).min(n - 1);
         }
     }
-    a + 1 + row[a + 1..b].partition_point(|&q| starts[q as usize] < t)
+    a + 1 + partition(b - a - 1, |j| st(a + 1 + j) < t)
 }
 
 /// Bytes the rows take: the stack chart's cost in memory beside the event table.
@@ -255,17 +254,16 @@ impl StackRows {
 mod tests {
     use super::*;
 
-    fn rows(spans: &[(i64, i64)]) -> (Vec<i64>, Vec<i64>, StackRows) {
-        let starts: Vec<i64> = spans.iter().map(|s| s.0).collect();
-        let ends: Vec<i64> = spans.iter().map(|s| s.0 + s.1).collect();
-        let r = StackRows::assign(&starts, &ends);
-        (starts, ends, r)
+    fn rows(spans: &[(i64, i64)]) -> (Spans, StackRows) {
+        let t = Spans::new(spans.len(), |k| (spans[k].0, spans[k].0 + spans[k].1));
+        let r = StackRows::assign(&t);
+        (t, r)
     }
 
     #[test]
     fn nested_slices_take_their_depth() {
         // main [0,100) > a [0,40) > b [10,20); main > c [50,90); d [100,110) after main.
-        let (_, _, r) = rows(&[(0, 100), (0, 40), (10, 10), (50, 40), (100, 10)]);
+        let (_, r) = rows(&[(0, 100), (0, 40), (10, 10), (50, 40), (100, 10)]);
         assert_eq!(r.rows, vec![vec![0, 4], vec![1, 3], vec![2]]);
         assert_eq!(r.row_of(3), Some(1));
         assert_eq!(r.row_of(2), Some(2));
@@ -273,7 +271,7 @@ mod tests {
 
     #[test]
     fn overlapping_kernels_take_extra_rows() {
-        let (_, _, r) = rows(&[(0, 10), (5, 10), (8, 10), (20, 5), (22, 1)]);
+        let (_, r) = rows(&[(0, 10), (5, 10), (8, 10), (20, 5), (22, 1)]);
         assert_eq!(r.rows, vec![vec![0, 3], vec![1, 4], vec![2]]);
     }
 
@@ -282,8 +280,8 @@ mod tests {
         // Two wide slices and a burst of 1 ns slices in one cell of 10 ns.
         let mut spans = vec![(0, 40), (40, 30)];
         spans.extend((0..5).map(|i| (80 + i * 2, 1)));
-        let (s, e, r) = rows(&spans);
-        let p = r.pieces(0, (&s, &e), (0, 100), 10);
+        let (t, r) = rows(&spans);
+        let p = r.pieces(0, &t, (0, 100), 10);
         assert_eq!(
             p,
             vec![
@@ -310,8 +308,8 @@ mod tests {
     fn a_frame_reads_cells_not_slices() {
         // A million 1 ns slices every 10 ns: 100 columns give 100 shaded cells.
         let spans: Vec<(i64, i64)> = (0..1_000_000).map(|i| (i * 10, 1)).collect();
-        let (s, e, r) = rows(&spans);
-        let p = r.pieces(0, (&s, &e), (0, 10_000_000), 100);
+        let (t, r) = rows(&spans);
+        let p = r.pieces(0, &t, (0, 10_000_000), 100);
         assert_eq!(p.len(), 100);
         for x in &p {
             let Piece::Shade { busy, .. } = x else {
@@ -320,7 +318,7 @@ mod tests {
             assert!((busy - 0.1).abs() < 0.01, "{busy}");
         }
         // Zoomed in on a window starting mid-trace.
-        let p = r.pieces(0, (&s, &e), (5_000_000, 5_000_100), 100);
+        let p = r.pieces(0, &t, (5_000_000, 5_000_100), 100);
         assert_eq!(p.len(), 10);
         assert!(matches!(p[3], Piece::Shade { col: 30, .. }), "{p:?}");
     }
@@ -329,16 +327,16 @@ mod tests {
     fn running_sums_from_blocks_match_the_slices() {
         // 100 slices of 1..=100 ns, every 200 ns: one row.
         let spans: Vec<(i64, i64)> = (0..100).map(|i| (i * 200, i + 1)).collect();
-        let (s, e, r) = rows(&spans);
+        let (t, r) = rows(&spans);
         assert_eq!(r.cum[0].len(), 100usize.div_ceil(BLOCK));
         for x in [0, 1, 15, 16, 17, 32, 99, 100] {
             let want: i64 = (1..=x as i64).sum();
-            assert_eq!(r.prefix(0, x, (&s, &e)), want, "{x}");
+            assert_eq!(r.prefix(0, x, &t), want, "{x}");
         }
         // A row of exactly BLOCK slices sums to its end.
         let spans: Vec<(i64, i64)> = (0..BLOCK as i64).map(|i| (i * 10, 2)).collect();
-        let (s, e, r) = rows(&spans);
-        assert_eq!(r.prefix(0, BLOCK, (&s, &e)), 2 * BLOCK as i64);
+        let (t, r) = rows(&spans);
+        assert_eq!(r.prefix(0, BLOCK, &t), 2 * BLOCK as i64);
     }
 
     #[test]
@@ -361,6 +359,7 @@ mod tests {
             .collect();
         // One row of every other slice.
         let row: Vec<u32> = (0..5000).step_by(2).collect();
+        let times = Spans::new(starts.len(), |k| (starts[k], starts[k]));
         let last = *starts.last().unwrap();
         for lo in [0, 1, 7, 600, 2499, 2500] {
             for q in (-5..last + 10)
@@ -369,19 +368,19 @@ mod tests {
             {
                 let want = lo.min(row.len())
                     + row[lo.min(row.len())..].partition_point(|&p| starts[p as usize] < q);
-                assert_eq!(seek(&row, &starts, lo, q), want, "lo {lo} t {q}");
+                assert_eq!(seek(&row, &times, lo, q), want, "lo {lo} t {q}");
             }
         }
     }
 
     #[test]
     fn navigation_in_a_row() {
-        let (s, e, r) = rows(&[(0, 10), (20, 10), (40, 10)]);
-        assert_eq!(r.at_or_near(0, &s, &e, 25), Some(1));
-        assert_eq!(r.at_or_near(0, &s, &e, 33), Some(1));
-        assert_eq!(r.at_or_near(0, &s, &e, 38), Some(2));
-        assert_eq!(r.step(0, &s, 20, true), Some(2));
-        assert_eq!(r.step(0, &s, 20, false), Some(0));
-        assert_eq!(r.step(0, &s, 40, true), None);
+        let (t, r) = rows(&[(0, 10), (20, 10), (40, 10)]);
+        assert_eq!(r.at_or_near(0, &t, 25), Some(1));
+        assert_eq!(r.at_or_near(0, &t, 33), Some(1));
+        assert_eq!(r.at_or_near(0, &t, 38), Some(2));
+        assert_eq!(r.step(0, &t, 20, true), Some(2));
+        assert_eq!(r.step(0, &t, 20, false), Some(0));
+        assert_eq!(r.step(0, &t, 40, true), None);
     }
 }

@@ -6,6 +6,7 @@
 
 use std::sync::OnceLock;
 
+use super::spans::Spans;
 use super::stack_chart::StackRows;
 use crate::model::EventTable;
 
@@ -24,10 +25,8 @@ struct Level {
 #[derive(Debug, Clone, Default)]
 pub struct LaneIndex {
     pub events: Vec<u32>,
-    pub starts: Vec<i64>,
-    pub ends: Vec<i64>,
-    /// Running maximum of `ends`: finds kernels that began before a window and still run.
-    max_end: Vec<i64>,
+    /// The events' starts and ends, packed (`gpu::spans`): position `k` is `events[k]`.
+    pub times: Spans,
     /// Built on the first zoomed-out draw: a lane's pyramid is megabytes whatever the
     /// trace's size, and commands that never draw the timeline (`grove tree`, `info`)
     /// should not pay for it.
@@ -53,34 +52,39 @@ pub struct Cell {
 
 impl LaneIndex {
     pub fn new(ev: &EventTable, events: &[u32]) -> LaneIndex {
-        let mut events = events.to_vec();
+        LaneIndex::from_ids(ev, events.to_vec())
+    }
+
+    /// `new`, taking the ids' vector: a thread of millions of slices is not copied.
+    pub fn from_ids(ev: &EventTable, mut events: Vec<u32>) -> LaneIndex {
+        events.shrink_to_fit();
         // The enclosing slice first among equal starts, so the stack chart nests it
-        // above the slices it holds.
-        events.sort_by_key(|&i| (ev.ts[i as usize], std::cmp::Reverse(ev.dur[i as usize]), i));
-        let starts: Vec<i64> = events.iter().map(|&i| ev.ts[i as usize]).collect();
-        let ends: Vec<i64> = events
-            .iter()
-            .map(|&i| ev.ts[i as usize] + ev.dur[i as usize])
-            .collect();
-        let mut max_end = Vec::with_capacity(ends.len());
-        let mut m = i64::MIN;
-        for &e in &ends {
-            m = m.max(e);
-            max_end.push(m);
-        }
-        let stack = StackRows::assign(&starts, &ends);
+        // above the slices it holds. The key is unique (the id is in it), so an
+        // unstable sort gives the same order without a stable sort's scratch copy.
+        events.sort_unstable_by_key(|&i| {
+            (ev.ts[i as usize], std::cmp::Reverse(ev.dur[i as usize]), i)
+        });
+        let times = Spans::new(events.len(), |k| {
+            let i = events[k] as usize;
+            (ev.ts[i], ev.ts[i] + ev.dur[i])
+        });
+        let stack = StackRows::assign(&times);
         LaneIndex {
             events,
-            starts,
-            ends,
-            max_end,
+            times,
             pyramid: OnceLock::new(),
             stack,
         }
     }
 
     pub fn span(&self) -> Option<(i64, i64)> {
-        Some((*self.starts.first()?, *self.max_end.last()?))
+        self.times.span()
+    }
+
+    /// Bytes on the heap: the ids, the packed times and the stack rows (the pyramid,
+    /// built on the first zoomed-out draw, apart).
+    pub fn heap_bytes(&self) -> usize {
+        self.events.capacity() * 4 + self.times.heap_bytes() + self.stack.heap_bytes()
     }
 
     fn pyramid(&self) -> &Pyramid {
@@ -113,7 +117,7 @@ impl LaneIndex {
             }
         };
         for k in 0..self.events.len() {
-            let (s, e) = (self.starts[k], self.ends[k]);
+            let (s, e) = (self.times.start(k), self.times.end(k));
             match cur {
                 Some((cs, ce)) if s <= ce => cur = Some((cs, ce.max(e))),
                 Some((cs, ce)) => {
@@ -172,11 +176,11 @@ impl LaneIndex {
         Pyramid { t0, levels }
     }
 
-    /// First kernel index that may still run at time `a`: the running maximum of ends
-    /// is sorted, so one binary search finds the earliest kernel reaching past `a`.
+    /// First kernel index that may still run at time `a`: the earliest kernel reaching
+    /// past `a`, or the first starting at `a`.
     fn first_at(&self, a: i64) -> usize {
-        let k = self.starts.partition_point(|&s| s < a);
-        self.max_end.partition_point(|&m| m <= a).min(k)
+        let k = self.times.starting_before(a, false);
+        self.times.first_ending_after(a).min(k)
     }
 
     /// The cells of `cols` equal columns over `[a, b)`.
@@ -234,8 +238,9 @@ impl LaneIndex {
         let mut best = vec![0.0f64; cols];
         let mut union_end = f64::MIN;
         let mut k = self.first_at(a);
-        while k < self.events.len() && self.starts[k] < b {
-            let (s, e) = ((self.starts[k] - a) as f64, (self.ends[k] - a) as f64);
+        while k < self.events.len() && self.times.start(k) < b {
+            let (s, e) = (self.times.start(k), self.times.end(k));
+            let (s, e) = ((s - a) as f64, (e - a) as f64);
             if e > 0.0 || (s == e && s >= 0.0) {
                 let c0 = ((s / cw).floor().max(0.0)) as usize;
                 let c1 = ((e / cw).ceil() as usize).min(cols);
@@ -270,10 +275,10 @@ impl LaneIndex {
     /// starting before it.
     pub fn neighbour(&self, t: i64, forward: bool) -> Option<u32> {
         if forward {
-            let k = self.starts.partition_point(|&s| s <= t);
+            let k = self.times.starting_before(t, true);
             self.events.get(k).copied()
         } else {
-            let k = self.starts.partition_point(|&s| s < t);
+            let k = self.times.starting_before(t, false);
             k.checked_sub(1).map(|k| self.events[k])
         }
     }
@@ -282,19 +287,19 @@ impl LaneIndex {
     /// the innermost. Slices before the first whose running end passes `t` are all
     /// closed, so the walk back stops there.
     pub fn innermost_at(&self, t: i64) -> Option<u32> {
-        let k = self.starts.partition_point(|&s| s <= t);
-        let lo = self.max_end.partition_point(|&m| m <= t);
+        let k = self.times.starting_before(t, true);
+        let lo = self.times.first_ending_after(t);
         (lo..k)
             .rev()
-            .find(|&j| self.ends[j] > t)
+            .find(|&j| self.times.end(j) > t)
             .map(|j| self.events[j])
     }
 
     /// The lane position of event `i` (a binary search on its start).
     pub fn pos_of(&self, i: u32, ts: i64) -> Option<u32> {
-        let k = self.starts.partition_point(|&s| s < ts);
-        (k..self.starts.len())
-            .take_while(|&j| self.starts[j] == ts)
+        let k = self.times.starting_before(ts, false);
+        (k..self.times.len())
+            .take_while(|&j| self.times.start(j) == ts)
             .find(|&j| self.events[j] == i)
             .map(|j| j as u32)
     }
@@ -303,8 +308,8 @@ impl LaneIndex {
     pub fn at(&self, t: i64) -> Option<u32> {
         let k = self.first_at(t);
         let mut j = k;
-        while j < self.events.len() && self.starts[j] <= t {
-            if self.ends[j] > t || self.starts[j] == t {
+        while j < self.events.len() && self.times.start(j) <= t {
+            if self.times.end(j) > t || self.times.start(j) == t {
                 return Some(self.events[j]);
             }
             j += 1;

@@ -297,7 +297,7 @@ impl GpuState {
                 } else {
                     format!("CPU t{t}")
                 };
-                (label, LaneIndex::new(ev, &evs))
+                (label, LaneIndex::from_ids(ev, evs))
             })
             .collect();
         // A trace without GPU activity (an OTF2 trace of an MPI code, a CPU-only Chrome

@@ -193,7 +193,7 @@ impl App {
         let t = self.timeline.cursor_t;
         let lanes = self.lanes();
         let ix = lanes[lane].index;
-        if let Some(p) = ix.stack.at_or_near(row, &ix.starts, &ix.ends, t) {
+        if let Some(p) = ix.stack.at_or_near(row, &ix.times, t) {
             let i = ix.events[p as usize];
             drop(lanes);
             self.select_slice(i);
@@ -372,7 +372,7 @@ impl App {
         if tl.collapsed.contains(&tl.lane) {
             return ix.neighbour(t, forward);
         }
-        let p = ix.stack.step(tl.row, &ix.starts, t, forward)?;
+        let p = ix.stack.step(tl.row, &ix.times, t, forward)?;
         Some(ix.events[p as usize])
     }
 

@@ -140,12 +140,9 @@ impl Ctx<'_> {
         let edge = if self.g.ascii { "|" } else { "▏" };
         let selected = self.app.timeline.selected;
         let right = self.x0 + self.width;
-        let pieces = ix.stack.pieces(
-            row,
-            (&ix.starts, &ix.ends),
-            self.window,
-            self.width as usize,
-        );
+        let pieces = ix
+            .stack
+            .pieces(row, &ix.times, self.window, self.width as usize);
         for piece in &pieces {
             match *piece {
                 Piece::Box { pos, c0, c1 } => {
@@ -573,8 +570,11 @@ pub fn csv(app: &App) -> String {
         }
         let ix = lane.index;
         for (r, row) in ix.stack.rows.iter().enumerate() {
-            let k = row.partition_point(|&p| ix.ends[p as usize] <= a);
-            for &p in row[k..].iter().take_while(|&&p| ix.starts[p as usize] < b) {
+            let k = row.partition_point(|&p| ix.times.end(p as usize) <= a);
+            for &p in row[k..]
+                .iter()
+                .take_while(|&&p| ix.times.start(p as usize) < b)
+            {
                 let i = ix.events[p as usize];
                 let iu = i as usize;
                 let cat = if lane.gpu {
