@@ -322,8 +322,17 @@ impl Parser {
         let block = part_bytes.saturating_mul(threads.max(2) * PARTS_PER_THREAD);
         // Two sets of parts: one is scanned while the events of the other, the block
         // before, are handled in file order.
-        let mut sets: [Vec<Part>; 2] =
-            std::array::from_fn(|_| (0..per_block).map(|_| Part::default()).collect());
+        let skip_slice_args =
+            matches!(self.filter, Some(super::super::select::Stream::Scan { .. }));
+        let mut sets: [Vec<Part>; 2] = std::array::from_fn(|_| {
+            (0..per_block)
+                .map(|_| {
+                    let mut p = Part::default();
+                    p.skip_slice_args = skip_slice_args;
+                    p
+                })
+                .collect()
+        });
         let mut cur = 0;
         // A scanned set not handled yet: (set, proven parts).
         let mut pending: Option<(usize, usize)> = None;

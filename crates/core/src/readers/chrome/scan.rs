@@ -157,6 +157,10 @@ pub(super) struct Part {
     copied_shapes: Vec<u32>,
     /// The compact text of a nested args value being built.
     nested: Vec<u8>,
+    /// Skip the `args` of slices (walked, not read): the first pass of a part's load
+    /// keeps nothing of them (`select::Stream::Scan`), and a kernel's dozen args were
+    /// much of the scan's work.
+    pub skip_slice_args: bool,
 }
 
 const CACHE_SLOTS: usize = 1 << 12;
@@ -686,6 +690,15 @@ impl Part {
                     (v, j) = self.scaled(b, j, 0)?;
                     ev.put(Num::Id, v);
                 }
+                // Only once `ph` says a slice (Kineto writes it first): metadata and
+                // counters keep their args.
+                Key::Args
+                    if self.skip_slice_args
+                        && matches!(ev.ph, b'X' | b'B' | b'E' | b'i' | b'I') =>
+                {
+                    ev.has_args = true;
+                    j = skip_value(b, j)?;
+                }
                 Key::Args if b[j] == b'{' => {
                     ev.has_args = true;
                     // Typed in the same walk when what is known so far says the list
@@ -923,6 +936,25 @@ mod tests {
             (Some(1500), Some(2000), Some(9), None)
         );
         assert!(e.has_args);
+    }
+
+    #[test]
+    fn a_first_pass_walks_past_the_args_of_slices() {
+        let t = r#", {"ph":"X","cat":"kernel","name":"k","ts":1,"dur":2,"args":{"correlation":9,"grid":[1,2,3]}}, {"ph":"M","name":"process_name","pid":1,"args":{"name":"python"}}, {"cat":"kernel","args":{"stream":7},"ph":"X","name":"k","ts":3,"dur":1}"#;
+        let mut p = Part::default();
+        p.skip_slice_args = true;
+        let s = p.scan(t.as_bytes(), 0, usize::MAX);
+        assert_eq!((s.why, p.events.len()), (Why::Short, 3));
+        let (k, m, late) = (p.events[0], p.events[1], p.events[2]);
+        // The slice's times are read, its args walked past (no ids, no typed list).
+        assert_eq!(
+            (k.ts(), k.dur(), k.get(Num::Correlation)),
+            (Some(1000), Some(2000), None)
+        );
+        assert!(k.has_args && k.arg_list == u32::MAX);
+        // Metadata keeps its args text; args before `ph` are read as ever.
+        assert_eq!(p.args_of(&m), br#"{"name":"python"}"#);
+        assert_eq!(late.get(Num::Stream), Some(7));
     }
 
     #[test]
