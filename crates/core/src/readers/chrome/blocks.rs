@@ -322,13 +322,16 @@ impl Parser {
         let block = part_bytes.saturating_mul(threads.max(2) * PARTS_PER_THREAD);
         // Two sets of parts: one is scanned while the events of the other, the block
         // before, are handled in file order.
-        let skip_slice_args =
-            matches!(self.filter, Some(super::super::select::Stream::Scan { .. }));
+        // A part's two passes (`select::Stream`) need less of each slice's args.
+        use super::super::select::Stream;
+        let skip_slice_args = matches!(self.filter, Some(Stream::Scan { .. }));
+        let defer_slice_args = matches!(self.filter, Some(Stream::Keep { .. }));
         let mut sets: [Vec<Part>; 2] = std::array::from_fn(|_| {
             (0..per_block)
                 .map(|_| {
                     let mut p = Part::default();
                     p.skip_slice_args = skip_slice_args;
+                    p.defer_slice_args = defer_slice_args;
                     p
                 })
                 .collect()

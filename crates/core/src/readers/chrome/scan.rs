@@ -161,6 +161,10 @@ pub(super) struct Part {
     /// keeps nothing of them (`select::Stream::Scan`), and a kernel's dozen args were
     /// much of the scan's work.
     pub skip_slice_args: bool,
+    /// Keep the `args` text of slices that may need typed args, and type it only for
+    /// the rows the load keeps (`copy_args`): the second pass of a part's load drops
+    /// most GPU rows, whose typed lists were then built for nothing.
+    pub defer_slice_args: bool,
 }
 
 const CACHE_SLOTS: usize = 1 << 12;
@@ -703,7 +707,9 @@ impl Part {
                     ev.has_args = true;
                     // Typed in the same walk when what is known so far says the list
                     // will be kept (checked again at the end: `ph` or `cat` may follow).
-                    let typed = !matches!(ev.ph, b'M' | b'C') && self.keeps_args(ev.cat);
+                    let typed = !self.defer_slice_args
+                        && !matches!(ev.ph, b'M' | b'C')
+                        && self.keeps_args(ev.cat);
                     self.arg_lists.discard();
                     let e;
                     (e, typed_list) = self.args(b, j, &mut ev, typed)?;
@@ -862,7 +868,7 @@ impl Part {
     /// and counters (read as JSON values), the typed list of slices that may be GPU
     /// or sync rows.
     pub fn keep_args_of(&mut self, ev: &mut Ev, text: &[u8]) {
-        if matches!(ev.ph, b'M' | b'C') {
+        if matches!(ev.ph, b'M' | b'C') || (self.defer_slice_args && self.keeps_args(ev.cat)) {
             let start = self.args.len() as u32;
             self.args.extend_from_slice(text);
             ev.set_args((start, self.args.len() as u32));
@@ -875,7 +881,9 @@ impl Part {
     /// last duplicate kept) that parsing its text there would give.
     pub fn copy_args(&mut self, ev: &Ev, store: &mut ArgStore) -> u32 {
         if ev.arg_list == u32::MAX {
-            return store.push_json(b"");
+            // The text kept in place of a list (`defer_slice_args`), typed now; empty
+            // when neither was kept.
+            return store.push_json(self.args_of(ev));
         }
         // `copied` is valid for one block: this part's events all go to one table.
         self.arg_lists.copy_list(
@@ -1086,6 +1094,15 @@ mod tests {
             // Copied into another store, the list stays the same.
             let mut dest = ArgStore::default();
             let ev0 = p.events[0];
+            let c = p.copy_args(&ev0, &mut dest);
+            assert_eq!(list_text(&dest, c), list_text(&want, w));
+            // Deferred (a part's second pass): the text is kept and typed on copy.
+            let mut p = Part::default();
+            p.defer_slice_args = true;
+            p.scan(&ev, 0, usize::MAX);
+            let ev0 = p.events[0];
+            assert_eq!(ev0.arg_list, u32::MAX);
+            let mut dest = ArgStore::default();
             let c = p.copy_args(&ev0, &mut dest);
             assert_eq!(list_text(&dest, c), list_text(&want, w));
         }
