@@ -949,8 +949,10 @@ mod tests {
     #[test]
     fn a_first_pass_walks_past_the_args_of_slices() {
         let t = r#", {"ph":"X","cat":"kernel","name":"k","ts":1,"dur":2,"args":{"correlation":9,"grid":[1,2,3]}}, {"ph":"M","name":"process_name","pid":1,"args":{"name":"python"}}, {"cat":"kernel","args":{"stream":7},"ph":"X","name":"k","ts":3,"dur":1}"#;
-        let mut p = Part::default();
-        p.skip_slice_args = true;
+        let mut p = Part {
+            skip_slice_args: true,
+            ..Part::default()
+        };
         let s = p.scan(t.as_bytes(), 0, usize::MAX);
         assert_eq!((s.why, p.events.len()), (Why::Short, 3));
         let (k, m, late) = (p.events[0], p.events[1], p.events[2]);
@@ -1097,8 +1099,10 @@ mod tests {
             let c = p.copy_args(&ev0, &mut dest);
             assert_eq!(list_text(&dest, c), list_text(&want, w));
             // Deferred (a part's second pass): the text is kept and typed on copy.
-            let mut p = Part::default();
-            p.defer_slice_args = true;
+            let mut p = Part {
+                defer_slice_args: true,
+                ..Part::default()
+            };
             p.scan(&ev, 0, usize::MAX);
             let ev0 = p.events[0];
             assert_eq!(ev0.arg_list, u32::MAX);
