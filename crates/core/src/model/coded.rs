@@ -245,6 +245,29 @@ impl<T: Code> Coded<T> {
         self.push_any(v);
     }
 
+    /// `push` for a reader that never sets a row after pushing it: the value is coded
+    /// at once (no tail kept apart), its code found without hashing when it is the
+    /// last row's or has an index; the rest out of line. A later `col[last] = v` makes
+    /// the column plain.
+    #[inline(always)]
+    pub fn push_final(&mut self, v: T) {
+        if self.tail.is_none() && self.plain.is_none() {
+            if let Some(c) = self.known_code(v) {
+                self.push_code(c);
+                return;
+            }
+        }
+        self.push_final_slow(v);
+    }
+
+    #[inline(never)]
+    fn push_final_slow(&mut self, v: T) {
+        self.push_any(v);
+        if self.plain.is_none() && !self.commit_tail() {
+            self.make_plain();
+        }
+    }
+
     /// A value's code without hashing: the last row's, or by its index.
     #[inline(always)]
     fn known_code(&self, t: T) -> Option<u16> {
@@ -481,6 +504,17 @@ mod tests {
         let m = Coded::from(wide.clone());
         assert!(m.narrow.is_empty() && m.codes.len() + 1 == 2000);
         assert!(m.iter().copied().eq(wide.iter().copied()));
+        // Coded at once: the same rows as `push` gives.
+        let vals: Vec<u32> = (0..3000u32).map(|i| (i / 7) % 300).collect();
+        let mut f: Coded<u32> = Coded::new();
+        for &v in &vals {
+            f.push_final(v);
+        }
+        assert!(f.tail.is_none() && f.plain.is_none() && f.len() == 3000);
+        assert!(f.iter().copied().eq(vals.iter().copied()));
+        let mut f: Coded<i64> = Coded::new();
+        (0..70_000i64).for_each(|v| f.push_final(v % 69_000));
+        assert!(f.plain.is_some() && f.iter().copied().eq((0..70_000i64).map(|v| v % 69_000)));
         // Grown by one value: a count, then pushes once another value is there.
         let mut r: Coded<i64> = Coded::new();
         r.resize_with_value(1000, -1);

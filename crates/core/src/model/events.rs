@@ -95,7 +95,8 @@ pub struct EventTable {
     /// they index like a `Vec`.
     pub name: Coded<u32>,
     pub cat: Coded<u32>,
-    pub kind: Vec<EventKind>,
+    /// Four bits a row (`Kinds`).
+    pub kind: Kinds,
     pub ts: Vec<i64>,
     pub dur: Vec<i64>,
     /// Interned textual pid and tid (string and numeric forms unify: `"12"` == `12`).
@@ -277,6 +278,13 @@ impl SeqCol {
         self.diff.push(seq.wrapping_sub(row));
     }
 
+    /// `push` for a reader that never sets a row's position after (`Coded::push_final`).
+    #[inline(always)]
+    pub fn push_final(&mut self, seq: u32) {
+        let row = self.diff.len() as u32;
+        self.diff.push_final(seq.wrapping_sub(row));
+    }
+
     /// Row `i`'s file position (panics past the end, as a `Vec` does).
     #[inline(always)]
     pub fn get(&self, i: usize) -> u32 {
@@ -314,6 +322,152 @@ impl FromIterator<u32> for SeqCol {
         let mut c = SeqCol::default();
         for s in it {
             c.push(s);
+        }
+        c
+    }
+}
+
+/// Every kind, by its number (`EventKind as u8`); a nibble's 16 values index it
+/// without a bounds check (numbers past the kinds are never stored).
+const KINDS: [EventKind; 16] = [
+    EventKind::Cpu,
+    EventKind::Runtime,
+    EventKind::Kernel,
+    EventKind::Memcpy,
+    EventKind::Memset,
+    EventKind::GpuAnnotation,
+    EventKind::Sync,
+    EventKind::Instant,
+    EventKind::Span,
+    EventKind::Cpu,
+    EventKind::Cpu,
+    EventKind::Cpu,
+    EventKind::Cpu,
+    EventKind::Cpu,
+    EventKind::Cpu,
+    EventKind::Cpu,
+];
+
+/// The kind column, four bits a row (a `Vec<EventKind>` took a byte: issue 29, the
+/// load's peak). `col[i]` and `iter()` read like the vector's (the kinds they lend live
+/// in a table); rows are only pushed, never set.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Kinds {
+    nibbles: Vec<u8>,
+    len: usize,
+}
+
+impl Kinds {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline(always)]
+    pub fn push(&mut self, k: EventKind) {
+        if self.len.is_multiple_of(2) {
+            self.nibbles.push(k as u8);
+        } else if let Some(last) = self.nibbles.last_mut() {
+            *last |= (k as u8) << 4;
+        }
+        self.len += 1;
+    }
+
+    /// Row `i`'s kind, lent from the table of kinds.
+    #[inline(always)]
+    fn lend(&self, i: usize) -> &'static EventKind {
+        assert!(
+            i < self.len,
+            "index out of bounds: the len is {} but the index is {i}",
+            self.len
+        );
+        let code = self.nibbles[i / 2] >> (i % 2 * 4) & 0xf;
+        &KINDS[usize::from(code)]
+    }
+
+    pub fn iter(&self) -> KindIter<'_> {
+        KindIter {
+            bytes: self.nibbles.iter(),
+            high: None,
+            left: self.len,
+        }
+    }
+
+    /// Keeps the rows marked in `keep`.
+    pub fn retain_rows(&mut self, keep: &[bool]) {
+        let kept: Kinds = self
+            .iter()
+            .zip(keep)
+            .filter(|(_, &k)| k)
+            .map(|(&x, _)| x)
+            .collect();
+        *self = kept;
+        self.shrink_to_fit();
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        self.nibbles.shrink_to_fit();
+    }
+}
+
+impl std::ops::Index<usize> for Kinds {
+    type Output = EventKind;
+    #[inline(always)]
+    fn index(&self, i: usize) -> &EventKind {
+        self.lend(i)
+    }
+}
+
+/// The kinds of a `Kinds` column in row order: byte by byte, the high nibble kept
+/// for the next row (no division per row).
+pub struct KindIter<'a> {
+    bytes: std::slice::Iter<'a, u8>,
+    high: Option<u8>,
+    left: usize,
+}
+
+impl<'a> Iterator for KindIter<'a> {
+    type Item = &'a EventKind;
+    #[inline]
+    fn next(&mut self) -> Option<&'a EventKind> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let code = match self.high.take() {
+            Some(h) => h,
+            None => {
+                let b = *self.bytes.next()?;
+                self.high = Some(b >> 4);
+                b & 0xf
+            }
+        };
+        Some(&KINDS[usize::from(code)])
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for KindIter<'_> {}
+
+impl<'a> IntoIterator for &'a Kinds {
+    type Item = &'a EventKind;
+    type IntoIter = KindIter<'a>;
+    fn into_iter(self) -> KindIter<'a> {
+        self.iter()
+    }
+}
+
+impl FromIterator<EventKind> for Kinds {
+    fn from_iter<I: IntoIterator<Item = EventKind>>(it: I) -> Self {
+        let mut c = Kinds::default();
+        for k in it {
+            c.push(k);
         }
         c
     }
@@ -467,6 +621,14 @@ mod tests {
             .map(|(&x, _)| x)
             .collect();
         assert!(s.iter().eq(kept.iter().copied()));
+        let kinds: Vec<EventKind> = (0..301).map(|i| KINDS[i * 7 % 9]).collect();
+        assert!(Kinds::default().iter().next().is_none());
+        let mut k: Kinds = kinds.iter().copied().collect();
+        assert!(k.len() == 301 && k.iter().eq(kinds.iter()) && k[300] == kinds[300]);
+        assert!(KINDS[..9].iter().enumerate().all(|(i, &x)| x as usize == i));
+        let keep: Vec<bool> = (0..301).map(|i| i % 3 == 1).collect();
+        k.retain_rows(&keep);
+        assert!(k.iter().eq(kinds.iter().skip(1).step_by(3)));
         let flags: Vec<bool> = (0..200).map(|i| i % 7 == 0 || i == 64).collect();
         let mut b: Bits = flags.iter().copied().collect();
         assert!(b.len() == 200 && b.iter().eq(flags.iter().copied()));

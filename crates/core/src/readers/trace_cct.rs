@@ -608,6 +608,7 @@ fn linked_rows(l: Linked) -> impl FnMut(&Sweep) -> Option<usize> {
 fn linked_lanes(ev: &EventTable, column: &mut [u32]) -> Vec<((u32, u32), Rows)> {
     let mut lanes: Vec<((u32, u32), Linked)> = Vec::new();
     let mut lane_of: HashMap<u64, usize, FxBuild> = HashMap::default();
+    // Rows of one lane mostly come in runs, so the last lane is tried before the map.
     let mut last: Option<((u32, u32), usize)> = None;
     for i in 0..ev.len() {
         if !in_cpu_tree(ev, i) {
@@ -719,6 +720,7 @@ fn order_slices(ev: &EventTable, idx: &mut [u32]) {
     }
 }
 
+#[inline(always)]
 fn in_cpu_tree(ev: &EventTable, i: usize) -> bool {
     match ev.kind[i] {
         EventKind::Cpu | EventKind::Runtime => true,

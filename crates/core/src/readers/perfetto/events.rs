@@ -297,13 +297,14 @@ impl Decoder {
     #[inline]
     fn push_own(&mut self, o: &Open, dur: i64, track: u32, begin_end: bool) -> usize {
         let ev = &mut self.tr.events;
-        ev.name.push(o.name);
-        ev.cat.push(o.cat);
+        // Coded at once (`push_final`): rows are not set after, but `dur`.
+        ev.name.push_final(o.name);
+        ev.cat.push_final(o.cat);
         ev.kind.push(o.kind);
         ev.ts.push(o.ts);
         ev.dur.push(dur);
-        ev.pid.push(track);
-        ev.seq.push(o.seq);
+        ev.pid.push_final(track);
+        ev.seq.push_final(o.seq);
         ev.begin_end.push(begin_end);
         let row = ev.len() - 1;
         if o.correlation != NONE_I64 {
@@ -540,11 +541,25 @@ fn walk_event<'a>(b: &'a [u8], e: &mut Ev<'a>, bufs: &mut Bufs) -> bool {
 /// field, or damage, says no (then `walk_event`); fields set as that walk sets them.
 #[inline(always)]
 fn sdk_fields<'a>(b: &'a [u8], e: &mut Ev<'a>, cats: &mut Vec<u64>) -> bool {
+    // The SDK's orders, straight through: an end (its type alone), or a begin or an
+    // instant with one category and a name by iid (one-byte type and category).
+    match b {
+        [0x48, kind] if *kind < 0x80 => {
+            e.kind = u64::from(*kind);
+            return true;
+        }
+        [0x48, kind, 0x18, cat, 0x50, rest @ ..] if *kind < 0x80 && *cat < 0x80 => {
+            if let Some((name, [])) = varint_rest(rest) {
+                e.kind = u64::from(*kind);
+                cats.push(u64::from(*cat));
+                e.name_iid = Some(name);
+                return true;
+            }
+        }
+        _ => {}
+    }
     let mut rest = b;
     while let Some((&k, r)) = rest.split_first() {
-        if !matches!(k, 0x48 | 0x18 | 0x50 | 0x58 | 0x22) {
-            return false;
-        }
         let Some((v, r)) = varint_rest(r) else {
             return false;
         };
@@ -554,13 +569,14 @@ fn sdk_fields<'a>(b: &'a [u8], e: &mut Ev<'a>, cats: &mut Vec<u64>) -> bool {
             0x18 => cats.push(v),
             0x50 => e.name_iid = Some(v),
             0x58 => e.track = Some(v),
-            _ => {
+            0x22 => {
                 let Some((_, r)) = split_len(v, rest) else {
                     return false;
                 };
                 e.annotations = true;
                 rest = r;
             }
+            _ => return false,
         }
     }
     true

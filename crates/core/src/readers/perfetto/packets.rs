@@ -478,7 +478,7 @@ impl Decoder {
                 (inc, u)
             }
         };
-        let value = if incremental {
+        let value: i64 = if incremental {
             let i = match seq.incr.iter().position(|(c, _)| *c == clock) {
                 Some(i) => i,
                 None => {
@@ -492,10 +492,13 @@ impl Decoder {
         } else {
             raw as i64
         };
-        Some(
-            self.clocks
-                .convert_with(key, value.saturating_mul(unit), &mut seq.conv),
-        )
+        // Nanoseconds mostly: no multiplication then.
+        let ns = if unit == 1 {
+            value
+        } else {
+            value.saturating_mul(unit)
+        };
+        Some(self.clocks.convert_with(key, ns, &mut seq.conv))
     }
 }
 
@@ -523,11 +526,20 @@ pub struct Packet<'a> {
 /// packet is then walked in general, `walk_packet`); fields set as that walk sets them.
 #[inline(always)]
 fn sdk_event<'a>(b: &'a [u8], p: &mut Packet<'a>) -> bool {
+    // The SDK's order with one-byte sequence id, flags and length: straight through.
+    if let [0x40, rest @ ..] = b {
+        if let Some((ts, [0x50, seq, 0x68, flags, 0x5a, len, event @ ..])) = varint_rest(rest) {
+            if *seq < 0x80 && *flags < 0x80 && usize::from(*len) == event.len() {
+                p.timestamp = Some(ts);
+                p.seq = u32::from(*seq);
+                p.flags = u64::from(*flags);
+                p.data = Data::TrackEvent(event);
+                return true;
+            }
+        }
+    }
     let mut rest = b;
     while let Some((&k, r)) = rest.split_first() {
-        if !matches!(k, 0x40 | 0x50 | 0x68 | 0x5a) {
-            return false;
-        }
         let Some((v, r)) = varint_rest(r) else {
             return false;
         };
@@ -536,13 +548,14 @@ fn sdk_event<'a>(b: &'a [u8], p: &mut Packet<'a>) -> bool {
             0x40 => p.timestamp = Some(v),
             0x50 => p.seq = v as u32,
             0x68 => p.flags = v,
-            _ => {
+            0x5a => {
                 let Some((x, r)) = split_len(v, rest) else {
                     return false;
                 };
                 p.data = Data::TrackEvent(x);
                 rest = r;
             }
+            _ => return false,
         }
     }
     true

@@ -46,8 +46,10 @@ pub fn varint(b: &[u8]) -> Option<(u64, usize)> {
 /// field walk below takes no second bounds check).
 #[inline(always)]
 pub fn varint_rest(b: &[u8]) -> Option<(u64, &[u8])> {
-    match b.split_first() {
-        Some((&x, rest)) if x < 0x80 => Some((u64::from(x), rest)),
+    match b {
+        [x, rest @ ..] if *x < 0x80 => Some((u64::from(*x), rest)),
+        // Two bytes: deltas of a sequence's clock, most iids past 127.
+        [x, y, rest @ ..] if *y < 0x80 => Some((u64::from(x & 0x7f) | u64::from(*y) << 7, rest)),
         _ => {
             let (v, n) = varint(b)?;
             Some((v, b.get(n..)?))
