@@ -403,16 +403,21 @@ impl<T: Code> Index<usize> for Coded<T> {
     // Inlined: the tree reads names, categories, pids and tids of every row.
     #[inline(always)]
     fn index(&self, i: usize) -> &T {
-        if self.plain.is_none() {
-            if let Some(&c) = self.narrow.get(i) {
-                return &self.values[c as usize];
+        match &self.plain {
+            None => {
+                if let Some(&c) = self.narrow.get(i) {
+                    return &self.values[c as usize];
+                }
+                if let Some(&c) = self.codes.get(i) {
+                    return &self.values[c as usize];
+                }
+                if i < self.uniform {
+                    return &self.values[0];
+                }
             }
-            if let Some(&c) = self.codes.get(i) {
-                return &self.values[c as usize];
-            }
-            if i < self.uniform {
-                return &self.values[0];
-            }
+            // A plain column (`seq` of a trace with many events that are not rows)
+            // is read in sorts: no call.
+            Some(p) => return &p[i],
         }
         self.index_rest(i)
     }

@@ -95,8 +95,7 @@ pub struct EventTable {
     /// they index like a `Vec`.
     pub name: Coded<u32>,
     pub cat: Coded<u32>,
-    /// Four bits a row (`Kinds`).
-    pub kind: Kinds,
+    pub kind: Vec<EventKind>,
     pub ts: Vec<i64>,
     pub dur: Vec<i64>,
     /// Interned textual pid and tid (string and numeric forms unify: `"12"` == `12`).
@@ -252,48 +251,83 @@ impl EventTable {
     }
 }
 
-/// The `seq` column: each row's file position stored as its difference from the row
-/// number, coded (`Coded`): where rows come in file order (a Perfetto trace, whose
-/// slices are rows from their begin) every row has the same difference and the column
-/// costs no bytes a row, where it was 4 (issue 29: the load's peak). Readers whose
-/// files hold many events that are not rows (flows, metadata) make many differences,
-/// and the column turns into a plain one, as before.
+/// The `seq` column: each row's file position. While every row's position is its
+/// row number plus one difference (a Perfetto trace, whose slices are rows from their
+/// begin) no bytes a row are stored, where they were 4 (issue 29: the load's peak);
+/// the first row with another difference writes every position out and the column
+/// is a plain vector from then on (Chrome JSON, whose flows and metadata are events
+/// that are not rows), as before.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SeqCol {
-    diff: Coded<u32>,
+    /// Rows stored as `row + diff` (while `plain` is None).
+    rows: usize,
+    diff: u32,
+    plain: Option<Vec<u32>>,
 }
 
 impl SeqCol {
     pub fn len(&self) -> usize {
-        self.diff.len()
+        match &self.plain {
+            Some(p) => p.len(),
+            None => self.rows,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.diff.is_empty()
+        self.len() == 0
     }
 
     #[inline(always)]
     pub fn push(&mut self, seq: u32) {
-        let row = self.diff.len() as u32;
-        self.diff.push(seq.wrapping_sub(row));
+        match &mut self.plain {
+            Some(p) => p.push(seq),
+            None => {
+                let d = seq.wrapping_sub(self.rows as u32);
+                if self.rows == 0 {
+                    self.diff = d;
+                }
+                if d == self.diff {
+                    self.rows += 1;
+                } else {
+                    self.make_plain().push(seq);
+                }
+            }
+        }
     }
 
-    /// `push` for a reader that never sets a row's position after (`Coded::push_final`).
-    #[inline(always)]
-    pub fn push_final(&mut self, seq: u32) {
-        let row = self.diff.len() as u32;
-        self.diff.push_final(seq.wrapping_sub(row));
+    /// Writes every position out: a plain vector from here on.
+    #[cold]
+    #[inline(never)]
+    fn make_plain(&mut self) -> &mut Vec<u32> {
+        if self.plain.is_none() {
+            let d = self.diff;
+            self.plain = Some((0..self.rows as u32).map(|r| r.wrapping_add(d)).collect());
+        }
+        self.plain.as_mut().expect("plain was just set")
     }
 
     /// Row `i`'s file position (panics past the end, as a `Vec` does).
     #[inline(always)]
     pub fn get(&self, i: usize) -> u32 {
-        self.diff[i].wrapping_add(i as u32)
+        match &self.plain {
+            Some(p) => p[i],
+            None => {
+                assert!(
+                    i < self.rows,
+                    "index out of bounds: the len is {} but the index is {i}",
+                    self.rows
+                );
+                (i as u32).wrapping_add(self.diff)
+            }
+        }
     }
 
-    /// Sets row `i`'s position (an earlier row than the last makes the column plain).
+    /// Sets row `i`'s position (the column goes plain unless it keeps the difference).
     pub fn set(&mut self, i: usize, seq: u32) {
-        self.diff[i] = seq.wrapping_sub(i as u32);
+        if self.plain.is_none() && seq.wrapping_sub(i as u32) == self.diff && i < self.rows {
+            return;
+        }
+        self.make_plain()[i] = seq;
     }
 
     pub fn iter(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
@@ -313,7 +347,9 @@ impl SeqCol {
     }
 
     pub fn shrink_to_fit(&mut self) {
-        self.diff.shrink_to_fit();
+        if let Some(p) = &mut self.plain {
+            p.shrink_to_fit();
+        }
     }
 }
 
@@ -322,152 +358,6 @@ impl FromIterator<u32> for SeqCol {
         let mut c = SeqCol::default();
         for s in it {
             c.push(s);
-        }
-        c
-    }
-}
-
-/// Every kind, by its number (`EventKind as u8`); a nibble's 16 values index it
-/// without a bounds check (numbers past the kinds are never stored).
-const KINDS: [EventKind; 16] = [
-    EventKind::Cpu,
-    EventKind::Runtime,
-    EventKind::Kernel,
-    EventKind::Memcpy,
-    EventKind::Memset,
-    EventKind::GpuAnnotation,
-    EventKind::Sync,
-    EventKind::Instant,
-    EventKind::Span,
-    EventKind::Cpu,
-    EventKind::Cpu,
-    EventKind::Cpu,
-    EventKind::Cpu,
-    EventKind::Cpu,
-    EventKind::Cpu,
-    EventKind::Cpu,
-];
-
-/// The kind column, four bits a row (a `Vec<EventKind>` took a byte: issue 29, the
-/// load's peak). `col[i]` and `iter()` read like the vector's (the kinds they lend live
-/// in a table); rows are only pushed, never set.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Kinds {
-    nibbles: Vec<u8>,
-    len: usize,
-}
-
-impl Kinds {
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    #[inline(always)]
-    pub fn push(&mut self, k: EventKind) {
-        if self.len.is_multiple_of(2) {
-            self.nibbles.push(k as u8);
-        } else if let Some(last) = self.nibbles.last_mut() {
-            *last |= (k as u8) << 4;
-        }
-        self.len += 1;
-    }
-
-    /// Row `i`'s kind, lent from the table of kinds.
-    #[inline(always)]
-    fn lend(&self, i: usize) -> &'static EventKind {
-        assert!(
-            i < self.len,
-            "index out of bounds: the len is {} but the index is {i}",
-            self.len
-        );
-        let code = self.nibbles[i / 2] >> (i % 2 * 4) & 0xf;
-        &KINDS[usize::from(code)]
-    }
-
-    pub fn iter(&self) -> KindIter<'_> {
-        KindIter {
-            bytes: self.nibbles.iter(),
-            high: None,
-            left: self.len,
-        }
-    }
-
-    /// Keeps the rows marked in `keep`.
-    pub fn retain_rows(&mut self, keep: &[bool]) {
-        let kept: Kinds = self
-            .iter()
-            .zip(keep)
-            .filter(|(_, &k)| k)
-            .map(|(&x, _)| x)
-            .collect();
-        *self = kept;
-        self.shrink_to_fit();
-    }
-
-    pub fn shrink_to_fit(&mut self) {
-        self.nibbles.shrink_to_fit();
-    }
-}
-
-impl std::ops::Index<usize> for Kinds {
-    type Output = EventKind;
-    #[inline(always)]
-    fn index(&self, i: usize) -> &EventKind {
-        self.lend(i)
-    }
-}
-
-/// The kinds of a `Kinds` column in row order: byte by byte, the high nibble kept
-/// for the next row (no division per row).
-pub struct KindIter<'a> {
-    bytes: std::slice::Iter<'a, u8>,
-    high: Option<u8>,
-    left: usize,
-}
-
-impl<'a> Iterator for KindIter<'a> {
-    type Item = &'a EventKind;
-    #[inline]
-    fn next(&mut self) -> Option<&'a EventKind> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        let code = match self.high.take() {
-            Some(h) => h,
-            None => {
-                let b = *self.bytes.next()?;
-                self.high = Some(b >> 4);
-                b & 0xf
-            }
-        };
-        Some(&KINDS[usize::from(code)])
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.left, Some(self.left))
-    }
-}
-
-impl ExactSizeIterator for KindIter<'_> {}
-
-impl<'a> IntoIterator for &'a Kinds {
-    type Item = &'a EventKind;
-    type IntoIter = KindIter<'a>;
-    fn into_iter(self) -> KindIter<'a> {
-        self.iter()
-    }
-}
-
-impl FromIterator<EventKind> for Kinds {
-    fn from_iter<I: IntoIterator<Item = EventKind>>(it: I) -> Self {
-        let mut c = Kinds::default();
-        for k in it {
-            c.push(k);
         }
         c
     }
@@ -601,12 +491,15 @@ mod tests {
 
     #[test]
     fn seq_and_bits_read_like_vectors() {
-        // In file order: one difference, no code a row.
+        // In file order: one difference, no bytes a row.
         let mut s = SeqCol::default();
         let want: Vec<u32> = (0..300u32).map(|i| if i == 299 { 7 } else { i }).collect();
-        for &x in &want {
+        for &x in &want[..299] {
             s.push(x);
         }
+        assert!(s.plain.is_none() && s.get(298) == 298);
+        s.push(want[299]);
+        assert!(s.plain.is_some());
         assert!(s.iter().eq(want.iter().copied()));
         s.set(10, 1000);
         let keep: Vec<bool> = (0..300).map(|i| i % 3 != 0).collect();
@@ -621,14 +514,6 @@ mod tests {
             .map(|(&x, _)| x)
             .collect();
         assert!(s.iter().eq(kept.iter().copied()));
-        let kinds: Vec<EventKind> = (0..301).map(|i| KINDS[i * 7 % 9]).collect();
-        assert!(Kinds::default().iter().next().is_none());
-        let mut k: Kinds = kinds.iter().copied().collect();
-        assert!(k.len() == 301 && k.iter().eq(kinds.iter()) && k[300] == kinds[300]);
-        assert!(KINDS[..9].iter().enumerate().all(|(i, &x)| x as usize == i));
-        let keep: Vec<bool> = (0..301).map(|i| i % 3 == 1).collect();
-        k.retain_rows(&keep);
-        assert!(k.iter().eq(kinds.iter().skip(1).step_by(3)));
         let flags: Vec<bool> = (0..200).map(|i| i % 7 == 0 || i == 64).collect();
         let mut b: Bits = flags.iter().copied().collect();
         assert!(b.len() == 200 && b.iter().eq(flags.iter().copied()));

@@ -534,7 +534,7 @@ fn retain<T: Copy>(v: &mut Vec<T>, keep: &[bool]) {
 fn retain_events(ev: &mut EventTable, keep: &[bool]) {
     ev.name.retain_rows(keep);
     ev.cat.retain_rows(keep);
-    ev.kind.retain_rows(keep);
+    retain(&mut ev.kind, keep);
     retain(&mut ev.ts, keep);
     retain(&mut ev.dur, keep);
     ev.pid.retain_rows(keep);

@@ -834,7 +834,7 @@ fn drop_cpu_rows(ev: &mut EventTable) {
     }
     ev.name.retain_rows(&keep);
     ev.cat.retain_rows(&keep);
-    ev.kind.retain_rows(&keep);
+    retain(&mut ev.kind, &keep);
     retain(&mut ev.ts, &keep);
     retain(&mut ev.dur, &keep);
     ev.pid.retain_rows(&keep);

@@ -297,14 +297,14 @@ impl Decoder {
     #[inline]
     fn push_own(&mut self, o: &Open, dur: i64, track: u32, begin_end: bool) -> usize {
         let ev = &mut self.tr.events;
-        // Coded at once (`push_final`): rows are not set after, but `dur`.
+        // Coded at once (`push_final`): rows are not set after (but `dur`).
         ev.name.push_final(o.name);
         ev.cat.push_final(o.cat);
         ev.kind.push(o.kind);
         ev.ts.push(o.ts);
         ev.dur.push(dur);
         ev.pid.push_final(track);
-        ev.seq.push_final(o.seq);
+        ev.seq.push(o.seq);
         ev.begin_end.push(begin_end);
         let row = ev.len() - 1;
         if o.correlation != NONE_I64 {
