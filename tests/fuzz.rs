@@ -426,7 +426,7 @@ fn fuzz_chrome_parts() {
                                 e.dur[i],
                                 e.strings.resolve(e.pid[i]),
                                 e.strings.resolve(e.tid[i]),
-                                e.seq[i],
+                                e.seq.get(i),
                                 e.correlation[i],
                                 e.args_of(i)
                                     .map(|a| a.to_json().to_string())

@@ -32,7 +32,7 @@ fn digest(t: &ChromeTrace) -> String {
             e.correlation[i],
             e.external_id[i],
             e.record_function_id[i],
-            e.seq[i],
+            e.seq.get(i),
             e.begin_end[i],
         );
     }

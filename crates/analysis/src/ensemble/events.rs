@@ -105,7 +105,7 @@ fn append(out: &mut EventTable, counters: &mut CounterTable, m: u16, mb: Member,
                 .arg_store
                 .copy_list(a, &mut out.arg_store, &mut arg_ids, &mut shapes),
         };
-        r.seq = base + src.seq[i];
+        r.seq = base + src.seq.get(i);
         r.begin_end = src.begin_end[i];
         out.push_row(&r);
         let node = src.node.get(i).copied().unwrap_or(NO_NODE);

@@ -1,6 +1,7 @@
 //! An event column with few distinct values (pid, tid, category, name, a record
-//! function id that is always 0): a u16 code per row into a table of the values,
-//! instead of the value itself.
+//! function id that is always 0): a code per row into a table of the values, instead
+//! of the value itself. The code is a byte while the column has at most 256 distinct
+//! values (pids, tids, categories: issue 29, the load's peak), a u16 after.
 //!
 //! It reads like the `Vec` it replaced: `col[i]` lends the value. The last row is kept
 //! apart until the next push, so `col[last] = v` (readers fill a row right after
@@ -45,6 +46,9 @@ pub struct Coded<T: Code> {
     ids: HashMap<T, u16, FxBuild>,
     /// Code of each value with a table index (`Code::index`), NO_CODE where none.
     by_index: Vec<u32>,
+    /// Each row's code: one byte while every code fits (`narrow`), else `codes`; at
+    /// most one of the two holds rows.
+    narrow: Vec<u8>,
     codes: Vec<u16>,
     /// Rows coded 0 that `codes` does not hold: while every row has the first value (a
     /// record function id no row has, one process), no code is stored; the first row
@@ -62,6 +66,7 @@ impl<T: Code> Default for Coded<T> {
             values: Vec::new(),
             ids: HashMap::default(),
             by_index: Vec::new(),
+            narrow: Vec::new(),
             codes: Vec::new(),
             uniform: 0,
             tail: None,
@@ -85,28 +90,41 @@ impl<T: Code> Coded<T> {
     /// Rows coded (all but the tail).
     #[inline]
     fn coded(&self) -> usize {
-        self.codes.len() + self.uniform
+        self.narrow.len() + self.codes.len() + self.uniform
     }
 
     /// Stores a row's code.
     #[inline(always)]
     fn push_code(&mut self, c: u16) {
-        if !self.codes.is_empty() {
+        if !self.narrow.is_empty() && c <= u16::from(u8::MAX) {
+            self.narrow.push(c as u8);
+        } else if !self.codes.is_empty() {
             self.codes.push(c);
-        } else if c == 0 {
+        } else if c == 0 && self.narrow.is_empty() {
             self.uniform += 1;
         } else {
             self.write_out(c);
         }
     }
 
-    /// The first row with a code other than 0: the rows before it are written out.
+    /// The first row with a code other than 0 (the rows before it are written out), or
+    /// the first code past a byte (the codes are widened).
     #[cold]
     #[inline(never)]
     fn write_out(&mut self, c: u16) {
-        self.codes = vec![0; self.uniform];
-        self.uniform = 0;
-        self.codes.push(c);
+        if self.narrow.is_empty() {
+            self.narrow = vec![0; self.uniform];
+            self.uniform = 0;
+        }
+        if c <= u16::from(u8::MAX) {
+            self.narrow.push(c as u8);
+            return;
+        }
+        let mut wide = Vec::with_capacity(self.narrow.len() + 1);
+        wide.extend(self.narrow.iter().map(|&b| u16::from(b)));
+        self.narrow = Vec::new();
+        wide.push(c);
+        self.codes = wide;
     }
 
     /// The code of row `i` (below `coded()`).
@@ -115,7 +133,19 @@ impl<T: Code> Coded<T> {
         if i < self.uniform {
             return Some(0);
         }
-        self.codes.get(i).copied()
+        match self.narrow.get(i) {
+            Some(&b) => Some(u16::from(b)),
+            None => self.codes.get(i).copied(),
+        }
+    }
+
+    /// The last coded row's code (None while no code is stored).
+    #[inline(always)]
+    fn last_code(&self) -> Option<u16> {
+        match self.narrow.last() {
+            Some(&b) => Some(u16::from(b)),
+            None => self.codes.last().copied(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -127,9 +157,9 @@ impl<T: Code> Coded<T> {
     fn commit_tail(&mut self) -> bool {
         let Some(v) = self.tail else { return true };
         // Neighbouring rows mostly agree (one thread, one category): no hashing then.
-        if let Some(&c) = self.codes.last() {
+        if let Some(c) = self.last_code() {
             if self.values[c as usize] == v {
-                self.codes.push(c);
+                self.push_code(c);
                 self.tail = None;
                 return true;
             }
@@ -199,7 +229,11 @@ impl<T: Code> Coded<T> {
     /// row's, or one found by index), the rest out of line.
     #[inline(always)]
     pub fn push(&mut self, v: T) {
-        if self.plain.is_none() {
+        if let Some(p) = &mut self.plain {
+            p.push(v);
+            return;
+        }
+        {
             if let Some(t) = self.tail {
                 if let Some(c) = self.known_code(t) {
                     self.push_code(c);
@@ -211,10 +245,33 @@ impl<T: Code> Coded<T> {
         self.push_any(v);
     }
 
+    /// `push` for a reader that never sets a row after pushing it: the value is coded
+    /// at once (no tail kept apart), its code found without hashing when it is the
+    /// last row's or has an index; the rest out of line. A later `col[last] = v` makes
+    /// the column plain.
+    #[inline(always)]
+    pub fn push_final(&mut self, v: T) {
+        if self.tail.is_none() && self.plain.is_none() {
+            if let Some(c) = self.known_code(v) {
+                self.push_code(c);
+                return;
+            }
+        }
+        self.push_final_slow(v);
+    }
+
+    #[inline(never)]
+    fn push_final_slow(&mut self, v: T) {
+        self.push_any(v);
+        if self.plain.is_none() && !self.commit_tail() {
+            self.make_plain();
+        }
+    }
+
     /// A value's code without hashing: the last row's, or by its index.
     #[inline(always)]
     fn known_code(&self, t: T) -> Option<u16> {
-        let last = self.codes.last().copied().unwrap_or(0);
+        let last = self.last_code().unwrap_or(0);
         if self.values.get(last as usize) == Some(&t) {
             return Some(last);
         }
@@ -271,6 +328,24 @@ impl<T: Code> Coded<T> {
         }
     }
 
+    /// Grows the column to `len` rows, each new one `v`: a count while every row is `v`
+    /// (no code stored), pushed one by one otherwise.
+    pub fn resize_with_value(&mut self, len: usize, v: T) {
+        while self.len() < len {
+            let uniform = self.plain.is_none()
+                && self.narrow.is_empty()
+                && self.codes.is_empty()
+                && self.tail == Some(v)
+                && self.values.first() == Some(&v);
+            if uniform {
+                // The tail stays the last row: the rows added before it are all `v`.
+                self.uniform += len - self.len();
+                return;
+            }
+            self.push(v);
+        }
+    }
+
     pub fn get(&self, i: usize) -> Option<&T> {
         (i < self.len()).then(|| &self[i])
     }
@@ -294,6 +369,7 @@ impl<T: Code> Coded<T> {
     }
 
     pub fn shrink_to_fit(&mut self) {
+        self.narrow.shrink_to_fit();
         self.codes.shrink_to_fit();
         self.values.shrink_to_fit();
         if let Some(p) = &mut self.plain {
@@ -327,13 +403,21 @@ impl<T: Code> Index<usize> for Coded<T> {
     // Inlined: the tree reads names, categories, pids and tids of every row.
     #[inline(always)]
     fn index(&self, i: usize) -> &T {
-        if self.plain.is_none() {
-            if let Some(&c) = self.codes.get(i) {
-                return &self.values[c as usize];
+        match &self.plain {
+            None => {
+                if let Some(&c) = self.narrow.get(i) {
+                    return &self.values[c as usize];
+                }
+                if let Some(&c) = self.codes.get(i) {
+                    return &self.values[c as usize];
+                }
+                if i < self.uniform {
+                    return &self.values[0];
+                }
             }
-            if i < self.uniform {
-                return &self.values[0];
-            }
+            // A plain column (`seq` of a trace with many events that are not rows)
+            // is read in sorts: no call.
+            Some(p) => return &p[i],
         }
         self.index_rest(i)
     }
@@ -375,10 +459,10 @@ mod tests {
         for _ in 0..100 {
             u.push(-1);
         }
-        assert!(u.codes.is_empty() && u.uniform == 99 && u[98] == -1 && u[99] == -1);
+        assert!(u.narrow.is_empty() && u.uniform == 99 && u[98] == -1 && u[99] == -1);
         u[99] = 4;
         u.push(-1);
-        assert!(u.uniform == 0 && u.codes.len() == 100 && u.len() == 101);
+        assert!(u.uniform == 0 && u.narrow.len() == 100 && u.len() == 101);
         assert_eq!((u[0], u[99], u[100]), (-1, 4, -1));
         let want_u: Vec<i64> = (0..101).map(|i| if i == 99 { 4 } else { -1 }).collect();
         assert!(u.iter().copied().eq(want_u.iter().copied()));
@@ -417,6 +501,36 @@ mod tests {
         let m = Coded::from(mixed.clone());
         assert!(m.plain.is_none() && m.values.len() == 7 + 11);
         assert!(m.iter().copied().eq(mixed.iter().copied()));
+        // Byte codes up to 256 distinct values, then widened; the rows stay right.
+        let wide: Vec<u32> = (0..2000u32).map(|i| (i * 7) % 300).collect();
+        let m = Coded::from(wide[..200].to_vec());
+        assert!(m.codes.is_empty() && m.narrow.len() + 1 == 200);
+        assert!(m.iter().copied().eq(wide[..200].iter().copied()));
+        let m = Coded::from(wide.clone());
+        assert!(m.narrow.is_empty() && m.codes.len() + 1 == 2000);
+        assert!(m.iter().copied().eq(wide.iter().copied()));
+        // Coded at once: the same rows as `push` gives.
+        let vals: Vec<u32> = (0..3000u32).map(|i| (i / 7) % 300).collect();
+        let mut f: Coded<u32> = Coded::new();
+        for &v in &vals {
+            f.push_final(v);
+        }
+        assert!(f.tail.is_none() && f.plain.is_none() && f.len() == 3000);
+        assert!(f.iter().copied().eq(vals.iter().copied()));
+        let mut f: Coded<i64> = Coded::new();
+        (0..70_000i64).for_each(|v| f.push_final(v % 69_000));
+        assert!(f.plain.is_some() && f.iter().copied().eq((0..70_000i64).map(|v| v % 69_000)));
+        // Grown by one value: a count, then pushes once another value is there.
+        let mut r: Coded<i64> = Coded::new();
+        r.resize_with_value(1000, -1);
+        assert!(r.narrow.is_empty() && r.len() == 1000 && r[0] == -1 && r[999] == -1);
+        r.push(5);
+        r.resize_with_value(1003, -1);
+        let got: Vec<i64> = r.iter().copied().collect();
+        assert_eq!(
+            (got.len(), got[1000], got[1001], got[1002]),
+            (1003, 5, -1, -1)
+        );
         // Past 65,536 distinct values.
         let many: Vec<u32> = (0..70_000).collect();
         let m = Coded::from(many.clone());

@@ -117,10 +117,12 @@ pub struct EventTable {
     pub args: Sparse<u32>,
     pub arg_store: ArgStore,
     /// Position of the event's start in the file: the tie-break among equal slices
-    /// (a B/E pair is pushed when its E arrives, but orders by its B).
-    pub seq: Vec<u32>,
+    /// (a B/E pair is pushed when its E arrives, but orders by its B). Read with
+    /// `seq.get(i)`: stored as its difference from the row (`SeqCol`).
+    pub seq: SeqCol,
     /// True for slices made from a B/E pair: they keep file order at equal timestamps.
-    pub begin_end: Vec<bool>,
+    /// A bit a row (`Bits`).
+    pub begin_end: Bits,
     /// Filled when the CCT is built: each event's node in the loaded CCT, and for GPU
     /// activities the runtime event that launched them (NONE_U32 when not in the file).
     pub node: Vec<u32>,
@@ -182,6 +184,30 @@ impl EventTable {
         self.len() - 1
     }
 
+    /// The optional columns (device, stream, correlation, external_id,
+    /// record_function_id, args) brought to the table's length: a reader that pushes a
+    /// row's own columns alone (a Perfetto row mostly has none of the optional ones:
+    /// six column pushes a row fewer) gives the rows that have a value theirs
+    /// (`Sparse::resize_none` to the row, then `push`) and calls this before the table
+    /// is read. Every row not given a value has none.
+    pub fn fill_optional(&mut self) {
+        let n = self.len();
+        for c in [
+            &mut self.device,
+            &mut self.stream,
+            &mut self.correlation,
+            &mut self.external_id,
+        ] {
+            if c.len() < n {
+                c.resize_none(n);
+            }
+        }
+        if self.args.len() < n {
+            self.args.resize_none(n);
+        }
+        self.record_function_id.resize_with_value(n, NONE_I64);
+    }
+
     /// The member of an ensemble row `i` came from (0 for one profile).
     pub fn member_of(&self, i: usize) -> u16 {
         self.member.get(i).copied().unwrap_or(0)
@@ -222,6 +248,196 @@ impl EventTable {
         for t in &mut self.ts {
             *t += by;
         }
+    }
+}
+
+/// The `seq` column: each row's file position. While every row's position is its
+/// row number plus one difference (a Perfetto trace, whose slices are rows from their
+/// begin) no bytes a row are stored, where they were 4 (issue 29: the load's peak);
+/// the first row with another difference writes every position out and the column
+/// is a plain vector from then on (Chrome JSON, whose flows and metadata are events
+/// that are not rows), as before.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SeqCol {
+    /// Rows stored as `row + diff` (while `plain` is None).
+    rows: usize,
+    diff: u32,
+    plain: Option<Vec<u32>>,
+}
+
+impl SeqCol {
+    pub fn len(&self) -> usize {
+        match &self.plain {
+            Some(p) => p.len(),
+            None => self.rows,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    #[inline(always)]
+    pub fn push(&mut self, seq: u32) {
+        match &mut self.plain {
+            Some(p) => p.push(seq),
+            None => {
+                let d = seq.wrapping_sub(self.rows as u32);
+                if self.rows == 0 {
+                    self.diff = d;
+                }
+                if d == self.diff {
+                    self.rows += 1;
+                } else {
+                    self.make_plain().push(seq);
+                }
+            }
+        }
+    }
+
+    /// Writes every position out: a plain vector from here on.
+    #[cold]
+    #[inline(never)]
+    fn make_plain(&mut self) -> &mut Vec<u32> {
+        if self.plain.is_none() {
+            let d = self.diff;
+            self.plain = Some((0..self.rows as u32).map(|r| r.wrapping_add(d)).collect());
+        }
+        self.plain.as_mut().expect("plain was just set")
+    }
+
+    /// Row `i`'s file position (panics past the end, as a `Vec` does).
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> u32 {
+        match &self.plain {
+            Some(p) => p[i],
+            None => {
+                assert!(
+                    i < self.rows,
+                    "index out of bounds: the len is {} but the index is {i}",
+                    self.rows
+                );
+                (i as u32).wrapping_add(self.diff)
+            }
+        }
+    }
+
+    /// Sets row `i`'s position (the column goes plain unless it keeps the difference).
+    pub fn set(&mut self, i: usize, seq: u32) {
+        if self.plain.is_none() && seq.wrapping_sub(i as u32) == self.diff && i < self.rows {
+            return;
+        }
+        self.make_plain()[i] = seq;
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        (0..self.len()).map(move |i| self.get(i))
+    }
+
+    /// Keeps the rows marked in `keep`: their positions, at their new rows.
+    pub fn retain_rows(&mut self, keep: &[bool]) {
+        let kept: Vec<u32> = self
+            .iter()
+            .zip(keep)
+            .filter(|(_, &k)| k)
+            .map(|(s, _)| s)
+            .collect();
+        *self = kept.into_iter().collect();
+        self.shrink_to_fit();
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        if let Some(p) = &mut self.plain {
+            p.shrink_to_fit();
+        }
+    }
+}
+
+impl FromIterator<u32> for SeqCol {
+    fn from_iter<I: IntoIterator<Item = u32>>(it: I) -> Self {
+        let mut c = SeqCol::default();
+        for s in it {
+            c.push(s);
+        }
+        c
+    }
+}
+
+/// A column of flags, a bit a row (a `Vec<bool>` took a byte: issue 29, the load's
+/// peak). `col[i]` reads like the vector's; rows are only pushed, never set.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Bits {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Bits {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline(always)]
+    pub fn push(&mut self, b: bool) {
+        let (w, bit) = (self.len / 64, self.len % 64);
+        if bit == 0 {
+            self.words.push(0);
+        }
+        if b {
+            self.words[w] |= 1 << bit;
+        }
+        self.len += 1;
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = bool> + '_ {
+        (0..self.len).map(move |i| self[i])
+    }
+
+    /// Keeps the rows marked in `keep`.
+    pub fn retain_rows(&mut self, keep: &[bool]) {
+        let kept: Bits = self
+            .iter()
+            .zip(keep)
+            .filter(|(_, &k)| k)
+            .map(|(b, _)| b)
+            .collect();
+        *self = kept;
+        self.shrink_to_fit();
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        self.words.shrink_to_fit();
+    }
+}
+
+impl std::ops::Index<usize> for Bits {
+    type Output = bool;
+    #[inline(always)]
+    fn index(&self, i: usize) -> &bool {
+        assert!(
+            i < self.len,
+            "index out of bounds: the len is {} but the index is {i}",
+            self.len
+        );
+        // The two values live in statics: a bit has no place of its own to lend.
+        if self.words[i / 64] >> (i % 64) & 1 == 1 {
+            &true
+        } else {
+            &false
+        }
+    }
+}
+
+impl FromIterator<bool> for Bits {
+    fn from_iter<I: IntoIterator<Item = bool>>(it: I) -> Self {
+        let mut c = Bits::default();
+        for b in it {
+            c.push(b);
+        }
+        c
     }
 }
 
@@ -266,6 +482,45 @@ impl Row {
             seq: 0,
             begin_end: false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seq_and_bits_read_like_vectors() {
+        // In file order: one difference, no bytes a row.
+        let mut s = SeqCol::default();
+        let want: Vec<u32> = (0..300u32).map(|i| if i == 299 { 7 } else { i }).collect();
+        for &x in &want[..299] {
+            s.push(x);
+        }
+        assert!(s.plain.is_none() && s.get(298) == 298);
+        s.push(want[299]);
+        assert!(s.plain.is_some());
+        assert!(s.iter().eq(want.iter().copied()));
+        s.set(10, 1000);
+        let keep: Vec<bool> = (0..300).map(|i| i % 3 != 0).collect();
+        let mut w2 = want.clone();
+        w2[10] = 1000;
+        assert_eq!(s.get(10), 1000);
+        s.retain_rows(&keep);
+        let kept: Vec<u32> = w2
+            .iter()
+            .zip(&keep)
+            .filter(|(_, &k)| k)
+            .map(|(&x, _)| x)
+            .collect();
+        assert!(s.iter().eq(kept.iter().copied()));
+        let flags: Vec<bool> = (0..200).map(|i| i % 7 == 0 || i == 64).collect();
+        let mut b: Bits = flags.iter().copied().collect();
+        assert!(b.len() == 200 && b.iter().eq(flags.iter().copied()));
+        assert!(b[0] && !b[1] && b[64] && b[196] && !b[199]);
+        let keep: Vec<bool> = (0..200).map(|i| i % 2 == 0).collect();
+        b.retain_rows(&keep);
+        assert!(b.iter().eq(flags.iter().step_by(2).copied()));
     }
 }
 

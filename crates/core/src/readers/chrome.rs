@@ -885,7 +885,7 @@ mod tests {
         assert_eq!((e.ts[0], e.dur[0]), (12000, 2250));
         assert_eq!(e.name_of(1), "a");
         assert_eq!((e.ts[1], e.dur[1]), (11500, 9500));
-        assert_eq!(e.seq[1], 0);
+        assert_eq!(e.seq.get(1), 0);
         assert_eq!(e.pid[0], e.pid[1]);
         let mut vals = t.counters.value.clone();
         vals.sort_by(f64::total_cmp);

@@ -655,8 +655,8 @@ fn retain_events(ev: &mut EventTable, keep: &[bool]) {
     ev.external_id.retain_rows(keep);
     ev.record_function_id.retain_rows(keep);
     ev.args.retain_rows(keep);
-    retain(&mut ev.seq, keep);
-    retain(&mut ev.begin_end, keep);
+    ev.seq.retain_rows(keep);
+    ev.begin_end.retain_rows(keep);
     // Filled only once the tree is built, after the selection.
     if ev.node.len() == keep.len() {
         retain(&mut ev.node, keep);

@@ -267,20 +267,35 @@ fn cpu_tree(
     let mut count = Vec::<f64>::new();
     let mut warnings = Vec::new();
     let nodes = NodeIndex::new(ev, n);
-    let mut lanes = all_lanes(ev, split, rest);
+    // One core: each lane's rows are linked through the event-to-node column (a lane
+    // list cost 4 bytes a CPU row at the load's peak); with two, the second gathers
+    // half the lists while the first gathers the other half.
+    let (lanes, column) = if split == n {
+        let mut column = node_of_event();
+        (linked_lanes(ev, &mut column), column)
+    } else {
+        let lanes = all_lanes(ev, split, rest)
+            .into_iter()
+            .map(|(key, idx)| (key, Rows::List(idx)))
+            .collect();
+        (lanes, node_of_event())
+    };
     // Each event makes at most one node, each lane its root: the per-node columns are
     // made once at their size (what GPU activities without a launch add aside), not
     // regrown (issue 16: regrowing left holes that raised the load's peak).
     time.reserve_exact(n + lanes.len());
     count.reserve_exact(n + lanes.len());
     ph.mark("lanes");
-    let labels = lane_labels(tr, &lanes);
-    for (_, idx) in &mut lanes {
-        order_slices(ev, idx);
+    let labels = lane_labels(tr, lanes.iter().map(|(key, _)| *key));
+    let mut lanes: Vec<((u32, u32), Rows)> = lanes;
+    for (_, rows) in &mut lanes {
+        if let Rows::List(idx) = rows {
+            order_slices(ev, idx);
+        }
     }
     ph.mark("lane-sort");
-    let mut sweep = Sweep::new(tr, nodes, node_of_event(), time, count);
-    for ((key, idx), label) in lanes.into_iter().zip(&labels) {
+    let mut sweep = Sweep::new(tr, nodes, column, time, count);
+    for ((key, rows), label) in lanes.into_iter().zip(&labels) {
         let root = cct.child(None, label, "thread");
         {
             let s = &tr.events.strings;
@@ -296,7 +311,20 @@ fn cpu_tree(
         sweep.count[root as usize] = 1.0;
         // The lane's nodes are added through the arrays held once.
         let mut g = cct.grow();
-        sweep.lane(&mut g, root, &idx);
+        match rows {
+            Rows::List(idx) => sweep.lane(&mut g, root, list_rows(&idx)),
+            Rows::Linked(l) if l.in_order => sweep.lane(&mut g, root, linked_rows(l)),
+            Rows::Linked(l) => {
+                // Out of order: this lane's list alone, sorted as above.
+                let mut idx = Vec::with_capacity(l.count as usize);
+                let mut next = linked_rows(l);
+                while let Some(i) = next(&sweep) {
+                    idx.push(i as u32);
+                }
+                order_slices(ev, &mut idx);
+                sweep.lane(&mut g, root, list_rows(&idx));
+            }
+        }
     }
     ph.mark("cpu-sweep");
     warnings.extend(sweep.overlap_warning());
@@ -344,10 +372,10 @@ fn all_lanes(ev: &EventTable, split: usize, rest: impl FnOnce() -> Lanes) -> Lan
 
 /// Lane roots are named by role; threads that share one are numbered in order of first
 /// appearance (stable across ranks), and their ids stay in the root's attrs.
-fn lane_labels(tr: &ChromeTrace, lanes: &Lanes) -> Vec<String> {
-    let mut labels: Vec<String> = Vec::with_capacity(lanes.len());
+fn lane_labels(tr: &ChromeTrace, keys: impl ExactSizeIterator<Item = (u32, u32)>) -> Vec<String> {
+    let mut labels: Vec<String> = Vec::with_capacity(keys.len());
     let mut seen: HashMap<String, usize> = HashMap::new();
-    for &((p, t), _) in lanes {
+    for (p, t) in keys {
         let l = lane_label(tr, p, t);
         let k = seen.entry(l.clone()).or_default();
         *k += 1;
@@ -407,7 +435,7 @@ impl<'a> Sweep<'a> {
     }
 
     fn is_unended(&self, i: usize) -> bool {
-        !self.unended.is_empty() && self.unended.binary_search(&self.ev.seq[i]).is_ok()
+        !self.unended.is_empty() && self.unended.binary_search(&self.ev.seq.get(i)).is_ok()
     }
 
     /// Closes the top slice; an unended one counts no time of its own and hands its
@@ -425,12 +453,12 @@ impl<'a> Sweep<'a> {
         }
     }
 
-    /// One lane's slices (`idx`, in nesting order) under its root.
-    fn lane(&mut self, g: &mut Grow, root: u32, idx: &[u32]) {
+    /// One lane's slices under its root, in nesting order as `next` gives them (it
+    /// reads a linked lane's next row before the row's node replaces its link).
+    fn lane(&mut self, g: &mut Grow, root: u32, mut next: impl FnMut(&Self) -> Option<usize>) {
         let ev = self.ev;
         let mut stack: Vec<Open> = Vec::new();
-        for &i in idx {
-            let i = i as usize;
+        while let Some(i) = next(self) {
             let (ts, end) = (ev.ts[i], ev.ts[i] + ev.dur[i]);
             while let Some(&top) = stack.last() {
                 let (te, tend) = (top.0, top.1);
@@ -445,7 +473,13 @@ impl<'a> Sweep<'a> {
             while parent_at > 0 && stack[parent_at - 1].1 < end {
                 parent_at -= 1;
             }
-            let dur = self.counted(&mut stack, parent_at, i);
+            // A slice that overlaps none above its parent counts its own duration:
+            // tested here, the common case takes no call.
+            let dur = if parent_at == stack.len() {
+                ev.dur[i]
+            } else {
+                self.counted(&mut stack, parent_at, i)
+            };
             let parent_node = if parent_at == 0 {
                 root
             } else {
@@ -533,6 +567,87 @@ impl<'a> Sweep<'a> {
 /// The rows of each CPU lane: (pid, tid) and its rows in file order.
 type Lanes = Vec<((u32, u32), Vec<u32>)>;
 
+/// A lane's rows: a list, or linked through the event-to-node column.
+enum Rows {
+    List(Vec<u32>),
+    Linked(Linked),
+}
+
+/// A lane whose rows are linked: each row's slot in the event-to-node column holds
+/// the lane's next row until the sweep gives the row its node.
+#[derive(Clone, Copy)]
+struct Linked {
+    first: u32,
+    last: u32,
+    count: u32,
+    /// Every row starts after the one before it: the sweep's order (`order_slices`
+    /// would leave it as it is), so the lane is swept by following the links.
+    in_order: bool,
+}
+
+fn list_rows(idx: &[u32]) -> impl FnMut(&Sweep) -> Option<usize> + '_ {
+    let mut it = idx.iter();
+    move |_| it.next().map(|&i| i as usize)
+}
+
+fn linked_rows(l: Linked) -> impl FnMut(&Sweep) -> Option<usize> {
+    let (mut at, mut left) = (l.first as usize, l.count);
+    move |s| {
+        if left == 0 {
+            return None;
+        }
+        let i = at;
+        at = s.node_of_event[i] as usize;
+        left -= 1;
+        Some(i)
+    }
+}
+
+/// The CPU lanes of every row in order of first appearance, each row linked to its
+/// lane's next in `column` (`Linked`).
+fn linked_lanes(ev: &EventTable, column: &mut [u32]) -> Vec<((u32, u32), Rows)> {
+    let mut lanes: Vec<((u32, u32), Linked)> = Vec::new();
+    let mut lane_of: HashMap<u64, usize, FxBuild> = HashMap::default();
+    // Rows of one lane mostly come in runs, so the last lane is tried before the map.
+    let mut last: Option<((u32, u32), usize)> = None;
+    for i in 0..ev.len() {
+        if !in_cpu_tree(ev, i) {
+            continue;
+        }
+        let key = (ev.pid[i], ev.tid[i]);
+        let l = match last {
+            Some((k, l)) if k == key => l,
+            _ => {
+                let word = u64::from(key.0) << 32 | u64::from(key.1);
+                let l = *lane_of.entry(word).or_insert_with(|| {
+                    let first = Linked {
+                        first: i as u32,
+                        last: i as u32,
+                        count: 0,
+                        in_order: true,
+                    };
+                    lanes.push((key, first));
+                    lanes.len() - 1
+                });
+                last = Some((key, l));
+                l
+            }
+        };
+        let lane = &mut lanes[l].1;
+        if lane.count > 0 {
+            let prev = lane.last as usize;
+            column[prev] = i as u32;
+            lane.in_order &= ev.ts[prev] < ev.ts[i];
+        }
+        lane.last = i as u32;
+        lane.count += 1;
+    }
+    lanes
+        .into_iter()
+        .map(|(key, l)| (key, Rows::Linked(l)))
+        .collect()
+}
+
 /// The CPU lanes of `rows` in order of first appearance.
 fn gather_lanes(ev: &EventTable, rows: std::ops::Range<usize>) -> Lanes {
     let mut lanes: Lanes = Vec::new();
@@ -568,7 +683,7 @@ fn gather_lanes(ev: &EventTable, rows: std::ops::Range<usize>) -> Lanes {
 fn order_slices(ev: &EventTable, idx: &mut [u32]) {
     // The row is the last key: (ts, seq) is unique already (a seq per file event), and
     // with it any correct sort gives this one order.
-    let key = |i: u32| (ev.ts[i as usize], ev.seq[i as usize], i);
+    let key = |i: u32| (ev.ts[i as usize], ev.seq.get(i as usize), i);
     if !sort::nearly_sorted(idx, key) && !sort::few_out_of_place(idx, key) {
         // The keys side by side: the sort compares them without reaching into two
         // columns at scattered rows.
@@ -593,7 +708,9 @@ fn order_slices(ev: &EventTable, idx: &mut [u32]) {
             let mut xs: Vec<u32> = slots.iter().map(|&k| run[k]).collect();
             xs.sort_by(|&a, &b| {
                 let (a, b) = (a as usize, b as usize);
-                ev.dur[b].cmp(&ev.dur[a]).then(ev.seq[a].cmp(&ev.seq[b]))
+                ev.dur[b]
+                    .cmp(&ev.dur[a])
+                    .then(ev.seq.get(a).cmp(&ev.seq.get(b)))
             });
             for (&k, x) in slots.iter().zip(xs) {
                 run[k] = x;
@@ -603,6 +720,7 @@ fn order_slices(ev: &EventTable, idx: &mut [u32]) {
     }
 }
 
+#[inline(always)]
 fn in_cpu_tree(ev: &EventTable, i: usize) -> bool {
     match ev.kind[i] {
         EventKind::Cpu | EventKind::Runtime => true,

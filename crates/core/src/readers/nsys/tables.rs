@@ -478,7 +478,7 @@ impl TableReader {
         let ev = &mut s.tr.events;
         for &i in &s.unclosed {
             ev.dur[i] = (s.max_end - ev.ts[i]).max(0);
-            s.tr.unended.push(ev.seq[i]);
+            s.tr.unended.push(ev.seq.get(i));
         }
         let n = s.unclosed.len();
         s.warn(format!(

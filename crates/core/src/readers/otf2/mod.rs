@@ -844,7 +844,7 @@ fn drop_cpu_rows(ev: &mut EventTable) {
     ev.correlation.retain_rows(&keep);
     ev.external_id.retain_rows(&keep);
     ev.args.retain_rows(&keep);
-    retain(&mut ev.begin_end, &keep);
+    ev.begin_end.retain_rows(&keep);
     retain(&mut ev.node, &keep);
     ev.seq = (0..ev.name.len() as u32).collect();
 }

@@ -10,9 +10,9 @@ use prost::Message;
 use super::packets::{Decoder, Packet, Seq};
 use super::proto::LegacyEvent;
 use super::tracks::{Key, Open};
-use super::wire::{ints, Fields, Value};
+use super::wire::{ints, split_len, varint_rest, Fields, Value};
 use crate::model::args::ArgValue;
-use crate::model::events::{EventKind, Row, NONE_I64, NONE_U32};
+use crate::model::events::{EventKind, NONE_I64, NONE_U32};
 
 /// `TrackEvent.Type`.
 const SLICE_BEGIN: u64 = 1;
@@ -60,72 +60,15 @@ impl Decoder {
         bufs.dextra_uuids.clear();
         bufs.flows.clear();
         let mut e = Ev::default();
-        let mut fields = Fields::new(b);
-        let mut ok = true;
-        for (f, v) in &mut fields {
-            ok &= match (f, v) {
-                (9, Value::Varint(x)) => {
-                    e.kind = x;
-                    true
-                }
-                (10, Value::Varint(x)) => {
-                    e.name_iid = Some(x);
-                    true
-                }
-                (23, Value::Len(x)) => {
-                    e.name = Some(x);
-                    true
-                }
-                (3, v) => ints(v, false, &mut bufs.cats),
-                (22, Value::Len(x)) => {
-                    e.cat_names.get_or_insert(x);
-                    true
-                }
-                (11, Value::Varint(x)) => {
-                    e.track = Some(x);
-                    true
-                }
-                (30, Value::Varint(x)) => {
-                    e.counter = Some(x as i64 as f64);
-                    true
-                }
-                (44, Value::Fixed64(x)) => {
-                    e.counter = Some(f64::from_bits(x));
-                    true
-                }
-                (12, v) => ints(v, false, &mut bufs.extra),
-                (31, v) => ints(v, false, &mut bufs.extra_uuids),
-                (46, v) => ints(v, true, &mut bufs.dextra),
-                (45, v) => ints(v, false, &mut bufs.dextra_uuids),
-                (47 | 48, v) => ints(v, true, &mut bufs.flows),
-                (36 | 42, v) => ints(v, false, &mut bufs.flows),
-                (6, Value::Len(x)) => {
-                    e.legacy = Some(x);
-                    true
-                }
-                (1, Value::Varint(x)) => {
-                    e.delta_us = Some(x as i64);
-                    true
-                }
-                (16, Value::Varint(x)) => {
-                    e.absolute_us = Some(x as i64);
-                    true
-                }
-                (52, Value::Varint(x)) => {
-                    e.correlation = Some(x as i64);
-                    true
-                }
-                (4, _) => {
-                    e.annotations = true;
-                    true
-                }
-                _ => true,
-            };
-        }
-        if fields.bad || !ok {
-            self.stats.bad_packets += 1;
-        } else {
+        let ok = sdk_fields(b, &mut e, &mut bufs.cats) || {
+            e = Ev::default();
+            bufs.cats.clear();
+            walk_event(b, &mut e, &mut bufs)
+        };
+        if ok {
             self.event(p, ts, &e, b, &mut bufs);
+        } else {
+            self.stats.bad_packets += 1;
         }
         self.bufs = Some(bufs);
     }
@@ -166,7 +109,9 @@ impl Decoder {
             }
         };
         // Extra counter values name their tracks in the event, else in the defaults.
-        default_counter_tracks(seq, bufs);
+        if !bufs.extra.is_empty() || !bufs.dextra.is_empty() {
+            default_counter_tracks(seq, bufs);
+        }
         // The category first: a legacy async event's lane is keyed by it.
         let cat = match e.kind {
             SLICE_END | COUNTER => 0,
@@ -313,6 +258,7 @@ impl Decoder {
         })
     }
 
+    #[inline(always)]
     fn step(&mut self, track: u32, ts: i64) {
         let t = &mut self.tracks.list[track as usize];
         if ts < t.last_ts {
@@ -329,13 +275,7 @@ impl Decoder {
         t.events += 1;
         t.gpu |= o.kind.is_gpu_activity();
         self.max_ts = self.max_ts.max(o.ts.saturating_add(dur));
-        let row = self.tr.events.push_row(&Row {
-            seq: o.seq,
-            begin_end,
-            correlation: o.correlation,
-            args: o.args,
-            ..Row::new(o.name, o.cat, o.kind, o.ts, dur, track, track)
-        });
+        let row = self.push_own(&o, dur, track, begin_end);
         if o.kind.on_gpu_lane() {
             self.gpu_lane_rows.push(row as u32);
         }
@@ -347,13 +287,35 @@ impl Decoder {
     /// keep the order of their ends, which the GPU pass follows.
     fn push_begun(&mut self, track: u32, o: &Open) -> u32 {
         self.tracks.list[track as usize].events += 1;
-        self.tr.events.push_row(&Row {
-            seq: o.seq,
-            begin_end: true,
-            correlation: o.correlation,
-            args: o.args,
-            ..Row::new(o.name, o.cat, o.kind, o.ts, 0, track, track)
-        }) as u32
+        self.push_own(o, 0, track, true) as u32
+    }
+
+    /// A row with its track's index as its pid (`finish` copies the pid column to the
+    /// tid column, then names both): its own columns, and the correlation and args
+    /// where it has them (`finish` fills the optional columns' other rows:
+    /// `EventTable::fill_optional`).
+    #[inline]
+    fn push_own(&mut self, o: &Open, dur: i64, track: u32, begin_end: bool) -> usize {
+        let ev = &mut self.tr.events;
+        // Coded at once (`push_final`): rows are not set after (but `dur`).
+        ev.name.push_final(o.name);
+        ev.cat.push_final(o.cat);
+        ev.kind.push(o.kind);
+        ev.ts.push(o.ts);
+        ev.dur.push(dur);
+        ev.pid.push_final(track);
+        ev.seq.push(o.seq);
+        ev.begin_end.push(begin_end);
+        let row = ev.len() - 1;
+        if o.correlation != NONE_I64 {
+            ev.correlation.resize_none(row);
+            ev.correlation.push(o.correlation);
+        }
+        if o.args != NONE_U32 {
+            ev.args.resize_none(row);
+            ev.args.push(o.args);
+        }
+        row
     }
 
     /// A B/E slice's end: its row's duration, or its row when not pushed at its begin.
@@ -506,6 +468,120 @@ impl Decoder {
     }
 }
 
+/// An event's fields in general (any order, any field): false on damage.
+fn walk_event<'a>(b: &'a [u8], e: &mut Ev<'a>, bufs: &mut Bufs) -> bool {
+    let mut fields = Fields::new(b);
+    let mut ok = true;
+    while let Some((f, v)) = fields.field() {
+        ok &= match (f, v) {
+            (9, Value::Varint(x)) => {
+                e.kind = x;
+                true
+            }
+            (10, Value::Varint(x)) => {
+                e.name_iid = Some(x);
+                true
+            }
+            (23, Value::Len(x)) => {
+                e.name = Some(x);
+                true
+            }
+            (3, v) => ints(v, false, &mut bufs.cats),
+            (22, Value::Len(x)) => {
+                e.cat_names.get_or_insert(x);
+                true
+            }
+            (11, Value::Varint(x)) => {
+                e.track = Some(x);
+                true
+            }
+            (30, Value::Varint(x)) => {
+                e.counter = Some(x as i64 as f64);
+                true
+            }
+            (44, Value::Fixed64(x)) => {
+                e.counter = Some(f64::from_bits(x));
+                true
+            }
+            (12, v) => ints(v, false, &mut bufs.extra),
+            (31, v) => ints(v, false, &mut bufs.extra_uuids),
+            (46, v) => ints(v, true, &mut bufs.dextra),
+            (45, v) => ints(v, false, &mut bufs.dextra_uuids),
+            (47 | 48, v) => ints(v, true, &mut bufs.flows),
+            (36 | 42, v) => ints(v, false, &mut bufs.flows),
+            (6, Value::Len(x)) => {
+                e.legacy = Some(x);
+                true
+            }
+            (1, Value::Varint(x)) => {
+                e.delta_us = Some(x as i64);
+                true
+            }
+            (16, Value::Varint(x)) => {
+                e.absolute_us = Some(x as i64);
+                true
+            }
+            (52, Value::Varint(x)) => {
+                e.correlation = Some(x as i64);
+                true
+            }
+            (4, _) => {
+                e.annotations = true;
+                true
+            }
+            _ => true,
+        };
+    }
+    !fields.bad && ok
+}
+
+/// The fields the Perfetto SDK writes for most events (type, one category and a name
+/// by iid, a track, debug annotations, not looked into here), read without the general
+/// field walk: one key byte names the field and its wire type at once. Any other
+/// field, or damage, says no (then `walk_event`); fields set as that walk sets them.
+#[inline(always)]
+fn sdk_fields<'a>(b: &'a [u8], e: &mut Ev<'a>, cats: &mut Vec<u64>) -> bool {
+    // The SDK's orders, straight through: an end (its type alone), or a begin or an
+    // instant with one category and a name by iid (one-byte type and category).
+    match b {
+        [0x48, kind] if *kind < 0x80 => {
+            e.kind = u64::from(*kind);
+            return true;
+        }
+        [0x48, kind, 0x18, cat, 0x50, rest @ ..] if *kind < 0x80 && *cat < 0x80 => {
+            if let Some((name, [])) = varint_rest(rest) {
+                e.kind = u64::from(*kind);
+                cats.push(u64::from(*cat));
+                e.name_iid = Some(name);
+                return true;
+            }
+        }
+        _ => {}
+    }
+    let mut rest = b;
+    while let Some((&k, r)) = rest.split_first() {
+        let Some((v, r)) = varint_rest(r) else {
+            return false;
+        };
+        rest = r;
+        match k {
+            0x48 => e.kind = v,
+            0x18 => cats.push(v),
+            0x50 => e.name_iid = Some(v),
+            0x58 => e.track = Some(v),
+            0x22 => {
+                let Some((_, r)) = split_len(v, rest) else {
+                    return false;
+                };
+                e.annotations = true;
+                rest = r;
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// A debug annotation's name: inline, or interned in its sequence.
 enum Name<'a> {
     Inline(&'a str),
@@ -527,7 +603,7 @@ enum Scalar<'a> {
 fn annotation(b: &[u8]) -> Option<(Name<'_>, Scalar<'_>)> {
     let (mut name, mut value) = (None, None);
     let mut fields = Fields::new(b);
-    for (f, v) in &mut fields {
+    while let Some((f, v)) = fields.field() {
         match (f, v) {
             (1, Value::Varint(i)) => name = Some(Name::Interned(i)),
             (10, Value::Len(n)) => name = Some(Name::Inline(std::str::from_utf8(n).ok()?)),

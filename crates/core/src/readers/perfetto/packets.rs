@@ -13,7 +13,7 @@ use super::proto::{
     ClockSnapshot, InternedData, ThreadDescriptor, TracePacketDefaults, TrackDescriptor,
 };
 use super::tracks::Tracks;
-use super::wire::{varint, Fields, Value};
+use super::wire::{split_len, varint, varint_rest, Fields, Value};
 use crate::model::intern::FxBuild;
 use crate::readers::chrome::ChromeTrace;
 
@@ -53,7 +53,7 @@ impl IidMap {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, iid: &u64) -> Option<&u32> {
         match self.dense.get(*iid as usize) {
             Some(v) if *v != NO_IID && *iid < self.dense.len() as u64 => Some(v),
@@ -312,8 +312,21 @@ impl Decoder {
     pub fn packet(&mut self, b: &[u8], top: bool) {
         self.stats.packets += 1;
         let mut p = Packet::default();
+        if !sdk_event(b, &mut p) {
+            p = Packet::default();
+            self.walk_packet(b, &mut p);
+        }
+        if p.bad {
+            self.stats.bad_packets += 1;
+            return;
+        }
+        self.apply(p, top);
+    }
+
+    /// A packet's fields in general (any order, any field).
+    fn walk_packet<'a>(&mut self, b: &'a [u8], p: &mut Packet<'a>) {
         let mut fields = Fields::new(b);
-        for (f, v) in &mut fields {
+        while let Some((f, v)) = fields.field() {
             match (f, v) {
                 (8, Value::Varint(x)) => p.timestamp = Some(x),
                 (58, Value::Varint(x)) => p.clock = Some(x as u32),
@@ -334,10 +347,12 @@ impl Decoder {
                 (f, _) => p.data = Data::Other(f),
             }
         }
-        if fields.bad {
-            self.stats.bad_packets += 1;
-            return;
-        }
+        p.bad = fields.bad;
+    }
+
+    /// A packet read: its sequence's state, then its data.
+    #[inline(always)]
+    fn apply(&mut self, mut p: Packet, top: bool) {
         p.si = self.seqs.index(p.seq);
         let seq = self.seqs.at(p.si);
         if p.dropped {
@@ -463,7 +478,7 @@ impl Decoder {
                 (inc, u)
             }
         };
-        let value = if incremental {
+        let value: i64 = if incremental {
             let i = match seq.incr.iter().position(|(c, _)| *c == clock) {
                 Some(i) => i,
                 None => {
@@ -477,10 +492,13 @@ impl Decoder {
         } else {
             raw as i64
         };
-        Some(
-            self.clocks
-                .convert_with(key, value.saturating_mul(unit), &mut seq.conv),
-        )
+        // Nanoseconds mostly: no multiplication then.
+        let ns = if unit == 1 {
+            value
+        } else {
+            value.saturating_mul(unit)
+        };
+        Some(self.clocks.convert_with(key, ns, &mut seq.conv))
     }
 }
 
@@ -498,6 +516,49 @@ pub struct Packet<'a> {
     interned: Option<&'a [u8]>,
     defaults: Option<&'a [u8]>,
     data: Data<'a>,
+    /// Damaged: skipped (counted).
+    bad: bool,
+}
+
+/// The packet the Perfetto SDK writes for a track event (timestamp, sequence id, flags
+/// and the event, in any order), read without the general field walk: one key byte
+/// names the field and its wire type at once. Any other field, or damage, says no (the
+/// packet is then walked in general, `walk_packet`); fields set as that walk sets them.
+#[inline(always)]
+fn sdk_event<'a>(b: &'a [u8], p: &mut Packet<'a>) -> bool {
+    // The SDK's order with one-byte sequence id, flags and length: straight through.
+    if let [0x40, rest @ ..] = b {
+        if let Some((ts, [0x50, seq, 0x68, flags, 0x5a, len, event @ ..])) = varint_rest(rest) {
+            if *seq < 0x80 && *flags < 0x80 && usize::from(*len) == event.len() {
+                p.timestamp = Some(ts);
+                p.seq = u32::from(*seq);
+                p.flags = u64::from(*flags);
+                p.data = Data::TrackEvent(event);
+                return true;
+            }
+        }
+    }
+    let mut rest = b;
+    while let Some((&k, r)) = rest.split_first() {
+        let Some((v, r)) = varint_rest(r) else {
+            return false;
+        };
+        rest = r;
+        match k {
+            0x40 => p.timestamp = Some(v),
+            0x50 => p.seq = v as u32,
+            0x68 => p.flags = v,
+            0x5a => {
+                let Some((x, r)) = split_len(v, rest) else {
+                    return false;
+                };
+                p.data = Data::TrackEvent(x);
+                rest = r;
+            }
+            _ => return false,
+        }
+    }
+    true
 }
 
 #[derive(Default, Clone, Copy)]

@@ -504,7 +504,7 @@ fn push_event(
         (EventKind::Cpu, ev.strings.intern("activity"))
     };
     let j = ev.push(nm, cat, kind, s, e - s, pid, tid);
-    ev.seq[j] = a.seq as u32;
+    ev.seq.set(j, a.seq as u32);
     if !is_kernel {
         return;
     }
