@@ -607,32 +607,22 @@ fn linked_rows(l: Linked) -> impl FnMut(&Sweep) -> Option<usize> {
 /// lane's next in `column` (`Linked`).
 fn linked_lanes(ev: &EventTable, column: &mut [u32]) -> Vec<((u32, u32), Rows)> {
     let mut lanes: Vec<((u32, u32), Linked)> = Vec::new();
-    let mut lane_of: HashMap<u64, usize, FxBuild> = HashMap::default();
-    // Rows of one lane mostly come in runs, so the last lane is tried before the map.
-    let mut last: Option<((u32, u32), usize)> = None;
+    let mut find = LaneFinder::default();
     for i in 0..ev.len() {
         if !in_cpu_tree(ev, i) {
             continue;
         }
         let key = (ev.pid[i], ev.tid[i]);
-        let l = match last {
-            Some((k, l)) if k == key => l,
-            _ => {
-                let word = u64::from(key.0) << 32 | u64::from(key.1);
-                let l = *lane_of.entry(word).or_insert_with(|| {
-                    let first = Linked {
-                        first: i as u32,
-                        last: i as u32,
-                        count: 0,
-                        in_order: true,
-                    };
-                    lanes.push((key, first));
-                    lanes.len() - 1
-                });
-                last = Some((key, l));
-                l
-            }
-        };
+        let l = find.lane(key, || {
+            let first = Linked {
+                first: i as u32,
+                last: i as u32,
+                count: 0,
+                in_order: true,
+            };
+            lanes.push((key, first));
+            lanes.len() - 1
+        });
         let lane = &mut lanes[l].1;
         if lane.count > 0 {
             let prev = lane.last as usize;
@@ -651,29 +641,43 @@ fn linked_lanes(ev: &EventTable, column: &mut [u32]) -> Vec<((u32, u32), Rows)> 
 /// The CPU lanes of `rows` in order of first appearance.
 fn gather_lanes(ev: &EventTable, rows: std::ops::Range<usize>) -> Lanes {
     let mut lanes: Lanes = Vec::new();
-    // Keyed by (pid, tid) in one word: one hashing step.
-    let mut lane_of: HashMap<u64, usize, FxBuild> = HashMap::default();
-    // Rows of one lane mostly come in runs, so the last lane is tried before the map.
-    let mut last: Option<((u32, u32), usize)> = None;
+    let mut find = LaneFinder::default();
     for i in rows {
         if in_cpu_tree(ev, i) {
             let key = (ev.pid[i], ev.tid[i]);
-            let l = match last {
-                Some((k, l)) if k == key => l,
-                _ => {
-                    let word = u64::from(key.0) << 32 | u64::from(key.1);
-                    let l = *lane_of.entry(word).or_insert_with(|| {
-                        lanes.push((key, Vec::new()));
-                        lanes.len() - 1
-                    });
-                    last = Some((key, l));
-                    l
-                }
-            };
+            let l = find.lane(key, || {
+                lanes.push((key, Vec::new()));
+                lanes.len() - 1
+            });
             lanes[l].1.push(i as u32);
         }
     }
     lanes
+}
+
+/// A (pid, tid) lane's index among the lanes found so far.
+#[derive(Default)]
+struct LaneFinder {
+    /// Keyed by (pid, tid) in one word: one hashing step.
+    lane_of: HashMap<u64, usize, FxBuild>,
+    /// Rows of one lane mostly come in runs, so the last lane is tried before the map.
+    last: Option<((u32, u32), usize)>,
+}
+
+impl LaneFinder {
+    /// The lane of `key`; `add` makes a new one and gives its index.
+    #[inline]
+    fn lane(&mut self, key: (u32, u32), add: impl FnOnce() -> usize) -> usize {
+        match self.last {
+            Some((k, l)) if k == key => l,
+            _ => {
+                let word = u64::from(key.0) << 32 | u64::from(key.1);
+                let l = *self.lane_of.entry(word).or_insert_with(add);
+                self.last = Some((key, l));
+                l
+            }
+        }
+    }
 }
 
 /// Orders one thread's slices for the nesting sweep: by start, then file order; among
