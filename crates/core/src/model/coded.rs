@@ -196,6 +196,12 @@ impl<T: Code> Coded<T> {
         }
         let c = self.values.len() as u16;
         self.values.push(v);
+        self.index_code(v, c);
+        Some(c)
+    }
+
+    /// Makes `v` found as code `c` (by its index when it has one, else by the map).
+    fn index_code(&mut self, v: T, c: u16) {
         match v.index() {
             Some(i) => {
                 if i >= self.by_index.len() {
@@ -207,7 +213,6 @@ impl<T: Code> Coded<T> {
                 self.ids.insert(v, c);
             }
         }
-        Some(c)
     }
 
     /// Gives up coding: every value in a plain vector from here on.
@@ -313,18 +318,8 @@ impl<T: Code> Coded<T> {
         }
         self.ids.clear();
         self.by_index.clear();
-        for (c, &v) in self.values.iter().enumerate().rev() {
-            match v.index() {
-                Some(i) => {
-                    if i >= self.by_index.len() {
-                        self.by_index.resize(i + 1, NO_CODE);
-                    }
-                    self.by_index[i] = c as u32;
-                }
-                None => {
-                    self.ids.insert(v, c as u16);
-                }
-            }
+        for c in (0..self.values.len()).rev() {
+            self.index_code(self.values[c], c as u16);
         }
     }
 

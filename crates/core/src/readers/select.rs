@@ -303,7 +303,7 @@ impl IdSet {
                 self.bits.resize((w + 1).next_power_of_two(), 0);
             }
             let bit = 1u64 << (id & 63);
-            if self.bits[w] & bit != 0 || self.other.contains(&id) {
+            if self.bits[w] & bit != 0 || (!self.other.is_empty() && self.other.contains(&id)) {
                 return false;
             }
             self.bits[w] |= bit;
@@ -367,6 +367,17 @@ pub enum Stream {
 }
 
 impl Stream {
+    /// The second pass of the part of the window `[lo, hi)` (the file's own time).
+    pub(crate) fn keep(lo: i64, hi: i64) -> Stream {
+        Stream::Keep {
+            lo,
+            hi,
+            host: IdSet::default(),
+            launched: IdSet::default(),
+            reused: 0,
+        }
+    }
+
     pub(crate) fn scan() -> Stream {
         Stream::Scan {
             origin: i64::MAX,
@@ -577,13 +588,7 @@ pub fn read_part(
         return Ok((tr, Some((part, kept))));
     };
     let w = found?;
-    let keep = Stream::Keep {
-        lo: w.lo - w.shift,
-        hi: w.hi - w.shift,
-        host: IdSet::default(),
-        launched: IdSet::default(),
-        reused: 0,
-    };
+    let keep = Stream::keep(w.lo - w.shift, w.hi - w.shift);
     let (mut tr, f) =
         super::chrome::parse_filtered(input, Some(keep)).map_err(|e| e.to_string())?;
     let host = match f {
@@ -723,19 +728,9 @@ mod tests {
         t
     }
 
-    fn keep(lo: i64, hi: i64) -> Stream {
-        Stream::Keep {
-            lo,
-            hi,
-            host: IdSet::default(),
-            launched: IdSet::default(),
-            reused: 0,
-        }
-    }
-
     #[test]
     fn the_stream_drops_device_rows_whose_launch_it_read_outside_the_part() {
-        let mut f = keep(40, 70);
+        let mut f = Stream::keep(40, 70);
         // (device, ts, dur, correlation, kept)
         let rows = [
             (false, 12, 8, Some(1), false), // a launch before the part
@@ -756,7 +751,7 @@ mod tests {
         };
         assert_eq!(reused, 0);
         // Flows: starts before the part's end, ends from its start on.
-        let f = keep(40, 70);
+        let f = Stream::keep(40, 70);
         assert!(f.flow(true, 45) && f.flow(true, 10) && !f.flow(true, 70));
         assert!(f.flow(false, 40) && f.flow(false, 95) && !f.flow(false, 39));
         assert!(!Stream::scan().flow(true, 45) && !Stream::scan().flow(false, 45));
@@ -788,7 +783,7 @@ mod tests {
 
     #[test]
     fn a_correlation_id_reused_inside_the_part_is_counted() {
-        let mut f = keep(40, 70);
+        let mut f = Stream::keep(40, 70);
         assert!(!f.slice(false, b"launch", 12, 3, Some(7)));
         assert!(!f.slice(true, b"k", 41, 3, Some(7)));
         // The same id names a launch in the part: the kernel above was its own or not.

@@ -270,7 +270,7 @@ fn cpu_tree(
     // One core: each lane's rows are linked through the event-to-node column (a lane
     // list cost 4 bytes a CPU row at the load's peak); with two, the second gathers
     // half the lists while the first gathers the other half.
-    let (lanes, column) = if split == n {
+    let (mut lanes, column): (Vec<((u32, u32), Rows)>, _) = if split == n {
         let mut column = node_of_event();
         (linked_lanes(ev, &mut column), column)
     } else {
@@ -287,7 +287,6 @@ fn cpu_tree(
     count.reserve_exact(n + lanes.len());
     ph.mark("lanes");
     let labels = lane_labels(tr, lanes.iter().map(|(key, _)| *key));
-    let mut lanes: Vec<((u32, u32), Rows)> = lanes;
     for (_, rows) in &mut lanes {
         if let Rows::List(idx) = rows {
             order_slices(ev, idx);

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use super::crew::{Board, Crew};
-use super::scan::{Part, Stop, Why};
+use super::scan::{Part, SliceArgs, Stop, Why};
 use super::Parser;
 use crate::json::{JsonError, JsonReader};
 
@@ -320,22 +320,12 @@ impl Parser {
         // One thread reads blocks as big as two threads do (less peak memory on big300
         // than blocks half that size, measured; the allocator keeps less around).
         let block = part_bytes.saturating_mul(threads.max(2) * PARTS_PER_THREAD);
+        // A part's two passes (`select::Stream`) need less of each slice's args.
+        let slice_args = SliceArgs::of(self.filter.as_ref());
         // Two sets of parts: one is scanned while the events of the other, the block
         // before, are handled in file order.
-        // A part's two passes (`select::Stream`) need less of each slice's args.
-        use super::super::select::Stream;
-        let skip_slice_args = matches!(self.filter, Some(Stream::Scan { .. }));
-        let defer_slice_args = matches!(self.filter, Some(Stream::Keep { .. }));
-        let mut sets: [Vec<Part>; 2] = std::array::from_fn(|_| {
-            (0..per_block)
-                .map(|_| {
-                    let mut p = Part::default();
-                    p.skip_slice_args = skip_slice_args;
-                    p.defer_slice_args = defer_slice_args;
-                    p
-                })
-                .collect()
-        });
+        let mut sets: [Vec<Part>; 2] =
+            std::array::from_fn(|_| (0..per_block).map(|_| Part::new(slice_args)).collect());
         let mut cur = 0;
         // A scanned set not handled yet: (set, proven parts).
         let mut pending: Option<(usize, usize)> = None;

@@ -157,14 +157,35 @@ pub(super) struct Part {
     copied_shapes: Vec<u32>,
     /// The compact text of a nested args value being built.
     nested: Vec<u8>,
-    /// Skip the `args` of slices (walked, not read): the first pass of a part's load
-    /// keeps nothing of them (`select::Stream::Scan`), and a kernel's dozen args were
-    /// much of the scan's work.
-    pub skip_slice_args: bool,
-    /// Keep the `args` text of slices that may need typed args, and type it only for
-    /// the rows the load keeps (`copy_args`): the second pass of a part's load drops
-    /// most GPU rows, whose typed lists were then built for nothing.
-    pub defer_slice_args: bool,
+    /// What is read of the `args` of slices (`SliceArgs`).
+    slice_args: SliceArgs,
+}
+
+/// What a part reads of the `args` of slices, by the load it serves.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) enum SliceArgs {
+    /// A whole load: typed on the part's thread.
+    #[default]
+    Typed,
+    /// Walked, not read: the first pass of a part's load keeps nothing of them
+    /// (`select::Stream::Scan`), and a kernel's dozen args were much of the scan's work.
+    Skipped,
+    /// The text kept for the slices that may need typed args, typed only for the rows
+    /// the load keeps (`Part::copy_args`): the second pass of a part's load
+    /// (`select::Stream::Keep`) drops most GPU rows, whose lists were built for nothing.
+    Deferred,
+}
+
+impl SliceArgs {
+    /// What the load with this filter needs.
+    pub fn of(filter: Option<&crate::readers::select::Stream>) -> SliceArgs {
+        use crate::readers::select::Stream;
+        match filter {
+            None => SliceArgs::Typed,
+            Some(Stream::Scan { .. }) => SliceArgs::Skipped,
+            Some(Stream::Keep { .. }) => SliceArgs::Deferred,
+        }
+    }
 }
 
 const CACHE_SLOTS: usize = 1 << 12;
@@ -466,6 +487,14 @@ enum Text {
 }
 
 impl Part {
+    /// A part reading the `args` of slices as `slice_args` says.
+    pub fn new(slice_args: SliceArgs) -> Part {
+        Part {
+            slice_args,
+            ..Part::default()
+        }
+    }
+
     // Inline: called for most members of every event, and a call's saving and
     // restoring of registers cost as much as the work of a short value.
     #[inline(always)]
@@ -697,7 +726,7 @@ impl Part {
                 // Only once `ph` says a slice (Kineto writes it first): metadata and
                 // counters keep their args.
                 Key::Args
-                    if self.skip_slice_args
+                    if self.slice_args == SliceArgs::Skipped
                         && matches!(ev.ph, b'X' | b'B' | b'E' | b'i' | b'I') =>
                 {
                     ev.has_args = true;
@@ -707,7 +736,7 @@ impl Part {
                     ev.has_args = true;
                     // Typed in the same walk when what is known so far says the list
                     // will be kept (checked again at the end: `ph` or `cat` may follow).
-                    let typed = !self.defer_slice_args
+                    let typed = self.slice_args == SliceArgs::Typed
                         && !matches!(ev.ph, b'M' | b'C')
                         && self.keeps_args(ev.cat);
                     self.arg_lists.discard();
@@ -868,7 +897,8 @@ impl Part {
     /// and counters (read as JSON values), the typed list of slices that may be GPU
     /// or sync rows.
     pub fn keep_args_of(&mut self, ev: &mut Ev, text: &[u8]) {
-        if matches!(ev.ph, b'M' | b'C') || (self.defer_slice_args && self.keeps_args(ev.cat)) {
+        let deferred = self.slice_args == SliceArgs::Deferred;
+        if matches!(ev.ph, b'M' | b'C') || (deferred && self.keeps_args(ev.cat)) {
             let start = self.args.len() as u32;
             self.args.extend_from_slice(text);
             ev.set_args((start, self.args.len() as u32));
@@ -881,7 +911,7 @@ impl Part {
     /// last duplicate kept) that parsing its text there would give.
     pub fn copy_args(&mut self, ev: &Ev, store: &mut ArgStore) -> u32 {
         if ev.arg_list == u32::MAX {
-            // The text kept in place of a list (`defer_slice_args`), typed now; empty
+            // The text kept in place of a list (`SliceArgs::Deferred`), typed now; empty
             // when neither was kept.
             return store.push_json(self.args_of(ev));
         }
@@ -949,10 +979,7 @@ mod tests {
     #[test]
     fn a_first_pass_walks_past_the_args_of_slices() {
         let t = r#", {"ph":"X","cat":"kernel","name":"k","ts":1,"dur":2,"args":{"correlation":9,"grid":[1,2,3]}}, {"ph":"M","name":"process_name","pid":1,"args":{"name":"python"}}, {"cat":"kernel","args":{"stream":7},"ph":"X","name":"k","ts":3,"dur":1}"#;
-        let mut p = Part {
-            skip_slice_args: true,
-            ..Part::default()
-        };
+        let mut p = Part::new(SliceArgs::Skipped);
         let s = p.scan(t.as_bytes(), 0, usize::MAX);
         assert_eq!((s.why, p.events.len()), (Why::Short, 3));
         let (k, m, late) = (p.events[0], p.events[1], p.events[2]);
@@ -1099,10 +1126,7 @@ mod tests {
             let c = p.copy_args(&ev0, &mut dest);
             assert_eq!(list_text(&dest, c), list_text(&want, w));
             // Deferred (a part's second pass): the text is kept and typed on copy.
-            let mut p = Part {
-                defer_slice_args: true,
-                ..Part::default()
-            };
+            let mut p = Part::new(SliceArgs::Deferred);
             p.scan(&ev, 0, usize::MAX);
             let ev0 = p.events[0];
             assert_eq!(ev0.arg_list, u32::MAX);
