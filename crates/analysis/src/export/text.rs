@@ -68,15 +68,17 @@ pub fn render_to(
     positions: &[u32],
     opt: &TextOptions,
 ) -> std::io::Result<()> {
-    let cols: Vec<&[f64]> = opt
-        .metrics
-        .iter()
-        .map(|m| metrics.values(m).unwrap_or(&[]))
-        .collect();
-    let scale = cols
-        .first()
-        .map(|c| HeatScale::from_values(c.iter().copied()))
-        .unwrap_or_default();
+    // Columns are read node by node, the heat scale's too: an exclusive column kept as
+    // a residual is not made whole for the lines printed.
+    let cols: Vec<Option<crate::model::metrics::At>> =
+        opt.metrics.iter().map(|m| metrics.at(m, cct)).collect();
+    let scale = match cols.first() {
+        Some(c) if opt.color || opt.legend => {
+            let rows = if c.is_some() { metrics.rows() } else { 0 };
+            HeatScale::from_values((0..rows).map(|n| c.as_ref().map_or(f64::NAN, |c| c.get(n))))
+        }
+        _ => HeatScale::default(),
+    };
     let g = &opt.glyphs;
     let units: Vec<&str> = opt.metrics.iter().map(|m| metrics.unit(m)).collect();
     let show = |i: usize, v: f64| -> String {
@@ -116,7 +118,7 @@ pub fn render_to(
             prefix.push(if last { g.tree_space } else { g.tree_pipe });
         }
         for (i, col) in cols.iter().enumerate() {
-            let v = col.get(node as usize).copied().unwrap_or(f64::NAN);
+            let v = col.as_ref().map_or(f64::NAN, |c| c.get(node as usize));
             let text = show(i, v);
             if i == 0 && opt.color {
                 match scale.bin(v) {

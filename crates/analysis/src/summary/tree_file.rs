@@ -207,11 +207,12 @@ pub fn write(p: &Profile, path: &Path) -> std::io::Result<()> {
         put_u32(&mut w, name)?;
         put_u32(&mut w, unit)?;
         w.write_all(&[0; 8][..pad(w.at)])?;
-        let vals = p.metrics.values(m).unwrap_or(&[]);
+        // A residual column streams out node by node: the entry is written behind the
+        // TUI's first frame, where making it whole would raise the peak.
+        let vals = p.metrics.at(m, cct);
         put_column(&mut w, n, |i| {
-            vals.get(i)
-                .copied()
-                .unwrap_or(f64::NAN)
+            vals.as_ref()
+                .map_or(f64::NAN, |v| v.get(i))
                 .to_bits()
                 .to_le_bytes()
         })?;
@@ -728,6 +729,35 @@ mod tests {
             let _ = read(&f, None);
             let _ = read_as(&f, None, false);
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_residual_column_is_written_as_the_column_it_stands_for() {
+        let dir = std::env::temp_dir().join(format!("grove-treefile-r-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut p = sample();
+        let c = p.cct.child(Some(2), "k3", "kernel");
+        p.metrics = MetricTable::new(c as usize + 1);
+        p.metrics.set("time", "ns", vec![3.0, 0.0, 7.0, 2.0]);
+        let mut plain = p.metrics.clone();
+        plain.derive_inclusive(&p.cct, &["time"]);
+        p.metrics
+            .derive_inclusive_residual(&mut p.cct, &["time"], false);
+        assert!(matches!(
+            p.metrics.at("time", &p.cct),
+            Some(crate::model::metrics::At::Residual(..))
+        ));
+        let (a, b) = (dir.join("a.tree"), dir.join("b.tree"));
+        write(&p, &a).unwrap();
+        // Streamed node by node, not made whole.
+        assert!(matches!(
+            p.metrics.at("time", &p.cct),
+            Some(crate::model::metrics::At::Residual(..))
+        ));
+        p.metrics = plain;
+        write(&p, &b).unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

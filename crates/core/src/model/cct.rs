@@ -75,6 +75,46 @@ impl FrameId {
 /// Marks a slot id as shared: `frame_mut` copies such a slot before changing it.
 const SHARED: u32 = 1 << 31;
 
+/// The parent links: a vector of the tree's own while nodes are added, shared once a
+/// metric column reads them too (`Cct::shared_parents`), so that the tree and the
+/// column hold one copy and a clone of the tree's arrays does not copy them.
+#[derive(Debug, Clone)]
+enum Parents {
+    Own(Vec<u32>),
+    Shared(Arc<Vec<u32>>),
+}
+
+impl Default for Parents {
+    fn default() -> Parents {
+        Parents::Own(Vec::new())
+    }
+}
+
+impl std::ops::Deref for Parents {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        match self {
+            Parents::Own(v) => v,
+            Parents::Shared(v) => v,
+        }
+    }
+}
+
+impl Parents {
+    /// The links for changing: shared ones are taken back (copied if another holder
+    /// still reads them).
+    fn own(&mut self) -> &mut Vec<u32> {
+        if let Parents::Shared(a) = self {
+            let v = Arc::try_unwrap(std::mem::take(a)).unwrap_or_else(|a| (*a).clone());
+            *self = Parents::Own(v);
+        }
+        match self {
+            Parents::Own(v) => v,
+            Parents::Shared(_) => unreachable!("taken back above"),
+        }
+    }
+}
+
 /// The per-node arrays, all indexed by node id (`frames` by slot).
 #[derive(Debug, Default, Clone)]
 struct Nodes {
@@ -82,7 +122,7 @@ struct Nodes {
     /// The frame slot of each node, SHARED set when other nodes may use it too.
     slot: Vec<u32>,
     /// Parent of each node (a tree: one parent at most).
-    parent: Vec<u32>,
+    parent: Parents,
     /// Children in insertion (data) order as linked lists; flat arrays keep copies of
     /// big trees to a few memcpys.
     first_child: Vec<u32>,
@@ -253,7 +293,7 @@ impl Cct {
         let nodes = Arc::make_mut(&mut self.nodes);
         nodes.frames.reserve_exact(additional);
         nodes.slot.reserve_exact(additional);
-        nodes.parent.reserve_exact(additional);
+        nodes.parent.own().reserve_exact(additional);
         nodes.first_child.reserve_exact(additional);
         nodes.last_child.reserve_exact(additional);
         nodes.next_sibling.reserve_exact(additional);
@@ -328,10 +368,11 @@ impl Cct {
     pub fn subset(&self, keep: &[bool]) -> (Cct, Vec<u32>) {
         let old = &*self.nodes;
         let count = keep[..self.len()].iter().filter(|&&k| k).count();
+        let mut parent = Vec::with_capacity(count);
         let mut nodes = Nodes {
             frames: Vec::new(),
             slot: Vec::with_capacity(count),
-            parent: Vec::with_capacity(count),
+            parent: Parents::default(),
             first_child: vec![NO_NODE; count],
             last_child: vec![NO_NODE; count],
             next_sibling: vec![NO_NODE; count],
@@ -374,7 +415,7 @@ impl Cct {
                 shared[i] | SHARED
             };
             nodes.slot.push(slot);
-            nodes.parent.push(up);
+            parent.push(up);
             if up == NO_NODE {
                 roots.push(id);
             } else {
@@ -385,6 +426,7 @@ impl Cct {
             .iter()
             .map(|&s| old.frames[s as usize].clone())
             .collect();
+        nodes.parent = Parents::Own(parent);
         let cct = Cct {
             nodes: Arc::new(nodes),
             roots,
@@ -431,7 +473,7 @@ impl Cct {
             nodes: Arc::new(Nodes {
                 frames,
                 slot,
-                parent,
+                parent: Parents::Own(parent),
                 first_child,
                 last_child: Vec::new(),
                 next_sibling,
@@ -450,6 +492,22 @@ impl Cct {
         }
     }
 
+    /// The parent links, shared: a metric column kept as the residual of its inclusive
+    /// partner reads them to make its values (`MetricTable::derive_inclusive_residual`).
+    /// The tree keeps reading them where they are; adding a node later copies them
+    /// first if they are still shared.
+    pub fn shared_parents(&mut self) -> Arc<Vec<u32>> {
+        let nodes = Arc::make_mut(&mut self.nodes);
+        if let Parents::Own(p) = &mut nodes.parent {
+            p.shrink_to_fit();
+            nodes.parent = Parents::Shared(Arc::new(std::mem::take(p)));
+        }
+        match &nodes.parent {
+            Parents::Shared(p) => p.clone(),
+            Parents::Own(_) => unreachable!("made shared above"),
+        }
+    }
+
     /// Drops the path index used while building: the tree is read-only from here on,
     /// and clones (undo keeps the loaded tree) get cheaper. The arrays give back the
     /// spare capacity their doubling left.
@@ -460,7 +518,9 @@ impl Cct {
         if let Some(nodes) = Arc::get_mut(&mut self.nodes) {
             nodes.frames.shrink_to_fit();
             nodes.slot.shrink_to_fit();
-            nodes.parent.shrink_to_fit();
+            if let Parents::Own(p) = &mut nodes.parent {
+                p.shrink_to_fit();
+            }
             nodes.first_child.shrink_to_fit();
             nodes.last_child.shrink_to_fit();
             nodes.next_sibling.shrink_to_fit();
@@ -618,7 +678,7 @@ impl Grow<'_> {
         let id = nodes.slot.len() as u32;
         assert!(id != NO_NODE, "a tree holds fewer than 2^32 - 1 nodes");
         nodes.slot.push(slot);
-        nodes.parent.push(parent.unwrap_or(NO_NODE));
+        nodes.parent.own().push(parent.unwrap_or(NO_NODE));
         nodes.first_child.push(NO_NODE);
         nodes.last_child.push(NO_NODE);
         nodes.next_sibling.push(NO_NODE);

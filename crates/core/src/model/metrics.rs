@@ -12,6 +12,10 @@
 //! A column may also lie outside the heap (`Outside`: a warm open's columns, read
 //! where they lie in the memory-mapped cache entry, issue 30); `values` reads it there,
 //! and `column`, whose holders want an `Arc<Vec>`, copies it once, shared by clones.
+//! A trace's exclusive columns hold no values of their own (`Residual`, issue 30): each
+//! is its inclusive partner less the node's children, exact for whole nanoseconds;
+//! `at` reads it node by node (the rows on screen, the cache writer) and `values`
+//! makes it whole once, for those that need a slice.
 
 use polars::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -47,6 +51,69 @@ enum Col {
     Heap(Arc<Vec<f64>>),
     /// Outside the heap, with its copy once one was asked for (shared by clones).
     Outside(Arc<dyn Outside>, Arc<OnceLock<Arc<Vec<f64>>>>),
+    /// An exclusive column kept as its inclusive partner less each node's children,
+    /// with its values once they were asked for as a whole (shared by clones).
+    Residual(Arc<Residual>, Arc<OnceLock<Arc<Vec<f64>>>>),
+}
+
+/// An exclusive column that holds no values of its own (issue 30: the load's peak):
+/// node n's value is `inc[n]` less the `inc` of its children. The inclusive column was
+/// summed from it in place, and it is made so only when every value is a whole number
+/// and their magnitudes sum below 2^52 (`exact_sums`): then every sum and difference
+/// is exact in f64 and the values given back are the very ones summed, bit for bit.
+#[derive(Debug)]
+pub struct Residual {
+    inc: Arc<Vec<f64>>,
+    parent: Arc<Vec<u32>>,
+}
+
+impl Residual {
+    /// The whole column (one pass over the parent links).
+    fn make(&self) -> Vec<f64> {
+        let mut exc = self.inc.to_vec();
+        for (n, &p) in self.parent.iter().enumerate() {
+            if p != super::cct::NO_NODE {
+                exc[p as usize] -= self.inc[n];
+            }
+        }
+        exc
+    }
+}
+
+/// Whether summing `v` up a tree is exact in f64 in any order: whole numbers, no
+/// NaN, infinity or negative zero, and magnitudes that add up below 2^52.
+fn exact_sums(v: &[f64]) -> bool {
+    let mut total = 0.0f64;
+    for &x in v {
+        if x.fract() != 0.0 || x.to_bits() == (-0.0f64).to_bits() {
+            return false;
+        }
+        total += x.abs();
+    }
+    total <= (1u64 << 52) as f64
+}
+
+/// One column's values node by node (`MetricTable::at`): a residual column is read
+/// without making it whole, for those that need a few rows (the tree's rows on
+/// screen) or stream every row once (the cache entry's writer).
+pub enum At<'a> {
+    Values(&'a [f64]),
+    Residual(&'a [f64], &'a Cct),
+}
+
+impl At<'_> {
+    /// Node `n`'s value, NaN past the column's end.
+    pub fn get(&self, n: usize) -> f64 {
+        match self {
+            At::Values(v) => v.get(n).copied().unwrap_or(f64::NAN),
+            At::Residual(inc, cct) => match inc.get(n) {
+                Some(&v) => cct
+                    .children(n as u32)
+                    .fold(v, |left, c| left - inc[c as usize]),
+                None => f64::NAN,
+            },
+        }
+    }
 }
 
 impl Col {
@@ -57,6 +124,7 @@ impl Col {
                 Some(v) => v,
                 None => o.values(),
             },
+            Col::Residual(r, whole) => whole.get_or_init(|| Arc::new(r.make())),
         }
     }
 
@@ -64,6 +132,7 @@ impl Col {
         match self {
             Col::Heap(v) => v.clone(),
             Col::Outside(o, copy) => copy.get_or_init(|| Arc::new(o.to_vec())).clone(),
+            Col::Residual(r, whole) => whole.get_or_init(|| Arc::new(r.make())).clone(),
         }
     }
 }
@@ -188,6 +257,18 @@ impl MetricTable {
     /// weights) holds it without copying a value per node.
     pub fn column(&self, name: &str) -> Option<Arc<Vec<f64>>> {
         self.index.get(name).map(|&i| self.columns[i].shared())
+    }
+
+    /// The column node by node, without making a residual column whole: `cct` is the
+    /// tree the table belongs to (a residual reads its children).
+    pub fn at<'a>(&'a self, name: &str, cct: &'a Cct) -> Option<At<'a>> {
+        let &i = self.index.get(name)?;
+        Some(match &self.columns[i] {
+            Col::Residual(r, whole) if whole.get().is_none() && cct.len() == self.rows => {
+                At::Residual(&r.inc, cct)
+            }
+            c => At::Values(c.values()),
+        })
     }
 
     pub fn get(&self, name: &str, row: u32) -> f64 {
@@ -315,6 +396,75 @@ impl MetricTable {
         self.set_inclusive(&found, sums);
     }
 
+    /// As `derive_inclusive` (the same columns, in the same order, with the same
+    /// values), for a trace's tree of millions of nodes: each exclusive column whose
+    /// sums are exact (`exact_sums`) is summed in place into its inclusive partner and
+    /// kept as the residual of it (`Residual`), so the table holds one vector for the
+    /// pair, also at the load's peak. With `threads`, each column is summed on a
+    /// thread of its own. The others are summed as `derive_inclusive` does.
+    pub fn derive_inclusive_residual(&mut self, cct: &mut Cct, bases: &[&str], threads: bool) {
+        let found: Vec<&str> = bases.iter().copied().filter(|b| self.has(b)).collect();
+        let mut sums: Vec<Option<Vec<f64>>> = Vec::with_capacity(found.len());
+        let mut taken = Vec::new();
+        for b in &found {
+            let i = self.index[*b];
+            match &mut self.columns[i] {
+                Col::Heap(a) if exact_sums(a.as_slice()) => {
+                    taken.push(i);
+                    let v = std::mem::take(a);
+                    sums.push(Some(Arc::try_unwrap(v).unwrap_or_else(|v| v.to_vec())));
+                }
+                _ => sums.push(None),
+            }
+        }
+        let parent = if taken.is_empty() {
+            None
+        } else {
+            Some(cct.shared_parents())
+        };
+        let cct = &*cct;
+        let columns = &self.columns;
+        let whole = |s: Option<Vec<f64>>, b: &str| -> Vec<f64> {
+            let mut s = s.unwrap_or_else(|| columns[self.index[b]].values().to_vec());
+            add_to_parents(cct, std::slice::from_mut(&mut s));
+            s
+        };
+        let sums: Vec<Vec<f64>> = if threads && found.len() > 1 {
+            std::thread::scope(|sc| {
+                let handles: Vec<_> = sums
+                    .into_iter()
+                    .zip(&found)
+                    .map(|(s, b)| sc.spawn(move || whole(s, b)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                    .collect()
+            })
+        } else {
+            let mut all: Vec<Vec<f64>> = sums
+                .into_iter()
+                .zip(&found)
+                .map(|(s, b)| s.unwrap_or_else(|| columns[self.index[*b]].values().to_vec()))
+                .collect();
+            add_to_parents(cct, &mut all);
+            all
+        };
+        for (b, inc) in found.iter().zip(sums) {
+            let i = self.index[*b];
+            let inc = Arc::new(inc);
+            if let (true, Some(parent)) = (taken.contains(&i), &parent) {
+                let r = Residual {
+                    inc: inc.clone(),
+                    parent: parent.clone(),
+                };
+                self.columns[i] = Col::Residual(Arc::new(r), Arc::default());
+            }
+            let unit = self.unit(b).to_string();
+            self.put(&inclusive_name(b), &unit, inc);
+        }
+    }
+
     /// As `derive_inclusive`, each column summed on a thread of its own (a load with
     /// cores to spare): every column gets the same additions in the same order as in
     /// the one pass, so the values are identical.
@@ -397,6 +547,108 @@ fn add_to_parents(cct: &Cct, cols: &mut [Vec<f64>]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tree with fan-out and depth: r(a(b, c(d)), e), a second root f.
+    fn residual_tree() -> Cct {
+        let mut c = Cct::default();
+        let r = c.child(None, "r", "function");
+        let a = c.child(Some(r), "a", "function");
+        c.child(Some(a), "b", "function");
+        let cc = c.child(Some(a), "c", "function");
+        c.child(Some(cc), "d", "function");
+        c.child(Some(r), "e", "function");
+        c.child(None, "f", "function");
+        c
+    }
+
+    fn table_of(c: &Cct, time: Vec<f64>, gpu: Vec<f64>) -> MetricTable {
+        let mut t = MetricTable::new(c.len());
+        t.set("time", "ns", time);
+        t.set("gpu_time", "ns", gpu);
+        t
+    }
+
+    #[test]
+    fn a_residual_column_gives_back_the_values_it_was_summed_from() {
+        let c = residual_tree();
+        let time = vec![5.0, 0.0, 3.0, 7.0, 11.0, 2.0, 9.0];
+        let gpu = vec![0.0, 4.0, 0.0, 1.0, 8e12, 0.0, 6.0];
+        for threads in [false, true] {
+            let mut plain = table_of(&c, time.clone(), gpu.clone());
+            plain.derive_inclusive(&c, &["time", "gpu_time"]);
+            let mut cr = c.clone();
+            let mut res = table_of(&cr, time.clone(), gpu.clone());
+            res.derive_inclusive_residual(&mut cr, &["time", "gpu_time"], threads);
+            assert_eq!(res.names(), plain.names());
+            for m in ["time", "gpu_time"] {
+                assert!(matches!(res.at(m, &cr), Some(At::Residual(..))), "{m}");
+                // Node by node without making the column whole, then whole.
+                let each: Vec<f64> = (0..cr.len())
+                    .map(|n| res.at(m, &cr).unwrap().get(n))
+                    .collect();
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&each), bits(plain.values(m).unwrap()), "{m}");
+                assert_eq!(bits(res.values(m).unwrap()), bits(plain.values(m).unwrap()));
+                assert!(
+                    matches!(res.at(m, &cr), Some(At::Values(_))),
+                    "whole once asked"
+                );
+            }
+            for m in plain.names() {
+                assert_eq!(res.values(&m), plain.values(&m), "{m}");
+                assert_eq!(res.unit(&m), plain.unit(&m));
+            }
+        }
+    }
+
+    #[test]
+    fn columns_whose_sums_could_round_are_summed_as_before() {
+        let c = residual_tree();
+        let fractions = vec![0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
+        let huge = vec![4e15, 4e15, 1.0, 1.0, 1.0, 1.0, 1.0];
+        let odd = vec![1.0, f64::NAN, 1.0, -0.0, 1.0, 1.0, 1.0];
+        for (time, gpu) in [(fractions.clone(), huge), (odd, fractions)] {
+            let mut plain = table_of(&c, time.clone(), gpu.clone());
+            plain.derive_inclusive(&c, &["time", "gpu_time"]);
+            let mut cr = c.clone();
+            let mut res = table_of(&cr, time, gpu);
+            res.derive_inclusive_residual(&mut cr, &["time", "gpu_time"], false);
+            for m in plain.names() {
+                let a: Vec<u64> = res
+                    .values(&m)
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.to_bits())
+                    .collect();
+                let b: Vec<u64> = plain
+                    .values(&m)
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.to_bits())
+                    .collect();
+                assert_eq!(a, b, "{m}");
+            }
+            assert!(matches!(res.at("time", &cr), Some(At::Values(_))));
+        }
+    }
+
+    #[test]
+    fn a_tree_that_shares_its_parents_still_grows_and_copies() {
+        let mut c = residual_tree();
+        let shared = c.shared_parents();
+        let copy = c.clone();
+        let g = c.child(Some(0), "g", "function");
+        assert_eq!(c.parent(g), Some(0));
+        assert_eq!(
+            shared.len(),
+            copy.len(),
+            "the column's links stay as they were"
+        );
+        assert_eq!(copy.len() + 1, c.len());
+        for n in 0..copy.len() as u32 {
+            assert_eq!(c.parent(n), copy.parent(n));
+        }
+    }
 
     #[test]
     fn table_roundtrip() {

@@ -213,11 +213,10 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     let mut metrics = MetricTable::new(len);
     metrics.set("time", "ns", time);
     metrics.set("gpu_time", "ns", gpu_time);
-    if super::chrome::threads() > 1 {
-        metrics.derive_inclusive_side_by_side(&cct, &["time", "gpu_time"]);
-    } else {
-        metrics.derive_inclusive(&cct, &["time", "gpu_time"]);
-    }
+    // The exclusive columns become residuals of the inclusive ones (whole
+    // nanoseconds: exact), one vector for each pair at the load's peak.
+    let threads = super::chrome::threads() > 1;
+    metrics.derive_inclusive_residual(&mut cct, &["time", "gpu_time"], threads);
     metrics.set("count", "", count);
     ph.mark("metrics");
     TraceTree {

@@ -458,7 +458,10 @@ fn metric_lines(
         .collect();
     let mut group: Option<String> = None;
     for name in names {
-        let v = m.get(&name, n);
+        // Node by node: a residual column is not made whole for one row.
+        let v = m
+            .at(&name, &app.profile.cct)
+            .map_or(f64::NAN, |a| a.get(n as usize));
         // Which profile holds the maximum: its label, not its index.
         let shown = if name.ends_with("@argmax") && v.is_finite() {
             members
@@ -552,7 +555,8 @@ fn details_order(app: &App, node: u32) -> Vec<String> {
             out.push(name);
         }
     }
-    out.retain(|c| !m.get(c, node).is_nan());
+    let cct = &app.profile.cct;
+    out.retain(|c| m.at(c, cct).is_some_and(|a| !a.get(node as usize).is_nan()));
     out
 }
 

@@ -54,10 +54,13 @@ fn columns(app: &App, rows: &[u32], narrow: bool) -> Vec<Column> {
     let m = &app.profile.metrics;
     let inc = app.inclusive_column();
     let mut cols = Vec::new();
+    // Node by node: an exclusive column kept as a residual is not made whole for the
+    // rows on screen.
+    let cct = &app.profile.cct;
     let pick = |name: &str| -> Vec<f64> {
-        let v = m.values(name).unwrap_or(&[]);
+        let v = m.at(name, cct);
         rows.iter()
-            .map(|&n| v.get(n as usize).copied().unwrap_or(f64::NAN))
+            .map(|&n| v.as_ref().map_or(f64::NAN, |v| v.get(n as usize)))
             .collect()
     };
     cols.push(Column {
