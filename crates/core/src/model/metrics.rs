@@ -430,15 +430,20 @@ impl MetricTable {
             s
         };
         let sums: Vec<Vec<f64>> = if threads && found.len() > 1 {
+            // The first column on this thread, each other on one of its own (as many
+            // threads as `derive_inclusive_side_by_side` starts: `memory` counts them).
             std::thread::scope(|sc| {
-                let handles: Vec<_> = sums
+                let mut each = sums.into_iter().zip(&found);
+                let first = each.next();
+                let others: Vec<_> = each.map(|(s, b)| sc.spawn(move || whole(s, b))).collect();
+                first
+                    .map(|(s, b)| whole(s, b))
                     .into_iter()
-                    .zip(&found)
-                    .map(|(s, b)| sc.spawn(move || whole(s, b)))
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                    .chain(
+                        others
+                            .into_iter()
+                            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
+                    )
                     .collect()
             })
         } else {
