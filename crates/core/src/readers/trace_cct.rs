@@ -494,7 +494,11 @@ impl<'a> Sweep<'a> {
             self.node_of_event[i] = node;
             // Below the slices it overlaps: they end first, and it stays open for what
             // starts after them. Ends on the stack stay in decreasing order.
-            stack.insert(parent_at, (i, end, node, 0, dur));
+            if parent_at == stack.len() {
+                stack.push((i, end, node, 0, dur));
+            } else {
+                stack.insert(parent_at, (i, end, node, 0, dur));
+            }
         }
         while !stack.is_empty() {
             self.close(&mut stack);

@@ -50,8 +50,12 @@ pub struct NodeIndex {
     /// made from (`set_attrs`); OTHER for slots made elsewhere. Frames are far fewer
     /// than nodes: no array per node.
     key_of_slot: Vec<u32>,
-    /// Children made here under each node, counted up to WIDE.
+    /// Children made here under each node, counted up to WIDE; WIDE for a node made
+    /// elsewhere (its children are in the map), so one load tells the two paths apart.
     kids: Vec<u8>,
+    /// Whether a node's frame was replaced by one with attrs (`set_attrs`): until then
+    /// a node made here has its key as its frame slot, compared without `key_of_slot`.
+    attrs_set: bool,
     /// (parent, key) -> child, for parents at WIDE children and parents not made here.
     /// Keyed by both in one word (`pair`): one hashing step, not eight.
     wide: HashMap<u64, u32, FxBuild>,
@@ -74,6 +78,7 @@ impl NodeIndex {
         NodeIndex {
             key_of_slot: Vec::new(),
             kids: Vec::with_capacity(nodes),
+            attrs_set: false,
             wide: HashMap::default(),
             text: vec![None; ev.strings.len()],
             function: Arc::from("function"),
@@ -159,18 +164,27 @@ impl NodeIndex {
         let p = parent as usize;
         // A parent made here has only children made here: nodes made elsewhere hang
         // under roots and group nodes alone.
-        let narrow = self.key(cct, parent) != OTHER && self.kids[p] < WIDE;
+        let narrow = self.kids.get(p).is_some_and(|&k| k < WIDE);
         if narrow {
-            for c in cct.children(parent) {
-                if self.key(cct, c) == key {
-                    return c;
+            if self.attrs_set {
+                for c in cct.children(parent) {
+                    if self.key(cct, c) == key {
+                        return c;
+                    }
+                }
+            } else {
+                for c in cct.children(parent) {
+                    if cct.frame_slot(c) == key {
+                        return c;
+                    }
                 }
             }
         } else if let Some(&c) = self.wide.get(&pair(parent, key)) {
             return c;
         }
         let n = cct.add_shared(Some(parent), frame);
-        self.kids.resize(n as usize, 0);
+        // Nodes made elsewhere since the last one made here: their children are mapped.
+        self.kids.resize(n as usize, WIDE);
         self.kids.push(0);
         if narrow {
             self.kids[p] += 1;
@@ -190,6 +204,7 @@ impl NodeIndex {
     /// the shared frame with its launch configuration: with this list it is the same
     /// for every kernel launched with this configuration.
     pub fn set_attrs(&mut self, cct: &mut Grow, node: u32, list: u32, attrs: &Attrs) {
+        self.attrs_set = true;
         let plain = self.key(cct, node);
         let key = pair(plain, list);
         let f = match self.with_attrs.get(&key) {
