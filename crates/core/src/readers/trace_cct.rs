@@ -661,11 +661,18 @@ fn gather_lanes(ev: &EventTable, rows: std::ops::Range<usize>) -> Lanes {
 /// A (pid, tid) lane's index among the lanes found so far.
 #[derive(Default)]
 struct LaneFinder {
-    /// Keyed by (pid, tid) in one word: one hashing step.
+    /// The first FEW lanes, looked through before hashing: most traces have a few
+    /// threads, whose rows interleave (a Perfetto trace's threads switch every few
+    /// rows), and a look through a few words is cheaper than a hash-map entry.
+    few: Vec<(u64, usize)>,
+    /// The lanes after the first FEW, keyed by (pid, tid) in one word: one hashing step.
     lane_of: HashMap<u64, usize, FxBuild>,
-    /// Rows of one lane mostly come in runs, so the last lane is tried before the map.
+    /// Rows of one lane mostly come in runs, so the last lane is tried first.
     last: Option<((u32, u32), usize)>,
 }
+
+/// Lanes kept in `LaneFinder::few`.
+const FEW: usize = 16;
 
 impl LaneFinder {
     /// The lane of `key`; `add` makes a new one and gives its index.
@@ -675,7 +682,15 @@ impl LaneFinder {
             Some((k, l)) if k == key => l,
             _ => {
                 let word = u64::from(key.0) << 32 | u64::from(key.1);
-                let l = *self.lane_of.entry(word).or_insert_with(add);
+                let l = match self.few.iter().find(|(k, _)| *k == word) {
+                    Some(&(_, l)) => l,
+                    None if self.few.len() < FEW => {
+                        let l = add();
+                        self.few.push((word, l));
+                        l
+                    }
+                    None => *self.lane_of.entry(word).or_insert_with(add),
+                };
                 self.last = Some((key, l));
                 l
             }

@@ -332,7 +332,7 @@ impl Decoder {
     /// A counter sample on the counter track `uuid`, scaled by its unit and summed when
     /// the track is incremental. The counter table's columns hold the track's index
     /// until `lanes` names them.
-    fn counter(&mut self, uuid: u64, ts: i64, v: f64) {
+    pub(super) fn counter(&mut self, uuid: u64, ts: i64, v: f64) {
         let i = self.tracks.get(Key::Uuid(uuid));
         let t = &mut self.tracks.list[i as usize];
         let c = t.desc.as_ref().and_then(|d| d.counter.as_ref());

@@ -283,17 +283,22 @@ impl Decoder {
         let mut at = 0;
         loop {
             let rest = &b[at..];
-            let Some((key, n)) = varint(rest) else {
-                return Ok(at);
+            // Most packets are shorter than 128 bytes: a key and a one-byte length.
+            let (start, len) = match rest {
+                [0x0a, len, ..] if *len < 0x80 => (2, usize::from(*len)),
+                _ => {
+                    let Some((key, n)) = varint(rest) else {
+                        return Ok(at);
+                    };
+                    if key != 0x0a {
+                        return Err(not_a_packet(key));
+                    }
+                    let Some((len, m)) = varint(&rest[n..]) else {
+                        return Ok(at);
+                    };
+                    (n + m, packet_len(len)?)
+                }
             };
-            if key != 0x0a {
-                return Err(not_a_packet(key));
-            }
-            let Some((len, m)) = varint(&rest[n..]) else {
-                return Ok(at);
-            };
-            let len = packet_len(len)?;
-            let start = n + m;
             if rest.len() - start < len {
                 return Ok(at);
             }

@@ -30,6 +30,11 @@ impl W {
         self.0.extend_from_slice(b);
         self
     }
+    pub fn fixed64(&mut self, f: u32, v: u64) -> &mut Self {
+        self.key(f, 1);
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
     pub fn msg(&mut self, f: u32, m: &W) -> &mut Self {
         self.bytes(f, &m.0)
     }
@@ -82,6 +87,17 @@ fn event(ts: u64, ev: &W) -> W {
 #[test]
 fn slices_nest_with_interned_names() {
     let mut ps = descriptors();
+    // A counter track (uuid 20), incremental with a unit.
+    ps.push(
+        w().int(10, 7)
+            .msg(
+                60,
+                w().int(1, 20)
+                    .str(2, "bytes")
+                    .msg(8, w().int(4, 1).int(5, 1)),
+            )
+            .clone(),
+    );
     let interned = w()
         .msg(2, w().int(1, 1).str(2, "outer"))
         .msg(2, w().int(1, 2).str(2, "inner"))
@@ -247,6 +263,17 @@ fn sdk_stream(pack: &dyn Fn(u64, u64, &W) -> W) -> Vec<W> {
             .msg(60, w().int(1, 11).int(5, 1).msg(4, w().int(1, 1).int(2, 3)))
             .clone(),
     );
+    // A counter track (uuid 20), incremental with a unit.
+    ps.push(
+        w().int(10, 7)
+            .msg(
+                60,
+                w().int(1, 20)
+                    .str(2, "bytes")
+                    .msg(8, w().int(4, 1).int(5, 1)),
+            )
+            .clone(),
+    );
     let interned = w()
         .msg(2, w().int(1, 1).str(2, "outer"))
         .msg(2, w().int(1, 2).str(2, "inner"))
@@ -295,6 +322,18 @@ fn sdk_stream(pack: &dyn Fn(u64, u64, &W) -> W) -> Vec<W> {
         (2, end.clone()),
         (7, end.clone()),
         // Unmatched: one end too many.
+        (1, end.clone()),
+        // Counter values: integer, double, on a track that is no counter track.
+        (1, w().int(9, 4).int(11, 20).int(30, 5).clone()),
+        (
+            1,
+            w().int(9, 4)
+                .int(11, 20)
+                .fixed64(44, 2.5f64.to_bits())
+                .clone(),
+        ),
+        (1, w().int(9, 4).int(11, 10).int(30, 7).clone()),
+        (1, begin(1, 1)),
         (1, end.clone()),
     ];
     for (d, e) in evs.drain(..) {
@@ -348,12 +387,28 @@ fn fast_path_reads_as_the_general_path() {
         let nodes: Vec<String> = (0..p.cct.len() as u32)
             .map(|n| format!("{} {:?}", p.cct.frame(n).name, p.cct.parent(n)))
             .collect();
-        format!("{rows:#?}\n{nodes:#?}\n{:?}\n{:?}", p.warnings, p.meta)
+        let c = p.counters.as_ref().unwrap();
+        let counters: Vec<String> = (0..c.ts.len())
+            .map(|i| {
+                format!(
+                    "{} {} {}",
+                    c.ts[i],
+                    c.value[i],
+                    ev.strings.resolve(c.name[i])
+                )
+            })
+            .collect();
+        format!(
+            "{rows:#?}\n{nodes:#?}\n{counters:?}\n{:?}\n{:?}",
+            p.warnings, p.meta
+        )
     };
     let (fast, general) = (dump(sdk_stream(&sdk)), dump(sdk_stream(&other)));
     assert_eq!(fast, general);
     // The stream reaches what the fast path leaves to the general one.
     for want in [
+        "counter value(s) on a track",
+        "7.5",
         "<unknown name>",
         "without an open slice",
         "dropped packet",

@@ -95,6 +95,9 @@ impl NodeIndex {
             .clone()
     }
 
+    /// The shared frame of (name, cat): found in the name's list inline, else (the
+    /// name's cats past CHAIN, a new pair) out of line.
+    #[inline(always)]
     fn plain_frame(&mut self, cct: &mut Grow, ev: &EventTable, name: u32, cat: u32) -> FrameId {
         let (mut at, mut links, mut last) = (self.plain_first[name as usize], 0, END);
         while at != END {
@@ -104,6 +107,21 @@ impl NodeIndex {
             }
             (last, at, links) = (at, l.next, links + 1);
         }
+        self.other_frame(cct, ev, name, cat, links, last)
+    }
+
+    /// `plain_frame` past the name's list: the map, or a new frame. `links`: the list's
+    /// length, `last` its last link.
+    #[inline(never)]
+    fn other_frame(
+        &mut self,
+        cct: &mut Grow,
+        ev: &EventTable,
+        name: u32,
+        cat: u32,
+        links: usize,
+        last: u32,
+    ) -> FrameId {
         if links == CHAIN {
             if let Some(&f) = self.plain.get(&pair(name, cat)) {
                 return f;
@@ -155,6 +173,9 @@ impl NodeIndex {
         self.key_of_slot[at] = key;
     }
 
+    /// The child of `parent` for row `i`, found inline (the sweep calls this for
+    /// every row), made out of line (`add_child`).
+    #[inline(always)]
     pub fn child(&mut self, cct: &mut Grow, parent: u32, ev: &EventTable, i: usize) -> u32 {
         let (name, cat) = (ev.name[i], ev.cat[i]);
         // Made first when the pair is new, where no child can have it and the node is
@@ -182,6 +203,14 @@ impl NodeIndex {
         } else if let Some(&c) = self.wide.get(&pair(parent, key)) {
             return c;
         }
+        self.add_child(cct, parent, frame, narrow)
+    }
+
+    /// A new child of `parent` with `frame`; a narrow parent's children move to the
+    /// map when it reaches WIDE.
+    #[inline(never)]
+    fn add_child(&mut self, cct: &mut Grow, parent: u32, frame: FrameId, narrow: bool) -> u32 {
+        let (p, key) = (parent as usize, frame.id());
         let n = cct.add_shared(Some(parent), frame);
         // Nodes made elsewhere since the last one made here: their children are mapped.
         self.kids.resize(n as usize, WIDE);
