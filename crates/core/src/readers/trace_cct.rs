@@ -586,6 +586,8 @@ struct Linked {
     /// Every row starts after the one before it: the sweep's order (`order_slices`
     /// would leave it as it is), so the lane is swept by following the links.
     in_order: bool,
+    /// The last row's start: compared with the next one's without reading it again.
+    last_ts: i64,
 }
 
 fn list_rows(idx: &[u32]) -> impl FnMut(&Sweep) -> Option<usize> + '_ {
@@ -622,17 +624,19 @@ fn linked_lanes(ev: &EventTable, column: &mut [u32]) -> Vec<((u32, u32), Rows)> 
                 last: i as u32,
                 count: 0,
                 in_order: true,
+                last_ts: 0,
             };
             lanes.push((key, first));
             lanes.len() - 1
         });
         let lane = &mut lanes[l].1;
+        let ts = ev.ts[i];
         if lane.count > 0 {
-            let prev = lane.last as usize;
-            column[prev] = i as u32;
-            lane.in_order &= ev.ts[prev] < ev.ts[i];
+            column[lane.last as usize] = i as u32;
+            lane.in_order &= lane.last_ts < ts;
         }
         lane.last = i as u32;
+        lane.last_ts = ts;
         lane.count += 1;
     }
     lanes

@@ -12,7 +12,7 @@ use super::proto::LegacyEvent;
 use super::tracks::{Key, Open};
 use super::wire::{ints, split_len, varint_rest, Fields, Value};
 use crate::model::args::ArgValue;
-use crate::model::events::{EventKind, NONE_I64, NONE_U32};
+use crate::model::events::{EventKind, EventTable, NONE_I64, NONE_U32};
 
 /// `TrackEvent.Type`.
 pub(super) const SLICE_BEGIN: u64 = 1;
@@ -290,33 +290,9 @@ impl Decoder {
         self.push_own(o, 0, track, true) as u32
     }
 
-    /// A row with its track's index as its pid (`finish` copies the pid column to the
-    /// tid column, then names both): its own columns, and the correlation and args
-    /// where it has them (`finish` fills the optional columns' other rows:
-    /// `EventTable::fill_optional`).
     #[inline(always)]
     fn push_own(&mut self, o: &Open, dur: i64, track: u32, begin_end: bool) -> usize {
-        let ev = &mut self.tr.events;
-        // Every column has a value a row: `ts`, a plain vector, counts them cheapest.
-        let row = ev.ts.len();
-        // Coded at once (`push_final`): rows are not set after (but `dur`).
-        ev.name.push_final(o.name);
-        ev.cat.push_final(o.cat);
-        ev.kind.push(o.kind);
-        ev.ts.push(o.ts);
-        ev.dur.push(dur);
-        ev.pid.push_final(track);
-        ev.seq.push(o.seq);
-        ev.begin_end.push(begin_end);
-        if o.correlation != NONE_I64 {
-            ev.correlation.resize_none(row);
-            ev.correlation.push(o.correlation);
-        }
-        if o.args != NONE_U32 {
-            ev.args.resize_none(row);
-            ev.args.push(o.args);
-        }
-        row
+        push_row(&mut self.tr.events, o, dur, track, begin_end)
     }
 
     /// A B/E slice's end: its row's duration, or its row when not pushed at its begin.
@@ -639,4 +615,38 @@ fn default_counter_tracks(seq: &Seq, bufs: &mut Bufs) {
                 .extend_from_slice(&d.extra_double_counter_track_uuids);
         }
     }
+}
+
+/// A row with its track's index as its pid (`finish` copies the pid column to the
+/// tid column, then names both): its own columns, and the correlation and args
+/// where it has them (`finish` fills the optional columns' other rows:
+/// `EventTable::fill_optional`).
+#[inline(always)]
+pub(super) fn push_row(
+    ev: &mut EventTable,
+    o: &Open,
+    dur: i64,
+    track: u32,
+    begin_end: bool,
+) -> usize {
+    // Every column has a value a row: `ts`, a plain vector, counts them cheapest.
+    let row = ev.ts.len();
+    // Coded at once (`push_final`): rows are not set after (but `dur`).
+    ev.name.push_final(o.name);
+    ev.cat.push_final(o.cat);
+    ev.kind.push(o.kind);
+    ev.ts.push(o.ts);
+    ev.dur.push(dur);
+    ev.pid.push_final(track);
+    ev.seq.push(o.seq);
+    ev.begin_end.push(begin_end);
+    if o.correlation != NONE_I64 {
+        ev.correlation.resize_none(row);
+        ev.correlation.push(o.correlation);
+    }
+    if o.args != NONE_U32 {
+        ev.args.resize_none(row);
+        ev.args.push(o.args);
+    }
+    row
 }

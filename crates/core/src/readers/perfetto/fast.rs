@@ -12,7 +12,7 @@
 //! sequence without its state made) sends the packet to it before anything is changed.
 
 use super::clocks::{ClockKey, Clocks};
-use super::events::{INSTANT, SLICE_BEGIN};
+use super::events::{push_row, INSTANT, SLICE_BEGIN};
 use super::packets::{Decoder, Seq, SEQ_INCREMENTAL_STATE_CLEARED};
 use super::tracks::{Key, Open};
 use super::wire::{split_len, varint_rest};
@@ -213,11 +213,17 @@ impl Decoder {
     #[inline(always)]
     fn fast_begin(&mut self, track: u32, mut open: Open, kind: u64) {
         if kind == SLICE_BEGIN {
-            self.step(track, open.ts);
-            if !open.kind.on_gpu_lane() {
-                open.row = self.push_begun(track, &open);
+            // `step` and `push_begun` with the track borrowed once.
+            let t = &mut self.tracks.list[track as usize];
+            if open.ts < t.last_ts {
+                self.stats.backwards += 1;
             }
-            self.tracks.list[track as usize].open.push(open);
+            t.last_ts = open.ts;
+            if !open.kind.on_gpu_lane() {
+                t.events += 1;
+                open.row = push_row(&mut self.tr.events, &open, 0, track, true) as u32;
+            }
+            t.open.push(open);
         } else {
             self.push(track, open, 0, false);
         }
