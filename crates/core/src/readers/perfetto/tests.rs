@@ -335,6 +335,11 @@ fn sdk_stream(pack: &dyn Fn(u64, u64, &W) -> W) -> Vec<W> {
         (1, w().int(9, 4).int(11, 10).int(30, 7).clone()),
         (1, begin(1, 1)),
         (1, end.clone()),
+        // Slices on a track the event names (as rocprofv3's GPU queues), and an end on
+        // a track not seen before.
+        (1, begin(1, 2).int(11, 11).clone()),
+        (1, w().int(9, 2).int(11, 11).clone()),
+        (1, w().int(9, 2).int(11, 77).clone()),
     ];
     for (d, e) in evs.drain(..) {
         ps.push(pack(d, 2, &e));
