@@ -1,7 +1,8 @@
 //! The common packet in one pass: a slice begin, end or instant as the Perfetto SDK
 //! writes it (timestamp as a delta of the sequence's clock, sequence id, flags, and an
-//! event of its type, one category and a name by iid, maybe debug annotations), read
-//! and applied with what its sequence already knows, kept in one place (`FastSeq`):
+//! event of its type, one category and a name by iid, maybe debug annotations), and a
+//! counter value on a named track, read and applied with what its sequence already
+//! knows, kept in one place (`FastSeq`):
 //! its clock and how it converts, its default track. The general path (`Decoder::apply`,
 //! `Decoder::track_event`) walks the same packet through a `Packet`, an `Ev`, the
 //! sequence's defaults and the track cache, about 500 instructions a packet.
@@ -18,7 +19,7 @@ use super::tracks::{Key, Open};
 use super::wire::{split_len, varint_rest};
 use crate::model::events::{EventKind, NONE_I64, NONE_U32};
 
-/// What a sequence's common packets share, made from its state (`Decoder::fast_seq`);
+/// What a sequence's common packets share, made from its state (`make_fast_seq`);
 /// dropped when its defaults, its thread or its whole state change (`Seq::clear`), and
 /// stale after a clock snapshot (`gen`).
 #[derive(Clone, Copy)]
