@@ -666,11 +666,13 @@ fn fuzz_xplane() {
 
 #[test]
 fn fuzz_perfetto() {
-    // Perfetto protobuf traces: Chromium's (interned state, incremental clocks) and the
-    // rocprofv3-style one (GPU tracks, counters, skipped packet kinds).
+    // Perfetto protobuf traces: Chromium's (interned state, incremental clocks), the
+    // rocprofv3-style one (GPU tracks, counters, skipped packet kinds) and one in the
+    // Perfetto SDK's packet shape (the reader's fast path, `perfetto/fast.rs`).
     let mut seeds = vec![
         testdata("perfetto/synthetic_rocprof.pftrace"),
         testdata("perfetto/chromium_loading.pftrace"),
+        testdata("perfetto/sdk_head.pftrace"),
     ];
     // A short prefix of each, so mutations reach the packets' fields quickly.
     let short: Vec<Vec<u8>> = seeds

@@ -493,7 +493,11 @@ impl<'a> Sweep<'a> {
             self.node_of_event[i] = node;
             // Below the slices it overlaps: they end first, and it stays open for what
             // starts after them. Ends on the stack stay in decreasing order.
-            stack.insert(parent_at, (i, end, node, 0, dur));
+            if parent_at == stack.len() {
+                stack.push((i, end, node, 0, dur));
+            } else {
+                stack.insert(parent_at, (i, end, node, 0, dur));
+            }
         }
         while !stack.is_empty() {
             self.close(&mut stack);
@@ -581,6 +585,8 @@ struct Linked {
     /// Every row starts after the one before it: the sweep's order (`order_slices`
     /// would leave it as it is), so the lane is swept by following the links.
     in_order: bool,
+    /// The last row's start: compared with the next one's without reading it again.
+    last_ts: i64,
 }
 
 fn list_rows(idx: &[u32]) -> impl FnMut(&Sweep) -> Option<usize> + '_ {
@@ -617,17 +623,19 @@ fn linked_lanes(ev: &EventTable, column: &mut [u32]) -> Vec<((u32, u32), Rows)> 
                 last: i as u32,
                 count: 0,
                 in_order: true,
+                last_ts: 0,
             };
             lanes.push((key, first));
             lanes.len() - 1
         });
         let lane = &mut lanes[l].1;
+        let ts = ev.ts[i];
         if lane.count > 0 {
-            let prev = lane.last as usize;
-            column[prev] = i as u32;
-            lane.in_order &= ev.ts[prev] < ev.ts[i];
+            column[lane.last as usize] = i as u32;
+            lane.in_order &= lane.last_ts < ts;
         }
         lane.last = i as u32;
+        lane.last_ts = ts;
         lane.count += 1;
     }
     lanes
@@ -656,11 +664,18 @@ fn gather_lanes(ev: &EventTable, rows: std::ops::Range<usize>) -> Lanes {
 /// A (pid, tid) lane's index among the lanes found so far.
 #[derive(Default)]
 struct LaneFinder {
-    /// Keyed by (pid, tid) in one word: one hashing step.
+    /// The first FEW lanes, looked through before hashing: most traces have a few
+    /// threads, whose rows interleave (a Perfetto trace's threads switch every few
+    /// rows), and a look through a few words is cheaper than a hash-map entry.
+    few: Vec<(u64, usize)>,
+    /// The lanes after the first FEW, keyed by (pid, tid) in one word: one hashing step.
     lane_of: HashMap<u64, usize, FxBuild>,
-    /// Rows of one lane mostly come in runs, so the last lane is tried before the map.
+    /// Rows of one lane mostly come in runs, so the last lane is tried first.
     last: Option<((u32, u32), usize)>,
 }
+
+/// Lanes kept in `LaneFinder::few`.
+const FEW: usize = 16;
 
 impl LaneFinder {
     /// The lane of `key`; `add` makes a new one and gives its index.
@@ -670,7 +685,15 @@ impl LaneFinder {
             Some((k, l)) if k == key => l,
             _ => {
                 let word = u64::from(key.0) << 32 | u64::from(key.1);
-                let l = *self.lane_of.entry(word).or_insert_with(add);
+                let l = match self.few.iter().find(|(k, _)| *k == word) {
+                    Some(&(_, l)) => l,
+                    None if self.few.len() < FEW => {
+                        let l = add();
+                        self.few.push((word, l));
+                        l
+                    }
+                    None => *self.lane_of.entry(word).or_insert_with(add),
+                };
                 self.last = Some((key, l));
                 l
             }

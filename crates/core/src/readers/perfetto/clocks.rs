@@ -109,7 +109,9 @@ impl Clocks {
     pub fn convert_with(&mut self, from: ClockKey, ns: i64, cache: &mut ConvCache) -> i64 {
         if let Some((g, f, a, b, until)) = *cache {
             if g == self.generation && f == from && ns >= a && ns < until {
-                return b.saturating_add(ns.saturating_sub(a));
+                // Kept only with a, b and until within ±2^62 (`convert`): for ns in
+                // [a, until) neither step overflows, and the saturating ones agree.
+                return b + (ns - a);
             }
         }
         let v = self.convert(from, ns);

@@ -12,12 +12,12 @@ use super::proto::LegacyEvent;
 use super::tracks::{Key, Open};
 use super::wire::{ints, split_len, varint_rest, Fields, Value};
 use crate::model::args::ArgValue;
-use crate::model::events::{EventKind, NONE_I64, NONE_U32};
+use crate::model::events::{EventKind, EventTable, NONE_I64, NONE_U32};
 
 /// `TrackEvent.Type`.
-const SLICE_BEGIN: u64 = 1;
+pub(super) const SLICE_BEGIN: u64 = 1;
 const SLICE_END: u64 = 2;
-const INSTANT: u64 = 3;
+pub(super) const INSTANT: u64 = 3;
 const COUNTER: u64 = 4;
 const STATE: u64 = 5;
 
@@ -259,7 +259,7 @@ impl Decoder {
     }
 
     #[inline(always)]
-    fn step(&mut self, track: u32, ts: i64) {
+    pub(super) fn step(&mut self, track: u32, ts: i64) {
         let t = &mut self.tracks.list[track as usize];
         if ts < t.last_ts {
             self.stats.backwards += 1;
@@ -285,37 +285,14 @@ impl Decoder {
     /// duration set at its end, `end`): a lane's rows then come in order of their
     /// starts, as the tree sorts them, not in the post-order of their ends. GPU rows
     /// keep the order of their ends, which the GPU pass follows.
-    fn push_begun(&mut self, track: u32, o: &Open) -> u32 {
+    pub(super) fn push_begun(&mut self, track: u32, o: &Open) -> u32 {
         self.tracks.list[track as usize].events += 1;
         self.push_own(o, 0, track, true) as u32
     }
 
-    /// A row with its track's index as its pid (`finish` copies the pid column to the
-    /// tid column, then names both): its own columns, and the correlation and args
-    /// where it has them (`finish` fills the optional columns' other rows:
-    /// `EventTable::fill_optional`).
-    #[inline]
+    #[inline(always)]
     fn push_own(&mut self, o: &Open, dur: i64, track: u32, begin_end: bool) -> usize {
-        let ev = &mut self.tr.events;
-        // Coded at once (`push_final`): rows are not set after (but `dur`).
-        ev.name.push_final(o.name);
-        ev.cat.push_final(o.cat);
-        ev.kind.push(o.kind);
-        ev.ts.push(o.ts);
-        ev.dur.push(dur);
-        ev.pid.push_final(track);
-        ev.seq.push(o.seq);
-        ev.begin_end.push(begin_end);
-        let row = ev.len() - 1;
-        if o.correlation != NONE_I64 {
-            ev.correlation.resize_none(row);
-            ev.correlation.push(o.correlation);
-        }
-        if o.args != NONE_U32 {
-            ev.args.resize_none(row);
-            ev.args.push(o.args);
-        }
-        row
+        push_row(&mut self.tr.events, o, dur, track, begin_end)
     }
 
     /// A B/E slice's end: its row's duration, or its row when not pushed at its begin.
@@ -331,7 +308,7 @@ impl Decoder {
     /// A counter sample on the counter track `uuid`, scaled by its unit and summed when
     /// the track is incremental. The counter table's columns hold the track's index
     /// until `lanes` names them.
-    fn counter(&mut self, uuid: u64, ts: i64, v: f64) {
+    pub(super) fn counter(&mut self, uuid: u64, ts: i64, v: f64) {
         let i = self.tracks.get(Key::Uuid(uuid));
         let t = &mut self.tracks.list[i as usize];
         let c = t.desc.as_ref().and_then(|d| d.counter.as_ref());
@@ -638,4 +615,38 @@ fn default_counter_tracks(seq: &Seq, bufs: &mut Bufs) {
                 .extend_from_slice(&d.extra_double_counter_track_uuids);
         }
     }
+}
+
+/// A row with its track's index as its pid (`finish` copies the pid column to the
+/// tid column, then names both): its own columns, and the correlation and args
+/// where it has them (`finish` fills the optional columns' other rows:
+/// `EventTable::fill_optional`).
+#[inline(always)]
+pub(super) fn push_row(
+    ev: &mut EventTable,
+    o: &Open,
+    dur: i64,
+    track: u32,
+    begin_end: bool,
+) -> usize {
+    // Every column has a value a row: `ts`, a plain vector, counts them cheapest.
+    let row = ev.ts.len();
+    // Coded at once (`push_final`): rows are not set after (but `dur`).
+    ev.name.push_final(o.name);
+    ev.cat.push_final(o.cat);
+    ev.kind.push(o.kind);
+    ev.ts.push(o.ts);
+    ev.dur.push(dur);
+    ev.pid.push_final(track);
+    ev.seq.push(o.seq);
+    ev.begin_end.push(begin_end);
+    if o.correlation != NONE_I64 {
+        ev.correlation.resize_none(row);
+        ev.correlation.push(o.correlation);
+    }
+    if o.args != NONE_U32 {
+        ev.args.resize_none(row);
+        ev.args.push(o.args);
+    }
+    row
 }

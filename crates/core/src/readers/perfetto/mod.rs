@@ -26,6 +26,7 @@
 
 mod clocks;
 mod events;
+mod fast;
 mod lanes;
 mod packets;
 mod proto;

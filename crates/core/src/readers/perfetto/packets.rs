@@ -18,7 +18,7 @@ use crate::model::intern::FxBuild;
 use crate::readers::chrome::ChromeTrace;
 
 /// `TracePacket.SequenceFlags`.
-const SEQ_INCREMENTAL_STATE_CLEARED: u64 = 1;
+pub(super) const SEQ_INCREMENTAL_STATE_CLEARED: u64 = 1;
 const SEQ_NEEDS_INCREMENTAL_STATE: u64 = 2;
 
 /// Interned ids to interned strings. The SDK numbers iids from 1 up, so small ones are
@@ -80,7 +80,7 @@ pub struct Seqs {
 
 impl Seqs {
     #[inline]
-    fn find(&self, id: u32) -> Option<usize> {
+    pub(super) fn find(&self, id: u32) -> Option<usize> {
         if let Some((k, i)) = self.last.get() {
             if k == id {
                 return Some(i);
@@ -146,6 +146,9 @@ pub struct Seq {
     pub reference_us: i64,
     /// The track of the sequence's last event and its key (`Tracks::get`).
     pub track: Option<(super::tracks::Key, u32)>,
+    /// What its common packets share (`fast`): dropped where the defaults, the thread
+    /// or the state change.
+    pub fast: Option<super::fast::FastSeq>,
 }
 
 impl Seq {
@@ -155,6 +158,7 @@ impl Seq {
         self.cats.clear();
         self.ann_names.clear();
         self.defaults = None;
+        self.fast = None;
     }
 
     pub fn default_track(&self) -> Option<u64> {
@@ -186,6 +190,9 @@ pub struct Stats {
     pub backwards: u64,
     pub negative_dur: u64,
     pub bad_time: u64,
+    /// Packets the fast path read (`fast`), for the tests.
+    #[cfg(test)]
+    pub fast_packets: u64,
 }
 
 pub struct Decoder {
@@ -276,21 +283,30 @@ impl Decoder {
         let mut at = 0;
         loop {
             let rest = &b[at..];
-            let Some((key, n)) = varint(rest) else {
-                return Ok(at);
+            // Most packets are shorter than 128 bytes: a key and a one-byte length.
+            let (start, len) = match rest {
+                [0x0a, len, ..] if *len < 0x80 => (2, usize::from(*len)),
+                _ => {
+                    let Some((key, n)) = varint(rest) else {
+                        return Ok(at);
+                    };
+                    if key != 0x0a {
+                        return Err(not_a_packet(key));
+                    }
+                    let Some((len, m)) = varint(&rest[n..]) else {
+                        return Ok(at);
+                    };
+                    (n + m, packet_len(len)?)
+                }
             };
-            if key != 0x0a {
-                return Err(not_a_packet(key));
-            }
-            let Some((len, m)) = varint(&rest[n..]) else {
-                return Ok(at);
-            };
-            let len = packet_len(len)?;
-            let start = n + m;
             if rest.len() - start < len {
                 return Ok(at);
             }
-            self.packet(&rest[start..start + len], true);
+            // The common packet read here, inlined; any other by the general path.
+            let packet = &rest[start..start + len];
+            if !self.fast_packet(packet) {
+                self.general_packet(packet, true);
+            }
             at += start + len;
         }
     }
@@ -310,6 +326,14 @@ impl Decoder {
 
     /// One `TracePacket`. `top`: not itself inside `compressed_packets`.
     pub fn packet(&mut self, b: &[u8], top: bool) {
+        if !self.fast_packet(b) {
+            self.general_packet(b, top);
+        }
+    }
+
+    /// A packet the fast path (`fast`) left alone.
+    #[inline(never)]
+    fn general_packet(&mut self, b: &[u8], top: bool) {
         self.stats.packets += 1;
         let mut p = Packet::default();
         if !sdk_event(b, &mut p) {
@@ -367,7 +391,10 @@ impl Decoder {
         }
         if let Some(d) = p.defaults {
             match TracePacketDefaults::decode(d) {
-                Ok(d) => seq.defaults = Some(d),
+                Ok(d) => {
+                    seq.defaults = Some(d);
+                    seq.fast = None;
+                }
                 Err(_) => self.stats.bad_packets += 1,
             }
         }
@@ -403,6 +430,7 @@ impl Decoder {
                 Ok(t) => {
                     let seq = self.seqs.at(p.si);
                     seq.thread = Some((t.pid.unwrap_or(0), t.tid.unwrap_or(0)));
+                    seq.fast = None;
                     seq.reference_us = t.reference_timestamp_us.unwrap_or(0);
                     self.tracks.legacy_thread(&t);
                 }

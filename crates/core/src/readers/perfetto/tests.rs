@@ -30,6 +30,11 @@ impl W {
         self.0.extend_from_slice(b);
         self
     }
+    pub fn fixed64(&mut self, f: u32, v: u64) -> &mut Self {
+        self.key(f, 1);
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
     pub fn msg(&mut self, f: u32, m: &W) -> &mut Self {
         self.bytes(f, &m.0)
     }
@@ -82,6 +87,17 @@ fn event(ts: u64, ev: &W) -> W {
 #[test]
 fn slices_nest_with_interned_names() {
     let mut ps = descriptors();
+    // A counter track (uuid 20), incremental with a unit.
+    ps.push(
+        w().int(10, 7)
+            .msg(
+                60,
+                w().int(1, 20)
+                    .str(2, "bytes")
+                    .msg(8, w().int(4, 1).int(5, 1)),
+            )
+            .clone(),
+    );
     let interned = w()
         .msg(2, w().int(1, 1).str(2, "outer"))
         .msg(2, w().int(1, 2).str(2, "inner"))
@@ -236,4 +252,186 @@ fn detection() {
     // pprof: field 1 is a ValueType of varints.
     assert!(!claims(&[0x0a, 0x04, 0x08, 0x01, 0x10, 0x02]));
     assert!(!claims(b"{\"traceEvents\":[]}"));
+}
+
+/// The stream of `fast_path_reads_as_the_general_path`: SDK-shaped packets, each
+/// written by `pack` (in the SDK's field order, or another the fast path leaves alone).
+fn sdk_stream(pack: &dyn Fn(u64, u64, &W) -> W) -> Vec<W> {
+    let mut ps = descriptors();
+    ps.push(
+        w().int(10, 7)
+            .msg(60, w().int(1, 11).int(5, 1).msg(4, w().int(1, 1).int(2, 3)))
+            .clone(),
+    );
+    // A counter track (uuid 20), incremental with a unit.
+    ps.push(
+        w().int(10, 7)
+            .msg(
+                60,
+                w().int(1, 20)
+                    .str(2, "bytes")
+                    .msg(8, w().int(4, 1).int(5, 1)),
+            )
+            .clone(),
+    );
+    let interned = w()
+        .msg(2, w().int(1, 1).str(2, "outer"))
+        .msg(2, w().int(1, 2).str(2, "inner"))
+        .msg(2, w().int(1, 300).str(2, "far"))
+        .msg(1, w().int(1, 1).str(2, "main"))
+        .msg(1, w().int(1, 2).str(2, "hip_api"))
+        .msg(1, w().int(1, 3).str(2, "kernel_dispatch"))
+        .clone();
+    let snap = |boot: u64, seq: u64| {
+        w().msg(1, w().int(1, 6).int(2, boot))
+            .msg(1, w().int(1, 64).int(2, seq).int(3, 1).int(4, 1))
+            .clone()
+    };
+    let defaults = |track: u64| w().int(58, 64).msg(11, w().int(11, track)).clone();
+    ps.push(
+        w().int(8, 1_000)
+            .int(58, 6)
+            .int(10, 7)
+            .int(13, 1)
+            .msg(12, &interned)
+            .msg(59, &defaults(10))
+            .msg(6, &snap(1_000, 0))
+            .clone(),
+    );
+    let begin = |cat: u64, name: u64| w().int(9, 1).int(3, cat).int(10, name).clone();
+    let end = w().int(9, 2).clone();
+    let ann = w().int(1, 1).int(4, 42).clone();
+    let mut evs: Vec<(u64, W)> = vec![
+        (10, begin(1, 1)),
+        (5, begin(1, 2)),
+        (5, begin(1, 2).msg(4, &ann).clone()),
+        (3, w().int(9, 3).int(3, 1).int(10, 300).clone()),
+        (4, end.clone()),
+        (4, end.clone()),
+        // An unknown name, an unknown category, a runtime call with annotations, a
+        // category met first here, GPU activity on the thread's track.
+        (2, begin(1, 9)),
+        (2, end.clone()),
+        (2, begin(9, 1)),
+        (2, end.clone()),
+        (2, begin(2, 1).msg(4, &ann).clone()),
+        (2, begin(3, 2)),
+        (2, end.clone()),
+        (2, end.clone()),
+        (2, begin(2, 1)),
+        (2, end.clone()),
+        (7, end.clone()),
+        // Unmatched: one end too many.
+        (1, end.clone()),
+        // Counter values: integer, double, on a track that is no counter track.
+        (1, w().int(9, 4).int(11, 20).int(30, 5).clone()),
+        (
+            1,
+            w().int(9, 4)
+                .int(11, 20)
+                .fixed64(44, 2.5f64.to_bits())
+                .clone(),
+        ),
+        (1, w().int(9, 4).int(11, 10).int(30, 7).clone()),
+        (1, begin(1, 1)),
+        (1, end.clone()),
+        // Slices on a track the event names (as rocprofv3's GPU queues), and an end on
+        // a track not seen before.
+        (1, begin(1, 2).int(11, 11).clone()),
+        (1, w().int(9, 2).int(11, 11).clone()),
+        (1, w().int(9, 2).int(11, 77).clone()),
+    ];
+    for (d, e) in evs.drain(..) {
+        ps.push(pack(d, 2, &e));
+    }
+    // A new snapshot (the clock restarts), then the defaults move to another track.
+    ps.push(
+        w().int(8, 5_000)
+            .int(58, 6)
+            .int(10, 7)
+            .msg(6, &snap(5_000, 100))
+            .clone(),
+    );
+    ps.push(pack(1, 2, &begin(1, 1)));
+    ps.push(pack(1, 2, &end));
+    ps.push(w().int(10, 7).msg(59, &defaults(11)).clone());
+    ps.push(pack(1, 2, &begin(1, 2)));
+    ps.push(pack(1, 2, &begin(1, 2)));
+    ps.push(pack(3, 2, &end));
+    // A dropped packet: what needs the state is skipped until it is cleared again.
+    ps.push(w().int(10, 7).int(42, 1).clone());
+    ps.push(pack(1, 2, &begin(1, 1)));
+    ps.push(pack(1, 0, &end));
+    ps
+}
+
+#[test]
+fn fast_path_reads_as_the_general_path() {
+    let sdk =
+        |d: u64, flags: u64, e: &W| w().int(8, d).int(10, 7).int(13, flags).msg(11, e).clone();
+    let other =
+        |d: u64, flags: u64, e: &W| w().int(10, 7).int(8, d).int(13, flags).msg(11, e).clone();
+    let dump = |ps: Vec<W>| {
+        let p = load(&ps).unwrap();
+        let ev = p.events.as_ref().unwrap();
+        let rows: Vec<String> = (0..ev.len())
+            .map(|i| {
+                format!(
+                    "{} {} {:?} {} {} {} {} {}",
+                    ev.name_of(i),
+                    ev.strings.resolve(ev.cat[i]),
+                    ev.kind[i],
+                    ev.ts[i],
+                    ev.dur[i],
+                    ev.seq.get(i),
+                    ev.strings.resolve(ev.tid[i]),
+                    ev.correlation[i],
+                )
+            })
+            .collect();
+        let nodes: Vec<String> = (0..p.cct.len() as u32)
+            .map(|n| format!("{} {:?}", p.cct.frame(n).name, p.cct.parent(n)))
+            .collect();
+        let c = p.counters.as_ref().unwrap();
+        let counters: Vec<String> = (0..c.ts.len())
+            .map(|i| {
+                format!(
+                    "{} {} {}",
+                    c.ts[i],
+                    c.value[i],
+                    ev.strings.resolve(c.name[i])
+                )
+            })
+            .collect();
+        format!(
+            "{rows:#?}\n{nodes:#?}\n{counters:?}\n{:?}\n{:?}",
+            p.warnings, p.meta
+        )
+    };
+    let (fast, general) = (dump(sdk_stream(&sdk)), dump(sdk_stream(&other)));
+    assert_eq!(fast, general);
+    // The stream reaches what the fast path leaves to the general one.
+    for want in [
+        "counter value(s) on a track",
+        "7.5",
+        "<unknown name>",
+        "without an open slice",
+        "dropped packet",
+        "far",
+        "kernel_dispatch",
+    ] {
+        assert!(fast.contains(want), "{want}: {fast}");
+    }
+    // And the fast path read most of it.
+    let count = |ps: Vec<W>| {
+        let mut t = w();
+        for p in &ps {
+            t.msg(1, p);
+        }
+        let mut d = packets::Decoder::new();
+        d.read_stream(&mut &t.0[..]).unwrap();
+        d.stats.fast_packets
+    };
+    assert_eq!(count(sdk_stream(&other)), 0);
+    assert!(count(sdk_stream(&sdk)) >= 15, "{}", count(sdk_stream(&sdk)));
 }

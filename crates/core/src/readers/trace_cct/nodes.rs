@@ -19,20 +19,16 @@ use crate::model::{Attrs, Frame};
 /// frame slot id (below 2^31).
 const OTHER: u32 = u32::MAX;
 
-/// A (cat, frame) of one name, and the index of the name's next one in `chain`.
-#[derive(Clone, Copy)]
-struct Link {
-    cat: u32,
-    frame: FrameId,
-    next: u32,
-}
-
-/// No link (the end of a name's list).
+/// No block (a name not seen yet).
 const END: u32 = u32::MAX;
 
-/// Cats of one name kept in its list; more go to the map (a name with many cats would
-/// make the walk long).
-const CHAIN: usize = 8;
+/// Cats that get a place in every name's block of frames; a name's frames with later
+/// cats go to the map. Traces have a few categories (Kineto's 7, the Perfetto SDK
+/// benchmark's 7), and most names come with one of them.
+const CATS: usize = 8;
+
+/// A cat without a place (not seen yet, or past CATS).
+const NO_PLACE: u8 = u8::MAX;
 
 /// Two ids as one map key.
 #[inline]
@@ -50,19 +46,27 @@ pub struct NodeIndex {
     /// made from (`set_attrs`); OTHER for slots made elsewhere. Frames are far fewer
     /// than nodes: no array per node.
     key_of_slot: Vec<u32>,
-    /// Children made here under each node, counted up to WIDE.
+    /// Children made here under each node, counted up to WIDE; WIDE for a node made
+    /// elsewhere (its children are in the map), so one load tells the two paths apart.
     kids: Vec<u8>,
+    /// Whether a node's frame was replaced by one with attrs (`set_attrs`): until then
+    /// a node made here has its key as its frame slot, compared without `key_of_slot`.
+    attrs_set: bool,
     /// (parent, key) -> child, for parents at WIDE children and parents not made here.
     /// Keyed by both in one word (`pair`): one hashing step, not eight.
     wide: HashMap<u64, u32, FxBuild>,
     text: Vec<Option<Arc<str>>>,
     function: Arc<str>,
     /// Frames repeat across nodes (every `cudaLaunchKernel`, a kernel under each of its
-    /// launches): one shared slot per (name, cat). A name comes with one cat or a few,
-    /// so its slots are a short list (`chain`) that starts in a table by name id: no
-    /// hashing per event; a name's cats past CHAIN go to the map.
-    plain_first: Vec<u32>,
-    chain: Vec<Link>,
+    /// launches): one shared slot per (name, cat). Each cat seen gets a place (up to
+    /// CATS), each name a block of CATS frames (`block_of`, by name id, into
+    /// `blocks`): a frame is two loads away, no hashing and no list walk per event
+    /// (a list of a name's cats, walked per event, missed the cache at every link).
+    /// The frames of cats past CATS go to the map.
+    place_of_cat: Vec<u8>,
+    places: usize,
+    block_of: Vec<u32>,
+    blocks: Vec<Option<FrameId>>,
     plain: HashMap<u64, FrameId, FxBuild>,
     /// One shared slot per (key, attrs list) of GPU activity nodes.
     with_attrs: HashMap<u64, FrameId, FxBuild>,
@@ -74,11 +78,14 @@ impl NodeIndex {
         NodeIndex {
             key_of_slot: Vec::new(),
             kids: Vec::with_capacity(nodes),
+            attrs_set: false,
             wide: HashMap::default(),
             text: vec![None; ev.strings.len()],
             function: Arc::from("function"),
-            plain_first: vec![END; ev.strings.len()],
-            chain: Vec::new(),
+            place_of_cat: vec![NO_PLACE; ev.strings.len()],
+            places: 0,
+            block_of: vec![END; ev.strings.len()],
+            blocks: Vec::new(),
             plain: HashMap::default(),
             with_attrs: HashMap::default(),
         }
@@ -90,16 +97,30 @@ impl NodeIndex {
             .clone()
     }
 
+    /// The shared frame of (name, cat): found in the name's block inline, else (a cat
+    /// past CATS, a new pair) out of line.
+    #[inline(always)]
     fn plain_frame(&mut self, cct: &mut Grow, ev: &EventTable, name: u32, cat: u32) -> FrameId {
-        let (mut at, mut links, mut last) = (self.plain_first[name as usize], 0, END);
-        while at != END {
-            let l = self.chain[at as usize];
-            if l.cat == cat {
-                return l.frame;
+        let place = self.place_of_cat[cat as usize];
+        let block = self.block_of[name as usize];
+        if place != NO_PLACE && block != END {
+            if let Some(f) = self.blocks[block as usize + usize::from(place)] {
+                return f;
             }
-            (last, at, links) = (at, l.next, links + 1);
         }
-        if links == CHAIN {
+        self.other_frame(cct, ev, name, cat)
+    }
+
+    /// `plain_frame` past the name's block: the map, or a new frame.
+    #[inline(never)]
+    fn other_frame(&mut self, cct: &mut Grow, ev: &EventTable, name: u32, cat: u32) -> FrameId {
+        let mut place = self.place_of_cat[cat as usize];
+        if place == NO_PLACE && self.places < CATS {
+            place = self.places as u8;
+            self.place_of_cat[cat as usize] = place;
+            self.places += 1;
+        }
+        if place == NO_PLACE {
             if let Some(&f) = self.plain.get(&pair(name, cat)) {
                 return f;
             }
@@ -116,19 +137,16 @@ impl NodeIndex {
             attrs: Attrs::new(),
         });
         self.set_key(f, f.id());
-        if links == CHAIN {
+        if place == NO_PLACE {
             self.plain.insert(pair(name, cat), f);
         } else {
-            let new = self.chain.len() as u32;
-            self.chain.push(Link {
-                cat,
-                frame: f,
-                next: END,
-            });
-            match last {
-                END => self.plain_first[name as usize] = new,
-                l => self.chain[l as usize].next = new,
+            let mut block = self.block_of[name as usize];
+            if block == END {
+                block = self.blocks.len() as u32;
+                self.block_of[name as usize] = block;
+                self.blocks.resize(self.blocks.len() + CATS, None);
             }
+            self.blocks[block as usize + usize::from(place)] = Some(f);
         }
         f
     }
@@ -150,6 +168,9 @@ impl NodeIndex {
         self.key_of_slot[at] = key;
     }
 
+    /// The child of `parent` for row `i`, found inline (the sweep calls this for
+    /// every row), made out of line (`add_child`).
+    #[inline(always)]
     pub fn child(&mut self, cct: &mut Grow, parent: u32, ev: &EventTable, i: usize) -> u32 {
         let (name, cat) = (ev.name[i], ev.cat[i]);
         // Made first when the pair is new, where no child can have it and the node is
@@ -159,18 +180,35 @@ impl NodeIndex {
         let p = parent as usize;
         // A parent made here has only children made here: nodes made elsewhere hang
         // under roots and group nodes alone.
-        let narrow = self.key(cct, parent) != OTHER && self.kids[p] < WIDE;
+        let narrow = self.kids.get(p).is_some_and(|&k| k < WIDE);
         if narrow {
-            for c in cct.children(parent) {
-                if self.key(cct, c) == key {
-                    return c;
+            if self.attrs_set {
+                for c in cct.children(parent) {
+                    if self.key(cct, c) == key {
+                        return c;
+                    }
+                }
+            } else {
+                for c in cct.children(parent) {
+                    if cct.frame_slot(c) == key {
+                        return c;
+                    }
                 }
             }
         } else if let Some(&c) = self.wide.get(&pair(parent, key)) {
             return c;
         }
+        self.add_child(cct, parent, frame, narrow)
+    }
+
+    /// A new child of `parent` with `frame`; a narrow parent's children move to the
+    /// map when it reaches WIDE.
+    #[inline(never)]
+    fn add_child(&mut self, cct: &mut Grow, parent: u32, frame: FrameId, narrow: bool) -> u32 {
+        let (p, key) = (parent as usize, frame.id());
         let n = cct.add_shared(Some(parent), frame);
-        self.kids.resize(n as usize, 0);
+        // Nodes made elsewhere since the last one made here: their children are mapped.
+        self.kids.resize(n as usize, WIDE);
         self.kids.push(0);
         if narrow {
             self.kids[p] += 1;
@@ -190,6 +228,7 @@ impl NodeIndex {
     /// the shared frame with its launch configuration: with this list it is the same
     /// for every kernel launched with this configuration.
     pub fn set_attrs(&mut self, cct: &mut Grow, node: u32, list: u32, attrs: &Attrs) {
+        self.attrs_set = true;
         let plain = self.key(cct, node);
         let key = pair(plain, list);
         let f = match self.with_attrs.get(&key) {

@@ -1,0 +1,325 @@
+//! The common packet in one pass: a slice begin, end or instant as the Perfetto SDK
+//! writes it (timestamp as a delta of the sequence's clock, sequence id, flags, and an
+//! event of its type, one category and a name by iid, maybe debug annotations), and a
+//! counter value on a named track, read and applied with what its sequence already
+//! knows, kept in one place (`FastSeq`):
+//! its clock and how it converts, its default track. The general path (`Decoder::apply`,
+//! `Decoder::track_event`) walks the same packet through a `Packet`, an `Ev`, the
+//! sequence's defaults and the track cache, about 500 instructions a packet.
+//!
+//! Nothing here decides differently from the general path: every check that could go
+//! another way there (an unknown iid, a category whose meaning is not known yet, a
+//! sequence that lost its state, a GPU or runtime event whose annotations are read, a
+//! sequence without its state made) sends the packet to it before anything is changed.
+
+use super::clocks::{ClockKey, Clocks};
+use super::events::{push_row, INSTANT, SLICE_BEGIN};
+use super::packets::{Decoder, Seq, SEQ_INCREMENTAL_STATE_CLEARED};
+use super::tracks::{Key, Open};
+use super::wire::{split_len, varint_rest};
+use crate::model::events::{EventKind, NONE_I64, NONE_U32};
+
+/// What a sequence's common packets share, made from its state (`make_fast_seq`);
+/// dropped when its defaults, its thread or its whole state change (`Seq::clear`), and
+/// stale after a clock snapshot (`gen`).
+#[derive(Clone, Copy)]
+pub struct FastSeq {
+    /// `Clocks::generation` when made.
+    gen: u64,
+    clock: ClockKey,
+    /// The clock's place in `Seq::incr` when it is incremental.
+    incr: Option<usize>,
+    /// Nanoseconds per unit.
+    unit: i64,
+    /// The default track (the sequence's track descriptor or legacy thread).
+    track: u32,
+}
+
+/// A common event: an end, a begin or instant with its category and name iids, or a
+/// counter value on a named track.
+#[derive(Clone, Copy)]
+enum Shape {
+    End,
+    Named {
+        kind: u64,
+        cat: u64,
+        name: u64,
+        annotations: bool,
+    },
+    Counter {
+        track: u64,
+        value: f64,
+    },
+}
+
+/// A common event with its names and meaning found (`Decoder::resolve`).
+enum Resolved {
+    End,
+    Named {
+        kind: u64,
+        cat: u32,
+        name: u32,
+        k: EventKind,
+    },
+    Counter {
+        track: u64,
+        value: f64,
+    },
+}
+
+/// The packet's timestamp, sequence id and event when it has the SDK's shape: fields
+/// in the SDK's order, one-byte sequence id and flags, no clearing of the state.
+#[inline(always)]
+fn packet_shape(b: &[u8]) -> Option<(u64, u32, &[u8])> {
+    let [0x40, rest @ ..] = b else { return None };
+    let (ts, [0x50, seq, 0x68, flags, 0x5a, len, event @ ..]) = varint_rest(rest)? else {
+        return None;
+    };
+    let ok = *seq < 0x80
+        && *flags < 0x80
+        && u64::from(*flags) & SEQ_INCREMENTAL_STATE_CLEARED == 0
+        && usize::from(*len) == event.len();
+    ok.then_some((ts, u32::from(*seq), event))
+}
+
+/// The event's shape: its type alone; type, one one-byte category iid and a name iid,
+/// then nothing but debug annotations (not looked into here); or a counter's type,
+/// track and one value (`counter_value` 30, `double_counter_value` 44).
+#[inline(always)]
+fn event_shape(b: &[u8]) -> Option<Shape> {
+    match b {
+        [0x48, 2] => Some(Shape::End),
+        [0x48, kind @ (1 | 3), 0x18, cat, 0x50, rest @ ..] if *cat < 0x80 => {
+            let (name, mut rest) = varint_rest(rest)?;
+            let annotations = !rest.is_empty();
+            while let [0x22, r @ ..] = rest {
+                let (len, r) = varint_rest(r)?;
+                rest = split_len(len, r)?.1;
+            }
+            rest.is_empty().then_some(Shape::Named {
+                kind: u64::from(*kind),
+                cat: u64::from(*cat),
+                name,
+                annotations,
+            })
+        }
+        [0x48, 4, 0x58, rest @ ..] => {
+            let (track, rest) = varint_rest(rest)?;
+            let value = match rest {
+                [0xf0, 0x01, v @ ..] => match varint_rest(v)? {
+                    (x, []) => x as i64 as f64,
+                    _ => return None,
+                },
+                [0xe1, 0x02, x @ ..] => {
+                    f64::from_bits(u64::from_le_bytes(<[u8; 8]>::try_from(x).ok()?))
+                }
+                _ => return None,
+            };
+            Some(Shape::Counter { track, value })
+        }
+        _ => None,
+    }
+}
+
+impl Decoder {
+    /// Reads and applies a packet of the common shape; false (nothing changed) for any
+    /// other, which the general path then reads.
+    #[inline(always)]
+    pub fn fast_packet(&mut self, b: &[u8]) -> bool {
+        let Some((raw, seq_id, event)) = packet_shape(b) else {
+            return false;
+        };
+        let Some(shape) = event_shape(event) else {
+            return false;
+        };
+        let Some(si) = self.seqs.find(seq_id) else {
+            return false;
+        };
+        // The sequence borrowed once, beside the clocks and the categories' kinds.
+        let gen = self.clocks.generation;
+        let seq = self.seqs.at(si);
+        if seq.lost {
+            return false;
+        }
+        let f = match seq.fast {
+            Some(f) if f.gen == gen => f,
+            _ => match make_fast_seq(seq, &self.clocks, seq_id) {
+                Some(f) => {
+                    seq.fast = Some(f);
+                    f
+                }
+                None => return false,
+            },
+        };
+        let Some(r) = resolve(seq, &self.kinds, shape) else {
+            return false;
+        };
+        self.stats.packets += 1;
+        #[cfg(test)]
+        {
+            self.stats.fast_packets += 1;
+        }
+        let ts = fast_time(seq, &mut self.clocks, &f, raw);
+        self.stats.track_events += 1;
+        if ts.unsigned_abs() > 1 << 61 {
+            self.stats.bad_time += 1;
+            return true;
+        }
+        match r {
+            Resolved::End => self.fast_end(f.track, ts),
+            Resolved::Named { kind, cat, name, k } => {
+                let open = Open {
+                    name,
+                    cat,
+                    kind: k,
+                    ts,
+                    seq: self.order,
+                    args: NONE_U32,
+                    correlation: NONE_I64,
+                    row: NONE_U32,
+                };
+                self.order += 1;
+                self.fast_begin(f.track, open, kind);
+            }
+            Resolved::Counter { track, value } => self.fast_counter(track, ts, value),
+        }
+        true
+    }
+
+    /// A slice end on the sequence's track: the innermost open slice's duration.
+    #[inline(always)]
+    fn fast_end(&mut self, track: u32, ts: i64) {
+        let t = &mut self.tracks.list[track as usize];
+        match t.open.pop() {
+            Some(o) => {
+                // Both times are within ±2^61 (`bad_time`): no sum here overflows.
+                let dur = ts - o.ts;
+                if dur < 0 {
+                    self.stats.backwards += 1;
+                }
+                let dur = dur.max(0);
+                // A CPU slice's row, pushed at its begin (`end`, inlined).
+                if o.row != NONE_U32 {
+                    self.max_ts = self.max_ts.max(o.ts + dur);
+                    self.tr.events.dur[o.row as usize] = dur;
+                } else {
+                    self.end(track, o, dur);
+                }
+            }
+            None => self.stats.unmatched_end += 1,
+        }
+    }
+
+    /// A slice begin or an instant on the sequence's track, as `event` places it.
+    #[inline(always)]
+    fn fast_begin(&mut self, track: u32, mut open: Open, kind: u64) {
+        if kind == SLICE_BEGIN {
+            // `step` and `push_begun` with the track borrowed once.
+            let t = &mut self.tracks.list[track as usize];
+            if open.ts < t.last_ts {
+                self.stats.backwards += 1;
+            }
+            t.last_ts = open.ts;
+            if !open.kind.on_gpu_lane() {
+                t.events += 1;
+                open.row = push_row(&mut self.tr.events, &open, 0, track, true) as u32;
+            }
+            t.open.push(open);
+        } else {
+            self.push(track, open, 0, false);
+        }
+    }
+
+    /// A counter value (`counter`). `event` looks its track up first, which makes the
+    /// track when new: `counter` makes the same one at the same point.
+    #[inline(never)]
+    fn fast_counter(&mut self, uuid: u64, ts: i64, value: f64) {
+        self.counter(uuid, ts, value);
+    }
+}
+
+/// A begin's or an instant's names and meaning, as `event` finds them; None for one
+/// not known yet (counted, or asked once), which is the general path's.
+#[inline(always)]
+fn resolve(seq: &Seq, kinds: &[Option<EventKind>], shape: Shape) -> Option<Resolved> {
+    Some(match shape {
+        Shape::End => Resolved::End,
+        Shape::Counter { track, value } => Resolved::Counter { track, value },
+        Shape::Named {
+            kind,
+            cat,
+            name,
+            annotations,
+        } => {
+            let (Some(&cat), Some(&name)) = (seq.cats.get(&cat), seq.names.get(&name)) else {
+                return None;
+            };
+            let k = if kind == INSTANT {
+                EventKind::Instant
+            } else {
+                (*kinds.get(cat as usize)?)?
+            };
+            // Their annotations are read (`extras`).
+            if annotations && (k.is_gpu_activity() || k == EventKind::Runtime) {
+                return None;
+            }
+            Resolved::Named { kind, cat, name, k }
+        }
+    })
+}
+
+/// The packet's time in the trace clock, as `Decoder::time` gives it.
+#[inline(always)]
+fn fast_time(seq: &mut Seq, clocks: &mut Clocks, f: &FastSeq, raw: u64) -> i64 {
+    let value = match f.incr {
+        Some(i) => {
+            let v = &mut seq.incr[i].1;
+            *v = v.wrapping_add(raw as i64);
+            *v
+        }
+        None => raw as i64,
+    };
+    let ns = if f.unit == 1 {
+        value
+    } else {
+        value.saturating_mul(f.unit)
+    };
+    clocks.convert_with(f.clock, ns, &mut seq.conv)
+}
+
+/// A sequence's `FastSeq`, from what the general path has already set up (its
+/// incremental clock's place, its default track in the track cache); None while
+/// something is missing.
+#[inline(never)]
+fn make_fast_seq(seq: &Seq, clocks: &Clocks, seq_id: u32) -> Option<FastSeq> {
+    let clock = seq
+        .defaults
+        .as_ref()
+        .and_then(|d| d.timestamp_clock_id)
+        .unwrap_or_else(|| clocks.trace_clock());
+    let key = super::clocks::key(seq_id, clock);
+    let (inc, unit) = clocks.units.get(&key).copied().unwrap_or((false, 1));
+    let incr = if inc {
+        Some(seq.incr.iter().position(|(c, _)| *c == clock)?)
+    } else {
+        None
+    };
+    let want = match seq.default_track() {
+        Some(u) => Key::Uuid(u),
+        None => {
+            let (pid, tid) = seq.thread.unwrap_or((0, 0));
+            Key::Thread(pid, tid)
+        }
+    };
+    let track = match seq.track {
+        Some((k, t)) if k == want => t,
+        _ => return None,
+    };
+    Some(FastSeq {
+        gen: clocks.generation,
+        clock: key,
+        incr,
+        unit,
+        track,
+    })
+}
