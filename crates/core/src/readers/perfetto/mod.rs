@@ -207,7 +207,11 @@ pub fn read(input: &mut dyn BufRead, source: Source) -> Result<Profile, String> 
     }
     d.finish();
     let (meta, mut warnings) = report(&d);
-    let mut tr = d.tr;
+    // The decoder's other state (sequences' interned names, tracks, flows) goes
+    // before the tree is built, the load's peak: kept to the end of this function,
+    // it lay under the tree's columns.
+    let mut tr = std::mem::take(&mut d.tr);
+    drop(d);
     warnings.splice(0..0, std::mem::take(&mut tr.warnings));
     let tree = super::trace_cct::build(&tr);
     tr.events.node = tree.node_of_event;
