@@ -17,8 +17,8 @@
 //! took it), so its closing quote is where the stored one is.
 
 use super::scan::{same_bytes, Ends};
-use crate::model::args::ArgValue;
 use crate::json::lexer::{plain_key, Scan};
+use crate::model::args::ArgValue;
 
 /// No entry (a key not stored, or no prediction).
 pub(super) const NO_KEY: u32 = u32::MAX;
@@ -406,4 +406,3 @@ pub(super) fn id_key(k: &[u8], e: Ends) -> IdKey {
         _ => IdKey::Other,
     }
 }
-

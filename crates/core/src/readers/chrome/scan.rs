@@ -19,12 +19,12 @@
 //! here is per part, and the order-dependent work (B/E matching, flows, the
 //! `--steps` filter, the global string table) happens afterwards, in file order.
 
-use super::keys::{ArgKeys, IdKey, Values, NO_KEY};
 #[cfg(test)]
 use super::keys::id_key;
+use super::keys::{ArgKeys, IdKey, Values, NO_KEY};
 use crate::json::lexer::{
-    after_member, byte, int_array, literal_end, number_end, plain_key, skip_value, ws, Fail,
-    Next, Scan,
+    after_member, byte, int_array, literal_end, number_end, plain_key, skip_value, ws, Fail, Next,
+    Scan,
 };
 use crate::json::number::{self, parse_decimal_scaled, scaled_plain, Number};
 use crate::json::strings::{string_span_ascii, unescape};
