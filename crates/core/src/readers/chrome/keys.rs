@@ -220,7 +220,7 @@ impl ArgKeys {
 /// its (name, key) ends where that one ended and types alike: it is compared in place
 /// (and, after it, a separator or whitespace, so a number cannot go on) instead of
 /// being walked and typed again.
-pub(super) struct Values {
+pub(super) struct Values<const SLOTS: usize = VALUE_SLOTS> {
     slots: Vec<ValueSlot>,
 }
 
@@ -252,21 +252,22 @@ const EMPTY_VALUE: ValueSlot = ValueSlot {
     last: 0,
 };
 
-impl Default for Values {
-    fn default() -> Values {
+impl<const SLOTS: usize> Default for Values<SLOTS> {
+    fn default() -> Values<SLOTS> {
         Values {
-            slots: vec![EMPTY_VALUE; VALUE_SLOTS],
+            slots: vec![EMPTY_VALUE; SLOTS],
         }
     }
 }
 
-#[inline(always)]
-fn value_slot(name: u32, entry: u32) -> usize {
-    let h = (name as u64 ^ (entry as u64) << 32).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (h >> 40) as usize & (VALUE_SLOTS - 1)
-}
+impl<const SLOTS: usize> Values<SLOTS> {
+    /// The slot of (`name`, `entry`); `SLOTS` is a power of two.
+    #[inline(always)]
+    fn slot(&self, name: u32, entry: u32) -> usize {
+        let h = (name as u64 ^ (entry as u64) << 32).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> 40) as usize & (SLOTS - 1)
+    }
 
-impl Values {
     /// The value at `b[v]` when its text is the one stored for (`name`, `entry`):
     /// its end, and its typed value when one was stored for block `gen`.
     #[inline(always)]
@@ -278,7 +279,7 @@ impl Values {
         b: &[u8],
         v: usize,
     ) -> Option<(usize, Option<ArgValue>)> {
-        let s = &self.slots[value_slot(name, entry)];
+        let s = &self.slots[self.slot(name, entry)];
         if s.name != name || s.entry != entry || entry == NO_KEY {
             return None;
         }
@@ -317,7 +318,8 @@ impl Values {
         if n == 0 || n > VALUE_BYTES || entry == NO_KEY {
             return;
         }
-        let s = &mut self.slots[value_slot(name, entry)];
+        let at = self.slot(name, entry);
+        let s = &mut self.slots[at];
         s.name = name;
         s.entry = entry;
         s.len = n as u32;

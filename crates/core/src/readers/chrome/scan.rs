@@ -167,6 +167,9 @@ pub(super) struct Part {
     keys: ArgKeys,
     /// Args values seen, by event name and key (`Values`).
     values: Values,
+    /// Process and thread ids seen, by category, phase and field (`Values`, their
+    /// local string ids as the typed value): a few dozen pairs.
+    fields: Values<64>,
 }
 
 /// What a part reads of the `args` of slices, by the load it serves.
@@ -652,15 +655,35 @@ impl Part {
             match key {
                 Key::Cat if seen_cat => return Err(Fail::Odd),
                 Key::Args if args_span.is_some() => return Err(Fail::Odd),
-                Key::Name | Key::Cat | Key::Pid | Key::Tid => {
+                // A process or thread id is nearly always the last one of its
+                // (category, phase): compared in place (`Values`) instead of being
+                // scanned and interned again. Names and categories vary too much.
+                Key::Pid | Key::Tid => {
+                    let field = (key == Key::Tid) as u32 | (ev.ph as u32) << 8;
+                    let (id, e) = match self.fields.find(ev.cat, field, 0, b, j) {
+                        Some((e, Some(ArgValue::Int(id)))) => (id as u32, e),
+                        _ => {
+                            let (t, e) = self.scalar(b, j)?;
+                            let id = self.intern(b, &t);
+                            let typed = Some((ArgValue::Int(id as i64), 0));
+                            self.fields.put(ev.cat, field, b, (j, e), typed);
+                            (id, e)
+                        }
+                    };
+                    if key == Key::Pid {
+                        ev.pid = id;
+                    } else {
+                        ev.tid = id;
+                    }
+                    j = e;
+                }
+                Key::Name | Key::Cat => {
                     seen_cat |= key == Key::Cat;
                     let (t, e) = self.scalar(b, j)?;
                     let id = self.intern(b, &t);
                     match key {
                         Key::Name => ev.name = id,
-                        Key::Cat => ev.cat = id,
-                        Key::Pid => ev.pid = id,
-                        _ => ev.tid = id,
+                        _ => ev.cat = id,
                     }
                     j = e;
                 }
