@@ -59,6 +59,43 @@ fn ws_loop(b: &[u8], mut i: usize) -> R<usize> {
     Ok(i)
 }
 
+/// What follows an object member's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// Another member, its key at this position.
+    Member(usize),
+    /// The object's closing brace, at this position.
+    End(usize),
+}
+
+/// Past an object member's value at `j` (whitespace allowed): the next member's key
+/// past `,` and whitespace, or the closing `}`; Odd for anything else, a trailing
+/// comma included (the streaming reader's repair). The form writers use, `, "`, is
+/// decided by three byte compares; anything else takes the general walk.
+#[inline(always)]
+pub fn after_member(b: &[u8], j: usize) -> R<Next> {
+    if let Some(w) = b.get(j..j + 3) {
+        if w[0] == b',' && w[1] == b' ' && w[2] > b' ' && w[2] != b'}' {
+            return Ok(Next::Member(j + 2));
+        }
+        if w[0] == b'}' {
+            return Ok(Next::End(j));
+        }
+    }
+    let j = ws(b, j)?;
+    match b[j] {
+        b',' => {
+            let j = ws(b, j + 1)?;
+            if b[j] == b'}' {
+                return Err(Fail::Odd);
+            }
+            Ok(Next::Member(j))
+        }
+        b'}' => Ok(Next::End(j)),
+        _ => Err(Fail::Odd),
+    }
+}
+
 /// A byte of a number's run as both readers walk it (signs and exponents anywhere:
 /// the number is checked when its text is converted).
 #[inline]

@@ -147,30 +147,80 @@ pub fn scaled_plain(b: &[u8], i: usize, scale: u32) -> Option<(i64, usize)> {
     let mut j = i + neg as usize;
     let mut acc = 0u64;
     let mut n = 0u32;
+    digit_run(b, &mut j, &mut acc, &mut n)?;
     let mut frac = 0u32;
-    let mut point = false;
-    let end = loop {
-        let c = *b.get(j)?;
-        let d = c.wrapping_sub(b'0');
-        if d < 10 {
-            if n == 18 {
-                return None;
-            }
-            acc = acc * 10 + d as u64;
-            n += 1;
-            frac += point as u32;
-        } else if c == b'.' && !point {
-            point = true;
-        } else {
-            break c;
-        }
+    if b.get(j) == Some(&b'.') {
         j += 1;
-    };
+        let before = n;
+        digit_run(b, &mut j, &mut acc, &mut n)?;
+        frac = n - before;
+    }
+    let end = *b.get(j)?;
     if is_num(end) || n == 0 || frac > scale || n + scale - frac > 18 {
         return None;
     }
     let v = (acc * 10u64.pow(scale - frac)) as i64;
     Some((if neg { -v } else { v }, j))
+}
+
+/// The run of ASCII digits at `b[*j]` appended to `acc` (`n` digits so far), eight
+/// at a time: each word's leading digits counted and converted at once. None when the
+/// number would pass 18 digits or a word would pass the slice's end (the caller's
+/// two-pass path takes those).
+#[inline(always)]
+fn digit_run(b: &[u8], j: &mut usize, acc: &mut u64, n: &mut u32) -> Option<()> {
+    loop {
+        let w = u64::from_le_bytes(b.get(*j..*j + 8)?.try_into().unwrap());
+        let k = leading_digits(w);
+        if k > 0 {
+            if *n + k > 18 {
+                return None;
+            }
+            *acc = *acc * POW10_INT[k as usize] + digits_value(w, k);
+            *n += k;
+            *j += k as usize;
+        }
+        if k < 8 {
+            return Some(());
+        }
+    }
+}
+
+/// 10^0..10^8 as integers.
+const POW10_INT: [u64; 9] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+];
+
+/// How many of the word's bytes, from the first (little-endian), are ASCII digits:
+/// per-byte tests on the low seven bits (no carries between bytes).
+#[inline(always)]
+pub(super) fn leading_digits(w: u64) -> u32 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let low7 = w & !HIGH;
+    let above_9 = low7 + ONES * (0x7F - 0x39);
+    let from_0 = low7 + ONES * (0x80 - 0x30);
+    let digit = from_0 & !above_9 & !w & HIGH;
+    (!digit & HIGH).trailing_zeros() / 8
+}
+
+/// The value of the word's first `k` bytes (1 to 8, all ASCII digits, the first the
+/// most significant): the digits moved to the word's top with zeros before them, then
+/// pairs, quads and octets joined by three multiplies.
+#[inline(always)]
+pub(super) fn digits_value(w: u64, k: u32) -> u64 {
+    let d = w.wrapping_sub(0x3030_3030_3030_3030) << (8 * (8 - k));
+    let d = (d.wrapping_mul(10) + (d >> 8)) & 0x00FF_00FF_00FF_00FF;
+    let d = (d.wrapping_mul(100) + (d >> 16)) & 0x0000_FFFF_0000_FFFF;
+    (d.wrapping_mul(10_000) + (d >> 32)) & 0xFFFF_FFFF
 }
 
 /// 10^0..10^22: the powers of ten a double holds exactly.

@@ -447,3 +447,72 @@ fn doubles_of_numbers_and_number_strings() {
     assert!(number::is_strict(b"-0.5e+3"));
     assert!(!number::is_strict(b"1."));
 }
+
+/// The 16-byte run search (SSE2 on x86_64) finds what the word-at-a-time one (other
+/// targets, and the tail) finds, and both what a byte walk finds: the first quote,
+/// backslash or control byte, whether a byte before it is not ASCII, Short past the
+/// end. Every special at every position of strings up to 40 bytes, with a high byte
+/// before, after or at it.
+#[test]
+fn plain_runs_as_bytes() {
+    use super::strings::{plain_run, plain_run_words};
+    let walk = |b: &[u8], j: usize| -> (Option<usize>, bool) {
+        let k = b[j..]
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+            .map(|k| j + k);
+        let end = k.unwrap_or(b.len());
+        (k, b[j..end].iter().any(|&c| c >= 0x80))
+    };
+    for len in 0..40usize {
+        for at in 0..=len {
+            for special in [b'"', b'\\', 0u8, 0x1F, b' ', 0x7F, 0x80, 0xFF] {
+                for high in [None, Some(0), Some(at.saturating_sub(1)), Some(len)] {
+                    let mut b: Vec<u8> = (0..len + 3).map(|k| b'a' + (k % 26) as u8).collect();
+                    if let Some(h) = high {
+                        b[h] = 0xC3;
+                    }
+                    b[at] = special;
+                    let b = &b[..len];
+                    for j in [0, 1.min(len)] {
+                        let want = walk(b, j);
+                        for f in [plain_run, plain_run_words] {
+                            let mut hi = false;
+                            let got = f(b, j, &mut hi);
+                            match want.0 {
+                                Some(k) => assert_eq!((got, hi), (Ok(k), want.1), "{b:?} {j}"),
+                                None => assert_eq!(got, Err(Fail::Short), "{b:?} {j}"),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The word-at-a-time digits: `leading_digits` counts as a byte walk does, and
+/// `digits_value` of those digits is their value, for every length.
+#[test]
+fn digit_words_as_bytes() {
+    use super::number::{digits_value, leading_digits};
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    for _ in 0..20_000 {
+        xorshift(&mut x);
+        let mut w = x.to_le_bytes();
+        for (k, c) in w.iter_mut().enumerate() {
+            // Mostly digits, sometimes a byte next to them in ASCII or a high one.
+            *c = match (x >> (k * 3 + 20)) % 10 {
+                0 => [b'/', b':', b'.', 0xB0, 0x39 | 0x80][(x >> k) as usize % 5],
+                _ => b'0' + (x >> (k * 5)) as u8 % 10,
+            };
+        }
+        let k = w.iter().take_while(|c| c.is_ascii_digit()).count();
+        let v = u64::from_le_bytes(w);
+        assert_eq!(leading_digits(v) as usize, k, "{w:?}");
+        if k > 0 {
+            let want = w[..k].iter().fold(0u64, |a, &c| a * 10 + (c - b'0') as u64);
+            assert_eq!(digits_value(v, k as u32), want, "{w:?}");
+        }
+    }
+}

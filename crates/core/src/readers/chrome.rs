@@ -12,6 +12,7 @@ use crate::json::{parse_decimal_scaled, JsonError, JsonReader, Kind};
 
 mod blocks;
 mod crew;
+mod keys;
 mod samples;
 mod scan;
 mod stream;

@@ -19,8 +19,12 @@
 //! here is per part, and the order-dependent work (B/E matching, flows, the
 //! `--steps` filter, the global string table) happens afterwards, in file order.
 
+#[cfg(test)]
+use super::keys::id_key;
+use super::keys::{ArgKeys, IdKey, Values, NO_KEY};
 use crate::json::lexer::{
-    byte, int_array, literal_end, number_end, plain_key, skip_value, ws, Fail, Scan,
+    after_member, byte, int_array, literal_end, number_end, plain_key, skip_value, ws, Fail, Next,
+    Scan,
 };
 use crate::json::number::{self, parse_decimal_scaled, scaled_plain, Number};
 use crate::json::strings::{string_span_ascii, unescape};
@@ -159,6 +163,13 @@ pub(super) struct Part {
     nested: Vec<u8>,
     /// What is read of the `args` of slices (`SliceArgs`).
     slice_args: SliceArgs,
+    /// The args keys seen, each with the key that followed it (`ArgKeys`).
+    keys: ArgKeys,
+    /// Args values seen, by event name and key (`Values`).
+    values: Values,
+    /// Process and thread ids seen, by category, phase and field (`Values`, their
+    /// local string ids as the typed value): a few dozen pairs.
+    fields: Values<64>,
 }
 
 /// What a part reads of the `args` of slices, by the load it serves.
@@ -215,15 +226,15 @@ const EMPTY_SLOT: Slot = Slot {
 /// (4-byte words for 4 to 7 bytes, the bytes themselves below 4). With the length they
 /// determine a string of up to 16 bytes.
 #[derive(Debug, Clone, Copy)]
-struct Ends {
-    head: u64,
-    tail: u64,
-    len: usize,
+pub(super) struct Ends {
+    pub head: u64,
+    pub tail: u64,
+    pub len: usize,
 }
 
 impl Ends {
     #[inline(always)]
-    fn of(b: &[u8]) -> Ends {
+    pub fn of(b: &[u8]) -> Ends {
         let n = b.len();
         // Whole-word loads only (a copy of a partial word is a call to memcpy).
         let w8 = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
@@ -247,7 +258,7 @@ impl Ends {
     /// of: one multiply of the ends, and for longer strings one more of a middle word
     /// (kernel names share long prefixes and suffixes).
     #[inline(always)]
-    fn slot(&self, b: &[u8], slots: usize) -> usize {
+    pub fn slot(&self, b: &[u8], slots: usize) -> usize {
         let k = 0x9E37_79B9_7F4A_7C15u64;
         let mut h =
             (self.head ^ self.tail.rotate_left(29) ^ (self.len as u64) << 56).wrapping_mul(k);
@@ -301,7 +312,7 @@ fn slot_of(ends: Ends, id: u32) -> Slot {
 /// confirms on nearly every event (a call to `memcmp` each cost more than the compare):
 /// strings up to 16 bytes are compared as two overlapping words.
 #[inline(always)]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+pub(super) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
         return false;
@@ -410,6 +421,10 @@ fn event_key(b: &[u8], j: usize) -> R<(Key, usize)> {
                 _ => None,
             };
             if let Some((key, n)) = found {
+                // `": ` after the key (the usual form) is in the word already.
+                if (w >> (8 * (n + 1))) & 0xFFFF == u16::from_le_bytes(*b": ") as u64 {
+                    return Ok((key, ws(b, j + n + 4)?));
+                }
                 let k = ws(b, j + n + 2)?;
                 if b[k] != b':' {
                     return Err(Fail::Odd);
@@ -420,60 +435,6 @@ fn event_key(b: &[u8], j: usize) -> R<(Key, usize)> {
     }
     let (ks, kq, v) = plain_key(b, j)?;
     Ok((key_of(&b[ks..kq]), v))
-}
-
-/// The args keys whose values every event keeps typed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum IdKey {
-    Correlation,
-    External,
-    RecordFunction,
-    Device,
-    Stream,
-    Other,
-}
-
-/// [`Ends`] of a literal, at compile time.
-const fn ends_of(k: &[u8]) -> (u64, u64) {
-    const fn word(k: &[u8], at: usize, len: usize) -> u64 {
-        let mut w = 0u64;
-        let mut i = 0;
-        while i < len {
-            w |= (k[at + i] as u64) << (8 * i);
-            i += 1;
-        }
-        w
-    }
-    let n = k.len();
-    if n >= 8 {
-        (word(k, 0, 8), word(k, n - 8, 8))
-    } else if n >= 4 {
-        (word(k, 0, 4), word(k, n - 4, 4))
-    } else {
-        panic!("keys of 4 bytes or more")
-    }
-}
-
-/// Which id key `k` (with its `ends`) is: word compares instead of a `memcmp` per
-/// member of every args object (most keys are none of these).
-#[inline(always)]
-fn id_key(k: &[u8], e: Ends) -> IdKey {
-    const CORRELATION: (u64, u64) = ends_of(b"correlation");
-    const EXTERNAL: (u64, u64) = ends_of(b"External id");
-    const EXTERNAL_LOWER: (u64, u64) = ends_of(b"external id");
-    const RECORD: (u64, u64) = ends_of(b"Record function id");
-    const DEVICE: (u64, u64) = ends_of(b"device");
-    const STREAM: (u64, u64) = ends_of(b"stream");
-    let is = |w: (u64, u64)| (e.head, e.tail) == w;
-    match e.len {
-        11 if is(CORRELATION) => IdKey::Correlation,
-        11 if is(EXTERNAL) || is(EXTERNAL_LOWER) => IdKey::External,
-        // The two words cover 16 of its 18 bytes: the rest compared as well.
-        18 if is(RECORD) && k == b"Record function id" => IdKey::RecordFunction,
-        6 if is(DEVICE) => IdKey::Device,
-        6 if is(STREAM) => IdKey::Stream,
-        _ => IdKey::Other,
-    }
 }
 
 /// A scalar field's text as the streaming reader's `read_scalar` gives it: a string's
@@ -694,15 +655,35 @@ impl Part {
             match key {
                 Key::Cat if seen_cat => return Err(Fail::Odd),
                 Key::Args if args_span.is_some() => return Err(Fail::Odd),
-                Key::Name | Key::Cat | Key::Pid | Key::Tid => {
+                // A process or thread id is nearly always the last one of its
+                // (category, phase): compared in place (`Values`) instead of being
+                // scanned and interned again. Names and categories vary too much.
+                Key::Pid | Key::Tid => {
+                    let field = (key == Key::Tid) as u32 | (ev.ph as u32) << 8;
+                    let (id, e) = match self.fields.find(ev.cat, field, 0, b, j) {
+                        Some((e, Some(ArgValue::Int(id)))) => (id as u32, e),
+                        _ => {
+                            let (t, e) = self.scalar(b, j)?;
+                            let id = self.intern(b, &t);
+                            let typed = Some((ArgValue::Int(id as i64), 0));
+                            self.fields.put(ev.cat, field, b, (j, e), typed);
+                            (id, e)
+                        }
+                    };
+                    if key == Key::Pid {
+                        ev.pid = id;
+                    } else {
+                        ev.tid = id;
+                    }
+                    j = e;
+                }
+                Key::Name | Key::Cat => {
                     seen_cat |= key == Key::Cat;
                     let (t, e) = self.scalar(b, j)?;
                     let id = self.intern(b, &t);
                     match key {
                         Key::Name => ev.name = id,
-                        Key::Cat => ev.cat = id,
-                        Key::Pid => ev.pid = id,
-                        _ => ev.tid = id,
+                        _ => ev.cat = id,
                     }
                     j = e;
                 }
@@ -747,16 +728,12 @@ impl Part {
                 }
                 _ => j = skip_value(b, j)?,
             }
-            j = ws(b, j)?;
-            match b[j] {
-                b',' => {
-                    j = ws(b, j + 1)?;
-                    if b[j] == b'}' {
-                        return Err(Fail::Odd);
-                    }
+            match after_member(b, j)? {
+                Next::Member(k) => j = k,
+                Next::End(k) => {
+                    j = k;
+                    break;
                 }
-                b'}' => break,
-                _ => return Err(Fail::Odd),
             }
         }
         if ev.ph == b'P' {
@@ -784,13 +761,17 @@ impl Part {
         if b[j] == b'}' {
             return Ok((j + 1, typed));
         }
+        // The key before (see `ArgKeys`): it predicts the next.
+        let mut prev = NO_KEY;
+        let mut predicted = self.keys.first(ev.cat);
         loop {
-            let (ks, kq);
-            (ks, kq, j) = plain_key(b, j)?;
+            let at = self.keys.read(b, j, predicted, ev.cat)?;
+            self.keys.link(prev, ev.cat, at.entry);
+            (prev, predicted) = (at.entry, self.keys.next(at.entry));
+            j = ws(b, at.value)?;
             let v = j;
-            let key = &b[ks..kq];
-            let ends = Ends::of(key);
-            let slot = match id_key(key, ends) {
+            let mut known = None;
+            let slot = match at.id {
                 IdKey::Correlation => Some(Num::Correlation),
                 IdKey::External => Some(Num::ExternalId),
                 IdKey::RecordFunction => Some(Num::RecordFunctionId),
@@ -817,28 +798,66 @@ impl Part {
                     }
                     ev.put(slot, v);
                 }
-                // A number (most args values) skipped here: a call to `skip_value` per
-                // member cost more than the number's walk.
-                None if matches!(b[j], b'-' | b'0'..=b'9') => j = number_end(b, j)?,
-                None => j = skip_value(b, j)?,
+                None => {
+                    // Numbers are kept only when typed: those walked past (sequence
+                    // numbers, indices) change with every event.
+                    let number = matches!(b[j], b'-' | b'0'..=b'9');
+                    let seen = if typed || !number {
+                        let gen = self.keys.gen();
+                        self.values.find(ev.name, at.entry, gen, b, j)
+                    } else {
+                        None
+                    };
+                    match seen {
+                        Some((end, value)) if !typed || value.is_some() => {
+                            (j, known) = (end, value);
+                        }
+                        _ => {
+                            // A number (most args values) skipped here: a call to
+                            // `skip_value` per member cost more than the number's walk.
+                            let end = if number {
+                                number_end(b, j)?
+                            } else {
+                                skip_value(b, j)?
+                            };
+                            if !typed && !number {
+                                self.values.put(ev.name, at.entry, b, (j, end), None);
+                            }
+                            j = end;
+                        }
+                    }
+                }
             }
             if typed {
-                let key = self.intern_arg_ends(key, ends);
-                match (key, self.arg_value(b, v, j)) {
+                let key = match self.keys.arg(at.entry) {
+                    Some(key) => key,
+                    None => {
+                        let text = &b[at.start..at.end];
+                        let key = self.intern_arg_ends(text, Ends::of(text));
+                        self.keys.set_arg(at.entry, key);
+                        key
+                    }
+                };
+                let value = match known {
+                    Some(value) => Some(value),
+                    None => {
+                        let value = self.arg_value(b, v, j);
+                        if let (Some(value), None) = (value, slot) {
+                            let gen = self.keys.gen();
+                            self.values
+                                .put(ev.name, at.entry, b, (v, j), Some((value, gen)));
+                        }
+                        value
+                    }
+                };
+                match (key, value) {
                     (Some(k), Some(val)) => self.arg_lists.push_id(k, val),
                     _ => typed = false,
                 }
             }
-            j = ws(b, j)?;
-            match b[j] {
-                b',' => {
-                    j = ws(b, j + 1)?;
-                    if b[j] == b'}' {
-                        return Err(Fail::Odd);
-                    }
-                }
-                b'}' => return Ok((j + 1, typed)),
-                _ => return Err(Fail::Odd),
+            match after_member(b, j)? {
+                Next::Member(k) => j = k,
+                Next::End(k) => return Ok((k + 1, typed)),
             }
         }
     }
@@ -930,6 +949,7 @@ impl Part {
         self.args.clear();
         self.arg_lists = ArgStore::default();
         self.arg_cache.fill(EMPTY_SLOT);
+        self.keys.new_block();
         self.copied.clear();
         self.copied_shapes.clear();
     }
@@ -1134,6 +1154,88 @@ mod tests {
             let c = p.copy_args(&ev0, &mut dest);
             assert_eq!(list_text(&dest, c), list_text(&want, w));
         }
+    }
+
+    /// Keys predicted from the key before (per category) and values repeated from the
+    /// key's last one give the lists and ids that reading each event alone gives:
+    /// optional keys, keys shared by categories, whitespace around colons, values that
+    /// start like the last one but go on (`0` then `01`, `0.5`, `0e1`), strings with
+    /// escapes, and a block boundary between events (the store's ids are renewed).
+    #[test]
+    fn predicted_keys_and_repeated_values_as_alone() {
+        let args = [
+            r#"{"External id": 5, "queued": 0, "device": 0, "stream": 7, "grid": [128, 4, 1], "correlation": 9}"#,
+            r#"{"External id": 6, "queued": 0, "device": 0, "stream": 7, "grid": [128, 4, 1], "correlation": 10}"#,
+            r#"{"External id": 7, "queued": 01, "device": 1, "stream": 7, "grid": [128, 4, 2], "correlation": 11}"#,
+            r#"{"External id": 8, "queued": 0.5, "grid": [128, 4, 2], "correlation": 12}"#,
+            r#"{"External id": 8, "queued": 0e1, "grid" : [128, 4, 2] , "correlation":12}"#,
+            r#"{"External id": 9, "extra": "a\"b", "queued": 0, "grid": [128,4,2]}"#,
+            r#"{"External id": 9, "extra": "a\"b", "queued": 0 , "grid": [128,4,2]}"#,
+            r#"{"queued": 0, "External id": 9, "extra": "a\"b", "grid": [128,4,2]}"#,
+            r#"{"queued": true, "External id": "9", "extra": "ab", "grid": [128,4,2]}"#,
+            r#"{"queued": truex, "External id": 9}"#,
+            r#"{"queued": 0}"#,
+            r#"{}"#,
+        ];
+        // Typed lists (GPU rows) and walked args (operators).
+        let cats = ["kernel", "cpu_op", "gpu_memcpy"];
+        let mut text = String::new();
+        let mut alone = Vec::new();
+        for round in 0..3 {
+            for (k, a) in args.iter().enumerate() {
+                let cat = cats[(k + round) % cats.len()];
+                let ev = format!(
+                    r#", {{"ph":"X","cat":"{cat}","name":"k{}","ts":1,"dur":2,"args":{a}}}"#,
+                    k % 2
+                );
+                text.push_str(&ev);
+                alone.push(ev);
+            }
+        }
+        // What an event gives: its numbers and its typed list (copied into `dest`, the
+        // one table a part's block goes to).
+        let read = |p: &mut Part, ev: &Ev, dest: &mut ArgStore| {
+            let nums: Vec<Option<i64>> = [
+                Num::Ts,
+                Num::Dur,
+                Num::Id,
+                Num::Correlation,
+                Num::ExternalId,
+                Num::RecordFunctionId,
+                Num::Device,
+                Num::Stream,
+            ]
+            .into_iter()
+            .map(|n| ev.get(n))
+            .collect();
+            let list = p.copy_args(ev, dest);
+            (nums, ev.has_args, list_text(dest, list))
+        };
+        let b = text.as_bytes();
+        let mut p = Part::default();
+        let mut pos = 0;
+        let mut n = 0;
+        while pos < b.len() {
+            let stop = p.scan(b, pos, usize::MAX);
+            let mut dest = ArgStore::default();
+            for ev in p.events.clone() {
+                let mut q = Part::default();
+                q.scan(alone[n].as_bytes(), 0, usize::MAX);
+                let first = q.events[0];
+                let want = read(&mut q, &first, &mut ArgStore::default());
+                assert_eq!(read(&mut p, &ev, &mut dest), want, "{}", alone[n]);
+                n += 1;
+            }
+            // An odd event (`truex`) is the streaming reader's: skip it here.
+            pos = stop.pos;
+            if stop.why == Why::Odd {
+                assert!(alone[n].contains("truex"), "{}", alone[n]);
+                pos += alone[n].len();
+                n += 1;
+            }
+            p.clear_block();
+        }
+        assert_eq!(n, alone.len());
     }
 
     /// `same_bytes` is `==` for every length and every differing position.
