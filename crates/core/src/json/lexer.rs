@@ -171,17 +171,26 @@ pub fn number_end(b: &[u8], i: usize) -> R<usize> {
     Ok(j)
 }
 
-/// How many of the word's bytes, from the first (little-endian), are ASCII digits or
-/// `.` before the first that is not: per-byte tests without carries between bytes.
-#[inline]
-pub(super) fn digits_or_point(w: u64) -> usize {
+/// The high bit of each of the word's bytes that is an ASCII digit: per-byte tests on
+/// the low seven bits, without carries between bytes.
+#[inline(always)]
+pub(super) fn digit_bytes(w: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let low7 = w & !HIGH;
     // High bit per byte: the byte's low 7 bits are > 0x39, are >= 0x30.
     let above_9 = low7 + ONES * (0x7F - 0x39);
     let from_0 = low7 + ONES * (0x80 - 0x30);
-    let digit = from_0 & !above_9 & !w & HIGH;
+    from_0 & !above_9 & !w & HIGH
+}
+
+/// How many of the word's bytes, from the first (little-endian), are ASCII digits or
+/// `.` before the first that is not: per-byte tests without carries between bytes.
+#[inline]
+pub(super) fn digits_or_point(w: u64) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let digit = digit_bytes(w);
     // A byte equal to '.': its xor with '.' is zero (exact test, no borrow).
     let x = w ^ (ONES * b'.' as u64);
     let nonzero = ((x & !HIGH) + !HIGH) | x;

@@ -199,17 +199,11 @@ const POW10_INT: [u64; 9] = [
     100_000_000,
 ];
 
-/// How many of the word's bytes, from the first (little-endian), are ASCII digits:
-/// per-byte tests on the low seven bits (no carries between bytes).
+/// How many of the word's bytes, from the first (little-endian), are ASCII digits.
 #[inline(always)]
 pub(super) fn leading_digits(w: u64) -> u32 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let low7 = w & !HIGH;
-    let above_9 = low7 + ONES * (0x7F - 0x39);
-    let from_0 = low7 + ONES * (0x80 - 0x30);
-    let digit = from_0 & !above_9 & !w & HIGH;
-    (!digit & HIGH).trailing_zeros() / 8
+    (!super::lexer::digit_bytes(w) & HIGH).trailing_zeros() / 8
 }
 
 /// The value of the word's first `k` bytes (1 to 8, all ASCII digits, the first the

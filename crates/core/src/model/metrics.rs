@@ -400,101 +400,41 @@ impl MetricTable {
     /// values), for a trace's tree of millions of nodes: each exclusive column whose
     /// sums are exact (`exact_sums`) is summed in place into its inclusive partner and
     /// kept as the residual of it (`Residual`), so the table holds one vector for the
-    /// pair, also at the load's peak. With `threads`, each column is summed on a
-    /// thread of its own. The others are summed as `derive_inclusive` does.
+    /// pair, also at the load's peak. The others are copied and summed as
+    /// `derive_inclusive` does; with `threads`, the columns side by side (`sum_up`).
     pub fn derive_inclusive_residual(&mut self, cct: &mut Cct, bases: &[&str], threads: bool) {
         let found: Vec<&str> = bases.iter().copied().filter(|b| self.has(b)).collect();
-        let mut sums: Vec<Option<Vec<f64>>> = Vec::with_capacity(found.len());
-        let mut taken = Vec::new();
-        for b in &found {
-            let i = self.index[*b];
-            match &mut self.columns[i] {
-                Col::Heap(a) if exact_sums(a.as_slice()) => {
-                    taken.push(i);
-                    let v = std::mem::take(a);
-                    sums.push(Some(Arc::try_unwrap(v).unwrap_or_else(|v| v.to_vec())));
+        // Each column to sum: taken out of the table when its sums are exact (it is
+        // summed in place), else copied.
+        let mut residual = Vec::with_capacity(found.len());
+        let cols: Vec<Vec<f64>> = found
+            .iter()
+            .map(|b| {
+                let col = &mut self.columns[self.index[*b]];
+                let exact = matches!(col, Col::Heap(a) if exact_sums(a.as_slice()));
+                residual.push(exact);
+                match col {
+                    Col::Heap(a) if exact => {
+                        Arc::try_unwrap(std::mem::take(a)).unwrap_or_else(|v| v.to_vec())
+                    }
+                    c => c.values().to_vec(),
                 }
-                _ => sums.push(None),
-            }
-        }
-        let parent = if taken.is_empty() {
-            None
-        } else {
-            Some(cct.shared_parents())
-        };
-        let cct = &*cct;
-        let columns = &self.columns;
-        let whole = |s: Option<Vec<f64>>, b: &str| -> Vec<f64> {
-            let mut s = s.unwrap_or_else(|| columns[self.index[b]].values().to_vec());
-            add_to_parents(cct, std::slice::from_mut(&mut s));
-            s
-        };
-        let sums: Vec<Vec<f64>> = if threads && found.len() > 1 {
-            // The first column on this thread, each other on one of its own (as many
-            // threads as `derive_inclusive_side_by_side` starts: `memory` counts them).
-            std::thread::scope(|sc| {
-                let mut each = sums.into_iter().zip(&found);
-                let first = each.next();
-                let others: Vec<_> = each.map(|(s, b)| sc.spawn(move || whole(s, b))).collect();
-                first
-                    .map(|(s, b)| whole(s, b))
-                    .into_iter()
-                    .chain(
-                        others
-                            .into_iter()
-                            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
-                    )
-                    .collect()
             })
-        } else {
-            let mut all: Vec<Vec<f64>> = sums
-                .into_iter()
-                .zip(&found)
-                .map(|(s, b)| s.unwrap_or_else(|| columns[self.index[*b]].values().to_vec()))
-                .collect();
-            add_to_parents(cct, &mut all);
-            all
-        };
-        for (b, inc) in found.iter().zip(sums) {
-            let i = self.index[*b];
+            .collect();
+        let parent = residual.contains(&true).then(|| cct.shared_parents());
+        let sums = sum_up(cct, cols, threads);
+        for ((b, inc), residual) in found.iter().zip(sums).zip(residual) {
             let inc = Arc::new(inc);
-            if let (true, Some(parent)) = (taken.contains(&i), &parent) {
+            if let (true, Some(parent)) = (residual, &parent) {
                 let r = Residual {
                     inc: inc.clone(),
                     parent: parent.clone(),
                 };
-                self.columns[i] = Col::Residual(Arc::new(r), Arc::default());
+                self.columns[self.index[*b]] = Col::Residual(Arc::new(r), Arc::default());
             }
             let unit = self.unit(b).to_string();
             self.put(&inclusive_name(b), &unit, inc);
         }
-    }
-
-    /// As `derive_inclusive`, each column summed on a thread of its own (a load with
-    /// cores to spare): every column gets the same additions in the same order as in
-    /// the one pass, so the values are identical.
-    pub fn derive_inclusive_side_by_side(&mut self, cct: &Cct, bases: &[&str]) {
-        let found: Vec<&str> = bases.iter().copied().filter(|b| self.has(b)).collect();
-        let sums: Vec<Vec<f64>> = std::thread::scope(|s| {
-            let column = |b: &str| self.values(b).unwrap_or_default();
-            let others: Vec<_> = found[found.len().min(1)..]
-                .iter()
-                .map(|b| {
-                    let exc = column(b);
-                    s.spawn(move || subtree_sums(cct, exc))
-                })
-                .collect();
-            let first = found.first().map(|b| subtree_sums(cct, column(b)));
-            first
-                .into_iter()
-                .chain(
-                    others
-                        .into_iter()
-                        .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
-                )
-                .collect()
-        });
-        self.set_inclusive(&found, sums);
     }
 
     /// Adds `<base> (inc)` for each base, with the base's unit.
@@ -530,6 +470,35 @@ pub fn subtree_sums(cct: &Cct, exc: &[f64]) -> Vec<f64> {
     add_to_parents(cct, &mut inc);
     let [inc] = inc;
     inc
+}
+
+/// Each column made its subtree sums in place: in one pass over the tree, or with
+/// `threads` the first on this thread and each other on one of its own (as many
+/// threads as `memory` counts); every column gets the same additions in the same order
+/// either way, so the values are identical.
+fn sum_up(cct: &Cct, mut cols: Vec<Vec<f64>>, threads: bool) -> Vec<Vec<f64>> {
+    if !threads || cols.len() < 2 {
+        add_to_parents(cct, &mut cols);
+        return cols;
+    }
+    let sum = |mut c: Vec<f64>| {
+        add_to_parents(cct, std::slice::from_mut(&mut c));
+        c
+    };
+    std::thread::scope(|sc| {
+        let mut each = cols.into_iter();
+        let first = each.next();
+        let others: Vec<_> = each.map(|c| sc.spawn(move || sum(c))).collect();
+        first
+            .map(sum)
+            .into_iter()
+            .chain(
+                others
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
+            )
+            .collect()
+    })
 }
 
 /// Turns each column of exclusive values into subtree sums in place (NaN as in

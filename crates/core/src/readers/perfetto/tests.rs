@@ -84,20 +84,22 @@ fn event(ts: u64, ev: &W) -> W {
     w().int(8, ts).int(10, 7).int(13, 2).msg(11, ev).clone()
 }
 
+/// A counter track (uuid 20) on sequence 7, incremental, with a unit.
+fn counter_track() -> W {
+    w().int(10, 7)
+        .msg(
+            60,
+            w().int(1, 20)
+                .str(2, "bytes")
+                .msg(8, w().int(4, 1).int(5, 1)),
+        )
+        .clone()
+}
+
 #[test]
 fn slices_nest_with_interned_names() {
     let mut ps = descriptors();
-    // A counter track (uuid 20), incremental with a unit.
-    ps.push(
-        w().int(10, 7)
-            .msg(
-                60,
-                w().int(1, 20)
-                    .str(2, "bytes")
-                    .msg(8, w().int(4, 1).int(5, 1)),
-            )
-            .clone(),
-    );
+    ps.push(counter_track());
     let interned = w()
         .msg(2, w().int(1, 1).str(2, "outer"))
         .msg(2, w().int(1, 2).str(2, "inner"))
@@ -263,17 +265,7 @@ fn sdk_stream(pack: &dyn Fn(u64, u64, &W) -> W) -> Vec<W> {
             .msg(60, w().int(1, 11).int(5, 1).msg(4, w().int(1, 1).int(2, 3)))
             .clone(),
     );
-    // A counter track (uuid 20), incremental with a unit.
-    ps.push(
-        w().int(10, 7)
-            .msg(
-                60,
-                w().int(1, 20)
-                    .str(2, "bytes")
-                    .msg(8, w().int(4, 1).int(5, 1)),
-            )
-            .clone(),
-    );
+    ps.push(counter_track());
     let interned = w()
         .msg(2, w().int(1, 1).str(2, "outer"))
         .msg(2, w().int(1, 2).str(2, "inner"))
