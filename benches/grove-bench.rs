@@ -248,7 +248,9 @@ fn timeline_bench(file: &str) {
     app.run("panel timeline").unwrap();
     app.run("lanes all").unwrap();
     let g = app.gpu.as_ref().unwrap();
-    let lanes = g.lanes.iter().chain(g.cpu_lanes.iter().map(|(_, l)| l));
+    // `lanes all` built the CPU lanes (they are built on their first use).
+    let cpu = g.cpu(app.profile.events.as_ref().unwrap());
+    let lanes = g.lanes.iter().chain(cpu.lanes.iter().map(|(_, l)| l));
     let (rows, bytes) = lanes.fold((0, 0), |(r, b), l| {
         (r + l.stack.depth(), b + l.stack.heap_bytes())
     });
@@ -258,13 +260,14 @@ fn timeline_bench(file: &str) {
     );
     // The whole lane index (ids, packed times, stack rows) and the gaps, built behind
     // the TUI's first frame (issue 30's peak).
-    let lanes = g.lanes.iter().chain(g.cpu_lanes.iter().map(|(_, l)| l));
+    let lanes = g.lanes.iter().chain(cpu.lanes.iter().map(|(_, l)| l));
     let (slices, index) = lanes.fold((0, 0), |(n, b), l| (n + l.events.len(), b + l.heap_bytes()));
-    let gaps: usize = g.gaps.iter().map(|v| v.capacity() * 24).sum();
+    let all_gaps = || g.gaps.iter().chain(&cpu.gaps);
+    let gaps: usize = all_gaps().map(|v| v.capacity() * 24).sum();
     println!(
         "lane_index {slices} slices, {:.1} MiB; gaps {} ({:.1} MiB); resident with the index {:.1} MiB",
         index as f64 / (1 << 20) as f64,
-        g.gaps.iter().map(|v| v.len()).sum::<usize>(),
+        all_gaps().map(|v| v.len()).sum::<usize>(),
         gaps as f64 / (1 << 20) as f64,
         resident_mib()
     );

@@ -90,18 +90,15 @@ fn selection_is_the_tree_cursor() {
     keys(&mut app, "l");
     let right = app.tree.selected().unwrap();
     assert_eq!(
-        po.parent[po.pos[right as usize] as usize],
-        po.parent[po.pos[on_flame as usize] as usize]
+        po.parent(po.pos[right as usize]),
+        po.parent(po.pos[on_flame as usize])
     );
     // The tree shows the same node; moving there moves the flame graph's selection.
     keys(&mut app, "1");
     assert_eq!(app.tree.selected(), Some(right));
     keys(&mut app, "u6");
     let parent = app.tree.selected().unwrap();
-    assert_eq!(
-        po.node[po.parent[po.pos[right as usize] as usize] as usize],
-        parent
-    );
+    assert_eq!(po.node[po.parent(po.pos[right as usize]) as usize], parent);
     let l = app.flame_layout(120);
     let (d, i) = l.locate(&app.tree.po, parent).unwrap();
     assert_eq!(l.rows[d][i].node, parent);
@@ -109,7 +106,7 @@ fn selection_is_the_tree_cursor() {
     keys(&mut app, "k");
     assert_eq!(
         app.tree.selected(),
-        Some(po.node[po.parent[po.pos[parent as usize] as usize] as usize])
+        Some(po.node[po.parent(po.pos[parent as usize]) as usize])
     );
     keys(&mut app, "fk");
     assert_eq!(app.tree.selected(), Some(parent));

@@ -257,6 +257,24 @@ fn lanes_collapse_hide_and_restore() {
     assert_eq!(app.timeline_rows().len(), n);
 }
 
+/// The CPU threads' lanes are built on their first use, not with the GPU index
+/// behind the first frame (issue 30: about 16 bytes a CPU slice), and read the same
+/// once built.
+#[test]
+fn cpu_lanes_are_built_when_first_shown() {
+    let mut app = open_app("testdata/small.trace.json");
+    app.run("panel timeline").unwrap();
+    let gpu_lanes = app.lanes().len();
+    assert!(!app.gpu.as_ref().unwrap().cpu_built());
+    app.run("lanes all").unwrap();
+    assert!(app.gpu.as_ref().unwrap().cpu_built());
+    let labels: Vec<String> = app.lanes().into_iter().map(|l| l.label).collect();
+    assert_eq!(labels.len(), gpu_lanes + 1);
+    assert_eq!(labels.last().unwrap(), "CPU t3774487");
+    // Gaps and the launching thread's call path read the same lanes.
+    assert_eq!(app.run("gaps").is_ok(), app.gaps_text().is_some());
+}
+
 /// Counter samples (`ph: C`) become sparkline lanes under the streams: the small
 /// trace with a queue-length counter added that rises to 8 in the middle of it.
 #[test]

@@ -45,7 +45,7 @@ pub fn write<W: Write>(
     let mut paths = paths_for(&p.cct, &nodes).into_iter();
     for (i, &pos) in positions.iter().enumerate() {
         let n = po.node[pos as usize];
-        let parent = po.parent[pos as usize];
+        let parent = po.parent(pos);
         let f = p.cct.frame(n);
         let mut vals = serde_json::Map::new();
         for (name, v) in &cols {

@@ -153,7 +153,7 @@ pub fn render_to(
 
 /// Last among the siblings that are printed (hidden ones do not count).
 fn is_last_child(po: &PreOrder, p: u32, positions: &[u32]) -> bool {
-    let parent = po.parent[p as usize];
+    let parent = po.parent(p);
     let end = if parent == crate::model::NO_NODE {
         po.len() as u32
     } else {
@@ -163,7 +163,7 @@ fn is_last_child(po: &PreOrder, p: u32, positions: &[u32]) -> bool {
     let i = positions.partition_point(|&q| q < next);
     positions
         .get(i)
-        .is_none_or(|&q| q >= end || po.parent[q as usize] != parent)
+        .is_none_or(|&q| q >= end || po.parent(q) != parent)
 }
 
 /// Hatchet's legend: the metric's range, then the six bins from the top down.

@@ -266,9 +266,12 @@ fn put_order(
     w.write_all(&[0; 4][..pad4(w.at)])?;
     let po = &o.po;
     let n = po.len();
-    for c in [&po.node, &po.pos, &po.end, &po.parent] {
+    for c in [&po.node, &po.pos, &po.end] {
         put_column(w, n, |i| c[i].to_le_bytes())?;
     }
+    // The parents as positions (a pre-order made here reads them through the tree's
+    // links; the entry keeps the column, so that a warm open maps it).
+    put_column(w, n, |i| po.parent(i as u32).to_le_bytes())?;
     put_column(w, n, |i| po.depth[i].to_le_bytes())?;
     w.write_all(&[0; 4][..pad4(w.at)])
 }
@@ -503,7 +506,7 @@ impl<R: std::io::BufRead + std::io::Seek> Src<R> {
                     pos,
                     depth,
                     end,
-                    parent,
+                    parent: crate::model::cct::ParentPos::Col(parent),
                 }),
             }),
             _ => None,
@@ -709,9 +712,9 @@ mod tests {
         for (a, b) in [(&o.po.node, &made.node), (&o.po.pos, &made.pos)] {
             assert_eq!(&a[..], &b[..]);
         }
-        for (a, b) in [(&o.po.end, &made.end), (&o.po.parent, &made.parent)] {
-            assert_eq!(&a[..], &b[..]);
-        }
+        assert_eq!(&o.po.end[..], &made.end[..]);
+        assert!(matches!(o.po.parent, crate::model::cct::ParentPos::Col(_)));
+        assert!((0..made.len() as u32).all(|p| o.po.parent(p) == made.parent(p)));
         assert_eq!(&o.po.depth[..], &made.depth[..]);
         assert_eq!((o.min, o.max), (1.5, 1.5));
         assert!(c.cct.saved_order().is_none(), "not mapped: not kept");

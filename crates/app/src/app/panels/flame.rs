@@ -66,7 +66,7 @@ impl Layout {
         }
         let mut p = *po.pos.get(node as usize)?;
         loop {
-            p = po.parent[p as usize];
+            p = po.parent(p);
             if p == NO_NODE {
                 return None;
             }
@@ -401,10 +401,10 @@ impl App {
         let (rows, total) = layout_rows(po, &weight, &skip, &merge, &tops, key.width);
         let mut crumbs = Vec::new();
         if let Some(z) = zoom {
-            let mut p = po.parent[po.pos[z as usize] as usize];
+            let mut p = po.parent(po.pos[z as usize]);
             while p != NO_NODE {
                 crumbs.push(po.node[p as usize]);
-                p = po.parent[p as usize];
+                p = po.parent(p);
             }
             crumbs.reverse();
         }
@@ -504,7 +504,7 @@ impl App {
                 if Some(from) == top {
                     return None;
                 }
-                match po.parent[p as usize] {
+                match po.parent(p) {
                     NO_NODE => None,
                     q => Some(po.node[q as usize]),
                 }
@@ -517,7 +517,7 @@ impl App {
                 if Some(from) == top {
                     return None;
                 }
-                let sibs: Vec<u32> = match po.parent[p as usize] {
+                let sibs: Vec<u32> = match po.parent(p) {
                     NO_NODE => po.root_positions().collect(),
                     q => po.child_positions(q).collect(),
                 };

@@ -37,8 +37,8 @@ impl App {
                 let min = min.or(self.timeline.gap_min).unwrap_or(DEFAULT_MIN_NS);
                 let lane = self.timeline.lane;
                 let label = self.lanes().get(lane).ok_or("no lane")?.label.clone();
-                let g = self.need_timeline()?;
-                let list = g.gaps.get(lane).map(Vec::as_slice).unwrap_or(&[]);
+                self.need_timeline()?;
+                let list = self.lane_gaps(lane);
                 let Some(gap) = gaps::step(list, self.timeline.cursor_t, forward, min).copied()
                 else {
                     return Err(CmdError::plain(format!(
@@ -60,8 +60,7 @@ impl App {
                     .ok_or_else(|| {
                         CmdError::plain(format!("no lane {label:?} (lanes all shows CPU threads)"))
                     })?;
-                let g = self.need_timeline()?;
-                let gap = gaps::at(&g.gaps[lane], origin + t)
+                let gap = gaps::at(self.lane_gaps(lane), origin + t)
                     .copied()
                     .ok_or_else(|| {
                         CmdError::plain(format!("no idle gap at {} on {label}", format_time(t)))
@@ -112,21 +111,21 @@ impl App {
     fn gap_rows(&self, n: usize, min: i64) -> Result<Vec<GapRow>, CmdError> {
         let g = self.need_timeline()?;
         let mut rows = Vec::new();
-        let lanes: Vec<(usize, String)> = if g.model.lanes.is_empty() {
-            // `gaps` holds the GPU lanes' gaps first, then the CPU lanes'.
-            (g.cpu_lanes.iter().enumerate())
+        let lanes: Vec<(usize, String)> = match self.profile.events.as_ref() {
+            // Lanes count the GPU lanes first, then the CPU lanes.
+            Some(ev) if g.model.lanes.is_empty() => (g.cpu(ev).lanes.iter().enumerate())
                 .map(|(i, (label, _))| (g.lanes.len() + i, label.clone()))
-                .collect()
-        } else {
-            g.model
+                .collect(),
+            _ => g
+                .model
                 .lanes
                 .iter()
                 .map(|l| l.label())
                 .enumerate()
-                .collect()
+                .collect(),
         };
         for (li, label) in lanes {
-            for gap in gaps::longest(&g.gaps[li], n, min) {
+            for gap in gaps::longest(self.lane_gaps(li), n, min) {
                 rows.push(GapRow {
                     lane: label.clone(),
                     start: gap.start,
@@ -152,10 +151,11 @@ impl App {
                 continue;
             }
             let key = (ev.pid[r as usize], ev.tid[r as usize]);
-            let Some(ci) = g.cpu_keys.iter().position(|&c| c == key) else {
+            let cpu = g.cpu(ev);
+            let Some(ci) = cpu.keys.iter().position(|&c| c == key) else {
                 continue;
             };
-            let Some(e) = gaps::open_slice(&g.cpu_lanes[ci].1, gap.start) else {
+            let Some(e) = gaps::open_slice(&cpu.lanes[ci].1, gap.start) else {
                 continue;
             };
             let node = ev.node.get(e as usize).copied().unwrap_or(NO_NODE);
@@ -164,6 +164,15 @@ impl App {
             }
         }
         String::new()
+    }
+
+    /// The idle gaps of lane `li` in `lanes()` order (none without a timeline).
+    fn lane_gaps(&self, li: usize) -> &[Gap] {
+        match (&self.gpu, self.profile.events.as_ref()) {
+            (Some(g), Some(ev)) => g.gaps_of(li, ev),
+            (Some(g), None) => g.gaps.get(li).map(Vec::as_slice).unwrap_or(&[]),
+            _ => &[],
+        }
     }
 
     /// The `gaps` list as text (the overlay's headless twin); None when it is not open.

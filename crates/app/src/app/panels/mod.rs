@@ -234,11 +234,22 @@ pub struct GpuState {
     pub origin: i64,
     /// First start and last end of the GPU activities.
     pub span: (i64, i64),
-    /// CPU threads (their slices), shown below the GPU lanes on request.
-    pub cpu_lanes: Vec<(String, LaneIndex)>,
-    /// The (pid, tid) of each CPU lane, to find the thread that launched a kernel.
-    pub cpu_keys: Vec<(u32, u32)>,
-    /// Idle gaps of every lane: the GPU lanes, then the CPU lanes, in `lanes()` order.
+    /// Idle gaps of the GPU lanes, in `lanes` order (the CPU lanes' are in `CpuLanes`).
+    pub gaps: Vec<Vec<Gap>>,
+    /// The CPU threads' lanes, built on the first read (`cpu`) when the trace has GPU
+    /// lanes: they are shown on request only, and on a 1 GB trace they held 35 MB of
+    /// the TUI's default path, about 16 bytes a CPU slice (issue 30). A trace without
+    /// GPU lanes builds them with the rest, since they are its timeline.
+    cpu: std::sync::OnceLock<CpuLanes>,
+}
+
+/// The CPU threads of a trace as timeline lanes, with their gaps.
+pub struct CpuLanes {
+    /// Each thread's label and slices.
+    pub lanes: Vec<(String, LaneIndex)>,
+    /// The (pid, tid) of each lane, to find the thread that launched a kernel.
+    pub keys: Vec<(u32, u32)>,
+    /// Idle gaps of each lane, in `lanes` order.
     pub gaps: Vec<Vec<Gap>>,
 }
 
@@ -250,6 +261,54 @@ impl GpuState {
             .iter()
             .map(|l| LaneIndex::new(ev, &l.events))
             .collect();
+        let cpu = std::sync::OnceLock::new();
+        // A trace without GPU activity (an OTF2 trace of an MPI code, a CPU-only Chrome
+        // trace) still has a timeline: its CPU threads are the lanes, and the span is
+        // theirs.
+        let spans: Vec<(i64, i64)> = if model.activities.is_empty() {
+            let c = cpu.get_or_init(|| CpuLanes::new(ev));
+            c.lanes.iter().filter_map(|(_, l)| l.span()).collect()
+        } else {
+            lanes.iter().filter_map(|l| l.span()).collect()
+        };
+        let start = spans.iter().map(|s| s.0).min()?;
+        let end = spans.iter().map(|s| s.1).max()?;
+        let origin = ev.ts.iter().copied().min().unwrap_or(start).min(start);
+        let gaps = lanes.iter().map(crate::gpu::gaps::of_lane).collect();
+        Some(GpuState {
+            model,
+            lanes,
+            origin,
+            span: (start, end.max(start + 1)),
+            gaps,
+            cpu,
+        })
+    }
+
+    /// The CPU threads' lanes of `ev` (the events this state was built from), built
+    /// on the first call.
+    pub fn cpu(&self, ev: &crate::model::EventTable) -> &CpuLanes {
+        self.cpu.get_or_init(|| CpuLanes::new(ev))
+    }
+
+    /// Whether the CPU lanes are built yet (tests, and the memory they hold).
+    pub fn cpu_built(&self) -> bool {
+        self.cpu.get().is_some()
+    }
+
+    /// The gaps of lane `li` in `App::lanes()` order: the GPU lanes, then the CPU ones.
+    pub fn gaps_of<'a>(&'a self, li: usize, ev: &'a crate::model::EventTable) -> &'a [Gap] {
+        match self.gaps.get(li) {
+            Some(g) => g,
+            None => (self.cpu(ev).gaps.get(li - self.gaps.len()))
+                .map(Vec::as_slice)
+                .unwrap_or(&[]),
+        }
+    }
+}
+
+impl CpuLanes {
+    fn new(ev: &crate::model::EventTable) -> CpuLanes {
         let mut threads: Vec<((u32, u32), Vec<u32>)> = Vec::new();
         let mut at: std::collections::HashMap<(u32, u32), usize> = std::collections::HashMap::new();
         for i in 0..ev.len() {
@@ -265,7 +324,7 @@ impl GpuState {
                 threads[k].1.push(i as u32);
             }
         }
-        let cpu_keys = threads.iter().map(|(k, _)| *k).collect();
+        let keys = threads.iter().map(|(k, _)| *k).collect();
         // Threads of several processes (ranks) are named by both: an OTF2 trace has a
         // `Master thread` on every rank.
         let many = threads.iter().any(|((p, _), _)| *p != threads[0].0 .0);
@@ -278,7 +337,7 @@ impl GpuState {
                 members_many.insert(m);
             }
         }
-        let cpu_lanes: Vec<(String, LaneIndex)> = threads
+        let lanes: Vec<(String, LaneIndex)> = threads
             .into_iter()
             .map(|((p, t), evs)| {
                 let t = ev.strings.resolve(t);
@@ -300,31 +359,11 @@ impl GpuState {
                 (label, LaneIndex::from_ids(ev, evs))
             })
             .collect();
-        // A trace without GPU activity (an OTF2 trace of an MPI code, a CPU-only Chrome
-        // trace) still has a timeline: its CPU threads are the lanes, and the span is
-        // theirs.
-        let spans: Vec<(i64, i64)> = if model.activities.is_empty() {
-            cpu_lanes.iter().filter_map(|(_, l)| l.span()).collect()
-        } else {
-            lanes.iter().filter_map(|l| l.span()).collect()
-        };
-        let start = spans.iter().map(|s| s.0).min()?;
-        let end = spans.iter().map(|s| s.1).max()?;
-        let origin = ev.ts.iter().copied().min().unwrap_or(start).min(start);
         let gaps = lanes
             .iter()
-            .chain(cpu_lanes.iter().map(|(_, l)| l))
-            .map(crate::gpu::gaps::of_lane)
+            .map(|(_, l)| crate::gpu::gaps::of_lane(l))
             .collect();
-        Some(GpuState {
-            model,
-            lanes,
-            origin,
-            span: (start, end.max(start + 1)),
-            cpu_lanes,
-            cpu_keys,
-            gaps,
-        })
+        CpuLanes { lanes, keys, gaps }
     }
 }
 

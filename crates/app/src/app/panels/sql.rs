@@ -344,7 +344,8 @@ impl App {
                 .iter()
                 .position(|l| (l.device, l.stream) == gpu_key)
         } else if matches!(kind, EventKind::Cpu | EventKind::Runtime) {
-            g.cpu_keys
+            g.cpu(ev)
+                .keys
                 .iter()
                 .position(|k| *k == cpu_key)
                 .map(|c| g.lanes.len() + c)

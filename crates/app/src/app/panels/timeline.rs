@@ -76,16 +76,20 @@ impl App {
             })
             .collect();
         // Without GPU lanes the CPU threads are the timeline.
-        if self.timeline.show_cpu || g.lanes.is_empty() {
-            let ev = self.profile.events.as_ref();
-            out.extend(g.cpu_lanes.iter().map(|(label, index)| LaneRef {
-                label: label.clone(),
-                index,
-                gpu: false,
-                member: match (ev, index.events.first()) {
-                    (Some(ev), Some(&i)) => ev.member_of(i as usize),
-                    _ => 0,
-                },
+        if let (true, Some(ev)) = (
+            self.timeline.show_cpu || g.lanes.is_empty(),
+            self.profile.events.as_ref(),
+        ) {
+            out.extend(g.cpu(ev).lanes.iter().map(|(label, index)| {
+                LaneRef {
+                    label: label.clone(),
+                    index,
+                    gpu: false,
+                    member: index
+                        .events
+                        .first()
+                        .map_or(0, |&i| ev.member_of(i as usize)),
+                }
             }));
         }
         out

@@ -101,7 +101,7 @@ impl TreeState {
                 p = self.po.end[p as usize];
                 continue;
             }
-            let parent = self.po.parent[p as usize];
+            let parent = self.po.parent(p);
             let is_focus_root = self.rules.focus == Some(node);
             if !is_focus_root && self.below(node) && !self.unpruned(parent) {
                 // A run of pruned siblings becomes one row.
@@ -179,14 +179,14 @@ impl TreeState {
                 Err(i) if i > 0 && !self.visible[i - 1].is_node() => {
                     let r = self.visible[i - 1];
                     // Inside an aggregate row only when it covers this sibling run.
-                    if self.po.parent[r.pos as usize] == self.po.parent[pos as usize] {
+                    if self.po.parent(r.pos) == self.po.parent(pos) {
                         self.cursor = i - 1;
                         return;
                     }
                 }
                 Err(_) => {}
             }
-            match self.po.parent[pos as usize] {
+            match self.po.parent(pos) {
                 NO_NODE => return,
                 p => pos = p,
             }
@@ -237,14 +237,14 @@ impl TreeState {
             return;
         };
         let mut changed = false;
-        let mut p = self.po.parent[pos as usize];
+        let mut p = self.po.parent(pos);
         while p != NO_NODE {
             let n = self.po.node[p as usize];
             if !self.open[n as usize] {
                 self.open[n as usize] = true;
                 changed = true;
             }
-            p = self.po.parent[p as usize];
+            p = self.po.parent(p);
         }
         if changed {
             self.visible = self.compute_rows();
@@ -277,7 +277,7 @@ impl TreeState {
     }
 
     pub fn parent(&self, node: u32) -> Option<u32> {
-        match self.po.parent[self.po.pos[node as usize] as usize] {
+        match self.po.parent(self.po.pos[node as usize]) {
             NO_NODE => None,
             p => Some(self.po.node[p as usize]),
         }

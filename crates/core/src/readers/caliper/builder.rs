@@ -224,7 +224,7 @@ impl Builder {
         let mut out = Cct::default();
         let mut new_of = vec![0u32; cct.len()];
         for (p, &old) in po.node.iter().enumerate() {
-            let parent = match po.parent[p] {
+            let parent = match po.parent(p as u32) {
                 NO_NODE => None,
                 q => Some(new_of[po.node[q as usize] as usize]),
             };

@@ -33,7 +33,7 @@ impl App {
         let (Some(ev), Some(g)) = (self.profile.events.as_ref(), self.gpu.as_ref()) else {
             return Err("this profile has no events to mark".into());
         };
-        let lanes = g.lanes.iter().chain(g.cpu_lanes.iter().map(|(_, l)| l));
+        let lanes = g.lanes.iter().chain(g.cpu(ev).lanes.iter().map(|(_, l)| l));
         let marks = Marks::find(path.clone(), node, lanes, |i| {
             ev.node.get(i as usize) == Some(&node)
         });
