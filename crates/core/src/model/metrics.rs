@@ -54,6 +54,21 @@ enum Col {
     /// An exclusive column kept as its inclusive partner less each node's children,
     /// with its values once they were asked for as a whole (shared by clones).
     Residual(Arc<Residual>, Arc<OnceLock<Arc<Vec<f64>>>>),
+    /// A column of whole numbers in 0..2^32 (a trace's `count`) kept as u32: half the
+    /// bytes of a node (issue 30: 10 MB of a 1 GB trace's TUI), with its values as f64
+    /// once they were asked for as a whole (shared by clones). Every u32 is exact in
+    /// f64, and negative zero, NaN and fractions keep a column in f64: the values given
+    /// back are the ones set, bit for bit.
+    Whole(Arc<Vec<u32>>, Arc<OnceLock<Arc<Vec<f64>>>>),
+}
+
+/// The column as u32 when every value is a whole number in 0..2^32 (not -0.0).
+fn as_whole(v: &[f64]) -> Option<Vec<u32>> {
+    let fits = |x: f64| (0.0..=u32::MAX as f64).contains(&x) && x.fract() == 0.0;
+    let zero = 0.0f64.to_bits();
+    v.iter()
+        .all(|&x| fits(x) && (x != 0.0 || x.to_bits() == zero))
+        .then(|| v.iter().map(|&x| x as u32).collect())
 }
 
 /// An exclusive column that holds no values of its own (issue 30: the load's peak):
@@ -99,6 +114,7 @@ fn exact_sums(v: &[f64]) -> bool {
 pub enum At<'a> {
     Values(&'a [f64]),
     Residual(&'a [f64], &'a Cct),
+    Whole(&'a [u32]),
 }
 
 impl At<'_> {
@@ -106,6 +122,7 @@ impl At<'_> {
     pub fn get(&self, n: usize) -> f64 {
         match self {
             At::Values(v) => v.get(n).copied().unwrap_or(f64::NAN),
+            At::Whole(v) => v.get(n).map_or(f64::NAN, |&x| x as f64),
             At::Residual(inc, cct) => match inc.get(n) {
                 Some(&v) => cct
                     .children(n as u32)
@@ -125,6 +142,7 @@ impl Col {
                 None => o.values(),
             },
             Col::Residual(r, whole) => whole.get_or_init(|| Arc::new(r.make())),
+            Col::Whole(w, whole) => whole.get_or_init(|| Arc::new(widen(w))),
         }
     }
 
@@ -133,8 +151,13 @@ impl Col {
             Col::Heap(v) => v.clone(),
             Col::Outside(o, copy) => copy.get_or_init(|| Arc::new(o.to_vec())).clone(),
             Col::Residual(r, whole) => whole.get_or_init(|| Arc::new(r.make())).clone(),
+            Col::Whole(w, whole) => whole.get_or_init(|| Arc::new(widen(w))).clone(),
         }
     }
+}
+
+fn widen(w: &[u32]) -> Vec<f64> {
+    w.iter().map(|&x| x as f64).collect()
 }
 
 /// `time` -> `time (inc)`; per-profile columns keep their label last:
@@ -267,6 +290,7 @@ impl MetricTable {
             Col::Residual(r, whole) if whole.get().is_none() && cct.len() == self.rows => {
                 At::Residual(&r.inc, cct)
             }
+            Col::Whole(w, whole) if whole.get().is_none() => At::Whole(w),
             c => At::Values(c.values()),
         })
     }
@@ -437,6 +461,19 @@ impl MetricTable {
         }
     }
 
+    /// Keeps each column of whole numbers in 0..2^32 that nothing else holds (a
+    /// trace's `count`) as u32 (`Col::Whole`): the readers' profiles pass here once
+    /// (`readers::load_all`).
+    pub fn narrow_whole(&mut self) {
+        for c in &mut self.columns {
+            if let Col::Heap(a) = c {
+                if let (1, Some(w)) = (Arc::strong_count(a), as_whole(a)) {
+                    *c = Col::Whole(Arc::new(w), Arc::default());
+                }
+            }
+        }
+    }
+
     /// Adds `<base> (inc)` for each base, with the base's unit.
     fn set_inclusive(&mut self, bases: &[&str], sums: Vec<Vec<f64>>) {
         for (base, inc) in bases.iter().zip(sums) {
@@ -572,6 +609,43 @@ mod tests {
                 assert_eq!(res.values(&m), plain.values(&m), "{m}");
                 assert_eq!(res.unit(&m), plain.unit(&m));
             }
+        }
+    }
+
+    /// A trace's `count` (whole numbers below 2^32) is kept as u32 and read back bit
+    /// for bit, node by node and whole; any other value keeps a column in f64.
+    #[test]
+    fn whole_number_columns_are_kept_narrow_and_read_back_exactly() {
+        let c = residual_tree();
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let counts = vec![1.0, 0.0, 3.0, 4294967295.0, 2.0, 1.0, 7.0];
+        let not_whole = [
+            vec![1.0, 0.0, 3.0, 4294967296.0, 2.0, 1.0, 7.0],
+            vec![1.0, -0.0, 3.0, 1.0, 2.0, 1.0, 7.0],
+            vec![1.0, 0.5, 3.0, 1.0, 2.0, 1.0, 7.0],
+            vec![1.0, f64::NAN, 3.0, 1.0, 2.0, 1.0, 7.0],
+            vec![1.0, -1.0, 3.0, 1.0, 2.0, 1.0, 7.0],
+        ];
+        for (col, narrow) in std::iter::once((counts, true)).chain(not_whole.map(|v| (v, false))) {
+            let mut cr = c.clone();
+            let mut t = table_of(&cr, vec![1.0; 7], vec![2.0; 7]);
+            t.set("count", "", col.clone());
+            t.derive_inclusive_residual(&mut cr, &["time", "gpu_time"], false);
+            t.narrow_whole();
+            assert_eq!(
+                matches!(t.at("count", &cr), Some(At::Whole(_))),
+                narrow,
+                "{col:?}"
+            );
+            let each: Vec<f64> = (0..7).map(|n| t.at("count", &cr).unwrap().get(n)).collect();
+            assert_eq!(bits(&each), bits(&col));
+            assert!(t.at("count", &cr).unwrap().get(7).is_nan());
+            assert_eq!(bits(t.values("count").unwrap()), bits(&col));
+            assert_eq!(bits(&t.column("count").unwrap()), bits(&col));
+            assert!(
+                matches!(t.at("count", &cr), Some(At::Values(_))),
+                "whole once asked"
+            );
         }
     }
 

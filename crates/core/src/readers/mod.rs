@@ -513,6 +513,10 @@ fn finish(
     compression: Option<&str>,
 ) -> Result<Vec<Profile>, String> {
     let mut ps = non_empty(reader, ps?)?;
+    for p in &mut ps {
+        // Counts in half the bytes (`MetricTable::narrow_whole`): read back bit for bit.
+        p.metrics.narrow_whole();
+    }
     if let Some(why) = cut.borrow().as_ref() {
         for p in &mut ps {
             p.warnings
