@@ -27,6 +27,7 @@ use crate::model::{Cct, MetricTable, NO_NODE};
 mod launches;
 mod nodes;
 pub mod phases;
+mod rows;
 mod sort;
 
 use nodes::NodeIndex;
@@ -246,7 +247,8 @@ struct Builder {
     warnings: Vec<String>,
 }
 
-/// The CPU lanes' slices nested by time, one root per lane.
+/// The CPU lanes' slices nested by time, one root per lane. With one core (`split` is
+/// every row) the lanes are swept side by side in row order (`rows::cpu_tree`).
 /// `rest`: gives the lanes of the rows from `split` on (`gather_lanes`);
 /// `node_of_event`: gives the event-to-node column, every row NO_NODE.
 fn cpu_tree(
@@ -258,6 +260,9 @@ fn cpu_tree(
 ) -> Builder {
     let ev = &tr.events;
     let n = ev.len();
+    if split == n {
+        return rows::cpu_tree(tr, ph, node_of_event());
+    }
     // The node arrays grow as nodes come: events bound them, but a trace whose events
     // repeat few call paths (grove-gen's) has far fewer nodes, and room for every event
     // raised its peak.
@@ -266,19 +271,8 @@ fn cpu_tree(
     let mut count = Vec::<f64>::new();
     let mut warnings = Vec::new();
     let nodes = NodeIndex::new(ev, n);
-    // One core: each lane's rows are linked through the event-to-node column (a lane
-    // list cost 4 bytes a CPU row at the load's peak); with two, the second gathers
-    // half the lists while the first gathers the other half.
-    let (mut lanes, column): (Vec<((u32, u32), Rows)>, _) = if split == n {
-        let mut column = node_of_event();
-        (linked_lanes(ev, &mut column), column)
-    } else {
-        let lanes = all_lanes(ev, split, rest)
-            .into_iter()
-            .map(|(key, idx)| (key, Rows::List(idx)))
-            .collect();
-        (lanes, node_of_event())
-    };
+    let mut lanes = all_lanes(ev, split, rest);
+    let column = node_of_event();
     // Each event makes at most one node, each lane its root: the per-node columns are
     // made once at their size (what GPU activities without a launch add aside), not
     // regrown (issue 16: regrowing left holes that raised the load's peak).
@@ -287,42 +281,17 @@ fn cpu_tree(
     ph.mark("lanes");
     let labels = lane_labels(tr, lanes.iter().map(|(key, _)| *key));
     for (_, rows) in &mut lanes {
-        if let Rows::List(idx) = rows {
-            order_slices(ev, idx);
-        }
+        order_slices(ev, rows);
     }
     ph.mark("lane-sort");
     let mut sweep = Sweep::new(tr, nodes, column, time, count);
     for ((key, rows), label) in lanes.into_iter().zip(&labels) {
-        let root = cct.child(None, label, "thread");
-        {
-            let s = &tr.events.strings;
-            let f = cct.frame_mut(root);
-            f.set_attr("pid", s.resolve(key.0));
-            f.set_attr("tid", s.resolve(key.1));
-            if let Some(n) = tr.thread_names.get(&(key.0, key.1)) {
-                f.set_attr("thread_name", n);
-            }
-        }
+        let root = lane_root(tr, &mut cct, key, label);
         grow(&mut sweep.time, cct.len());
         grow(&mut sweep.count, cct.len());
         sweep.count[root as usize] = 1.0;
         // The lane's nodes are added through the arrays held once.
-        let mut g = cct.grow();
-        match rows {
-            Rows::List(idx) => sweep.lane(&mut g, root, list_rows(&idx)),
-            Rows::Linked(l) if l.in_order => sweep.lane(&mut g, root, linked_rows(l)),
-            Rows::Linked(l) => {
-                // Out of order: this lane's list alone, sorted as above.
-                let mut idx = Vec::with_capacity(l.count as usize);
-                let mut next = linked_rows(l);
-                while let Some(i) = next(&sweep) {
-                    idx.push(i as u32);
-                }
-                order_slices(ev, &mut idx);
-                sweep.lane(&mut g, root, list_rows(&idx));
-            }
-        }
+        sweep.lane(&mut cct.grow(), root, &rows);
     }
     ph.mark("cpu-sweep");
     warnings.extend(sweep.overlap_warning());
@@ -382,9 +351,44 @@ fn lane_labels(tr: &ChromeTrace, keys: impl ExactSizeIterator<Item = (u32, u32)>
     labels
 }
 
+/// A lane's root (made in lane order: node ids follow it), its ids in its attrs.
+fn lane_root(tr: &ChromeTrace, cct: &mut Cct, key: (u32, u32), label: &str) -> u32 {
+    let root = cct.child(None, label, "thread");
+    let s = &tr.events.strings;
+    let f = cct.frame_mut(root);
+    f.set_attr("pid", s.resolve(key.0));
+    f.set_attr("tid", s.resolve(key.1));
+    if let Some(n) = tr.thread_names.get(&(key.0, key.1)) {
+        f.set_attr("thread_name", n);
+    }
+    root
+}
+
 /// An open slice on a lane's stack: (event, end, node, children's summed duration, the
 /// duration it counts: its own, or from where it was placed when it overlapped).
 type Open = (usize, i64, u32, i64, i64);
+
+/// The slices that overlapped without nesting (`Sweep::counted`), counted per lane: a
+/// lane swept again from a sorted list (`rows::cpu_tree`) drops what its first sweep
+/// counted.
+#[derive(Default, Clone, Copy)]
+struct Overlaps {
+    overlaps: u64,
+    /// Overlaps where Python frames were cut short, and the time cut; the time that
+    /// the other overlapping slices left in the slices they started in.
+    cut_short: u64,
+    cut_time: i64,
+    clipped: i64,
+}
+
+impl Overlaps {
+    fn add(&mut self, o: Overlaps) {
+        self.overlaps += o.overlaps;
+        self.cut_short += o.cut_short;
+        self.cut_time += o.cut_time;
+        self.clipped += o.clipped;
+    }
+}
 
 /// The sweep of the CPU lanes: the per-node columns it fills and the overlaps it met.
 struct Sweep<'a> {
@@ -393,17 +397,15 @@ struct Sweep<'a> {
     node_of_event: Vec<u32>,
     time: Vec<f64>,
     count: Vec<f64>,
+    /// Whether the sweep counts each node's slices (`count`); the sweep in row order
+    /// counts them as it maps its rows to the real nodes (`rows::cpu_tree`).
+    counting: bool,
     python: Option<u32>,
     /// Slices whose end is not in the file (sorted): their rows run to the trace's end
     /// so that what ran after them nests under them, but they count no time of their
     /// own, and never cut the frames they start in (their end is not a real one).
     unended: Vec<u32>,
-    overlaps: u64,
-    /// Overlaps where Python frames were cut short, and the time cut; the time that
-    /// the other overlapping slices left in the slices they started in.
-    cut_short: u64,
-    cut_time: i64,
-    clipped: i64,
+    stats: Overlaps,
 }
 
 impl<'a> Sweep<'a> {
@@ -423,21 +425,28 @@ impl<'a> Sweep<'a> {
             node_of_event,
             time,
             count,
+            counting: true,
             python: ev.strings.get("python_function"),
             unended,
-            overlaps: 0,
-            cut_short: 0,
-            cut_time: 0,
-            clipped: 0,
+            stats: Overlaps::default(),
         }
     }
 
+    /// Tested for every slice: inline while no slice is unended (most traces).
+    #[inline(always)]
     fn is_unended(&self, i: usize) -> bool {
-        !self.unended.is_empty() && self.unended.binary_search(&self.ev.seq.get(i)).is_ok()
+        !self.unended.is_empty() && self.unended_row(i)
+    }
+
+    #[inline(never)]
+    fn unended_row(&self, i: usize) -> bool {
+        self.unended.binary_search(&self.ev.seq.get(i)).is_ok()
     }
 
     /// Closes the top slice; an unended one counts no time of its own and hands its
     /// children's time to the slice below (its parent), which counted none of it.
+    /// Inline: the sweep closes a slice for about every slice it opens.
+    #[inline(always)]
     fn close(&mut self, stack: &mut Vec<Open>) {
         let Some((e, _, node, child, dur)) = stack.pop() else {
             return;
@@ -451,57 +460,86 @@ impl<'a> Sweep<'a> {
         }
     }
 
-    /// One lane's slices under its root, in nesting order as `next` gives them (it
-    /// reads a linked lane's next row before the row's node replaces its link).
-    fn lane(&mut self, g: &mut Grow, root: u32, mut next: impl FnMut(&Self) -> Option<usize>) {
-        let ev = self.ev;
+    /// One lane's slices under its root, in nesting order.
+    fn lane(&mut self, g: &mut Grow, root: u32, rows: &[u32]) {
         let mut stack: Vec<Open> = Vec::new();
-        while let Some(i) = next(self) {
-            let (ts, end) = (ev.ts[i], ev.ts[i] + ev.dur[i]);
-            while let Some(&top) = stack.last() {
-                let (te, tend) = (top.0, top.1);
-                let ended = tend < ts || (tend == ts && (ev.dur[te] > 0 || ev.dur[i] > 0));
-                if ended {
-                    self.close(&mut stack);
-                } else {
-                    break;
-                }
-            }
-            let mut parent_at = stack.len();
-            while parent_at > 0 && stack[parent_at - 1].1 < end {
-                parent_at -= 1;
-            }
-            // A slice that overlaps none above its parent counts its own duration:
-            // tested here, the common case takes no call.
-            let dur = if parent_at == stack.len() {
-                ev.dur[i]
-            } else {
-                self.counted(&mut stack, parent_at, i)
-            };
-            let parent_node = if parent_at == 0 {
-                root
-            } else {
-                stack[parent_at - 1].2
-            };
-            if parent_at > 0 && !self.is_unended(i) {
-                stack[parent_at - 1].3 += dur;
-            }
-            let node = self.nodes.child(g, parent_node, ev, i);
-            grow(&mut self.time, g.len());
-            grow(&mut self.count, g.len());
-            self.count[node as usize] += 1.0;
-            self.node_of_event[i] = node;
-            // Below the slices it overlaps: they end first, and it stays open for what
-            // starts after them. Ends on the stack stay in decreasing order.
-            if parent_at == stack.len() {
-                stack.push((i, end, node, 0, dur));
-            } else {
-                stack.insert(parent_at, (i, end, node, 0, dur));
-            }
+        let mut stats = Overlaps::default();
+        for &i in rows {
+            self.step(g, root, &mut stack, &mut stats, i as usize);
         }
+        self.end(&mut stack);
+        self.stats.add(stats);
+    }
+
+    /// Closes what a lane left open.
+    fn end(&mut self, stack: &mut Vec<Open>) {
         while !stack.is_empty() {
-            self.close(&mut stack);
+            self.close(stack);
         }
+    }
+
+    /// Slice `i`, the next of its lane in nesting order, under the lane's `root`, with
+    /// the lane's open slices (`stack`) and overlaps: gives its node and the node's
+    /// parent.
+    #[inline(always)]
+    fn step(
+        &mut self,
+        g: &mut Grow,
+        root: u32,
+        stack: &mut Vec<Open>,
+        stats: &mut Overlaps,
+        i: usize,
+    ) -> (u32, u32) {
+        let ev = self.ev;
+        let (ts, end) = (ev.ts[i], ev.ts[i] + ev.dur[i]);
+        while let Some(&top) = stack.last() {
+            let (te, tend) = (top.0, top.1);
+            let ended = tend < ts || (tend == ts && (ev.dur[te] > 0 || ev.dur[i] > 0));
+            if ended {
+                self.close(stack);
+            } else {
+                break;
+            }
+        }
+        let mut parent_at = stack.len();
+        while parent_at > 0 && stack[parent_at - 1].1 < end {
+            parent_at -= 1;
+        }
+        // A slice that overlaps none above its parent counts its own duration:
+        // tested here, the common case takes no call.
+        let dur = if parent_at == stack.len() {
+            ev.dur[i]
+        } else {
+            self.counted(stack, stats, parent_at, i)
+        };
+        let parent_node = if parent_at == 0 {
+            root
+        } else {
+            stack[parent_at - 1].2
+        };
+        if parent_at > 0 && !self.is_unended(i) {
+            stack[parent_at - 1].3 += dur;
+        }
+        let node = self.nodes.child(g, parent_node, ev, i);
+        if node as usize >= self.time.len() {
+            // A new node (nodes made elsewhere since are roots: none of their own).
+            grow(&mut self.time, g.len());
+            if self.counting {
+                grow(&mut self.count, g.len());
+            }
+        }
+        if self.counting {
+            self.count[node as usize] += 1.0;
+        }
+        self.node_of_event[i] = node;
+        // Below the slices it overlaps: they end first, and it stays open for what
+        // starts after them. Ends on the stack stay in decreasing order.
+        if parent_at == stack.len() {
+            stack.push((i, end, node, 0, dur));
+        } else {
+            stack.insert(parent_at, (i, end, node, 0, dur));
+        }
+        (node, parent_node)
     }
 
     /// The duration slice `i` counts, its parent being `stack[parent_at - 1]` (the
@@ -516,17 +554,23 @@ impl<'a> Sweep<'a> {
     /// part before stays time of the slices it started in. Either way its parent is the
     /// nearest open slice that contains it, and what runs inside it afterwards nests
     /// under it.
-    fn counted(&mut self, stack: &mut Vec<Open>, parent_at: usize, i: usize) -> i64 {
+    fn counted(
+        &mut self,
+        stack: &mut Vec<Open>,
+        stats: &mut Overlaps,
+        parent_at: usize,
+        i: usize,
+    ) -> i64 {
         let ev = self.ev;
         let (ts, end) = (ev.ts[i], ev.ts[i] + ev.dur[i]);
         if parent_at == stack.len() {
             return ev.dur[i];
         }
-        self.overlaps += 1;
+        stats.overlaps += 1;
         let python = self.python;
         let yields = |s: &Self, e: usize| python.is_some_and(|p| ev.cat[e] == p) || s.is_unended(e);
         if !yields(self, i) && stack[parent_at..].iter().all(|o| yields(self, o.0)) {
-            self.cut_short += 1;
+            stats.cut_short += 1;
             while stack.len() > parent_at {
                 let Some((e, oend, node, child, d)) = stack.pop() else {
                     break;
@@ -534,7 +578,7 @@ impl<'a> Sweep<'a> {
                 // A frame that counts from later than `ts` (it yielded itself) loses
                 // only what it counts.
                 let cut = (oend - ts).min(d);
-                self.cut_time += cut;
+                stats.cut_time += cut;
                 if let Some(up) = stack.last_mut() {
                     up.3 -= cut;
                 }
@@ -544,23 +588,28 @@ impl<'a> Sweep<'a> {
             ev.dur[i]
         } else {
             let from = stack[parent_at].1;
-            self.clipped += from - ts;
+            stats.clipped += from - ts;
             end - from
         }
     }
 
     /// The one line on the slices that overlapped without nesting, if any did.
     fn overlap_warning(&self) -> Option<String> {
-        let (overlaps, cut_short) = (self.overlaps, self.cut_short);
+        let Overlaps {
+            overlaps,
+            cut_short,
+            cut_time,
+            clipped,
+        } = self.stats;
         (overlaps > 0).then(|| {
             format!(
                 "{overlaps} CPU slice(s) overlap a slice they start in without nesting: {cut_short} \
                  op(s) or annotation(s) end the Python frames they start in ({:.3} ms cut from \
                  those frames), {} placed beside the slice they start in from its end on ({:.3} ms \
                  left in the slices they started in)",
-                self.cut_time as f64 / 1e6,
+                cut_time as f64 / 1e6,
                 overlaps - cut_short,
-                self.clipped as f64 / 1e6
+                clipped as f64 / 1e6
             )
         })
     }
@@ -568,81 +617,6 @@ impl<'a> Sweep<'a> {
 
 /// The rows of each CPU lane: (pid, tid) and its rows in file order.
 type Lanes = Vec<((u32, u32), Vec<u32>)>;
-
-/// A lane's rows: a list, or linked through the event-to-node column.
-enum Rows {
-    List(Vec<u32>),
-    Linked(Linked),
-}
-
-/// A lane whose rows are linked: each row's slot in the event-to-node column holds
-/// the lane's next row until the sweep gives the row its node.
-#[derive(Clone, Copy)]
-struct Linked {
-    first: u32,
-    last: u32,
-    count: u32,
-    /// Every row starts after the one before it: the sweep's order (`order_slices`
-    /// would leave it as it is), so the lane is swept by following the links.
-    in_order: bool,
-    /// The last row's start: compared with the next one's without reading it again.
-    last_ts: i64,
-}
-
-fn list_rows(idx: &[u32]) -> impl FnMut(&Sweep) -> Option<usize> + '_ {
-    let mut it = idx.iter();
-    move |_| it.next().map(|&i| i as usize)
-}
-
-fn linked_rows(l: Linked) -> impl FnMut(&Sweep) -> Option<usize> {
-    let (mut at, mut left) = (l.first as usize, l.count);
-    move |s| {
-        if left == 0 {
-            return None;
-        }
-        let i = at;
-        at = s.node_of_event[i] as usize;
-        left -= 1;
-        Some(i)
-    }
-}
-
-/// The CPU lanes of every row in order of first appearance, each row linked to its
-/// lane's next in `column` (`Linked`).
-fn linked_lanes(ev: &EventTable, column: &mut [u32]) -> Vec<((u32, u32), Rows)> {
-    let mut lanes: Vec<((u32, u32), Linked)> = Vec::new();
-    let mut find = LaneFinder::default();
-    for i in 0..ev.len() {
-        if !in_cpu_tree(ev, i) {
-            continue;
-        }
-        let key = (ev.pid[i], ev.tid[i]);
-        let l = find.lane(key, || {
-            let first = Linked {
-                first: i as u32,
-                last: i as u32,
-                count: 0,
-                in_order: true,
-                last_ts: 0,
-            };
-            lanes.push((key, first));
-            lanes.len() - 1
-        });
-        let lane = &mut lanes[l].1;
-        let ts = ev.ts[i];
-        if lane.count > 0 {
-            column[lane.last as usize] = i as u32;
-            lane.in_order &= lane.last_ts < ts;
-        }
-        lane.last = i as u32;
-        lane.last_ts = ts;
-        lane.count += 1;
-    }
-    lanes
-        .into_iter()
-        .map(|(key, l)| (key, Rows::Linked(l)))
-        .collect()
-}
 
 /// The CPU lanes of `rows` in order of first appearance.
 fn gather_lanes(ev: &EventTable, rows: std::ops::Range<usize>) -> Lanes {
