@@ -27,7 +27,6 @@ use crate::model::{Cct, MetricTable, NO_NODE};
 mod launches;
 mod nodes;
 pub mod phases;
-mod rows;
 mod sort;
 
 use nodes::NodeIndex;
@@ -247,8 +246,7 @@ struct Builder {
     warnings: Vec<String>,
 }
 
-/// The CPU lanes' slices nested by time, one root per lane. With one core (`split` is
-/// every row) the lanes are swept side by side in row order (`rows::cpu_tree`).
+/// The CPU lanes' slices nested by time, one root per lane.
 /// `rest`: gives the lanes of the rows from `split` on (`gather_lanes`);
 /// `node_of_event`: gives the event-to-node column, every row NO_NODE.
 fn cpu_tree(
@@ -260,9 +258,6 @@ fn cpu_tree(
 ) -> Builder {
     let ev = &tr.events;
     let n = ev.len();
-    if split == n {
-        return rows::cpu_tree(tr, ph, node_of_event());
-    }
     // The node arrays grow as nodes come: events bound them, but a trace whose events
     // repeat few call paths (grove-gen's) has far fewer nodes, and room for every event
     // raised its peak.
@@ -271,8 +266,19 @@ fn cpu_tree(
     let mut count = Vec::<f64>::new();
     let mut warnings = Vec::new();
     let nodes = NodeIndex::new(ev, n);
-    let mut lanes = all_lanes(ev, split, rest);
-    let column = node_of_event();
+    // One core: each lane's rows are linked through the event-to-node column (a lane
+    // list cost 4 bytes a CPU row at the load's peak); with two, the second gathers
+    // half the lists while the first gathers the other half.
+    let (mut lanes, column): (Vec<((u32, u32), Rows)>, _) = if split == n {
+        let mut column = node_of_event();
+        (linked_lanes(ev, &mut column), column)
+    } else {
+        let lanes = all_lanes(ev, split, rest)
+            .into_iter()
+            .map(|(key, idx)| (key, Rows::List(idx)))
+            .collect();
+        (lanes, node_of_event())
+    };
     // Each event makes at most one node, each lane its root: the per-node columns are
     // made once at their size (what GPU activities without a launch add aside), not
     // regrown (issue 16: regrowing left holes that raised the load's peak).
@@ -281,7 +287,9 @@ fn cpu_tree(
     ph.mark("lanes");
     let labels = lane_labels(tr, lanes.iter().map(|(key, _)| *key));
     for (_, rows) in &mut lanes {
-        order_slices(ev, rows);
+        if let Rows::List(idx) = rows {
+            order_slices(ev, idx);
+        }
     }
     ph.mark("lane-sort");
     let mut sweep = Sweep::new(tr, nodes, column, time, count);
@@ -291,7 +299,21 @@ fn cpu_tree(
         grow(&mut sweep.count, cct.len());
         sweep.count[root as usize] = 1.0;
         // The lane's nodes are added through the arrays held once.
-        sweep.lane(&mut cct.grow(), root, &rows);
+        let mut g = cct.grow();
+        match rows {
+            Rows::List(idx) => sweep.lane(&mut g, root, list_rows(&idx)),
+            Rows::Linked(l) if l.in_order => sweep.lane(&mut g, root, linked_rows(l)),
+            Rows::Linked(l) => {
+                // Out of order: this lane's list alone, sorted as above.
+                let mut idx = Vec::with_capacity(l.count as usize);
+                let mut next = linked_rows(l);
+                while let Some(i) = next(&sweep) {
+                    idx.push(i as u32);
+                }
+                order_slices(ev, &mut idx);
+                sweep.lane(&mut g, root, list_rows(&idx));
+            }
+        }
     }
     ph.mark("cpu-sweep");
     warnings.extend(sweep.overlap_warning());
@@ -368,9 +390,8 @@ fn lane_root(tr: &ChromeTrace, cct: &mut Cct, key: (u32, u32), label: &str) -> u
 /// duration it counts: its own, or from where it was placed when it overlapped).
 type Open = (usize, i64, u32, i64, i64);
 
-/// The slices that overlapped without nesting (`Sweep::counted`), counted per lane: a
-/// lane swept again from a sorted list (`rows::cpu_tree`) drops what its first sweep
-/// counted.
+/// The slices that overlapped without nesting (`Sweep::counted`): counted in a local
+/// during a lane's sweep (`Sweep::lane`), so the step's loop keeps them in registers.
 #[derive(Default, Clone, Copy)]
 struct Overlaps {
     overlaps: u64,
@@ -397,9 +418,6 @@ struct Sweep<'a> {
     node_of_event: Vec<u32>,
     time: Vec<f64>,
     count: Vec<f64>,
-    /// Whether the sweep counts each node's slices (`count`); the sweep in row order
-    /// counts them as it maps its rows to the real nodes (`rows::cpu_tree`).
-    counting: bool,
     python: Option<u32>,
     /// Slices whose end is not in the file (sorted): their rows run to the trace's end
     /// so that what ran after them nests under them, but they count no time of their
@@ -425,7 +443,6 @@ impl<'a> Sweep<'a> {
             node_of_event,
             time,
             count,
-            counting: true,
             python: ev.strings.get("python_function"),
             unended,
             stats: Overlaps::default(),
@@ -460,12 +477,13 @@ impl<'a> Sweep<'a> {
         }
     }
 
-    /// One lane's slices under its root, in nesting order.
-    fn lane(&mut self, g: &mut Grow, root: u32, rows: &[u32]) {
+    /// One lane's slices under its root, in nesting order as `next` gives them (it
+    /// reads a linked lane's next row before the row's node replaces its link).
+    fn lane(&mut self, g: &mut Grow, root: u32, mut next: impl FnMut(&Self) -> Option<usize>) {
         let mut stack: Vec<Open> = Vec::new();
         let mut stats = Overlaps::default();
-        for &i in rows {
-            self.step(g, root, &mut stack, &mut stats, i as usize);
+        while let Some(i) = next(self) {
+            self.step(g, root, &mut stack, &mut stats, i);
         }
         self.end(&mut stack);
         self.stats.add(stats);
@@ -479,8 +497,7 @@ impl<'a> Sweep<'a> {
     }
 
     /// Slice `i`, the next of its lane in nesting order, under the lane's `root`, with
-    /// the lane's open slices (`stack`) and overlaps: gives its node and the node's
-    /// parent.
+    /// the lane's open slices (`stack`) and overlaps.
     #[inline(always)]
     fn step(
         &mut self,
@@ -489,7 +506,7 @@ impl<'a> Sweep<'a> {
         stack: &mut Vec<Open>,
         stats: &mut Overlaps,
         i: usize,
-    ) -> (u32, u32) {
+    ) {
         let ev = self.ev;
         let (ts, end) = (ev.ts[i], ev.ts[i] + ev.dur[i]);
         while let Some(&top) = stack.last() {
@@ -522,15 +539,11 @@ impl<'a> Sweep<'a> {
         }
         let node = self.nodes.child(g, parent_node, ev, i);
         if node as usize >= self.time.len() {
-            // A new node (nodes made elsewhere since are roots: none of their own).
+            // A new node: the columns grow to it (not tested per slice).
             grow(&mut self.time, g.len());
-            if self.counting {
-                grow(&mut self.count, g.len());
-            }
+            grow(&mut self.count, g.len());
         }
-        if self.counting {
-            self.count[node as usize] += 1.0;
-        }
+        self.count[node as usize] += 1.0;
         self.node_of_event[i] = node;
         // Below the slices it overlaps: they end first, and it stays open for what
         // starts after them. Ends on the stack stay in decreasing order.
@@ -539,7 +552,6 @@ impl<'a> Sweep<'a> {
         } else {
             stack.insert(parent_at, (i, end, node, 0, dur));
         }
-        (node, parent_node)
     }
 
     /// The duration slice `i` counts, its parent being `stack[parent_at - 1]` (the
@@ -617,6 +629,81 @@ impl<'a> Sweep<'a> {
 
 /// The rows of each CPU lane: (pid, tid) and its rows in file order.
 type Lanes = Vec<((u32, u32), Vec<u32>)>;
+
+/// A lane's rows: a list, or linked through the event-to-node column.
+enum Rows {
+    List(Vec<u32>),
+    Linked(Linked),
+}
+
+/// A lane whose rows are linked: each row's slot in the event-to-node column holds
+/// the lane's next row until the sweep gives the row its node.
+#[derive(Clone, Copy)]
+struct Linked {
+    first: u32,
+    last: u32,
+    count: u32,
+    /// Every row starts after the one before it: the sweep's order (`order_slices`
+    /// would leave it as it is), so the lane is swept by following the links.
+    in_order: bool,
+    /// The last row's start: compared with the next one's without reading it again.
+    last_ts: i64,
+}
+
+fn list_rows(idx: &[u32]) -> impl FnMut(&Sweep) -> Option<usize> + '_ {
+    let mut it = idx.iter();
+    move |_| it.next().map(|&i| i as usize)
+}
+
+fn linked_rows(l: Linked) -> impl FnMut(&Sweep) -> Option<usize> {
+    let (mut at, mut left) = (l.first as usize, l.count);
+    move |s| {
+        if left == 0 {
+            return None;
+        }
+        let i = at;
+        at = s.node_of_event[i] as usize;
+        left -= 1;
+        Some(i)
+    }
+}
+
+/// The CPU lanes of every row in order of first appearance, each row linked to its
+/// lane's next in `column` (`Linked`).
+fn linked_lanes(ev: &EventTable, column: &mut [u32]) -> Vec<((u32, u32), Rows)> {
+    let mut lanes: Vec<((u32, u32), Linked)> = Vec::new();
+    let mut find = LaneFinder::default();
+    for i in 0..ev.len() {
+        if !in_cpu_tree(ev, i) {
+            continue;
+        }
+        let key = (ev.pid[i], ev.tid[i]);
+        let l = find.lane(key, || {
+            let first = Linked {
+                first: i as u32,
+                last: i as u32,
+                count: 0,
+                in_order: true,
+                last_ts: 0,
+            };
+            lanes.push((key, first));
+            lanes.len() - 1
+        });
+        let lane = &mut lanes[l].1;
+        let ts = ev.ts[i];
+        if lane.count > 0 {
+            column[lane.last as usize] = i as u32;
+            lane.in_order &= lane.last_ts < ts;
+        }
+        lane.last = i as u32;
+        lane.last_ts = ts;
+        lane.count += 1;
+    }
+    lanes
+        .into_iter()
+        .map(|(key, l)| (key, Rows::Linked(l)))
+        .collect()
+}
 
 /// The CPU lanes of `rows` in order of first appearance.
 fn gather_lanes(ev: &EventTable, rows: std::ops::Range<usize>) -> Lanes {
