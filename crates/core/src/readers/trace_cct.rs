@@ -28,6 +28,8 @@ mod launches;
 mod nodes;
 pub mod phases;
 mod sort;
+#[cfg(test)]
+mod tests;
 
 use nodes::NodeIndex;
 
@@ -136,21 +138,13 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     // below the first GPU node: the CPU nodes' zeros cost no memory.
     let bound = cct.len() + gpu.rows.len() + gpu.unlinked * (1 + GROUP_ARGS.len());
     let mut gpu_time = vec![0.0f64; bound];
+    let mut stream_roots = StreamRoots::default();
     for (k, &i) in gpu.rows.iter().enumerate() {
         let i = i as usize;
         let parent = match gpu.launch[k] {
             NONE_U32 => {
                 unattributed += 1;
-                let stream = match ev.stream[i] {
-                    NONE_I64 => "?".to_string(),
-                    s => s.to_string(),
-                };
-                let label = if gpu.multi_device {
-                    format!("<unattributed> GPU {} stream {stream}", ev.device[i])
-                } else {
-                    format!("<unattributed> stream {stream}")
-                };
-                let mut r = cct.child(None, &label, "stream");
+                let mut r = stream_roots.root(&mut cct, ev, i, gpu.multi_device);
                 grow(&mut count, cct.len());
                 count[r as usize] = 1.0;
                 // Framework and XLA ops (XPlane's tf_op/hlo_op) group what has no launch.
@@ -225,6 +219,41 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         node_of_event,
         launch_of_event,
         warnings,
+    }
+}
+
+/// The `<unattributed>` root of each GPU stream, found by the row's (device, stream):
+/// its label was formatted and looked up for every activity without a launch (a
+/// rocprofv3 trace's every kernel), about 1,000 instructions each.
+#[derive(Default)]
+struct StreamRoots {
+    last: Option<((i64, i64), u32)>,
+    root_of: HashMap<(i64, i64), u32, FxBuild>,
+}
+
+impl StreamRoots {
+    fn root(&mut self, cct: &mut Cct, ev: &EventTable, i: usize, multi_device: bool) -> u32 {
+        let key = (ev.device[i], ev.stream[i]);
+        if let Some((k, r)) = self.last {
+            if k == key {
+                return r;
+            }
+        }
+        let r = *self.root_of.entry(key).or_insert_with(|| {
+            let stream = match key.1 {
+                NONE_I64 => "?".to_string(),
+                s => s.to_string(),
+            };
+            let label = if multi_device {
+                format!("<unattributed> GPU {} stream {stream}", key.0)
+            } else {
+                format!("<unattributed> stream {stream}")
+            };
+            // Devices that share a label (one device named) share the root.
+            cct.child(None, &label, "stream")
+        });
+        self.last = Some((key, r));
+        r
     }
 }
 
