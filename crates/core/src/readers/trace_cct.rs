@@ -28,6 +28,8 @@ mod launches;
 mod nodes;
 pub mod phases;
 mod sort;
+#[cfg(test)]
+mod tests;
 
 use nodes::NodeIndex;
 
@@ -136,21 +138,13 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     // below the first GPU node: the CPU nodes' zeros cost no memory.
     let bound = cct.len() + gpu.rows.len() + gpu.unlinked * (1 + GROUP_ARGS.len());
     let mut gpu_time = vec![0.0f64; bound];
+    let mut stream_roots = StreamRoots::default();
     for (k, &i) in gpu.rows.iter().enumerate() {
         let i = i as usize;
         let parent = match gpu.launch[k] {
             NONE_U32 => {
                 unattributed += 1;
-                let stream = match ev.stream[i] {
-                    NONE_I64 => "?".to_string(),
-                    s => s.to_string(),
-                };
-                let label = if gpu.multi_device {
-                    format!("<unattributed> GPU {} stream {stream}", ev.device[i])
-                } else {
-                    format!("<unattributed> stream {stream}")
-                };
-                let mut r = cct.child(None, &label, "stream");
+                let mut r = stream_roots.root(&mut cct, ev, i, gpu.multi_device);
                 grow(&mut count, cct.len());
                 count[r as usize] = 1.0;
                 // Framework and XLA ops (XPlane's tf_op/hlo_op) group what has no launch.
@@ -228,6 +222,41 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     }
 }
 
+/// The `<unattributed>` root of each GPU stream, found by the row's (device, stream):
+/// its label was formatted and looked up for every activity without a launch (a
+/// rocprofv3 trace's every kernel), about 1,000 instructions each.
+#[derive(Default)]
+struct StreamRoots {
+    last: Option<((i64, i64), u32)>,
+    root_of: HashMap<(i64, i64), u32, FxBuild>,
+}
+
+impl StreamRoots {
+    fn root(&mut self, cct: &mut Cct, ev: &EventTable, i: usize, multi_device: bool) -> u32 {
+        let key = (ev.device[i], ev.stream[i]);
+        if let Some((k, r)) = self.last {
+            if k == key {
+                return r;
+            }
+        }
+        let r = *self.root_of.entry(key).or_insert_with(|| {
+            let stream = match key.1 {
+                NONE_I64 => "?".to_string(),
+                s => s.to_string(),
+            };
+            let label = if multi_device {
+                format!("<unattributed> GPU {} stream {stream}", key.0)
+            } else {
+                format!("<unattributed> stream {stream}")
+            };
+            // Devices that share a label (one device named) share the root.
+            cct.child(None, &label, "stream")
+        });
+        self.last = Some((key, r));
+        r
+    }
+}
+
 fn grow(v: &mut Vec<f64>, len: usize) {
     if v.len() < len {
         v.resize(len, 0.0);
@@ -294,16 +323,7 @@ fn cpu_tree(
     ph.mark("lane-sort");
     let mut sweep = Sweep::new(tr, nodes, column, time, count);
     for ((key, rows), label) in lanes.into_iter().zip(&labels) {
-        let root = cct.child(None, label, "thread");
-        {
-            let s = &tr.events.strings;
-            let f = cct.frame_mut(root);
-            f.set_attr("pid", s.resolve(key.0));
-            f.set_attr("tid", s.resolve(key.1));
-            if let Some(n) = tr.thread_names.get(&(key.0, key.1)) {
-                f.set_attr("thread_name", n);
-            }
-        }
+        let root = lane_root(tr, &mut cct, key, label);
         grow(&mut sweep.time, cct.len());
         grow(&mut sweep.count, cct.len());
         sweep.count[root as usize] = 1.0;
@@ -382,9 +402,43 @@ fn lane_labels(tr: &ChromeTrace, keys: impl ExactSizeIterator<Item = (u32, u32)>
     labels
 }
 
+/// A lane's root (made in lane order: node ids follow it), its ids in its attrs.
+fn lane_root(tr: &ChromeTrace, cct: &mut Cct, key: (u32, u32), label: &str) -> u32 {
+    let root = cct.child(None, label, "thread");
+    let s = &tr.events.strings;
+    let f = cct.frame_mut(root);
+    f.set_attr("pid", s.resolve(key.0));
+    f.set_attr("tid", s.resolve(key.1));
+    if let Some(n) = tr.thread_names.get(&(key.0, key.1)) {
+        f.set_attr("thread_name", n);
+    }
+    root
+}
+
 /// An open slice on a lane's stack: (event, end, node, children's summed duration, the
 /// duration it counts: its own, or from where it was placed when it overlapped).
 type Open = (usize, i64, u32, i64, i64);
+
+/// The slices that overlapped without nesting (`Sweep::counted`): counted in a local
+/// during a lane's sweep (`Sweep::lane`), so the step's loop keeps them in registers.
+#[derive(Default, Clone, Copy)]
+struct Overlaps {
+    overlaps: u64,
+    /// Overlaps where Python frames were cut short, and the time cut; the time that
+    /// the other overlapping slices left in the slices they started in.
+    cut_short: u64,
+    cut_time: i64,
+    clipped: i64,
+}
+
+impl Overlaps {
+    fn add(&mut self, o: Overlaps) {
+        self.overlaps += o.overlaps;
+        self.cut_short += o.cut_short;
+        self.cut_time += o.cut_time;
+        self.clipped += o.clipped;
+    }
+}
 
 /// The sweep of the CPU lanes: the per-node columns it fills and the overlaps it met.
 struct Sweep<'a> {
@@ -398,12 +452,7 @@ struct Sweep<'a> {
     /// so that what ran after them nests under them, but they count no time of their
     /// own, and never cut the frames they start in (their end is not a real one).
     unended: Vec<u32>,
-    overlaps: u64,
-    /// Overlaps where Python frames were cut short, and the time cut; the time that
-    /// the other overlapping slices left in the slices they started in.
-    cut_short: u64,
-    cut_time: i64,
-    clipped: i64,
+    stats: Overlaps,
 }
 
 impl<'a> Sweep<'a> {
@@ -425,19 +474,25 @@ impl<'a> Sweep<'a> {
             count,
             python: ev.strings.get("python_function"),
             unended,
-            overlaps: 0,
-            cut_short: 0,
-            cut_time: 0,
-            clipped: 0,
+            stats: Overlaps::default(),
         }
     }
 
+    /// Tested for every slice: inline while no slice is unended (most traces).
+    #[inline(always)]
     fn is_unended(&self, i: usize) -> bool {
-        !self.unended.is_empty() && self.unended.binary_search(&self.ev.seq.get(i)).is_ok()
+        !self.unended.is_empty() && self.unended_row(i)
+    }
+
+    #[inline(never)]
+    fn unended_row(&self, i: usize) -> bool {
+        self.unended.binary_search(&self.ev.seq.get(i)).is_ok()
     }
 
     /// Closes the top slice; an unended one counts no time of its own and hands its
     /// children's time to the slice below (its parent), which counted none of it.
+    /// Inline: the sweep closes a slice for about every slice it opens.
+    #[inline(always)]
     fn close(&mut self, stack: &mut Vec<Open>) {
         let Some((e, _, node, child, dur)) = stack.pop() else {
             return;
@@ -454,53 +509,77 @@ impl<'a> Sweep<'a> {
     /// One lane's slices under its root, in nesting order as `next` gives them (it
     /// reads a linked lane's next row before the row's node replaces its link).
     fn lane(&mut self, g: &mut Grow, root: u32, mut next: impl FnMut(&Self) -> Option<usize>) {
-        let ev = self.ev;
         let mut stack: Vec<Open> = Vec::new();
+        let mut stats = Overlaps::default();
         while let Some(i) = next(self) {
-            let (ts, end) = (ev.ts[i], ev.ts[i] + ev.dur[i]);
-            while let Some(&top) = stack.last() {
-                let (te, tend) = (top.0, top.1);
-                let ended = tend < ts || (tend == ts && (ev.dur[te] > 0 || ev.dur[i] > 0));
-                if ended {
-                    self.close(&mut stack);
-                } else {
-                    break;
-                }
-            }
-            let mut parent_at = stack.len();
-            while parent_at > 0 && stack[parent_at - 1].1 < end {
-                parent_at -= 1;
-            }
-            // A slice that overlaps none above its parent counts its own duration:
-            // tested here, the common case takes no call.
-            let dur = if parent_at == stack.len() {
-                ev.dur[i]
+            self.step(g, root, &mut stack, &mut stats, i);
+        }
+        self.end(&mut stack);
+        self.stats.add(stats);
+    }
+
+    /// Closes what a lane left open.
+    fn end(&mut self, stack: &mut Vec<Open>) {
+        while !stack.is_empty() {
+            self.close(stack);
+        }
+    }
+
+    /// Slice `i`, the next of its lane in nesting order, under the lane's `root`, with
+    /// the lane's open slices (`stack`) and overlaps.
+    #[inline(always)]
+    fn step(
+        &mut self,
+        g: &mut Grow,
+        root: u32,
+        stack: &mut Vec<Open>,
+        stats: &mut Overlaps,
+        i: usize,
+    ) {
+        let ev = self.ev;
+        let (ts, end) = (ev.ts[i], ev.ts[i] + ev.dur[i]);
+        while let Some(&top) = stack.last() {
+            let (te, tend) = (top.0, top.1);
+            let ended = tend < ts || (tend == ts && (ev.dur[te] > 0 || ev.dur[i] > 0));
+            if ended {
+                self.close(stack);
             } else {
-                self.counted(&mut stack, parent_at, i)
-            };
-            let parent_node = if parent_at == 0 {
-                root
-            } else {
-                stack[parent_at - 1].2
-            };
-            if parent_at > 0 && !self.is_unended(i) {
-                stack[parent_at - 1].3 += dur;
-            }
-            let node = self.nodes.child(g, parent_node, ev, i);
-            grow(&mut self.time, g.len());
-            grow(&mut self.count, g.len());
-            self.count[node as usize] += 1.0;
-            self.node_of_event[i] = node;
-            // Below the slices it overlaps: they end first, and it stays open for what
-            // starts after them. Ends on the stack stay in decreasing order.
-            if parent_at == stack.len() {
-                stack.push((i, end, node, 0, dur));
-            } else {
-                stack.insert(parent_at, (i, end, node, 0, dur));
+                break;
             }
         }
-        while !stack.is_empty() {
-            self.close(&mut stack);
+        let mut parent_at = stack.len();
+        while parent_at > 0 && stack[parent_at - 1].1 < end {
+            parent_at -= 1;
+        }
+        // A slice that overlaps none above its parent counts its own duration:
+        // tested here, the common case takes no call.
+        let dur = if parent_at == stack.len() {
+            ev.dur[i]
+        } else {
+            self.counted(stack, stats, parent_at, i)
+        };
+        let parent_node = if parent_at == 0 {
+            root
+        } else {
+            stack[parent_at - 1].2
+        };
+        if parent_at > 0 && !self.is_unended(i) {
+            stack[parent_at - 1].3 += dur;
+        }
+        let node = self.nodes.child(g, parent_node, ev, i);
+        if node as usize >= self.time.len() {
+            // A new node: the columns grow to it (not tested per slice).
+            grow(&mut self.time, g.len());
+            grow(&mut self.count, g.len());
+        }
+        self.count[node as usize] += 1.0;
+        self.node_of_event[i] = node;
+        // Below the slices it overlaps: they end first, and it stays open for what
+        // starts after them. Ends on the stack stay in decreasing order.
+        if parent_at == stack.len() {
+            stack.push((i, end, node, 0, dur));
+        } else {
+            stack.insert(parent_at, (i, end, node, 0, dur));
         }
     }
 
@@ -516,17 +595,23 @@ impl<'a> Sweep<'a> {
     /// part before stays time of the slices it started in. Either way its parent is the
     /// nearest open slice that contains it, and what runs inside it afterwards nests
     /// under it.
-    fn counted(&mut self, stack: &mut Vec<Open>, parent_at: usize, i: usize) -> i64 {
+    fn counted(
+        &mut self,
+        stack: &mut Vec<Open>,
+        stats: &mut Overlaps,
+        parent_at: usize,
+        i: usize,
+    ) -> i64 {
         let ev = self.ev;
         let (ts, end) = (ev.ts[i], ev.ts[i] + ev.dur[i]);
         if parent_at == stack.len() {
             return ev.dur[i];
         }
-        self.overlaps += 1;
+        stats.overlaps += 1;
         let python = self.python;
         let yields = |s: &Self, e: usize| python.is_some_and(|p| ev.cat[e] == p) || s.is_unended(e);
         if !yields(self, i) && stack[parent_at..].iter().all(|o| yields(self, o.0)) {
-            self.cut_short += 1;
+            stats.cut_short += 1;
             while stack.len() > parent_at {
                 let Some((e, oend, node, child, d)) = stack.pop() else {
                     break;
@@ -534,7 +619,7 @@ impl<'a> Sweep<'a> {
                 // A frame that counts from later than `ts` (it yielded itself) loses
                 // only what it counts.
                 let cut = (oend - ts).min(d);
-                self.cut_time += cut;
+                stats.cut_time += cut;
                 if let Some(up) = stack.last_mut() {
                     up.3 -= cut;
                 }
@@ -544,23 +629,28 @@ impl<'a> Sweep<'a> {
             ev.dur[i]
         } else {
             let from = stack[parent_at].1;
-            self.clipped += from - ts;
+            stats.clipped += from - ts;
             end - from
         }
     }
 
     /// The one line on the slices that overlapped without nesting, if any did.
     fn overlap_warning(&self) -> Option<String> {
-        let (overlaps, cut_short) = (self.overlaps, self.cut_short);
+        let Overlaps {
+            overlaps,
+            cut_short,
+            cut_time,
+            clipped,
+        } = self.stats;
         (overlaps > 0).then(|| {
             format!(
                 "{overlaps} CPU slice(s) overlap a slice they start in without nesting: {cut_short} \
                  op(s) or annotation(s) end the Python frames they start in ({:.3} ms cut from \
                  those frames), {} placed beside the slice they start in from its end on ({:.3} ms \
                  left in the slices they started in)",
-                self.cut_time as f64 / 1e6,
+                cut_time as f64 / 1e6,
                 overlaps - cut_short,
-                self.clipped as f64 / 1e6
+                clipped as f64 / 1e6
             )
         })
     }

@@ -293,6 +293,14 @@ fn sdk_stream(pack: &dyn Fn(u64, u64, &W) -> W) -> Vec<W> {
     let begin = |cat: u64, name: u64| w().int(9, 1).int(3, cat).int(10, name).clone();
     let end = w().int(9, 2).clone();
     let ann = w().int(1, 1).int(4, 42).clone();
+    let corr = w().str(10, "corr_id").int(4, 9).clone();
+    let inline = |kind: u64, track: u64, cat: &str, name: &str| {
+        w().int(9, kind)
+            .int(11, track)
+            .str(22, cat)
+            .str(23, name)
+            .clone()
+    };
     let mut evs: Vec<(u64, W)> = vec![
         (10, begin(1, 1)),
         (5, begin(1, 2)),
@@ -332,6 +340,35 @@ fn sdk_stream(pack: &dyn Fn(u64, u64, &W) -> W) -> Vec<W> {
         (1, begin(1, 2).int(11, 11).clone()),
         (1, w().int(9, 2).int(11, 11).clone()),
         (1, w().int(9, 2).int(11, 77).clone()),
+        // Names inline on a track the event names (rocprofv3's layout): a kernel with
+        // its `corr_id`, an instant, a CPU slice, a runtime call with two annotations,
+        // an end on a track without an open slice.
+        (
+            1,
+            inline(1, 12, "kernel_dispatch", "gemm")
+                .msg(4, &corr)
+                .clone(),
+        ),
+        (
+            1,
+            w().int(9, 3)
+                .int(11, 12)
+                .str(22, "kernel_dispatch")
+                .str(23, "mark")
+                .clone(),
+        ),
+        (2, w().int(9, 2).int(11, 12).clone()),
+        (1, inline(1, 13, "cpu", "inl")),
+        (
+            1,
+            inline(1, 13, "hip_api", "hipLaunch")
+                .msg(4, &corr)
+                .msg(4, w().str(10, "k").str(6, "v"))
+                .clone(),
+        ),
+        (1, w().int(9, 2).int(11, 13).clone()),
+        (1, w().int(9, 2).int(11, 13).clone()),
+        (1, w().int(9, 2).int(11, 14).clone()),
     ];
     for (d, e) in evs.drain(..) {
         ps.push(pack(d, 2, &e));
@@ -369,7 +406,7 @@ fn fast_path_reads_as_the_general_path() {
         let rows: Vec<String> = (0..ev.len())
             .map(|i| {
                 format!(
-                    "{} {} {:?} {} {} {} {} {}",
+                    "{} {} {:?} {} {} {} {} {} {:?}",
                     ev.name_of(i),
                     ev.strings.resolve(ev.cat[i]),
                     ev.kind[i],
@@ -378,6 +415,7 @@ fn fast_path_reads_as_the_general_path() {
                     ev.seq.get(i),
                     ev.strings.resolve(ev.tid[i]),
                     ev.correlation[i],
+                    ev.args_of(i).map(|a| a.to_json().to_string()),
                 )
             })
             .collect();
@@ -411,6 +449,8 @@ fn fast_path_reads_as_the_general_path() {
         "dropped packet",
         "far",
         "kernel_dispatch",
+        "hipLaunch",
+        "corr_id",
     ] {
         assert!(fast.contains(want), "{want}: {fast}");
     }

@@ -1,0 +1,73 @@
+//! The tree build with one core (lanes linked through the event-to-node column) and with
+//! two (lane lists gathered by both cores) gives the same tree, node for node.
+
+use crate::readers::chrome::{parse, set_thread_override};
+
+/// Everything the build gives, node by node and slot by slot.
+fn digest(json: &str, threads: usize) -> String {
+    let tr = parse(json.as_bytes()).expect("parses");
+    set_thread_override(None, Some(threads));
+    let t = super::build(&tr);
+    set_thread_override(None, None);
+    let c = &t.cct;
+    let mut out = format!("roots {:?} slots {}\n", c.roots, c.slot_count());
+    for f in c.frames() {
+        out += &format!("frame {f:?}\n");
+    }
+    for n in 0..c.len() as u32 {
+        out += &format!("node {n} {:?} slot {}\n", c.parent(n), c.frame_slot(n));
+    }
+    for m in t.metrics.names() {
+        out += &format!("{m} {:?}\n", t.metrics.values(&m));
+    }
+    let launch: Vec<u32> = (0..tr.events.len()).map(|i| t.launch_of_event[i]).collect();
+    out += &format!("{:?}\n{launch:?}\n{:?}\n", t.node_of_event, t.warnings);
+    out
+}
+
+fn x(name: &str, cat: &str, tid: u32, ts: i64, dur: i64) -> String {
+    format!(
+        r#"{{"ph":"X","name":"{name}","cat":"{cat}","pid":1,"tid":{tid},"ts":{ts},"dur":{dur}}}"#
+    )
+}
+
+/// Lanes whose rows interleave, one out of order (sorted from its list), nested,
+/// zero-length, overlapping (Python frames cut, slices placed beside), unended and
+/// B/E slices, a kernel under its launch: one core (linked lanes) makes the tree two
+/// cores (lane lists) make, node for node.
+#[test]
+fn one_core_and_two_make_one_tree() {
+    let mut ev = vec![
+        r#"{"ph":"M","name":"thread_name","pid":1,"tid":3,"args":{"name":"worker"}}"#.to_string(),
+    ];
+    for k in 0..40i64 {
+        let t = k * 100;
+        ev.push(x("outer", "cpu_op", 1, t, 90));
+        ev.push(x(&format!("w{}", k % 3), "cpu_op", 2, t + 1, 50));
+        ev.push(x("inner", "cpu_op", 1, t + 10, 20));
+        ev.push(x("z", "cpu_op", 1, t + 10, 0));
+        ev.push(x(&format!("w{}", k % 5), "cpu_op", 2, t + 10, 20));
+        ev.push(x("py", "python_function", 1, t + 40, 30));
+        ev.push(x("op", "cpu_op", 1, t + 50, 35));
+        ev.push(x("late", "cpu_op", 2, t + 30, 40));
+        // Tid 3's rows go back in time from its fifth row on.
+        let back = if k >= 4 { t - 250 } else { t };
+        ev.push(x("s", "user_annotation", 3, back + 5, 10));
+        ev.push(x(&format!("s{}", k % 4), "cpu_op", 3, back + 6, 4));
+    }
+    ev.push(r#"{"ph":"B","name":"open","pid":1,"tid":4,"ts":3}"#.into());
+    ev.push(r#"{"ph":"B","name":"b","pid":1,"tid":4,"ts":5}"#.into());
+    ev.push(r#"{"ph":"E","pid":1,"tid":4,"ts":9}"#.into());
+    ev.push(
+        r#"{"ph":"X","name":"cudaLaunchKernel","cat":"cuda_runtime","pid":1,"tid":2,"ts":4001,"dur":5,"args":{"correlation":7}}"#
+            .into(),
+    );
+    ev.push(
+        r#"{"ph":"X","name":"k","cat":"kernel","pid":0,"tid":7,"ts":4010,"dur":5,"args":{"correlation":7,"device":0,"stream":7}}"#
+            .into(),
+    );
+    let json = format!("{{\"traceEvents\":[{}]}}", ev.join(",\n"));
+    let one = digest(&json, 1);
+    assert!(one.contains("overlap"), "{one}");
+    assert_eq!(one, digest(&json, 2));
+}
