@@ -65,6 +65,10 @@ pub struct ArgStore {
     /// Values too wide to pack, and (up to WIDE_SHARED of them) where each one is.
     wide: Vec<ArgValue>,
     wide_ids: HashMap<(u8, u64), u32, FxBuild>,
+    /// A direct-mapped memo of `wide_ids` (key, id): a kernel's two floats (`blocks
+    /// per SM`, `warps per SM`) repeat with its name, and the map's hash and probe
+    /// cost four times the memo's compare. Only ids `wide_ids` holds are kept here.
+    wide_memo: [((u8, u64), u32); WIDE_MEMO],
     /// The list being built (closed by `finish`), and its keys when looking up its shape.
     open: Vec<(u32, ArgValue)>,
     scratch: Vec<u32>,
@@ -104,6 +108,10 @@ impl Default for Order {
 const ORDERS: usize = 4;
 /// Lists with more keys are sorted each time.
 const ORDER_KEYS: usize = 24;
+
+/// Entries of `ArgStore::wide_memo` (a power of two, at most 16: the slot is a
+/// multiply's top four bits).
+const WIDE_MEMO: usize = 16;
 
 /// Distinct wide values looked up for sharing: past this many, new ones are appended
 /// as they come (a trace with a unique float per event should not grow a map too).
@@ -151,7 +159,14 @@ impl ArgStore {
             ArgValue::Json(s) => (4, s as u64),
             _ => (5, 0),
         };
+        let m = (key.1 ^ (key.0 as u64) << 59).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60;
+        let memo = &mut self.wide_memo[m as usize % WIDE_MEMO];
+        // The zeroed entries' key is Int(0), which never comes here (it packs small).
+        if memo.0 == key {
+            return TAG_WIDE << TAG_SHIFT | memo.1;
+        }
         if let Some(&at) = self.wide_ids.get(&key) {
+            *memo = (key, at);
             return TAG_WIDE << TAG_SHIFT | at;
         }
         // 2^29 wide values would take 8 GB: memory runs out long before.
@@ -159,6 +174,7 @@ impl ArgStore {
         self.wide.push(v);
         if self.wide_ids.len() < WIDE_SHARED {
             self.wide_ids.insert(key, at);
+            *memo = (key, at);
         }
         TAG_WIDE << TAG_SHIFT | at
     }
@@ -532,27 +548,27 @@ impl ArgStore {
         }
         let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
         let end = self.ends[k] as usize;
-        dest.vals.reserve(end - start);
-        for &w in &self.vals[start..end] {
+        // The words copied as they are (small integers and constants pack the same in
+        // any store), then the strings and wide values among them mapped in place.
+        let at = dest.vals.len();
+        dest.vals.extend_from_slice(&self.vals[start..end]);
+        for i in at..dest.vals.len() {
+            let w = dest.vals[i];
             let tag = w >> TAG_SHIFT;
             let p = (w & PAYLOAD) as usize;
-            let out = if tag == TAG_STR || tag == TAG_JSON {
+            if tag == TAG_STR || tag == TAG_JSON {
                 let m = memo.strings[p];
-                if m <= PAYLOAD {
+                dest.vals[i] = if m <= PAYLOAD {
                     tag << TAG_SHIFT | m
                 } else {
                     self.copy_word(w, dest, memo)
-                }
+                };
             } else if tag == TAG_WIDE {
-                match memo.wide[p] {
+                dest.vals[i] = match memo.wide[p] {
                     u32::MAX => self.copy_word(w, dest, memo),
                     m => m,
-                }
-            } else {
-                // Small integers and constants pack the same in any store.
-                w
-            };
-            dest.vals.push(out);
+                };
+            }
         }
         dest.shape_of.push(known);
         dest.ends.push(dest.vals.len() as u32);
