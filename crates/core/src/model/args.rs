@@ -65,6 +65,10 @@ pub struct ArgStore {
     /// Values too wide to pack, and (up to WIDE_SHARED of them) where each one is.
     wide: Vec<ArgValue>,
     wide_ids: HashMap<(u8, u64), u32, FxBuild>,
+    /// A direct-mapped memo of `wide_ids` (key, id): a kernel's two floats (`blocks
+    /// per SM`, `warps per SM`) repeat with its name, and the map's hash and probe
+    /// cost four times the memo's compare. Only ids `wide_ids` holds are kept here.
+    wide_memo: [((u8, u64), u32); WIDE_MEMO],
     /// The list being built (closed by `finish`), and its keys when looking up its shape.
     open: Vec<(u32, ArgValue)>,
     scratch: Vec<u32>,
@@ -105,6 +109,10 @@ const ORDERS: usize = 4;
 /// Lists with more keys are sorted each time.
 const ORDER_KEYS: usize = 24;
 
+/// Entries of `ArgStore::wide_memo` (a power of two, at most 16: the slot is a
+/// multiply's top four bits).
+const WIDE_MEMO: usize = 16;
+
 /// Distinct wide values looked up for sharing: past this many, new ones are appended
 /// as they come (a trace with a unique float per event should not grow a map too).
 const WIDE_SHARED: usize = 1 << 16;
@@ -120,40 +128,55 @@ const TAG_TRUE: u32 = 5;
 const TAG_WIDE: u32 = 6;
 
 impl ArgStore {
+    /// A value as its word: small integers, string ids and constants in the word
+    /// itself (inlined: this runs for every value of every list), the rest through
+    /// `pack_wide`.
+    #[inline(always)]
     fn pack(&mut self, v: ArgValue) -> u32 {
-        let small = |tag: u32, p: u32| (p <= PAYLOAD).then_some(tag << TAG_SHIFT | p);
-        let packed = match v {
+        match v {
             ArgValue::Int(i) if (-(1i64 << 28)..1i64 << 28).contains(&i) => {
-                small(TAG_INT, i as u32 & PAYLOAD)
+                TAG_INT << TAG_SHIFT | (i as u32 & PAYLOAD)
             }
-            ArgValue::Str(s) => small(TAG_STR, s),
-            ArgValue::Json(s) => small(TAG_JSON, s),
-            ArgValue::Null => small(TAG_NULL, 0),
-            ArgValue::Bool(false) => small(TAG_FALSE, 0),
-            ArgValue::Bool(true) => small(TAG_TRUE, 0),
-            _ => None,
+            ArgValue::Str(s) if s <= PAYLOAD => TAG_STR << TAG_SHIFT | s,
+            ArgValue::Json(s) if s <= PAYLOAD => TAG_JSON << TAG_SHIFT | s,
+            ArgValue::Null => TAG_NULL << TAG_SHIFT,
+            ArgValue::Bool(false) => TAG_FALSE << TAG_SHIFT,
+            ArgValue::Bool(true) => TAG_TRUE << TAG_SHIFT,
+            _ => self.pack_wide(v),
+        }
+    }
+
+    /// A value too wide for its word: an entry of `wide` (shared with an equal one
+    /// while `wide_ids` has room).
+    #[inline(never)]
+    fn pack_wide(&mut self, v: ArgValue) -> u32 {
+        let key = match v {
+            ArgValue::Int(i) => (0, i as u64),
+            ArgValue::UInt(u) => (1, u),
+            ArgValue::Float(f) => (2, f.to_bits()),
+            // Everything else packs (ids past 2^29 aside).
+            ArgValue::Str(s) => (3, s as u64),
+            ArgValue::Json(s) => (4, s as u64),
+            _ => (5, 0),
         };
-        packed.unwrap_or_else(|| {
-            let key = match v {
-                ArgValue::Int(i) => (0, i as u64),
-                ArgValue::UInt(u) => (1, u),
-                ArgValue::Float(f) => (2, f.to_bits()),
-                // Everything else packs (ids past 2^29 aside).
-                ArgValue::Str(s) => (3, s as u64),
-                ArgValue::Json(s) => (4, s as u64),
-                _ => (5, 0),
-            };
-            if let Some(&at) = self.wide_ids.get(&key) {
-                return TAG_WIDE << TAG_SHIFT | at;
-            }
-            // 2^29 wide values would take 8 GB: memory runs out long before.
-            let at = self.wide.len() as u32;
-            self.wide.push(v);
-            if self.wide_ids.len() < WIDE_SHARED {
-                self.wide_ids.insert(key, at);
-            }
-            TAG_WIDE << TAG_SHIFT | at
-        })
+        let m = (key.1 ^ (key.0 as u64) << 59).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60;
+        let memo = &mut self.wide_memo[m as usize % WIDE_MEMO];
+        // The zeroed entries' key is Int(0), which never comes here (it packs small).
+        if memo.0 == key {
+            return TAG_WIDE << TAG_SHIFT | memo.1;
+        }
+        if let Some(&at) = self.wide_ids.get(&key) {
+            *memo = (key, at);
+            return TAG_WIDE << TAG_SHIFT | at;
+        }
+        // 2^29 wide values would take 8 GB: memory runs out long before.
+        let at = self.wide.len() as u32;
+        self.wide.push(v);
+        if self.wide_ids.len() < WIDE_SHARED {
+            self.wide_ids.insert(key, at);
+            *memo = (key, at);
+        }
+        TAG_WIDE << TAG_SHIFT | at
     }
 
     fn unpack(&self, w: u32) -> ArgValue {
@@ -168,6 +191,24 @@ impl ArgStore {
             TAG_TRUE => ArgValue::Bool(true),
             _ => self.wide[p as usize],
         }
+    }
+}
+
+/// What `ArgStore::copy_list_with` has mapped of one source store into one
+/// destination: string ids, wide values (as `dest`'s words; `u32::MAX`, never a
+/// word, where none yet) and shapes. Cleared when either store changes.
+#[derive(Debug, Default, Clone)]
+pub struct ListCopy {
+    strings: Vec<u32>,
+    wide: Vec<u32>,
+    shapes: Vec<u32>,
+}
+
+impl ListCopy {
+    pub fn clear(&mut self) {
+        self.strings.clear();
+        self.wide.clear();
+        self.shapes.clear();
     }
 }
 
@@ -314,12 +355,19 @@ impl ArgStore {
                 })
             })
             .flatten();
-        let (o, long) = match known {
-            Some(at) => (self.orders[at], None),
-            None => self.order(&open),
+        // What is kept of a known sequence is read in place (the whole `Order`, copied
+        // out, cost more than packing the list's values).
+        let (shape, kept, kept_len, long) = match known {
+            Some(at) => {
+                let o = &self.orders[at];
+                (o.shape, o.kept, o.kept_len as usize, None)
+            }
+            None => {
+                let (o, long) = self.order(&open);
+                (o.shape, o.kept, o.kept_len as usize, long)
+            }
         };
-        self.shape_of.push(o.shape);
-        let kept: &[u8] = &o.kept[..o.kept_len as usize];
+        self.shape_of.push(shape);
         match long {
             Some(kept) => {
                 for k in kept {
@@ -328,7 +376,7 @@ impl ArgStore {
                 }
             }
             None => {
-                for &k in kept {
+                for &k in &kept[..kept_len] {
                     let w = self.pack(open[k as usize].1);
                     self.vals.push(w);
                 }
@@ -477,6 +525,79 @@ impl ArgStore {
         dest.ends.len() as u32 - 1
     }
 
+    /// `copy_list` for a reader that copies many lists of one store in a row (a part of
+    /// a Chrome load, once per GPU row, in the serial part of the load): each word of
+    /// the list is mapped through `memo` (this store's strings, wide values and shapes
+    /// to `dest`'s, each found once), so a list whose shape is known costs a copy of
+    /// its words, and a float or big integer is looked up in `dest` once, not once per
+    /// row. `dest` ends as `copy_list` leaves it, but that a wide value seen again
+    /// after `dest` stopped sharing them (`WIDE_SHARED`) reuses the entry it got first.
+    pub fn copy_list_with(&self, id: u32, dest: &mut ArgStore, memo: &mut ListCopy) -> u32 {
+        let k = id as usize;
+        let shape = self.shape_of[k] as usize;
+        let known = memo.shapes.get(shape).copied().unwrap_or(u32::MAX);
+        if known == u32::MAX {
+            // A shape not met yet: its keys are interned in the order `copy_list` does.
+            return self.copy_list(id, dest, &mut memo.strings, &mut memo.shapes);
+        }
+        if memo.strings.len() < self.strings.len() {
+            memo.strings.resize(self.strings.len(), u32::MAX);
+        }
+        if memo.wide.len() < self.wide.len() {
+            memo.wide.resize(self.wide.len(), u32::MAX);
+        }
+        let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
+        let end = self.ends[k] as usize;
+        // The words copied as they are (small integers and constants pack the same in
+        // any store), then the strings and wide values among them mapped in place.
+        let at = dest.vals.len();
+        dest.vals.extend_from_slice(&self.vals[start..end]);
+        for i in at..dest.vals.len() {
+            let w = dest.vals[i];
+            let tag = w >> TAG_SHIFT;
+            let p = (w & PAYLOAD) as usize;
+            if tag == TAG_STR || tag == TAG_JSON {
+                let m = memo.strings[p];
+                dest.vals[i] = if m <= PAYLOAD {
+                    tag << TAG_SHIFT | m
+                } else {
+                    self.copy_word(w, dest, memo)
+                };
+            } else if tag == TAG_WIDE {
+                dest.vals[i] = match memo.wide[p] {
+                    u32::MAX => self.copy_word(w, dest, memo),
+                    m => m,
+                };
+            }
+        }
+        dest.shape_of.push(known);
+        dest.ends.push(dest.vals.len() as u32);
+        dest.ends.len() as u32 - 1
+    }
+
+    /// `copy_list_with`'s word for a string or wide value met the first time: its
+    /// string interned in `dest` (the memo remembers it) and the value packed there.
+    #[inline(never)]
+    fn copy_word(&self, w: u32, dest: &mut ArgStore, memo: &mut ListCopy) -> u32 {
+        let mut map = |s: u32, dest: &mut ArgStore| {
+            let m = &mut memo.strings[s as usize];
+            if *m == u32::MAX {
+                *m = dest.strings.intern(self.strings.resolve(s));
+            }
+            *m
+        };
+        let v = match self.unpack(w) {
+            ArgValue::Str(s) => ArgValue::Str(map(s, dest)),
+            ArgValue::Json(s) => ArgValue::Json(map(s, dest)),
+            other => other,
+        };
+        let out = dest.pack(v);
+        if w >> TAG_SHIFT == TAG_WIDE {
+            memo.wide[(w & PAYLOAD) as usize] = out;
+        }
+        out
+    }
+
     /// Parses a JSON object's text into a new list; text that is not an object gives an
     /// empty list (what the JSON consumers showed for it).
     pub fn push_json(&mut self, text: &[u8]) -> u32 {
@@ -620,8 +741,9 @@ mod tests {
         )
     }
 
-    /// `copy_list` leaves the destination exactly as pushing the pairs again and
-    /// `finish` did: the same string, shape and wide ids, in the same order.
+    /// `copy_list` and `copy_list_with` leave the destination exactly as pushing the
+    /// pairs again and `finish` did: the same string, shape and wide ids, in the same
+    /// order.
     #[test]
     fn copy_list_as_finish() {
         let texts: [&[u8]; 7] = [
@@ -639,19 +761,23 @@ mod tests {
         let ids: Vec<u32> = texts.iter().map(|t| src.push_json(t)).collect();
         let mut old = ArgStore::default();
         let mut new = ArgStore::default();
-        // Both destinations hold lists of their own first (ids not equal to src's).
-        for d in [&mut old, &mut new] {
+        let mut with = ArgStore::default();
+        // The destinations hold lists of their own first (ids not equal to src's).
+        for d in [&mut old, &mut new, &mut with] {
             d.push_json(br#"{"s": "x", "q": 1.5, "z": "zz"}"#);
         }
         let (mut memo, mut shapes) = (Vec::new(), Vec::new());
+        let mut copy = ListCopy::default();
         for round in 0..2 {
             for &id in ids.iter().chain(ids.iter().rev()) {
                 let a = copy_by_finish(&src, id, &mut old);
                 let b = src.copy_list(id, &mut new, &mut memo, &mut shapes);
-                assert_eq!(a, b, "round {round}, list {id}");
+                let c = src.copy_list_with(id, &mut with, &mut copy);
+                assert_eq!((a, a), (b, c), "round {round}, list {id}");
             }
         }
         assert_eq!(state(&old), state(&new));
+        assert_eq!(state(&old), state(&with));
     }
 
     /// The typed list prints what parsing the JSON into a serde_json map printed.

@@ -28,7 +28,7 @@ use crate::json::lexer::{
 };
 use crate::json::number::{self, parse_decimal_scaled, scaled_plain, Number};
 use crate::json::strings::{string_span_ascii, unescape};
-use crate::model::args::{ArgStore, ArgValue};
+use crate::model::args::{ArgStore, ArgValue, ListCopy};
 use crate::model::events::EventKind;
 use crate::model::intern::Interner;
 
@@ -154,11 +154,9 @@ pub(super) struct Part {
     /// The same in front of `arg_lists`' strings (args keys repeat on every GPU row);
     /// emptied with `arg_lists`, once per block.
     arg_cache: Vec<Slot>,
-    /// `arg_lists`' string ids -> the event table store's (see `ArgStore::copy_list`);
-    /// emptied with `arg_lists`.
-    copied: Vec<u32>,
-    /// `arg_lists`' shape ids -> the event table store's, the same way.
-    copied_shapes: Vec<u32>,
+    /// What of `arg_lists` is mapped into the event table's store (see
+    /// `ArgStore::copy_list_with`); emptied with `arg_lists`.
+    copied: ListCopy,
     /// The compact text of a nested args value being built.
     nested: Vec<u8>,
     /// What is read of the `args` of slices (`SliceArgs`).
@@ -255,19 +253,41 @@ impl Ends {
     }
 
     /// The cache slot (of `slots`, a power of two) for the string `b` these are the ends
-    /// of: one multiply of the ends, and for longer strings one more of a middle word
-    /// (kernel names share long prefixes and suffixes).
+    /// of: the top bits of one multiply (they depend on every bit of what is
+    /// multiplied, where the middle bits taken before ignored the length), and for
+    /// longer strings every word between the ends folded in first. Kernel names share
+    /// long prefixes and suffixes and often differ in a byte or two of their middle
+    /// (`{lambda()#1}` .. `#5`, `128x64` / `256x128`): sampling one middle word sent
+    /// k40's kernels to the same few slots, and 17,800 of its names missed.
     #[inline(always)]
     pub fn slot(&self, b: &[u8], slots: usize) -> usize {
         let k = 0x9E37_79B9_7F4A_7C15u64;
-        let mut h =
-            (self.head ^ self.tail.rotate_left(29) ^ (self.len as u64) << 56).wrapping_mul(k);
+        let mut h = self.head ^ self.tail.rotate_left(29) ^ (self.len as u64) << 56;
         if self.len > 16 {
-            let m = self.len / 2 - 4;
-            h = (h ^ u64::from_le_bytes(b[m..m + 8].try_into().unwrap())).wrapping_mul(k);
+            h ^= middle_words(b);
         }
-        (h >> 40) as usize & (slots - 1)
+        let bits = slots.trailing_zeros();
+        if bits == 0 {
+            return 0;
+        }
+        (h.wrapping_mul(k) >> (64 - bits)) as usize
     }
+}
+
+/// The words of `b` (longer than 16 bytes) between its first and last, folded by
+/// rotating and xoring (one cycle each, no multiply chain): bytes past the last whole
+/// word are in the last word (`Ends::tail`).
+#[inline]
+fn middle_words(b: &[u8]) -> u64 {
+    let n = b.len();
+    let w8 = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+    let mut acc = 0u64;
+    let mut i = 8;
+    while i + 16 <= n {
+        acc = (acc ^ w8(i)).rotate_left(23);
+        i += 8;
+    }
+    acc
 }
 
 /// Looks `text` (with its `ends`) up in a direct-mapped cache: the id on a hit (longer
@@ -935,12 +955,8 @@ impl Part {
             return store.push_json(self.args_of(ev));
         }
         // `copied` is valid for one block: this part's events all go to one table.
-        self.arg_lists.copy_list(
-            ev.arg_list,
-            store,
-            &mut self.copied,
-            &mut self.copied_shapes,
-        )
+        self.arg_lists
+            .copy_list_with(ev.arg_list, store, &mut self.copied)
     }
 
     /// Clears the events of the last block (the strings and id maps stay).
@@ -951,7 +967,6 @@ impl Part {
         self.arg_cache.fill(EMPTY_SLOT);
         self.keys.new_block();
         self.copied.clear();
-        self.copied_shapes.clear();
     }
 
     /// The global id of local string `id`, interning it into `global` on first use.
@@ -1066,6 +1081,34 @@ mod tests {
         ] {
             assert_eq!(key(other), IdKey::Other, "{other}");
         }
+    }
+
+    /// Long names that share their ends and length and differ in one byte of their
+    /// middle (generated kernels) take different cache slots: with one slot each the
+    /// names of one trace all stay cached.
+    #[test]
+    fn names_alike_but_a_byte_take_their_own_slots() {
+        let mut names: Vec<String> = (1..=9)
+            .map(|k| {
+                format!(
+                    "void at::native::vectorized_elementwise_kernel<4, at::native::launch_clamp_scalar()::{{lambda()#1}}::operator()() const::{{lambda()#{k}}}::operator()() const::{{lambda(float)#1}}, at::detail::Array<char*, 2> >(int, float, at::detail::Array<char*, 2>)"
+                )
+            })
+            .collect();
+        for tile in ["256x128", "128x64_", "64x64__", "128x256", "64x128_"] {
+            names.push(format!(
+                "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_{tile}_16x5_tn_align4>(cutlass_80_tensorop_s1688gemm_{tile}_16x5_tn_align4::Params)"
+            ));
+        }
+        for k in 0..40 {
+            names.push(format!("nn.Module: Block_{k}"));
+        }
+        let slots: std::collections::HashSet<usize> = names
+            .iter()
+            .map(|n| Ends::of(n.as_bytes()).slot(n.as_bytes(), CACHE_SLOTS))
+            .collect();
+        // 54 names in 4,096 slots: a collision or two may happen, not a pile-up.
+        assert!(slots.len() >= names.len() - 2, "{} slots", slots.len());
     }
 
     /// A typed args list as comparable text: keys, values (strings and nested text
