@@ -101,6 +101,18 @@ impl std::ops::Deref for Parents {
 }
 
 impl Parents {
+    /// The links shared from here on (their spare capacity given back first).
+    fn share(&mut self) -> Arc<Vec<u32>> {
+        if let Parents::Own(p) = self {
+            p.shrink_to_fit();
+            *self = Parents::Shared(Arc::new(std::mem::take(p)));
+        }
+        match self {
+            Parents::Shared(p) => p.clone(),
+            Parents::Own(_) => unreachable!("made shared above"),
+        }
+    }
+
     /// The links for changing: shared ones are taken back (copied if another holder
     /// still reads them).
     fn own(&mut self) -> &mut Vec<u32> {
@@ -497,15 +509,7 @@ impl Cct {
     /// The tree keeps reading them where they are; adding a node later copies them
     /// first if they are still shared.
     pub fn shared_parents(&mut self) -> Arc<Vec<u32>> {
-        let nodes = Arc::make_mut(&mut self.nodes);
-        if let Parents::Own(p) = &mut nodes.parent {
-            p.shrink_to_fit();
-            nodes.parent = Parents::Shared(Arc::new(std::mem::take(p)));
-        }
-        match &nodes.parent {
-            Parents::Shared(p) => p.clone(),
-            Parents::Own(_) => unreachable!("made shared above"),
-        }
+        Arc::make_mut(&mut self.nodes).parent.share()
     }
 
     /// The parent links when they are shared (after `finish` or `shared_parents`).
@@ -527,10 +531,7 @@ impl Cct {
             nodes.frames.shrink_to_fit();
             nodes.slot.shrink_to_fit();
             // Shared from here on: a pre-order reads its parents through them.
-            if let Parents::Own(p) = &mut nodes.parent {
-                p.shrink_to_fit();
-                nodes.parent = Parents::Shared(Arc::new(std::mem::take(p)));
-            }
+            nodes.parent.share();
             nodes.first_child.shrink_to_fit();
             nodes.last_child.shrink_to_fit();
             nodes.next_sibling.shrink_to_fit();
@@ -775,12 +776,13 @@ impl PreOrder {
     /// Builds the index; `order` sorts each sibling list (roots included) in place.
     pub fn build(cct: &Cct, mut order: impl FnMut(&mut Vec<u32>)) -> PreOrder {
         let n = cct.len();
+        let links = cct.parent_links();
         let mut po = Building {
             node: Vec::with_capacity(n),
             pos: vec![NO_NODE; n],
             depth: Vec::with_capacity(n),
             end: Vec::with_capacity(n),
-            parent: cct.parent_links().is_none().then(|| Vec::with_capacity(n)),
+            parent: links.is_none().then(|| Vec::with_capacity(n)),
         };
         let mut roots = cct.root_ids();
         order(&mut roots);
@@ -824,10 +826,9 @@ impl PreOrder {
             pos: po.pos.into(),
             depth: po.depth.into(),
             end: po.end.into(),
-            parent: match (po.parent, cct.parent_links()) {
-                (Some(p), _) => ParentPos::Col(p.into()),
-                (None, Some(links)) => ParentPos::Links(links),
-                (None, None) => unreachable!("a column is made when there are no links"),
+            parent: match links {
+                Some(links) => ParentPos::Links(links),
+                None => ParentPos::Col(po.parent.unwrap_or_default().into()),
             },
         }
     }

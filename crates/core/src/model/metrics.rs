@@ -462,8 +462,8 @@ impl MetricTable {
     }
 
     /// Keeps each column of whole numbers in 0..2^32 that nothing else holds (a
-    /// trace's `count`) as u32 (`Col::Whole`): the readers' profiles pass here once
-    /// (`readers::load_all`).
+    /// trace's `count`) as u32 (`Col::Whole`): every stream reader's profile passes
+    /// here once (`readers::finish`).
     pub fn narrow_whole(&mut self) {
         for c in &mut self.columns {
             if let Col::Heap(a) = c {
