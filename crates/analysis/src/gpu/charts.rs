@@ -290,7 +290,7 @@ fn ops(ev: &EventTable, gpu: &GpuModel, cct: &Cct) -> Stacked {
             Some(o) => cct.frame(o).name.to_string(),
             None => "(no operator)".to_string(),
         };
-        let c = gpu.cat.get(iu).copied().unwrap_or(u16::MAX);
+        let c = gpu.category_of(i).unwrap_or(u16::MAX);
         *per.entry(name).or_default().entry(c).or_default() += ev.dur[iu];
     }
     let mut ops: Vec<(String, HashMap<u16, i64>, i64)> = per

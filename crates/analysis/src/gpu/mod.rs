@@ -19,7 +19,8 @@ pub mod timeline;
 
 use std::collections::HashMap;
 
-use crate::model::events::NONE_I64;
+use crate::model::events::{NONE_I64, NONE_U32};
+use crate::model::sparse::Sparse;
 use crate::model::{EventKind, EventTable};
 use classify::{Categories, HtaClassifier, HtaType};
 
@@ -60,10 +61,10 @@ impl Lane {
 /// GPU activity.
 pub struct GpuModel {
     pub lanes: Vec<Lane>,
-    /// Event index -> HTA type / category index (GPU activities only; others `Other` /
-    /// unset): dense, one and two bytes an event (a map of the activities took ~13).
-    pub hta: Vec<HtaType>,
-    pub cat: Vec<u16>,
+    /// Event index -> HTA type and category index of a GPU activity ([`Class`]; other
+    /// rows have none). Sparse: about 1.1 bytes an event on a Kineto trace, where two
+    /// dense columns took 3 (8 MB of a 1 GB trace's TUI) and a map of the activities ~13.
+    class: Sparse<u32>,
     pub categories: Categories,
     /// Category names that some activity of this trace falls in, in rule order: the
     /// legend lists these, not every rule of the file.
@@ -77,22 +78,30 @@ impl GpuModel {
         let hta_c = HtaClassifier::default();
         let mut by_name_hta: HashMap<u32, HtaType> = HashMap::new();
         let mut by_name_cat: HashMap<(u32, EventKind), u16> = HashMap::new();
-        let mut cat = vec![u16::MAX; ev.len()];
-        let mut activities: Vec<u32> = (0..ev.len() as u32)
-            .filter(|&i| ev.kind[i as usize].is_gpu_activity())
-            .collect();
+        // Row order: the sparse column takes its values in row order.
+        let mut class = Sparse::new();
+        let mut activities: Vec<u32> = Vec::new();
+        for i in 0..ev.len() {
+            let kind = ev.kind[i];
+            if !kind.is_gpu_activity() {
+                class.push(NONE_U32);
+                continue;
+            }
+            let name = ev.name[i];
+            let h = *by_name_hta
+                .entry(name)
+                .or_insert_with(|| hta_c.classify(ev.strings.resolve(name)));
+            let c = *by_name_cat
+                .entry((name, kind))
+                .or_insert_with(|| categories.classify(ev.strings.resolve(name), kind) as u16);
+            class.push(Class::pack(h, c));
+            activities.push(i as u32);
+        }
+        class.shrink_to_fit();
         activities.sort_by_key(|&i| (ev.ts[i as usize], i));
         let mut lanes_map: HashMap<(u16, i64, i64), Vec<u32>> = HashMap::new();
         for &i in &activities {
             let iu = i as usize;
-            let name = ev.name[iu];
-            let kind = ev.kind[iu];
-            by_name_hta
-                .entry(name)
-                .or_insert_with(|| hta_c.classify(ev.strings.resolve(name)));
-            cat[iu] = *by_name_cat
-                .entry((name, kind))
-                .or_insert_with(|| categories.classify(ev.strings.resolve(name), kind) as u16);
             lanes_map
                 .entry((ev.member_of(iu), ev.device[iu], ev.stream[iu]))
                 .or_default()
@@ -109,10 +118,6 @@ impl GpuModel {
             })
             .collect();
         lanes.sort_by_key(|l| (l.member, l.device, l.stream));
-        let mut hta = vec![HtaType::Other; ev.len()];
-        for &i in &activities {
-            hta[i as usize] = by_name_hta[&ev.name[i as usize]];
-        }
         let mut used = vec![false; categories.rules.len()];
         for &c in by_name_cat.values() {
             if let Some(u) = used.get_mut(c as usize) {
@@ -127,8 +132,7 @@ impl GpuModel {
         }
         GpuModel {
             lanes,
-            hta,
-            cat,
+            class,
             categories,
             activities,
             present,
@@ -136,21 +140,56 @@ impl GpuModel {
     }
 
     pub fn hta_of(&self, i: u32) -> HtaType {
-        self.hta.get(i as usize).copied().unwrap_or(HtaType::Other)
+        self.class_of(i).map_or(HtaType::Other, Class::hta)
+    }
+
+    /// The index of event `i`'s category rule (None: not an activity, or no rule).
+    pub fn category_of(&self, i: u32) -> Option<u16> {
+        self.class_of(i).and_then(Class::category)
     }
 
     pub fn category_name(&self, i: u32) -> &str {
-        match self.cat.get(i as usize) {
-            Some(&c) if c != u16::MAX => &self.categories.rules[c as usize].name,
-            _ => "other",
+        match self.category_of(i) {
+            Some(c) => &self.categories.rules[c as usize].name,
+            None => "other",
         }
     }
 
     pub fn category_color(&self, i: u32) -> u8 {
-        match self.cat.get(i as usize) {
-            Some(&c) if c != u16::MAX => self.categories.rules[c as usize].color,
-            _ => 0,
+        match self.category_of(i) {
+            Some(c) => self.categories.rules[c as usize].color,
+            None => 0,
         }
+    }
+
+    fn class_of(&self, i: u32) -> Option<Class> {
+        let v = *self.class.get(i as usize)?;
+        (v != NONE_U32).then_some(Class(v))
+    }
+}
+
+/// An activity's HTA type (high half) and category rule (low half, u16::MAX for none)
+/// in one sparse value.
+#[derive(Clone, Copy)]
+struct Class(u32);
+
+impl Class {
+    fn pack(h: HtaType, c: u16) -> u32 {
+        (h as u32) << 16 | c as u32
+    }
+
+    fn hta(self) -> HtaType {
+        match self.0 >> 16 {
+            0 => HtaType::Computation,
+            1 => HtaType::Communication,
+            2 => HtaType::Memory,
+            _ => HtaType::Other,
+        }
+    }
+
+    fn category(self) -> Option<u16> {
+        let c = self.0 as u16;
+        (c != u16::MAX).then_some(c)
     }
 }
 
@@ -228,5 +267,44 @@ mod tests {
             short_name("void at::native::(anonymous namespace)::indexSelectLargeIndex<c10::Half, long>(int)", "…"),
             "at::native::indexSelectLargeIndex<…>(…)"
         );
+    }
+
+    #[test]
+    fn activities_keep_their_type_and_category_other_rows_have_none() {
+        let mut t = EventTable::default();
+        let rows = [
+            ("op", EventKind::Cpu, 0),
+            ("ncclKernel_AllReduce", EventKind::Kernel, 5),
+            ("Memcpy HtoD (Pinned -> Device)", EventKind::Memcpy, 1),
+            ("cudaLaunchKernel", EventKind::Runtime, 2),
+            ("gemm", EventKind::Kernel, 3),
+        ];
+        // 70 CPU rows first: the activities sit in a later 64-row block.
+        for k in 0..70 {
+            let n = t.strings.intern("pad");
+            t.push(n, n, EventKind::Cpu, k, 1, 0, 0);
+        }
+        for (name, kind, ts) in rows {
+            let n = t.strings.intern(name);
+            let i = t.push(n, n, kind, 100 + ts, 1, 0, 0);
+            if kind.is_gpu_activity() {
+                t.device[i] = 0;
+                t.stream[i] = 7;
+            }
+        }
+        let m = GpuModel::new(&t, Categories::builtin());
+        assert_eq!(m.activities, vec![72, 74, 71]);
+        assert_eq!(m.hta_of(71), HtaType::Communication);
+        assert_eq!(m.hta_of(72), HtaType::Memory);
+        assert_eq!(m.hta_of(74), HtaType::Computation);
+        for i in [0, 70, 73, 1000] {
+            assert_eq!(m.hta_of(i), HtaType::Other, "{i}");
+            assert_eq!(m.category_of(i), None, "{i}");
+            assert_eq!(m.category_name(i), "other", "{i}");
+        }
+        for i in [71, 72, 74] {
+            let c = m.category_of(i).expect("an activity has a category");
+            assert_eq!(m.category_name(i), m.categories.rules[c as usize].name);
+        }
     }
 }
