@@ -31,6 +31,90 @@ pub const PER_SHARE: f64 = 1.25;
 /// counts what the allocator reserves too (VmPeak ran 10-20% above VmHWM).
 pub const HEADROOM: f64 = 0.9;
 
+/// The share of a whole load's real need (`shortfall`) that stays on the heap when its
+/// big blocks are spilled (`memory::spill`), and the least it is: measured on the
+/// generated 1 GB and 10 GB traces (docs/performance.md, "A trace larger than memory,
+/// whole"), with some margin.
+pub const ANON_SHARE: f64 = 0.3;
+pub const MIN_ANON: u64 = 64 << 20;
+
+/// Set while a load that does not fit loads whole, its big arrays spilled.
+static WHOLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether the load running now was let through whole by [`spill`].
+pub fn loading_whole() -> bool {
+    WHOLE.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// Runs `f` (the load) whole, spilled: the shortfall is not asked again.
+pub fn whole<T>(f: impl FnOnce() -> T) -> T {
+    WHOLE.store(true, std::sync::atomic::Ordering::SeqCst);
+    let out = f();
+    WHOLE.store(false, std::sync::atomic::Ordering::SeqCst);
+    out
+}
+
+/// Whether a JSON trace that does not fit can load whole with its big arrays in mapped
+/// files (`memory::spill`), and if so spill mode on, into the directory returned. Err
+/// says why not: an empty string when spilling would not help at all (not a JSON
+/// trace, or the part that stays on the heap does not fit either), else a clause for
+/// the leading-steps warning. Spilling cannot help under an address-space limit
+/// (`ulimit -v`): mapped files count there as memory does.
+pub fn spill(short: &Shortfall) -> Result<std::path::PathBuf, String> {
+    use crate::memory::spill;
+    if short.what != "JSON trace" {
+        return Err(String::new());
+    }
+    let anon = ((short.need as f64 * ANON_SHARE) as u64).max(MIN_ANON);
+    if anon as f64 > short.limit as f64 * HEADROOM {
+        return Err(String::new());
+    }
+    if let Some(b) = crate::memory::address_space_budget() {
+        if short.need as f64 > b as f64 * HEADROOM {
+            return Err(
+                "not spilled to disk: mapped files count against the address-space limit (ulimit -v) as memory does".into(),
+            );
+        }
+    }
+    let dir = spill::choose_dir(short.need)
+        .map_err(|why| format!("no local disk to spill its arrays to: {why}"))?;
+    spill::enable(&dir, spill::DEFAULT_THRESHOLD)
+        .map_err(|e| format!("not spilled to disk: {e}"))?;
+    Ok(dir)
+}
+
+/// The warning of a load that `spill` let through whole.
+pub fn spilled_note(short: &Shortfall, dir: &Path) -> String {
+    let (now, _) = crate::memory::spill::bytes();
+    format!(
+        "loaded whole with {} of its arrays in mapped files under {} (the memory limit is {}, {}: the whole trace needs ~{}); --steps, --window or --low-memory load less",
+        crate::memory::human(now),
+        dir.display(),
+        crate::memory::human(short.limit),
+        short.source,
+        crate::memory::human(short.need),
+    )
+}
+
+/// `GROVE_SPILL=SIZE` (tests): spill mode on for every load, every block of SIZE
+/// bytes or more (at least a page) in a mapped file, when a directory is usable;
+/// nothing said either way, so the outputs stay those of a load in memory.
+pub fn forced_spill() {
+    use crate::memory::spill;
+    if spill::is_on() {
+        return;
+    }
+    let Some(size) = std::env::var("GROVE_SPILL")
+        .ok()
+        .and_then(|v| crate::memory::parse_size(&v))
+    else {
+        return;
+    };
+    if let Ok(dir) = spill::choose_dir(0) {
+        let _ = spill::enable(&dir, size as usize);
+    }
+}
+
 /// What a load that does not fit does instead.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fitted {
