@@ -62,6 +62,17 @@ pub fn whole<T>(f: impl FnOnce() -> T) -> T {
 /// (`ulimit -v`): mapped files count there as memory does.
 pub fn spill(short: &Shortfall) -> Result<std::path::PathBuf, String> {
     use crate::memory::spill;
+    spill_helps(short, crate::memory::address_space_budget())?;
+    let dir = spill::choose_dir(short.need)
+        .map_err(|why| format!("no local disk to spill its arrays to: {why}"))?;
+    spill::enable(&dir, spill::DEFAULT_THRESHOLD)
+        .map_err(|e| format!("not spilled to disk: {e}"))?;
+    Ok(dir)
+}
+
+/// `spill`'s rule before it looks for a directory, given what an address-space limit
+/// leaves (None: no such limit).
+fn spill_helps(short: &Shortfall, address_space: Option<u64>) -> Result<(), String> {
     if short.what != "JSON trace" {
         return Err(String::new());
     }
@@ -69,18 +80,12 @@ pub fn spill(short: &Shortfall) -> Result<std::path::PathBuf, String> {
     if anon as f64 > short.limit as f64 * HEADROOM {
         return Err(String::new());
     }
-    if let Some(b) = crate::memory::address_space_budget() {
-        if short.need as f64 > b as f64 * HEADROOM {
-            return Err(
-                "not spilled to disk: mapped files count against the address-space limit (ulimit -v) as memory does".into(),
-            );
-        }
+    match address_space {
+        Some(b) if short.need as f64 > b as f64 * HEADROOM => Err(
+            "not spilled to disk: mapped files count against the address-space limit (ulimit -v) as memory does".into(),
+        ),
+        _ => Ok(()),
     }
-    let dir = spill::choose_dir(short.need)
-        .map_err(|why| format!("no local disk to spill its arrays to: {why}"))?;
-    spill::enable(&dir, spill::DEFAULT_THRESHOLD)
-        .map_err(|e| format!("not spilled to disk: {e}"))?;
-    Ok(dir)
 }
 
 /// The warning of a load that `spill` let through whole.
@@ -286,4 +291,52 @@ pub fn with_part<T>(part: Part, f: impl FnOnce() -> T) -> T {
     let out = f();
     select::set(None);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn short(need: u64, limit: u64, what: &'static str) -> Shortfall {
+        Shortfall {
+            need,
+            size: need * 2,
+            what,
+            limit,
+            source: "the cgroup memory limit",
+        }
+    }
+
+    #[test]
+    fn spilling_is_chosen_only_where_it_helps() {
+        const G: u64 = 1 << 30;
+        // The 10 GB trace under 2 GiB: the heap's part (0.3 x 5 GiB) fits.
+        assert_eq!(
+            spill_helps(&short(5 * G, 2 * G, "JSON trace"), None),
+            Ok(())
+        );
+        // A limit not far above what grove holds before it loads: the leading steps.
+        assert_eq!(
+            spill_helps(&short(300 << 10, 180 << 10, "JSON trace"), None),
+            Err(String::new())
+        );
+        // The heap's part alone is past the limit.
+        assert_eq!(
+            spill_helps(&short(20 * G, 2 * G, "JSON trace"), None),
+            Err(String::new())
+        );
+        // Other formats are refused as before.
+        assert_eq!(
+            spill_helps(&short(5 * G, 2 * G, "Hatchet literal"), None),
+            Err(String::new())
+        );
+        // Under an address-space limit the mappings count: said in the warning.
+        let e = spill_helps(&short(5 * G, 2 * G, "JSON trace"), Some(3 * G)).unwrap_err();
+        assert!(e.contains("ulimit -v"), "{e}");
+        // One that holds the whole load does not stop it (the cgroup is the limit).
+        assert_eq!(
+            spill_helps(&short(5 * G, 2 * G, "JSON trace"), Some(8 * G)),
+            Ok(())
+        );
+    }
 }
