@@ -12,7 +12,9 @@
 //! process past the cap fails as it would under `ulimit -v` (one line, exit 2). The
 //! estimate is deliberately low (a lower bound measured on real loads), so no file that
 //! loads today is refused; an allocation failure that still happens prints one line
-//! through `ReportingAlloc`.
+//! through `ReportingAlloc`. A trace larger than the limit can load whole with its
+//! big blocks in mapped files on local disk instead: `ReportingAlloc`'s spill mode
+//! (`spill`), chosen by `readers::fit::spill`.
 
 pub mod spill;
 

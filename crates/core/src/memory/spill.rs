@@ -15,11 +15,14 @@
 //! `posix_fallocate` before it is mapped, so a full disk is a failed allocation
 //! (served by the heap), never a SIGBUS on a mapped page.
 //!
-//! A flusher thread starts the writeback of the spilled files' dirty pages every
-//! [`FLUSH_MS`]: under a cgroup v1 limit the kernel's reclaim cannot write dirty file
-//! pages itself (only wait for those already under writeback), and the machine-wide
-//! dirty limits are far above a small group's limit, so without it dirty pages could
-//! fill the group faster than they are written.
+//! The filled part of a growing block is handed to writeback when it grows (a vector
+//! grows when it is full). Under a cgroup v1 limit that is all it takes: the kernel's
+//! reclaim wakes the flusher threads and waits for pages under writeback, and a 1 GB
+//! trace under a 120 MiB group or the 10 GB one under 1 GiB loaded with no OOM kill
+//! and no slower without more (docs/performance.md). Under `--max-memory` no cgroup
+//! presses on the written pages, so a flusher thread starts the writeback of every
+//! spilled file every [`FLUSH_MS`] and pages the clean pages out once the process nears
+//! the cap.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
@@ -134,6 +137,17 @@ pub fn enable(dir: &Path, threshold: usize) -> Result<(), String> {
     THRESHOLD.store(threshold.max(PAGE), Ordering::SeqCst);
     ON.store(true, Ordering::SeqCst);
     raise_fd_limit();
+    // Under a cgroup the kernel's own writeback kept up (module doc); under
+    // `--max-memory` nothing else drops the written pages. `GROVE_SPILL_FLUSH=1|0`
+    // (hidden) forces the flusher on or off, to measure it.
+    let flush = match std::env::var("GROVE_SPILL_FLUSH").as_deref().map(str::trim) {
+        Ok("1") => true,
+        Ok("0") => false,
+        _ => super::HARD_CAP.load(Ordering::Relaxed) > 0,
+    };
+    if !flush {
+        return Ok(());
+    }
     let _ = std::thread::Builder::new()
         .name("grove-spill-flush".into())
         .stack_size(64 << 10)
@@ -308,34 +322,16 @@ fn remove(s: &Slot) -> (usize, i32) {
 /// reserved, mapped shared; None (errno set) when any step fails.
 unsafe fn create(dir: &[u8], len: usize) -> Option<(*mut u8, i32)> {
     // `dir` ends with its NUL.
-    let n = dir.len() - 1;
     let mut fd = libc::open(
         dir.as_ptr().cast(),
         libc::O_TMPFILE | libc::O_RDWR | libc::O_CLOEXEC,
         0o600,
     );
     if fd < 0 {
-        // No O_TMPFILE there: a named file, unlinked at once.
-        let mut name = [0u8; DIR_MAX];
-        name[..n].copy_from_slice(&dir[..n]);
-        let mut at = n;
-        for part in [b"/.grove-spill-".as_slice()] {
-            name[at..at + part.len()].copy_from_slice(part);
-            at += part.len();
-        }
-        at = put_num(&mut name, at, libc::getpid() as u64);
-        name[at] = b'-';
-        at = put_num(&mut name, at + 1, SERIAL.fetch_add(1, Ordering::Relaxed));
-        name[at] = 0;
-        fd = libc::open(
-            name.as_ptr().cast(),
-            libc::O_CREAT | libc::O_EXCL | libc::O_RDWR | libc::O_CLOEXEC,
-            0o600,
-        );
+        fd = open_named(dir);
         if fd < 0 {
             return None;
         }
-        libc::unlink(name.as_ptr().cast());
     }
     if !grow(fd, 0, len) {
         libc::close(fd);
@@ -354,6 +350,29 @@ unsafe fn create(dir: &[u8], len: usize) -> Option<(*mut u8, i32)> {
         return None;
     }
     Some((p.cast(), fd))
+}
+
+/// Where `O_TMPFILE` is not supported: a named file in `dir` (its path and a NUL),
+/// unlinked at once; its descriptor, or -1.
+unsafe fn open_named(dir: &[u8]) -> i32 {
+    let n = dir.len() - 1;
+    let mut name = [0u8; DIR_MAX];
+    name[..n].copy_from_slice(&dir[..n]);
+    let prefix = b"/.grove-spill-";
+    name[n..n + prefix.len()].copy_from_slice(prefix);
+    let mut at = put_num(&mut name, n + prefix.len(), libc::getpid() as u64);
+    name[at] = b'-';
+    at = put_num(&mut name, at + 1, SERIAL.fetch_add(1, Ordering::Relaxed));
+    name[at] = 0;
+    let fd = libc::open(
+        name.as_ptr().cast(),
+        libc::O_CREAT | libc::O_EXCL | libc::O_RDWR | libc::O_CLOEXEC,
+        0o600,
+    );
+    if fd >= 0 {
+        libc::unlink(name.as_ptr().cast());
+    }
+    fd
 }
 
 /// Sets the file's size to `new` and reserves its blocks from `old` on, so a page of
@@ -565,6 +584,22 @@ mod block_tests {
             assert!(!owns(r));
             assert!(!dealloc(r), "a freed block is no longer spilled");
         }
+    }
+
+    #[test]
+    fn a_named_file_is_unlinked_at_once() {
+        let d = std::env::temp_dir().join(format!("grove-spill-named-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let mut c = d.to_str().unwrap().as_bytes().to_vec();
+        c.push(0);
+        // SAFETY: a descriptor of our own, closed at once.
+        unsafe {
+            let fd = open_named(&c);
+            assert!(fd >= 0);
+            libc::close(fd);
+        }
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 0);
+        std::fs::remove_dir(&d).unwrap();
     }
 
     #[test]

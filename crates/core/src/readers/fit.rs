@@ -32,25 +32,30 @@ pub const PER_SHARE: f64 = 1.25;
 pub const HEADROOM: f64 = 0.9;
 
 /// The share of a whole load's real need (`shortfall`) that stays on the heap when its
-/// big blocks are spilled (`memory::spill`), and the least it is: measured on the
-/// generated 1 GB and 10 GB traces (docs/performance.md, "A trace larger than memory,
-/// whole"), with some margin.
-pub const ANON_SHARE: f64 = 0.3;
+/// big blocks are spilled (`memory::spill`), and the least it is: on the generated
+/// 1 GB and 10 GB traces (needs of 500 MiB and 4.9 GiB) the heap's part peaked at
+/// 13-32 MiB, `info` to the TUI (docs/performance.md, "A trace larger than memory,
+/// whole"); a trace with more small blocks (long names, many threads) keeps more, so
+/// the margin is wide.
+pub const ANON_SHARE: f64 = 0.1;
 pub const MIN_ANON: u64 = 64 << 20;
 
-/// Set while a load that does not fit loads whole, its big arrays spilled.
-static WHOLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+thread_local! {
+    /// Set while a load that does not fit loads whole on this thread, its big arrays
+    /// spilled (another thread's load is asked as usual).
+    static WHOLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
 
-/// Whether the load running now was let through whole by [`spill`].
+/// Whether the load running now on this thread was let through whole by [`spill`].
 pub fn loading_whole() -> bool {
-    WHOLE.load(std::sync::atomic::Ordering::SeqCst)
+    WHOLE.with(|w| w.get())
 }
 
 /// Runs `f` (the load) whole, spilled: the shortfall is not asked again.
 pub fn whole<T>(f: impl FnOnce() -> T) -> T {
-    WHOLE.store(true, std::sync::atomic::Ordering::SeqCst);
+    let was = WHOLE.with(|w| w.replace(true));
     let out = f();
-    WHOLE.store(false, std::sync::atomic::Ordering::SeqCst);
+    WHOLE.with(|w| w.set(was));
     out
 }
 
@@ -310,7 +315,7 @@ mod tests {
     #[test]
     fn spilling_is_chosen_only_where_it_helps() {
         const G: u64 = 1 << 30;
-        // The 10 GB trace under 2 GiB: the heap's part (0.3 x 5 GiB) fits.
+        // The 10 GB trace under 2 GiB: the heap's part (0.1 x 5 GiB) fits.
         assert_eq!(
             spill_helps(&short(5 * G, 2 * G, "JSON trace"), None),
             Ok(())
