@@ -299,7 +299,7 @@ fn insert(addr: usize, len: usize, fd: i32) -> bool {
 
 /// The slot of a spilled block at `addr`, if it is one.
 fn find(addr: usize) -> Option<&'static Slot> {
-    if addr % PAGE != 0 || COUNT.load(Ordering::Relaxed) == 0 {
+    if !addr.is_multiple_of(PAGE) || COUNT.load(Ordering::Relaxed) == 0 {
         return None;
     }
     let h = home(addr);
