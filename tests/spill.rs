@@ -92,3 +92,54 @@ fn a_load_spills_its_blocks_and_keeps_its_numbers() {
     // The files are unlinked at creation: nothing is left in the directory.
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
 }
+
+/// A Chrome trace of `steps` ProfilerSteps of `per` CPU ops, each launching a kernel
+/// (`steps * (1 + 3 * per)` events).
+fn write_trace(path: &Path, steps: usize, per: usize) {
+    use std::io::Write;
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    write!(f, "{{\"traceEvents\": [").unwrap();
+    let (mut ts, mut corr) = (0u64, 0u64);
+    for s in 0..steps {
+        let dur = per as u64 * 10 + 5;
+        let sep = if s == 0 { "" } else { "," };
+        write!(f, "{sep}{{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#{s}\",\"pid\":1,\"tid\":1,\"ts\":{ts},\"dur\":{dur}}}").unwrap();
+        for i in 0..per {
+            let t = ts + 1 + i as u64 * 10;
+            corr += 1;
+            write!(f, ",{{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op{}\",\"pid\":1,\"tid\":1,\"ts\":{t},\"dur\":8}}", i % 50).unwrap();
+            write!(f, ",{{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":{},\"dur\":2,\"args\":{{\"correlation\":{corr}}}}}", t + 1).unwrap();
+            write!(f, ",{{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"kernel_{}\",\"pid\":0,\"tid\":7,\"ts\":{},\"dur\":5,\"args\":{{\"correlation\":{corr},\"device\":0,\"stream\":7}}}}", i % 20, t + 3).unwrap();
+        }
+        ts += dur + 5;
+    }
+    write!(f, "]}}").unwrap();
+}
+
+/// A trace that does not fit `--max-memory` but whose heap part does loads whole, its
+/// arrays spilled, and says so in one warning (`readers::fit::spill`): every event is
+/// there. Skipped where no directory can take the files (a tmpfs /tmp).
+#[test]
+fn a_trace_past_max_memory_loads_whole_spilled() {
+    let dir = common::scratch("spill-whole");
+    let trace = dir.join("t.json");
+    // 163 MB: its whole load needs ~80 MiB by fit.rs's rule, past 90% of 80 MiB, and
+    // the heap's part (at least 64 MiB) within it.
+    write_trace(&trace, 1200, 400);
+    if let Err(why) = grove::memory::spill::choose_dir(80 << 20) {
+        common::skipped_because("a_trace_past_max_memory_loads_whole_spilled", &why);
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
+    let f = trace.to_str().unwrap();
+    let (code, out, err) = common::grove(&["info", "--no-cache", "--max-memory", "80M", f]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("loaded whole with") && err.contains("of its arrays in mapped files under"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(out.contains("events:   1441200\n"), "{out}");
+    assert!(out.contains("kernel 480000"), "{out}");
+}
