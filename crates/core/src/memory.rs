@@ -12,7 +12,11 @@
 //! process past the cap fails as it would under `ulimit -v` (one line, exit 2). The
 //! estimate is deliberately low (a lower bound measured on real loads), so no file that
 //! loads today is refused; an allocation failure that still happens prints one line
-//! through `ReportingAlloc`.
+//! through `ReportingAlloc`. A trace larger than the limit can load whole with its
+//! big blocks in mapped files on local disk instead: `ReportingAlloc`'s spill mode
+//! (`spill`), chosen by `readers::fit::spill`.
+
+pub mod spill;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write as _;
@@ -27,6 +31,8 @@ static KNOWN_LIMIT: AtomicU64 = AtomicU64::new(0);
 /// Address space the process held when `configure` ran (VmSize), taken off an
 /// address-space limit: the binary, its libraries, the main thread's stack.
 static BASE_VM: AtomicU64 = AtomicU64::new(0);
+/// File-backed pages resident when `configure` ran (the binary's code touched so far).
+static BASE_FILE: AtomicU64 = AtomicU64::new(0);
 
 /// The heap `--max-memory` leaves once the process's resident size at `configure` is
 /// taken off (0: no cap), and the heap in use, counted only while a cap is set (it
@@ -180,6 +186,7 @@ pub fn configure(max_memory: Option<&str>) -> Result<(), String> {
     }
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     BASE_VM.store(status_kib(&status, "VmSize:") << 10, Ordering::SeqCst);
+    BASE_FILE.store(status_kib(&status, "RssFile:") << 10, Ordering::SeqCst);
     if rlimit_as().is_some() {
         // One arena: every further one reserves 64 MiB of the address space.
         set_arena_max(1);
@@ -277,6 +284,11 @@ fn cgroup_limit() -> Option<u64> {
     best
 }
 
+/// What an address-space limit (`ulimit -v`) leaves for a load's data, if one is set.
+pub fn address_space_budget() -> Option<u64> {
+    rlimit_as().map(as_budget)
+}
+
 fn rlimit_as() -> Option<u64> {
     // SAFETY: getrlimit fills a zeroed struct.
     unsafe {
@@ -351,7 +363,9 @@ pub fn room() -> Option<(u64, &'static str)> {
         // The budget already left out what was mapped before the load.
         (status_kib(&status, "VmSize:") << 10).saturating_sub(BASE_VM.load(Ordering::SeqCst))
     } else {
-        status_kib(&status, "VmRSS:") << 10
+        // Spilled pages can be written back and dropped: not held.
+        let spilled = spill::bytes().0.min(status_kib(&status, "RssFile:") << 10);
+        (status_kib(&status, "VmRSS:") << 10).saturating_sub(spilled)
     };
     Some((limit.saturating_sub(held), source))
 }
@@ -571,6 +585,14 @@ fn room_after_all(now: i64) -> bool {
         return false;
     };
     let anon = resident.saturating_sub(file);
+    // Spilled pages are file pages but not the cap's (the cap is a cgroup's here): what
+    // is left of the file pages, at least those resident when the count began.
+    let file = if spill::is_on() {
+        file.saturating_sub(spill::bytes().0)
+            .max(BASE_FILE.load(Ordering::Relaxed))
+    } else {
+        file
+    };
     // Stacks and glibc's own bookkeeping: a little more than what is counted.
     let projected = file + anon.max(now.max(0) as u64) + (1 << 20);
     let total = HARD_CAP.load(Ordering::Relaxed);
@@ -621,10 +643,19 @@ fn give(bytes: usize) {
     }
 }
 
-// SAFETY: forwards to System; only the null case (and a block past `--max-memory`,
-// refused before System sees it) differs, and it never returns.
+// SAFETY: forwards to System, or to `spill` for a big block while spill mode is on
+// (page-aligned mappings, freed only through `spill`, which knows its own blocks);
+// only the null case (and a block past `--max-memory`, refused before System sees
+// it) differs, and it never returns. Spilled bytes are not heap: `take`/`give` never
+// count them.
 unsafe impl GlobalAlloc for ReportingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if spill::wants(layout.size(), layout.align()) {
+            let p = spill::alloc(layout.size());
+            if !p.is_null() {
+                return p;
+            }
+        }
         if !take(layout.size()) {
             out_of_memory(layout.size());
         }
@@ -636,6 +667,13 @@ unsafe impl GlobalAlloc for ReportingAlloc {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if spill::wants(layout.size(), layout.align()) {
+            // A new file reads as zeros.
+            let p = spill::alloc(layout.size());
+            if !p.is_null() {
+                return p;
+            }
+        }
         if !take(layout.size()) {
             out_of_memory(layout.size());
         }
@@ -647,12 +685,30 @@ unsafe impl GlobalAlloc for ReportingAlloc {
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // A spilled block is never smaller than the threshold (`realloc` moves one
+        // that shrinks below it to the heap), so smaller ones skip the lookup.
+        if layout.size() >= spill::threshold() && spill::dealloc(ptr) {
+            return;
+        }
         give(layout.size());
         System.dealloc(ptr, layout)
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let old = layout.size();
+        if old >= spill::threshold() && spill::owns(ptr) {
+            return realloc_spilled(ptr, layout, new_size);
+        }
+        if new_size >= old && spill::wants(new_size, layout.align()) {
+            // A heap block that grows past the threshold moves into a file.
+            let p = spill::alloc(new_size);
+            if !p.is_null() {
+                std::ptr::copy_nonoverlapping(ptr, p, old);
+                give(old);
+                System.dealloc(ptr, layout);
+                return p;
+            }
+        }
         if new_size > old && !take(new_size - old) {
             out_of_memory(new_size);
         }
@@ -665,6 +721,33 @@ unsafe impl GlobalAlloc for ReportingAlloc {
         }
         p
     }
+}
+
+/// `realloc` of a spilled block: resized in its file while it stays at or above the
+/// threshold, else (or when its file cannot grow: the disk full) moved to the heap.
+#[cold]
+unsafe fn realloc_spilled(ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+    if new_size >= spill::threshold() {
+        let mut on_heap = false;
+        let p = spill::resize(ptr, new_size, &mut on_heap);
+        if !p.is_null() {
+            if on_heap && !take(new_size) {
+                out_of_memory(new_size);
+            }
+            return p;
+        }
+    }
+    if !take(new_size) {
+        out_of_memory(new_size);
+    }
+    let new = Layout::from_size_align_unchecked(new_size, layout.align());
+    let p = System.alloc(new);
+    if p.is_null() {
+        out_of_memory(new_size);
+    }
+    std::ptr::copy_nonoverlapping(ptr, p, layout.size().min(new_size));
+    spill::dealloc(ptr);
+    p
 }
 
 #[global_allocator]

@@ -31,6 +31,100 @@ pub const PER_SHARE: f64 = 1.25;
 /// counts what the allocator reserves too (VmPeak ran 10-20% above VmHWM).
 pub const HEADROOM: f64 = 0.9;
 
+/// The share of a whole load's real need (`shortfall`) that stays on the heap when its
+/// big blocks are spilled (`memory::spill`), and the least it is: on the generated
+/// 1 GB and 10 GB traces (needs of 500 MiB and 4.9 GiB) the heap's part peaked at
+/// 13-32 MiB, `info` to the TUI (docs/performance.md, "A trace larger than memory,
+/// whole"); a trace with more small blocks (long names, many threads) keeps more, so
+/// the margin is wide.
+pub const ANON_SHARE: f64 = 0.1;
+pub const MIN_ANON: u64 = 64 << 20;
+
+thread_local! {
+    /// Set while a load that does not fit loads whole on this thread, its big arrays
+    /// spilled (another thread's load is asked as usual).
+    static WHOLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the load running now on this thread was let through whole by [`spill`].
+pub fn loading_whole() -> bool {
+    WHOLE.with(|w| w.get())
+}
+
+/// Runs `f` (the load) whole, spilled: the shortfall is not asked again.
+pub fn whole<T>(f: impl FnOnce() -> T) -> T {
+    let was = WHOLE.with(|w| w.replace(true));
+    let out = f();
+    WHOLE.with(|w| w.set(was));
+    out
+}
+
+/// Whether a JSON trace that does not fit can load whole with its big arrays in mapped
+/// files (`memory::spill`), and if so spill mode on, into the directory returned. Err
+/// says why not: an empty string when spilling would not help at all (not a JSON
+/// trace, or the part that stays on the heap does not fit either), else a clause for
+/// the leading-steps warning. Spilling cannot help under an address-space limit
+/// (`ulimit -v`): mapped files count there as memory does.
+pub fn spill(short: &Shortfall) -> Result<std::path::PathBuf, String> {
+    use crate::memory::spill;
+    spill_helps(short, crate::memory::address_space_budget())?;
+    let dir = spill::choose_dir(short.need)
+        .map_err(|why| format!("no local disk to spill its arrays to: {why}"))?;
+    spill::enable(&dir, spill::DEFAULT_THRESHOLD)
+        .map_err(|e| format!("not spilled to disk: {e}"))?;
+    Ok(dir)
+}
+
+/// `spill`'s rule before it looks for a directory, given what an address-space limit
+/// leaves (None: no such limit).
+fn spill_helps(short: &Shortfall, address_space: Option<u64>) -> Result<(), String> {
+    if short.what != "JSON trace" {
+        return Err(String::new());
+    }
+    let anon = ((short.need as f64 * ANON_SHARE) as u64).max(MIN_ANON);
+    if anon as f64 > short.limit as f64 * HEADROOM {
+        return Err(String::new());
+    }
+    match address_space {
+        Some(b) if short.need as f64 > b as f64 * HEADROOM => Err(
+            "not spilled to disk: mapped files count against the address-space limit (ulimit -v) as memory does".into(),
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// The warning of a load that `spill` let through whole.
+pub fn spilled_note(short: &Shortfall, dir: &Path) -> String {
+    let (now, _) = crate::memory::spill::bytes();
+    format!(
+        "loaded whole with {} of its arrays in mapped files under {} (the memory limit is {}, {}: the whole trace needs ~{}); --steps, --window or --low-memory load less",
+        crate::memory::human(now),
+        dir.display(),
+        crate::memory::human(short.limit),
+        short.source,
+        crate::memory::human(short.need),
+    )
+}
+
+/// `GROVE_SPILL=SIZE` (tests): spill mode on for every load, every block of SIZE
+/// bytes or more (at least a page) in a mapped file, when a directory is usable;
+/// nothing said either way, so the outputs stay those of a load in memory.
+pub fn forced_spill() {
+    use crate::memory::spill;
+    if spill::is_on() {
+        return;
+    }
+    let Some(size) = std::env::var("GROVE_SPILL")
+        .ok()
+        .and_then(|v| crate::memory::parse_size(&v))
+    else {
+        return;
+    };
+    if let Ok(dir) = spill::choose_dir(0) {
+        let _ = spill::enable(&dir, size as usize);
+    }
+}
+
 /// What a load that does not fit does instead.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fitted {
@@ -202,4 +296,52 @@ pub fn with_part<T>(part: Part, f: impl FnOnce() -> T) -> T {
     let out = f();
     select::set(None);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn short(need: u64, limit: u64, what: &'static str) -> Shortfall {
+        Shortfall {
+            need,
+            size: need * 2,
+            what,
+            limit,
+            source: "the cgroup memory limit",
+        }
+    }
+
+    #[test]
+    fn spilling_is_chosen_only_where_it_helps() {
+        const G: u64 = 1 << 30;
+        // The 10 GB trace under 2 GiB: the heap's part (0.1 x 5 GiB) fits.
+        assert_eq!(
+            spill_helps(&short(5 * G, 2 * G, "JSON trace"), None),
+            Ok(())
+        );
+        // A limit not far above what grove holds before it loads: the leading steps.
+        assert_eq!(
+            spill_helps(&short(300 << 10, 180 << 10, "JSON trace"), None),
+            Err(String::new())
+        );
+        // The heap's part alone is past the limit.
+        assert_eq!(
+            spill_helps(&short(20 * G, 2 * G, "JSON trace"), None),
+            Err(String::new())
+        );
+        // Other formats are refused as before.
+        assert_eq!(
+            spill_helps(&short(5 * G, 2 * G, "Hatchet literal"), None),
+            Err(String::new())
+        );
+        // Under an address-space limit the mappings count: said in the warning.
+        let e = spill_helps(&short(5 * G, 2 * G, "JSON trace"), Some(3 * G)).unwrap_err();
+        assert!(e.contains("ulimit -v"), "{e}");
+        // One that holds the whole load does not stop it (the cgroup is the limit).
+        assert_eq!(
+            spill_helps(&short(5 * G, 2 * G, "JSON trace"), Some(8 * G)),
+            Ok(())
+        );
+    }
 }

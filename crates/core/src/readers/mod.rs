@@ -379,16 +379,35 @@ pub fn load_all(path: &Path) -> Result<Vec<Profile>, LoadError> {
             // not fit loads the part that does (`fit`; other formats are refused), or
             // in low-memory mode the whole trace, whose rows give way to a summary
             // once its tree is built (`load::reduce`).
-            let short = select::current()
-                .is_none()
+            // A load already let through whole (spilled, below) is not cut.
+            fit::forced_spill();
+            let short = (select::current().is_none() && !fit::loading_whole())
                 .then(|| fit::shortfall(path, meta.len(), &raw))
                 .flatten()
                 .filter(|s| !(crate::memory::low_memory() && s.what == "JSON trace"));
             if let Some(short) = short {
+                // Whole, its big arrays in mapped files on local disk, when the rest
+                // fits (`fit::spill`); else the leading part that fits.
+                let why = match fit::spill(&short) {
+                    Ok(dir) => {
+                        let mut ps = fit::whole(|| load_all(path))?;
+                        let note = fit::spilled_note(&short, &dir);
+                        for p in &mut ps {
+                            p.warnings.insert(0, note.clone());
+                        }
+                        return Ok(ps);
+                    }
+                    Err(why) => why,
+                };
                 let fitted = fit::choose(path, &short).map_err(err)?;
                 let mut ps = fit::with_part(fitted.part, || load_all(path))?;
+                let note = if why.is_empty() {
+                    fitted.note
+                } else {
+                    format!("{} ({why})", fitted.note)
+                };
                 for p in &mut ps {
-                    p.warnings.insert(0, fitted.note.clone());
+                    p.warnings.insert(0, note.clone());
                 }
                 return Ok(ps);
             }
