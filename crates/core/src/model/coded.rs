@@ -357,16 +357,13 @@ impl<T: Code> Coded<T> {
         }
     }
 
-    /// Every row's code, a byte each, and the values they stand for, when the column
-    /// holds its rows so (no row kept apart, none plain, more than one value seen): a
-    /// pass over millions of rows (the tree's lanes) reads a byte a row, no checks of
-    /// the column's state per row. Two codes may stand for equal values
-    /// (`map_values`).
+    /// The codes of the first rows, a byte each, and the values they stand for, when
+    /// the column holds its rows so (none plain, more than one value seen): every row
+    /// but the last when it is kept apart (`push`), else every row. A pass over
+    /// millions of rows (the tree's lanes) reads a byte a row, no checks of the
+    /// column's state per row. Two codes may stand for equal values (`map_values`).
     pub fn byte_codes(&self) -> Option<(&[u8], &[T])> {
-        let bytes = self.plain.is_none()
-            && self.tail.is_none()
-            && self.uniform == 0
-            && self.codes.is_empty();
+        let bytes = self.plain.is_none() && self.uniform == 0 && self.codes.is_empty();
         bytes.then_some((&self.narrow[..], &self.values[..]))
     }
 

@@ -701,13 +701,17 @@ fn linked_rows(l: Linked) -> impl FnMut(&Sweep) -> Option<usize> {
 /// lane's next in `column` (`Linked`).
 fn linked_lanes(ev: &EventTable, column: &mut [u32]) -> Vec<((u32, u32), Rows)> {
     let mut lanes = LinkedLanes::default();
-    let n = ev.len();
-    match (ev.pid.byte_codes(), ev.tid.byte_codes()) {
-        (Some((pc, pv)), Some((tc, tv))) if pc.len() == n && tc.len() == n => {
-            lanes.by_codes(ev, column, (pc, pv), (tc, tv))
+    // The rows both columns hold as byte codes by them (a Chrome trace's last row is
+    // kept apart, `Coded::push`), the others by value.
+    let coded = match (ev.pid.byte_codes(), ev.tid.byte_codes()) {
+        (Some((pc, pv)), Some((tc, tv))) => {
+            let m = pc.len().min(tc.len()).min(ev.len());
+            lanes.by_codes(ev, column, (&pc[..m], pv), (&tc[..m], tv));
+            m
         }
-        _ => lanes.by_values(ev, column),
-    }
+        _ => 0,
+    };
+    lanes.by_values(ev, coded..ev.len(), column);
     lanes.rows()
 }
 
@@ -726,9 +730,9 @@ impl LinkedLanes {
             .collect()
     }
 
-    /// The rows' lanes by their pid and tid values.
-    fn by_values(&mut self, ev: &EventTable, column: &mut [u32]) {
-        for i in 0..ev.len() {
+    /// The lanes of `rows` by their pid and tid values.
+    fn by_values(&mut self, ev: &EventTable, rows: std::ops::Range<usize>, column: &mut [u32]) {
+        for i in rows {
             if in_cpu_tree(ev, i) {
                 let l = self.find((ev.pid[i], ev.tid[i]), i);
                 self.link(l, i, ev.ts[i], column);
@@ -766,8 +770,8 @@ impl LinkedLanes {
         lane.count += 1;
     }
 
-    /// The rows' lanes when both the pid and the tid column hold a byte code a row
-    /// (`Coded::byte_codes`; a Perfetto trace's): each (pid code, tid code) pair finds
+    /// The lanes of the first rows, as many as `pc` and `tc` hold (`pc` and `tc`: the
+    /// pid and tid columns' byte codes, `Coded::byte_codes`): each (pid code, tid code) pair finds
     /// its lane by value once, then by a table, with no column read through its
     /// checks per row (about 80 instructions a row before, a third of them bounds
     /// checks). Codes of equal values share the lane the values find.
