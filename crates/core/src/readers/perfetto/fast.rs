@@ -129,6 +129,37 @@ fn packet_shape(b: &[u8]) -> Option<(u64, u32, &[u8])> {
     ok.then_some((ts, u32::from(*seq), event))
 }
 
+/// `packet_shape` of a packet framed as the SDK frames it (the `Trace.packet` key, a
+/// one-byte length), from the first 16 bytes of the stream there, where its whole head
+/// lies: read at fixed places, with no bounds check per byte and no general varint (the
+/// framing and `packet_shape` took about 60 instructions a packet). The timestamp, the
+/// sequence id, and where the event starts and the packet ends; None for any other
+/// head (a timestamp delta past two bytes too).
+#[inline(always)]
+fn framed_head(h: &[u8; 16]) -> Option<(u64, u32, usize, usize)> {
+    let [0x0a, len, 0x40, t0, t1, ..] = *h else {
+        return None;
+    };
+    // The timestamp: a delta of one or two bytes.
+    let (raw, at) = if t0 < 0x80 {
+        (u64::from(t0), 4)
+    } else if t1 < 0x80 {
+        (u64::from(t0 & 0x7f) | u64::from(t1) << 7, 5)
+    } else {
+        return None;
+    };
+    let (&[0x50, seq, 0x68, flags, 0x5a, event_len], _) = h[at..].split_first_chunk::<6>()? else {
+        return None;
+    };
+    let end = 2 + usize::from(len);
+    let ok = len < 0x80
+        && seq < 0x80
+        && flags < 0x80
+        && u64::from(flags) & SEQ_INCREMENTAL_STATE_CLEARED == 0
+        && at + 6 + usize::from(event_len) == end;
+    ok.then_some((raw, u32::from(seq), at + 6, end))
+}
+
 /// The event's shape: its type alone; type, one one-byte category iid and a name iid,
 /// then nothing but debug annotations (not looked into here); or a counter's type,
 /// track and one value (`counter_value` 30, `double_counter_value` 44).
@@ -187,32 +218,9 @@ impl Decoder {
     /// and `packet_shape` took about 60 instructions a packet).
     #[inline(always)]
     pub fn fast_framed(&mut self, h: &[u8; 16], rest: &[u8]) -> Option<usize> {
-        let [0x0a, len, 0x40, t0, t1, ..] = *h else {
-            return None;
-        };
-        // The timestamp: a delta of one or two bytes.
-        let (raw, at) = if t0 < 0x80 {
-            (u64::from(t0), 4)
-        } else if t1 < 0x80 {
-            (u64::from(t0 & 0x7f) | u64::from(t1) << 7, 5)
-        } else {
-            return None;
-        };
-        let (&[0x50, seq, 0x68, flags, 0x5a, event_len], _) = h[at..].split_first_chunk::<6>()?
-        else {
-            return None;
-        };
-        let end = 2 + usize::from(len);
-        let ok = len < 0x80
-            && seq < 0x80
-            && flags < 0x80
-            && u64::from(flags) & SEQ_INCREMENTAL_STATE_CLEARED == 0
-            && at + 6 + usize::from(event_len) == end;
-        if !ok {
-            return None;
-        }
-        let event = rest.get(at + 6..end)?;
-        self.fast_event(raw, u32::from(seq), event).then_some(end)
+        let (raw, seq, start, end) = framed_head(h)?;
+        let event = rest.get(start..end)?;
+        self.fast_event(raw, seq, event).then_some(end)
     }
 
     /// `fast_packet` past the packet's head: its timestamp, sequence id and event.
@@ -437,4 +445,51 @@ fn make_fast_seq(seq: &Seq, clocks: &Clocks, seq_id: u32) -> Option<FastSeq> {
         track,
         window: Window::of(seq, clocks, key),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `framed_head` takes what the framing and `packet_shape` take, with a delta of at
+    /// most two bytes, and reads it alike: SDK heads with every byte changed in turn to
+    /// a few values (keys, high bits, the clearing flag, lengths).
+    #[test]
+    fn framed_head_is_packet_shape() {
+        let reference = |b: &[u8]| -> Option<(u64, u32, usize, usize)> {
+            let [0x0a, len, ..] = *b else { return None };
+            if len >= 0x80 {
+                return None;
+            }
+            let end = 2 + usize::from(len);
+            let (raw, seq, event) = packet_shape(b.get(2..end)?)?;
+            let start = end - event.len();
+            (start <= 11).then_some((raw, seq, start, end))
+        };
+        let heads: [&[u8]; 3] = [
+            &[0x0a, 10, 0x40, 0x05, 0x50, 3, 0x68, 2, 0x5a, 2, 0x48, 2],
+            &[
+                0x0a, 11, 0x40, 0x85, 0x21, 0x50, 7, 0x68, 2, 0x5a, 2, 0x48, 2,
+            ],
+            &[
+                0x0a, 16, 0x40, 0x85, 0x21, 0x50, 7, 0x68, 0, 0x5a, 5, 0x48, 1, 0x18, 1, 0x50, 3,
+            ],
+        ];
+        let mut n = 0;
+        for head in heads {
+            for at in 0..head.len() {
+                for x in [
+                    0u8, 1, 2, 3, 5, 0x0a, 0x40, 0x50, 0x5a, 0x68, 0x7f, 0x80, 0x81, 0xff,
+                ] {
+                    let mut b = [0u8; 40];
+                    b[..head.len()].copy_from_slice(head);
+                    b[at] = x;
+                    let h: &[u8; 16] = b.first_chunk().expect("16 bytes");
+                    assert_eq!(framed_head(h), reference(&b), "{:?}", &b[..head.len()]);
+                    n += usize::from(framed_head(h).is_some());
+                }
+            }
+        }
+        assert!(n > 30, "{n}");
+    }
 }
