@@ -39,6 +39,15 @@ const DENSE_BOUND: u32 = 1 << 22;
 /// "No code yet" in the table of codes by index.
 const NO_CODE: u32 = u32::MAX;
 
+/// Where a coded column's codes are stored: nowhere yet (no row, or `uniform` rows of
+/// the first value), `narrow` (not empty) or `codes` (not empty).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Start,
+    Narrow,
+    Wide,
+}
+
 #[derive(Debug, Clone)]
 pub struct Coded<T: Code> {
     values: Vec<T>,
@@ -50,6 +59,9 @@ pub struct Coded<T: Code> {
     /// most one of the two holds rows.
     narrow: Vec<u8>,
     codes: Vec<u16>,
+    /// Which of the two holds the rows (`Mode`): one load tells a row's push where its
+    /// code goes, where three tests of the vectors did.
+    mode: Mode,
     /// Rows coded 0 that `codes` does not hold: while every row has the first value (a
     /// record function id no row has, one process), no code is stored; the first row
     /// with another value writes them out. Zero once `codes` holds any.
@@ -68,6 +80,7 @@ impl<T: Code> Default for Coded<T> {
             by_index: Vec::new(),
             narrow: Vec::new(),
             codes: Vec::new(),
+            mode: Mode::Start,
             uniform: 0,
             tail: None,
             plain: None,
@@ -96,14 +109,11 @@ impl<T: Code> Coded<T> {
     /// Stores a row's code.
     #[inline(always)]
     fn push_code(&mut self, c: u16) {
-        if !self.narrow.is_empty() && c <= u16::from(u8::MAX) {
-            self.narrow.push(c as u8);
-        } else if !self.codes.is_empty() {
-            self.codes.push(c);
-        } else if c == 0 && self.narrow.is_empty() {
-            self.uniform += 1;
-        } else {
-            self.write_out(c);
+        match self.mode {
+            Mode::Narrow if c <= u16::from(u8::MAX) => self.narrow.push(c as u8),
+            Mode::Wide => self.codes.push(c),
+            Mode::Start if c == 0 => self.uniform += 1,
+            _ => self.write_out(c),
         }
     }
 
@@ -118,6 +128,7 @@ impl<T: Code> Coded<T> {
         }
         if c <= u16::from(u8::MAX) {
             self.narrow.push(c as u8);
+            self.mode = Mode::Narrow;
             return;
         }
         let mut wide = Vec::with_capacity(self.narrow.len() + 1);
@@ -125,6 +136,7 @@ impl<T: Code> Coded<T> {
         self.narrow = Vec::new();
         wide.push(c);
         self.codes = wide;
+        self.mode = Mode::Wide;
     }
 
     /// The code of row `i` (below `coded()`).
@@ -256,7 +268,9 @@ impl<T: Code> Coded<T> {
     /// the column plain.
     #[inline(always)]
     pub fn push_final(&mut self, v: T) {
-        if self.tail.is_none() && self.plain.is_none() {
+        // A plain column has no values (`make_plain`): no code is known there, so its
+        // rows take the slow path without a test of their own.
+        if self.tail.is_none() {
             if let Some(c) = self.known_code(v) {
                 self.push_code(c);
                 return;
@@ -273,17 +287,19 @@ impl<T: Code> Coded<T> {
         }
     }
 
-    /// A value's code without hashing: the last row's, or by its index.
+    /// A value's code without hashing: by its index when it has one (one load, as
+    /// cheap as the last row's check, which for a name column failed on most rows),
+    /// else the last row's.
     #[inline(always)]
     fn known_code(&self, t: T) -> Option<u16> {
+        if let Some(i) = t.index() {
+            return match self.by_index.get(i) {
+                Some(&c) if c != NO_CODE => Some(c as u16),
+                _ => None,
+            };
+        }
         let last = self.last_code().unwrap_or(0);
-        if self.values.get(last as usize) == Some(&t) {
-            return Some(last);
-        }
-        match self.by_index.get(t.index()?) {
-            Some(&c) if c != NO_CODE => Some(c as u16),
-            _ => None,
-        }
+        (self.values.get(last as usize) == Some(&t)).then_some(last)
     }
 
     #[inline(never)]
@@ -339,6 +355,16 @@ impl<T: Code> Coded<T> {
             }
             self.push(v);
         }
+    }
+
+    /// The codes of the first rows, a byte each, and the values they stand for, when
+    /// the column holds its rows so (none plain, more than one value seen): every row
+    /// but the last when it is kept apart (`push`), else every row. A pass over
+    /// millions of rows (the tree's lanes) reads a byte a row, no checks of the
+    /// column's state per row. Two codes may stand for equal values (`map_values`).
+    pub fn byte_codes(&self) -> Option<(&[u8], &[T])> {
+        let bytes = self.plain.is_none() && self.uniform == 0 && self.codes.is_empty();
+        bytes.then_some((&self.narrow[..], &self.values[..]))
     }
 
     pub fn get(&self, i: usize) -> Option<&T> {

@@ -667,7 +667,7 @@ enum Rows {
 
 /// A lane whose rows are linked: each row's slot in the event-to-node column holds
 /// the lane's next row until the sweep gives the row its node.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Linked {
     first: u32,
     last: u32,
@@ -700,14 +700,51 @@ fn linked_rows(l: Linked) -> impl FnMut(&Sweep) -> Option<usize> {
 /// The CPU lanes of every row in order of first appearance, each row linked to its
 /// lane's next in `column` (`Linked`).
 fn linked_lanes(ev: &EventTable, column: &mut [u32]) -> Vec<((u32, u32), Rows)> {
-    let mut lanes: Vec<((u32, u32), Linked)> = Vec::new();
-    let mut find = LaneFinder::default();
-    for i in 0..ev.len() {
-        if !in_cpu_tree(ev, i) {
-            continue;
+    let mut lanes = LinkedLanes::default();
+    // The rows both columns hold as byte codes by them (a Chrome trace's last row is
+    // kept apart, `Coded::push`), the others by value.
+    let coded = match (ev.pid.byte_codes(), ev.tid.byte_codes()) {
+        (Some((pc, pv)), Some((tc, tv))) => {
+            let m = pc.len().min(tc.len()).min(ev.len());
+            lanes.by_codes(ev, column, (&pc[..m], pv), (&tc[..m], tv));
+            m
         }
-        let key = (ev.pid[i], ev.tid[i]);
-        let l = find.lane(key, || {
+        _ => 0,
+    };
+    lanes.by_values(ev, coded..ev.len(), column);
+    lanes.rows()
+}
+
+/// The lanes `linked_lanes` finds, in order of first appearance.
+#[derive(Default)]
+struct LinkedLanes {
+    list: Vec<((u32, u32), Linked)>,
+    find: LaneFinder,
+}
+
+impl LinkedLanes {
+    fn rows(self) -> Vec<((u32, u32), Rows)> {
+        self.list
+            .into_iter()
+            .map(|(key, l)| (key, Rows::Linked(l)))
+            .collect()
+    }
+
+    /// The lanes of `rows` by their pid and tid values.
+    fn by_values(&mut self, ev: &EventTable, rows: std::ops::Range<usize>, column: &mut [u32]) {
+        for i in rows {
+            if in_cpu_tree(ev, i) {
+                let l = self.find((ev.pid[i], ev.tid[i]), i);
+                self.link(l, i, ev.ts[i], column);
+            }
+        }
+    }
+
+    /// The lane of (pid, tid), made at row `i` when new.
+    #[inline(always)]
+    fn find(&mut self, key: (u32, u32), i: usize) -> usize {
+        let list = &mut self.list;
+        self.find.lane(key, || {
             let first = Linked {
                 first: i as u32,
                 last: i as u32,
@@ -715,11 +752,15 @@ fn linked_lanes(ev: &EventTable, column: &mut [u32]) -> Vec<((u32, u32), Rows)> 
                 in_order: true,
                 last_ts: 0,
             };
-            lanes.push((key, first));
-            lanes.len() - 1
-        });
-        let lane = &mut lanes[l].1;
-        let ts = ev.ts[i];
+            list.push((key, first));
+            list.len() - 1
+        })
+    }
+
+    /// Row `i` (starting at `ts`) appended to lane `l`.
+    #[inline(always)]
+    fn link(&mut self, l: usize, i: usize, ts: i64, column: &mut [u32]) {
+        let lane = &mut self.list[l].1;
         if lane.count > 0 {
             column[lane.last as usize] = i as u32;
             lane.in_order &= lane.last_ts < ts;
@@ -728,10 +769,50 @@ fn linked_lanes(ev: &EventTable, column: &mut [u32]) -> Vec<((u32, u32), Rows)> 
         lane.last_ts = ts;
         lane.count += 1;
     }
-    lanes
-        .into_iter()
-        .map(|(key, l)| (key, Rows::Linked(l)))
-        .collect()
+
+    /// The lanes of the first rows, as many as `pc` and `tc` hold (`pc` and `tc`: the
+    /// pid and tid columns' byte codes, `Coded::byte_codes`): each (pid code, tid code) pair finds
+    /// its lane by value once, then by a table, with no column read through its
+    /// checks per row (about 80 instructions a row before, a third of them bounds
+    /// checks). Codes of equal values share the lane the values find.
+    fn by_codes(
+        &mut self,
+        ev: &EventTable,
+        column: &mut [u32],
+        (pc, pv): (&[u8], &[u32]),
+        (tc, tv): (&[u8], &[u32]),
+    ) {
+        const NEW: u32 = u32::MAX;
+        let width = tv.len().max(1);
+        let mut lane_of = vec![NEW; pv.len().max(1) * width];
+        let rows = ev.kind.iter().zip(&ev.ts).zip(pc.iter().zip(tc));
+        for (i, ((&kind, &ts), (&p, &t))) in rows.enumerate() {
+            let cpu = match kind {
+                EventKind::Cpu | EventKind::Runtime => true,
+                EventKind::Sync => in_cpu_tree(ev, i),
+                _ => false,
+            };
+            if !cpu {
+                continue;
+            }
+            let at = usize::from(p) * width + usize::from(t);
+            let l = match lane_of.get(at) {
+                Some(&l) if l != NEW => l as usize,
+                _ => {
+                    let key = (
+                        pv.get(usize::from(p)).copied().unwrap_or(ev.pid[i]),
+                        tv.get(usize::from(t)).copied().unwrap_or(ev.tid[i]),
+                    );
+                    let l = self.find(key, i);
+                    if let Some(x) = lane_of.get_mut(at) {
+                        *x = l as u32;
+                    }
+                    l
+                }
+            };
+            self.link(l, i, ts, column);
+        }
+    }
 }
 
 /// The CPU lanes of `rows` in order of first appearance.

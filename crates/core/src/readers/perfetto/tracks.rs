@@ -54,6 +54,9 @@ pub struct Tracks {
     pub threads: HashMap<(i32, i64), String>,
     /// The last key asked for and its track: events come in runs on one track.
     last: Option<(Key, u32)>,
+    /// The one asked for before it: counter values of two tracks (the SDK's common
+    /// packets name each counter's track) alternate, and hashed a key each.
+    before: Option<(Key, u32)>,
 }
 
 impl Tracks {
@@ -64,6 +67,14 @@ impl Tracks {
                 return i;
             }
         }
+        if let Some((k, i)) = self.before {
+            if k == key {
+                self.before = self.last;
+                self.last = Some((key, i));
+                return i;
+            }
+        }
+        self.before = self.last;
         if let Some(&i) = self.index.get(&key) {
             self.last = Some((key, i));
             return i;

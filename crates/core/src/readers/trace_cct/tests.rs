@@ -71,3 +71,60 @@ fn one_core_and_two_make_one_tree() {
     assert!(one.contains("overlap"), "{one}");
     assert_eq!(one, digest(&json, 2));
 }
+
+/// The lanes found through the pid and tid columns' byte codes are those found through
+/// their values, links included, also where two codes stand for one value (a
+/// Perfetto trace's tracks named at the end: two tracks of one thread) and where the
+/// last row is kept apart (`Coded::push`, a Chrome trace's columns).
+#[test]
+fn lanes_by_codes_are_lanes_by_values() {
+    use crate::model::events::{EventKind, EventTable};
+    // Rows on tracks 0..4 (placeholders), one an instant, one out of time order.
+    let tracks = [0u32, 1, 2, 0, 3, 2, 1, 0, 3, 2, 2, 0, 3];
+    let table = |at_once: bool| {
+        let mut ev = EventTable::default();
+        for (i, &t) in tracks.iter().enumerate() {
+            let kind = if i == 4 {
+                EventKind::Instant
+            } else {
+                EventKind::Cpu
+            };
+            let ts = if i == 9 { 1 } else { 10 * i as i64 };
+            ev.push(7, 8, kind, ts, 1, t, t);
+        }
+        if at_once {
+            // Coded at once, as the Perfetto reader pushes them (no row kept apart).
+            (ev.pid, ev.tid) = (Default::default(), Default::default());
+            for &t in &tracks {
+                ev.pid.push_final(t);
+                ev.tid.push_final(t);
+            }
+        }
+        // Tracks 0 and 2 are one thread; track 3 another process's.
+        ev.pid.map_values(|t| if t == 3 { 200 } else { 100 });
+        ev.tid.map_values(|t| if t == 2 { 50 } else { 50 + t });
+        ev
+    };
+    let lanes = |ev: &EventTable, by_codes: bool| {
+        let mut column = vec![u32::MAX; ev.len()];
+        let mut l = super::LinkedLanes::default();
+        let mut coded = 0;
+        if by_codes {
+            let (pc, pv) = ev.pid.byte_codes().expect("byte codes");
+            let (tc, tv) = ev.tid.byte_codes().expect("byte codes");
+            coded = pc.len().min(tc.len());
+            l.by_codes(ev, &mut column, (&pc[..coded], pv), (&tc[..coded], tv));
+        }
+        l.by_values(ev, coded..ev.len(), &mut column);
+        let list: Vec<String> = l.list.iter().map(|(k, x)| format!("{k:?} {x:?}")).collect();
+        (list, column)
+    };
+    for at_once in [true, false] {
+        let ev = table(at_once);
+        let coded = ev.pid.byte_codes().expect("byte codes").0.len();
+        assert_eq!(coded, tracks.len() - usize::from(!at_once));
+        let (codes, values) = (lanes(&ev, true), lanes(&ev, false));
+        assert_eq!(codes, values);
+        assert_eq!(codes.0.len(), 3, "{codes:?}");
+    }
+}
