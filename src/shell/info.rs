@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 use grove::cli::{Format, InfoArgs, Writes};
 use grove::export::formats::refusal;
+use grove::model::coded::BytePairs;
 use grove::model::{EventKind, Profile};
 
 use super::{input, output};
@@ -82,33 +83,25 @@ fn event_counts(p: &Profile) -> Option<EventCounts> {
     let mut gpu_ns = 0i64;
     let mut streams = Distinct::default();
     let mut threads = Distinct::default();
-    // The rows whose pid and tid both columns hold as byte codes (`Coded::byte_codes`)
-    // mark their pair of codes in a table, read back as values once: a column read
-    // per row through its checks was most of this pass on a Perfetto trace (54 M
-    // instructions of a 40 MB trace's 1,264 M). Codes of equal values meet in `threads`.
-    let codes = match (ev.pid.byte_codes(), ev.tid.byte_codes()) {
-        (Some((pc, pv)), Some((tc, tv))) => {
-            let m = pc.len().min(tc.len()).min(ev.len());
-            Some((&pc[..m], pv, &tc[..m], tv))
-        }
-        _ => None,
-    };
-    let coded = codes.map_or(0, |c| c.0.len());
-    let width = codes.map_or(1, |c| c.3.len().max(1));
-    let mut pairs = vec![false; codes.map_or(0, |c| c.1.len().max(1) * width)];
+    // The rows whose pid and tid both columns hold as byte codes mark their pair of
+    // codes in a table, read back as values once (`BytePairs`): a column read per row
+    // through its checks was most of this pass on a Perfetto trace (54 M instructions
+    // of a 40 MB trace's 1,264 M). Pairs of equal values meet in `threads`.
+    let pairs = BytePairs::new(&ev.pid, &ev.tid);
+    let mut seen = vec![false; pairs.as_ref().map_or(0, |p| p.slots())];
     for (i, &kind) in ev.kind.iter().enumerate() {
         per_kind[kind as usize & 15] += 1;
         match kind {
-            EventKind::Cpu | EventKind::Runtime => match codes {
-                Some((pc, _, tc, _)) if i < coded => {
-                    let at = usize::from(pc[i]) * width + usize::from(tc[i]);
-                    match pairs.get_mut(at) {
-                        Some(seen) => *seen = true,
-                        None => threads.add(u64::from(ev.pid[i]) << 32 | u64::from(ev.tid[i])),
-                    }
+            EventKind::Cpu | EventKind::Runtime => {
+                match pairs
+                    .as_ref()
+                    .and_then(|p| p.at(i))
+                    .and_then(|at| seen.get_mut(at))
+                {
+                    Some(s) => *s = true,
+                    None => threads.add(u64::from(ev.pid[i]) << 32 | u64::from(ev.tid[i])),
                 }
-                _ => threads.add(u64::from(ev.pid[i]) << 32 | u64::from(ev.tid[i])),
-            },
+            }
             EventKind::Kernel | EventKind::Memcpy | EventKind::Memset => {
                 gpu_ns += ev.dur[i];
                 streams.add((ev.device[i], ev.stream[i]));
@@ -116,12 +109,10 @@ fn event_counts(p: &Profile) -> Option<EventCounts> {
             _ => {}
         }
     }
-    if let Some((_, pv, _, tv)) = codes {
-        for (at, _) in pairs.iter().enumerate().filter(|(_, &seen)| seen) {
-            let (p, t) = (pv.get(at / width), tv.get(at % width));
-            if let (Some(&p), Some(&t)) = (p, t) {
-                threads.add(u64::from(p) << 32 | u64::from(t));
-            }
+    if let Some(pairs) = &pairs {
+        let marked = seen.iter().enumerate().filter(|(_, &s)| s);
+        for (p, t) in marked.filter_map(|(at, _)| pairs.values(at)) {
+            threads.add(u64::from(p) << 32 | u64::from(t));
         }
     }
     let by_kind = KINDS.map(|(name, k)| (name, per_kind[k as usize & 15]));

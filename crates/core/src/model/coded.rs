@@ -359,10 +359,9 @@ impl<T: Code> Coded<T> {
 
     /// The codes of the first rows, a byte each, and the values they stand for, when
     /// the column holds its rows so (none plain, more than one value seen): every row
-    /// but the last when it is kept apart (`push`), else every row. A pass over
-    /// millions of rows (the tree's lanes) reads a byte a row, no checks of the
-    /// column's state per row. Two codes may stand for equal values (`map_values`).
-    pub fn byte_codes(&self) -> Option<(&[u8], &[T])> {
+    /// but the last when it is kept apart (`push`), else every row. Two codes may stand
+    /// for equal values (`map_values`). Read through [`BytePairs`].
+    fn byte_codes(&self) -> Option<(&[u8], &[T])> {
         let bytes = self.plain.is_none() && self.uniform == 0 && self.codes.is_empty();
         bytes.then_some((&self.narrow[..], &self.values[..]))
     }
@@ -396,6 +395,75 @@ impl<T: Code> Coded<T> {
         if let Some(p) = &mut self.plain {
             p.shrink_to_fit();
         }
+    }
+}
+
+/// The rows of two coded columns (a trace's pid and tid) as one number per pair of
+/// their codes, below [`slots`](BytePairs::slots): a pass over millions of rows marks
+/// each row's pair in a table of that size, a byte a column a row with no checks of
+/// the columns' state, and reads each pair's values once ([`values`](BytePairs::values);
+/// two pairs may stand for equal values). It covers the first [`len`](BytePairs::len)
+/// rows, those both columns hold as byte codes; None when either holds none so.
+pub struct BytePairs<'a, T> {
+    a: &'a [u8],
+    a_values: &'a [T],
+    b: &'a [u8],
+    b_values: &'a [T],
+    width: usize,
+}
+
+impl<'a, T: Code> BytePairs<'a, T> {
+    pub fn new(a: &'a Coded<T>, b: &'a Coded<T>) -> Option<Self> {
+        let (a, a_values) = a.byte_codes()?;
+        let (b, b_values) = b.byte_codes()?;
+        let rows = a.len().min(b.len());
+        Some(BytePairs {
+            a: &a[..rows],
+            a_values,
+            b: &b[..rows],
+            b_values,
+            width: b_values.len().max(1),
+        })
+    }
+
+    /// Rows covered: the first ones of both columns.
+    pub fn len(&self) -> usize {
+        self.a.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.a.is_empty()
+    }
+
+    /// The size of a table with a place for every pair.
+    pub fn slots(&self) -> usize {
+        self.a_values.len().max(1) * self.width
+    }
+
+    /// Each covered row's two codes, in row order: [`pair`](BytePairs::pair) makes
+    /// their pair. (A map to the pair inside the iterator cost the tree's lanes 40
+    /// instructions a row more: the zip with the rows' other columns lost its indexed
+    /// loop.)
+    pub fn codes(&self) -> std::iter::Zip<std::slice::Iter<'a, u8>, std::slice::Iter<'a, u8>> {
+        self.a.iter().zip(self.b)
+    }
+
+    #[inline(always)]
+    pub fn pair(&self, a: u8, b: u8) -> usize {
+        usize::from(a) * self.width + usize::from(b)
+    }
+
+    /// Row `i`'s pair (None past the covered rows).
+    #[inline]
+    pub fn at(&self, i: usize) -> Option<usize> {
+        Some(self.pair(*self.a.get(i)?, *self.b.get(i)?))
+    }
+
+    /// The values a pair stands for.
+    pub fn values(&self, pair: usize) -> Option<(T, T)> {
+        let a = self.a_values.get(pair / self.width)?;
+        let b = self.b_values.get(pair % self.width)?;
+        Some((*a, *b))
     }
 }
 

@@ -20,6 +20,7 @@ use std::collections::HashMap;
 
 use super::chrome::ChromeTrace;
 use crate::model::cct::Grow;
+use crate::model::coded::BytePairs;
 use crate::model::events::{EventKind, EventTable, Sparse, NONE_I64, NONE_U32};
 use crate::model::intern::FxBuild;
 use crate::model::{Cct, MetricTable, NO_NODE};
@@ -701,16 +702,13 @@ fn linked_rows(l: Linked) -> impl FnMut(&Sweep) -> Option<usize> {
 /// lane's next in `column` (`Linked`).
 fn linked_lanes(ev: &EventTable, column: &mut [u32]) -> Vec<((u32, u32), Rows)> {
     let mut lanes = LinkedLanes::default();
-    // The rows both columns hold as byte codes by them (a Chrome trace's last row is
-    // kept apart, `Coded::push`), the others by value.
-    let coded = match (ev.pid.byte_codes(), ev.tid.byte_codes()) {
-        (Some((pc, pv)), Some((tc, tv))) => {
-            let m = pc.len().min(tc.len()).min(ev.len());
-            lanes.by_codes(ev, column, (&pc[..m], pv), (&tc[..m], tv));
-            m
-        }
-        _ => 0,
-    };
+    // The rows both columns hold as byte codes by their pairs (a Chrome trace's last
+    // row is kept apart, `Coded::push`), the others by value.
+    let pairs = BytePairs::new(&ev.pid, &ev.tid);
+    if let Some(pairs) = &pairs {
+        lanes.by_codes(ev, column, pairs);
+    }
+    let coded = pairs.map_or(0, |p| p.len().min(ev.len()));
     lanes.by_values(ev, coded..ev.len(), column);
     lanes.rows()
 }
@@ -770,22 +768,14 @@ impl LinkedLanes {
         lane.count += 1;
     }
 
-    /// The lanes of the first rows, as many as `pc` and `tc` hold (`pc` and `tc`: the
-    /// pid and tid columns' byte codes, `Coded::byte_codes`): each (pid code, tid code) pair finds
-    /// its lane by value once, then by a table, with no column read through its
-    /// checks per row (about 80 instructions a row before, a third of them bounds
-    /// checks). Codes of equal values share the lane the values find.
-    fn by_codes(
-        &mut self,
-        ev: &EventTable,
-        column: &mut [u32],
-        (pc, pv): (&[u8], &[u32]),
-        (tc, tv): (&[u8], &[u32]),
-    ) {
+    /// The lanes of the rows `pairs` covers (the pid and tid columns' byte codes):
+    /// each pair of codes finds its lane by value once, then by a table, with no column
+    /// read through its checks per row (about 80 instructions a row before, a third of
+    /// them bounds checks). Pairs of equal values share the lane the values find.
+    fn by_codes(&mut self, ev: &EventTable, column: &mut [u32], pairs: &BytePairs<u32>) {
         const NEW: u32 = u32::MAX;
-        let width = tv.len().max(1);
-        let mut lane_of = vec![NEW; pv.len().max(1) * width];
-        let rows = ev.kind.iter().zip(&ev.ts).zip(pc.iter().zip(tc));
+        let mut lane_of = vec![NEW; pairs.slots()];
+        let rows = ev.kind.iter().zip(&ev.ts).zip(pairs.codes());
         for (i, ((&kind, &ts), (&p, &t))) in rows.enumerate() {
             let cpu = match kind {
                 EventKind::Cpu | EventKind::Runtime => true,
@@ -795,14 +785,11 @@ impl LinkedLanes {
             if !cpu {
                 continue;
             }
-            let at = usize::from(p) * width + usize::from(t);
+            let at = pairs.pair(p, t);
             let l = match lane_of.get(at) {
                 Some(&l) if l != NEW => l as usize,
                 _ => {
-                    let key = (
-                        pv.get(usize::from(p)).copied().unwrap_or(ev.pid[i]),
-                        tv.get(usize::from(t)).copied().unwrap_or(ev.tid[i]),
-                    );
+                    let key = pairs.values(at).unwrap_or_else(|| (ev.pid[i], ev.tid[i]));
                     let l = self.find(key, i);
                     if let Some(x) = lane_of.get_mut(at) {
                         *x = l as u32;

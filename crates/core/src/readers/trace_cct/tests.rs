@@ -1,6 +1,7 @@
 //! The tree build with one core (lanes linked through the event-to-node column) and with
 //! two (lane lists gathered by both cores) gives the same tree, node for node.
 
+use crate::model::coded::BytePairs;
 use crate::readers::chrome::{parse, set_thread_override};
 
 /// Everything the build gives, node by node and slot by slot.
@@ -110,10 +111,9 @@ fn lanes_by_codes_are_lanes_by_values() {
         let mut l = super::LinkedLanes::default();
         let mut coded = 0;
         if by_codes {
-            let (pc, pv) = ev.pid.byte_codes().expect("byte codes");
-            let (tc, tv) = ev.tid.byte_codes().expect("byte codes");
-            coded = pc.len().min(tc.len());
-            l.by_codes(ev, &mut column, (&pc[..coded], pv), (&tc[..coded], tv));
+            let pairs = BytePairs::new(&ev.pid, &ev.tid).expect("byte codes");
+            coded = pairs.len();
+            l.by_codes(ev, &mut column, &pairs);
         }
         l.by_values(ev, coded..ev.len(), &mut column);
         let list: Vec<String> = l.list.iter().map(|(k, x)| format!("{k:?} {x:?}")).collect();
@@ -121,7 +121,7 @@ fn lanes_by_codes_are_lanes_by_values() {
     };
     for at_once in [true, false] {
         let ev = table(at_once);
-        let coded = ev.pid.byte_codes().expect("byte codes").0.len();
+        let coded = BytePairs::new(&ev.pid, &ev.tid).expect("byte codes").len();
         assert_eq!(coded, tracks.len() - usize::from(!at_once));
         let (codes, values) = (lanes(&ev, true), lanes(&ev, false));
         assert_eq!(codes, values);
