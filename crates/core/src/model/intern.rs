@@ -61,9 +61,13 @@ impl Hasher for FxHasher {
         self.write(&v.to_le_bytes());
     }
 
+    /// The product's high bits are its mixed ones, and hashbrown takes a bucket from
+    /// the low bits: without the rotation a key's low bits alone chose its bucket, so
+    /// two ids packed in one word (`parent << 32 | key`) put every entry of one key in
+    /// one probe chain (the tree's wide parents: one chain per op name, a step long).
     #[inline]
     fn finish(&self) -> u64 {
-        self.0
+        self.0.rotate_left(26)
     }
 }
 
