@@ -439,7 +439,7 @@ fn fuzz_chrome_parts() {
                         t.warnings,
                         t.meta,
                         t.counters.value,
-                        t.flow_starts.len() + t.flow_ends.len()
+                        t.flows.maps().0.len() + t.flows.maps().1.len()
                     )
                 }
                 Err(e) => format!("error {e}"),

@@ -64,12 +64,16 @@ fn digest(t: &ChromeTrace) -> String {
             .map(|(p, n)| format!("labels {} {n}", s(*p))),
     );
     maps.extend(
-        t.flow_starts
+        t.flows
+            .maps()
+            .0
             .iter()
             .map(|(id, (p, t, ts))| format!("flow {id} {} {} {ts}", s(*p), s(*t))),
     );
     maps.extend(
-        t.flow_ends
+        t.flows
+            .maps()
+            .1
             .iter()
             .map(|((p, t, ts), id)| format!("end {id} {} {} {ts}", s(*p), s(*t))),
     );

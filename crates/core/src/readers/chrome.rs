@@ -12,6 +12,7 @@ use crate::json::{parse_decimal_scaled, JsonError, JsonReader, Kind};
 
 mod blocks;
 mod crew;
+mod flows;
 mod keys;
 mod samples;
 mod scan;
@@ -20,6 +21,7 @@ mod stream;
 use crate::model::events::{CounterTable, EventKind, EventTable, Row, NONE_I64};
 use crate::model::intern::FxBuild;
 pub use blocks::{set_thread_override, threads};
+pub use flows::Flows;
 use scan::{Ev, Num, Part};
 use stream::RawEvent;
 
@@ -34,10 +36,9 @@ pub struct ChromeTrace {
     pub thread_names: HashMap<(u32, u32), String>,
     pub process_names: HashMap<u32, String>,
     pub process_labels: HashMap<u32, String>,
-    /// ac2g flows: id -> (pid, tid, ts) of the start; (pid, tid, ts) of an end -> id.
-    /// (Fx-hashed: one insert per flow event, a third of a Kineto trace's events.)
-    pub flow_starts: HashMap<i64, (u32, u32, i64), FxBuild>,
-    pub flow_ends: HashMap<(u32, u32, i64), i64, FxBuild>,
+    /// Launch flows (ac2g): where each starts and ends, looked up by the activities
+    /// that have no correlation id.
+    pub flows: Flows,
     pub kineto: bool,
     pub old_dialect: bool,
     pub array_form: bool,
@@ -107,10 +108,9 @@ struct Parser {
     max_ts: i64,
     /// `--steps`/`--window` while streaming (`select::Stream`): which events to keep.
     filter: Option<super::select::Stream>,
-    /// Launch flows in file order, put into `out.flow_starts`/`flow_ends` by `finish`:
-    /// a list grows at the end, where a hash map growing a flow at a time rehashes
-    /// and touches fresh memory again and again (flows are a third of a Kineto
-    /// trace's events); the maps are then built at their final size, apart.
+    /// Launch flows in file order, handed to `out.flows` by `finish`: a list grows at
+    /// the end, where a hash map growing a flow at a time rehashes and touches fresh
+    /// memory again and again (flows are a third of a Kineto trace's events).
     flow_starts: Vec<(i64, (u32, u32, i64))>,
     flow_ends: Vec<((u32, u32, i64), i64)>,
 }
@@ -574,17 +574,13 @@ impl Parser {
         }
     }
 
-    /// The flow maps from the lists, a later flow replacing an earlier one with the same
-    /// key as it did when inserted while reading. One after the other: each list is
-    /// freed before the next map is built.
+    /// The flows as listed; their maps are built if an activity needs them
+    /// (`Flows::start_of`), a later flow replacing an earlier one with the same key.
     fn build_flows(&mut self) {
-        fn build<K: std::hash::Hash + Eq, V>(list: Vec<(K, V)>) -> HashMap<K, V, FxBuild> {
-            let mut m = HashMap::with_capacity_and_hasher(list.len(), FxBuild::default());
-            m.extend(list);
-            m
-        }
-        self.out.flow_starts = build(std::mem::take(&mut self.flow_starts));
-        self.out.flow_ends = build(std::mem::take(&mut self.flow_ends));
+        self.out.flows = Flows::from_lists(
+            std::mem::take(&mut self.flow_starts),
+            std::mem::take(&mut self.flow_ends),
+        );
     }
 
     fn finish(&mut self, base_ns: Option<i64>, repairs: crate::json::Repairs) {

@@ -3,12 +3,13 @@
 //! columns were the track's index until now), GPU tracks become device lanes with a
 //! device and stream, counter samples get their track's name, and flows their ends.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::packets::Decoder;
 use super::tracks::{device_of, Tracks};
 use crate::model::events::Sparse;
 use crate::model::intern::FxBuild;
+use crate::readers::chrome::Flows;
 
 /// Each track's lane: interned pid and tid, and for GPU tracks the device and stream.
 struct Lane {
@@ -153,25 +154,19 @@ impl Decoder {
     /// end it, as Chrome JSON `s`/`f` pairs do; GPU activity without a correlation finds
     /// its launch through them.
     fn link_flows(&mut self, lanes: &[Lane]) {
-        let n = self.flows.len();
-        let mut starts: HashMap<i64, (u32, u32, i64), FxBuild> =
-            HashMap::with_capacity_and_hasher(n / 2, FxBuild::default());
-        let mut ends: HashMap<(u32, u32, i64), i64, FxBuild> =
-            HashMap::with_capacity_and_hasher(n / 2, FxBuild::default());
+        let mut seen: HashSet<i64, FxBuild> = HashSet::default();
+        let mut starts = Vec::new();
+        let mut ends = Vec::new();
         for &(id, track, ts) in &self.flows {
             let l = &lanes[track as usize];
             let id = id as i64;
-            match starts.entry(id) {
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert((l.pid, l.tid, ts));
-                }
-                std::collections::hash_map::Entry::Occupied(_) => {
-                    ends.insert((l.pid, l.tid, ts), id);
-                }
+            if seen.insert(id) {
+                starts.push((id, (l.pid, l.tid, ts)));
+            } else {
+                ends.push(((l.pid, l.tid, ts), id));
             }
         }
-        self.tr.flow_starts = starts;
-        self.tr.flow_ends = ends;
+        self.tr.flows = Flows::from_lists(starts, ends);
         self.flows = Vec::new();
     }
 }

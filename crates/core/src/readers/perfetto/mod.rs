@@ -241,8 +241,8 @@ fn report(d: &Decoder) -> (Vec<(String, String)>, Vec<String>) {
         ("packet sequences".into(), d.seqs.len().to_string()),
         ("trace clock".into(), clock_name(d.clocks.trace_clock())),
     ];
-    if !d.tr.flow_starts.is_empty() {
-        meta.push(("flows".into(), d.tr.flow_starts.len().to_string()));
+    if !d.tr.flows.is_empty() {
+        meta.push(("flows".into(), d.tr.flows.starts_listed().to_string()));
     }
     let kinds = |keep: &dyn Fn(u32) -> bool| -> Vec<String> {
         s.other

@@ -76,11 +76,8 @@ pub fn gpu_rows(tr: &ChromeTrace) -> GpuRows {
             c => by_corr.get(c),
         };
         if l == NONE_U32 {
-            let start = tr
-                .flow_ends
-                .get(&(ev.pid[i], ev.tid[i], ev.ts[i]))
-                .and_then(|id| tr.flow_starts.get(id));
-            if let Some(&start) = start {
+            let start = tr.flows.start_of((ev.pid[i], ev.tid[i], ev.ts[i]));
+            if let Some(start) = start {
                 pending.push((launch.len(), start));
             }
         }
