@@ -101,7 +101,9 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
                 // way no one waits on a failed send.
                 let _ = give_lanes.send(gather_lanes(ev, half..n));
                 let _ = give.send(vec![NO_NODE; n]);
-                launches::gpu_rows(tr)
+                let mut gpu = launches::gpu_rows(tr);
+                gpu.make_lists_ahead(ev);
+                gpu
             });
             let b = cpu_tree(
                 tr,
@@ -170,7 +172,10 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
         // A node's first instance is its first row: its launch configuration is the
         // node's attrs.
         if count[node as usize] == 0.0 {
-            let list = gpu.lists.of(ev, i);
+            let list = match gpu.made.get(k) {
+                Some(&l) => l,
+                None => gpu.lists.of(ev, i),
+            };
             nodes.set_attrs(&mut g, node, list, gpu.lists.get(list));
         }
         count[node as usize] += 1.0;
@@ -183,6 +188,7 @@ pub fn build(tr: &ChromeTrace) -> TraceTree {
     drop(gpu.rows);
     drop(gpu.launch);
     drop(gpu.lists);
+    drop(gpu.made);
     drop(nodes);
     cct.release_last_children();
     // glibc keeps what the build freed in its heap, where the metric columns do not

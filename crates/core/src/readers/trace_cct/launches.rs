@@ -27,8 +27,30 @@ pub struct GpuRows {
     /// first activity gives the node its attrs, and a list per activity (a rocprofv3
     /// trace's `corr_id` makes every one different) cost seconds and hundreds of MB.
     pub lists: AttrLists,
+    /// The lists of the first activities, made ahead (`make_lists_ahead`): index k is
+    /// `rows[k]`'s list; the activities past its end are left to `lists.of`.
+    pub made: Vec<u32>,
     /// Activities on more than one device (their unattributed roots name the GPU).
     pub multi_device: bool,
+}
+
+impl GpuRows {
+    /// Makes the activities' lists in row order, on a second core while the CPU lanes
+    /// are swept, so that the GPU pass after the sweep (serial) only looks them up: on
+    /// the 1 GB Kineto trace every kernel makes a node, and its list was ~75 ms of that
+    /// pass. A list per activity can be costly (see `lists`), so this stops where lists
+    /// stop repeating: past 4096 of them and an eighth of the activities seen, the rest
+    /// are made by the pass, for first instances only, as on one core.
+    pub fn make_lists_ahead(&mut self, ev: &EventTable) {
+        let mut made = Vec::with_capacity(self.rows.len());
+        for (k, &i) in self.rows.iter().enumerate() {
+            made.push(self.lists.of(ev, i as usize));
+            if self.lists.count() > 4096 && self.lists.count() > k / 8 {
+                break;
+            }
+        }
+        self.made = made;
+    }
 }
 
 /// Args that are ids of one launch, not its configuration.
@@ -119,6 +141,7 @@ pub fn gpu_rows(tr: &ChromeTrace) -> GpuRows {
         launch_of_event,
         unlinked,
         lists: AttrLists::default(),
+        made: Vec::new(),
         multi_device,
     }
 }
@@ -207,6 +230,11 @@ impl AttrLists {
     /// The list made with the index `of` gave.
     pub fn get(&self, list: u32) -> &Attrs {
         &self.lists[list as usize]
+    }
+
+    /// Lists made so far.
+    pub fn count(&self) -> usize {
+        self.lists.len()
     }
 
     /// The list of activity `i`: an index; equal lists (by text) have one index.
