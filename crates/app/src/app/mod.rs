@@ -102,8 +102,8 @@ impl Rules {
 #[derive(Debug, Clone, Default)]
 pub struct Search {
     pub text: String,
-    /// Matching node ids, sorted by id.
-    pub matches: Vec<u32>,
+    /// Matching node ids, sorted by id; shared, as an undo checkpoint clones the view.
+    pub matches: std::sync::Arc<Vec<u32>>,
 }
 
 pub struct App {
@@ -791,7 +791,7 @@ impl App {
         matches.sort_unstable();
         self.search = Some(Search {
             text: text.to_string(),
-            matches,
+            matches: std::sync::Arc::new(matches),
         });
     }
 

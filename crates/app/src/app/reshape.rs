@@ -4,6 +4,7 @@
 //! `commands::session`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::command::{Parsed, Selector};
 use super::commands::query_error;
@@ -44,7 +45,8 @@ impl App {
         let keep = self.tree.selected().map(|n| self.path_of(n));
         let open_old = &self.tree.open;
         let open: Vec<bool> = r.origin.iter().map(|&o| open_old[o as usize]).collect();
-        self.matched = matched_old.map(|m| r.origin.iter().map(|&o| m[o as usize]).collect());
+        self.matched =
+            matched_old.map(|m| Arc::new(r.origin.iter().map(|&o| m[o as usize]).collect()));
         self.keep_original();
         let old_cct = std::mem::replace(&mut self.profile.cct, r.cct);
         let old_metrics = std::mem::replace(&mut self.profile.metrics, r.metrics);
@@ -61,7 +63,7 @@ impl App {
         }
         // resort() below builds the pre-order index.
         self.tree = super::tree_state::TreeState::new(&self.profile.cct, PreOrder::default());
-        self.tree.open = open;
+        self.tree.open = Arc::new(open);
         for root in self.profile.cct.root_ids() {
             self.tree.set_open(root, true);
         }
@@ -82,7 +84,7 @@ impl App {
     pub(super) fn open_results(&mut self) {
         let n = self.profile.cct.len();
         if n <= 20_000 {
-            self.tree.open.iter_mut().for_each(|o| *o = true);
+            Arc::make_mut(&mut self.tree.open).fill(true);
         } else {
             let firsts: Vec<u32> = match &self.matched {
                 Some(m) => (0..n as u32)
@@ -145,9 +147,9 @@ impl App {
             .as_ref()
             .and_then(|p| paths::resolve(&self.profile.cct, p).ok());
         let r = &mut self.tree.rules;
-        r.hidden = hidden;
-        r.unpruned = unpruned;
-        r.below = below;
+        r.hidden = Arc::new(hidden);
+        r.unpruned = Arc::new(unpruned);
+        r.below = below.map(Arc::new);
         r.focus = focus;
         self.tree.rebuild();
     }

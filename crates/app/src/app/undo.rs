@@ -1,7 +1,8 @@
 //! Undo checkpoints: what is needed to step back over one applied command without
 //! replaying the others from the loaded tree. Before a view-changing command runs,
-//! the view state is kept (the pre-order and metric columns are shared, not copied);
-//! a command that replaces the tree hands over the old tree instead of freeing it.
+//! the view state is kept (the pre-order, the flags per node, the tree's rows and the
+//! metric columns are shared, not copied); a command that replaces the tree hands
+//! over the old tree instead of freeing it.
 //! Undo and pop-filter put checkpoints back in stack order, so a checkpoint that kept
 //! no tree finds the right one in place. Checkpoints are bounded by a memory budget;
 //! once the oldest are dropped, undoing that far falls back to replaying.
@@ -16,6 +17,7 @@ use super::panels::ViewState;
 use super::tree_state::TreeState;
 use super::{App, CmdError};
 use crate::model::{Cct, MetricTable};
+use std::sync::Arc;
 
 /// Default bound on the memory the checkpoints hold (the loaded tree is kept apart).
 pub const UNDO_BUDGET: usize = 1 << 30;
@@ -52,23 +54,50 @@ fn cct_bytes(c: &Cct) -> usize {
     c.len() * (std::mem::size_of::<crate::model::Frame>() + 88) + attrs
 }
 
-fn tree_bytes(t: &TreeState) -> usize {
-    let r = &t.rules;
-    t.open.len()
-        + t.visible.len() * std::mem::size_of::<super::tree_state::Row>()
-        + r.hidden.len()
-        + r.unpruned.len()
-        + r.below.as_ref().map_or(0, Vec::len)
+/// Heap bytes that a checkpoint's view (`kept`) holds on its own once its command has
+/// run (`now`): the arrays of a flag per node, the tree's rows, the kernel table's
+/// rows and the search's matches are shared with the view they were cloned from, so
+/// only those the command replaced count. A zoom or a pan replaces none of them, so
+/// its checkpoint is the view's small fields alone whatever the size of the tree, and
+/// the budget is spent on what undo really keeps.
+fn own_bytes(kept: &ViewState, now: &ViewState) -> usize {
+    fn alone<T>(a: &Arc<Vec<T>>, b: Option<&Arc<Vec<T>>>) -> usize {
+        match b {
+            Some(b) if Arc::ptr_eq(a, b) => 0,
+            _ => a.len() * std::mem::size_of::<T>(),
+        }
+    }
+    fn alone_opt<T>(a: &Option<Arc<Vec<T>>>, b: &Option<Arc<Vec<T>>>) -> usize {
+        a.as_ref().map_or(0, |a| alone(a, b.as_ref()))
+    }
+    let (t, n): (&TreeState, &TreeState) = (&kept.tree, &now.tree);
+    alone(&t.open, Some(&n.open))
+        + alone(&t.visible, Some(&n.visible))
+        + alone(&t.rules.hidden, Some(&n.rules.hidden))
+        + alone(&t.rules.unpruned, Some(&n.rules.unpruned))
+        + alone_opt(&t.rules.below, &n.rules.below)
+        + alone_opt(&kept.matched, &now.matched)
+        + alone_opt(&kept.kernel_marks, &now.kernel_marks)
+        + match Arc::ptr_eq(&kept.kernels.rows, &now.kernels.rows) {
+            true => 0,
+            false => kept
+                .kernels
+                .rows
+                .iter()
+                .map(|r| 64 + r.instances.len() * 4)
+                .sum(),
+        }
+        + kept.search.as_ref().map_or(0, |s| {
+            alone(&s.matches, now.search.as_ref().map(|n| &n.matches))
+        })
 }
 
 impl App {
     /// The view state as it is now (before `cmd` runs).
     fn checkpoint(&self, cmd: &Command) -> Checkpoint {
+        // Cheap: the per-node arrays are shared (`own_bytes` counts them once the
+        // command has run and replaced some).
         let view = self.view.clone();
-        let bytes = tree_bytes(&view.tree)
-            + view.matched.as_ref().map_or(0, Vec::len)
-            + view.kernel_marks.as_ref().map_or(0, Vec::len)
-            + view.kernels.rows.len() * 64;
         let m = &self.profile.metrics;
         let metrics = match cmd {
             Command::Derive(d) => {
@@ -88,6 +117,9 @@ impl App {
             }
             _ => Metrics::Whole(m.clone()),
         };
+        // The view's small fields and the metric table's names: what every checkpoint
+        // holds, so that even steps that share everything are bounded by the budget.
+        let bytes = std::mem::size_of::<Checkpoint>() + m.width() * 64;
         Checkpoint {
             cct: None,
             metrics,
@@ -130,6 +162,7 @@ impl App {
         let displaced = self.displaced.take();
         let logged = r?;
         if let Some(l) = logged.as_ref().filter(|l| matches!(l.log(), Log::View)) {
+            cp.bytes += own_bytes(&cp.view, &self.view);
             if let Some(old) = displaced {
                 cp.bytes += cct_bytes(&old) + self.profile.metrics.width() * old.len() * 8;
                 cp.cct = Some(old);

@@ -288,7 +288,7 @@ impl App {
             },
             None,
         );
-        self.tree.open.iter_mut().for_each(|o| *o = false);
+        std::sync::Arc::make_mut(&mut self.tree.open).fill(false);
         self.refresh_rules();
         self.info(format!(
             "bottom-up tree: {roots} functions with self cost, {n} nodes; undo to go back"

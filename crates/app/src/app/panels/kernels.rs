@@ -1,6 +1,8 @@
 //! The kernels panel: the kernel table (rows computed when its options change), the
 //! selected kernel and its marks on the tree.
 
+use std::sync::Arc;
+
 use super::super::command::{Command, KernelsSpec};
 use super::super::{App, CmdError};
 use super::memo::Memo;
@@ -14,10 +16,12 @@ pub struct KernelsView {
     pub by_category: bool,
     pub cursor: usize,
     pub offset: usize,
-    pub rows: Vec<KernelRow>,
+    /// Shared, so the undo checkpoint a view command takes (a timeline zoom too) does
+    /// not copy every row's instances (an index per GPU activity of the trace).
+    pub rows: Arc<Vec<KernelRow>>,
     /// Each row's shown name, computed with the rows: short, and distinct where the
     /// kernels are (`gpu::short_names`).
-    pub short: Vec<String>,
+    pub short: Arc<Vec<String>>,
     /// The short names cut to the name column's width (and ellipsis) so that names
     /// that differ still differ on screen (`present::distinct`): made for the first
     /// frame at a width, cleared with the rows.
@@ -44,8 +48,8 @@ impl Default for KernelsView {
             by_category: false,
             cursor: 0,
             offset: 0,
-            rows: Vec::new(),
-            short: Vec::new(),
+            rows: Default::default(),
+            short: Default::default(),
             cuts: Memo::default(),
             bar_max: 1.0,
             selected: None,
@@ -68,7 +72,7 @@ impl App {
         // An ensemble's merged events (its timeline's) are several traces': its kernel
         // table is the members' side by side.
         let events = self.profile.events.as_ref().filter(|_| !merged);
-        k.rows = match (events, &self.member_traces) {
+        let mut rows = match (events, &self.member_traces) {
             (Some(ev), _) => match (ev.lod.as_deref(), self.gpu.as_ref(), &k.categories) {
                 (Some(lod), _, Some(cats)) => crate::gpu::lod::table(ev, lod, cats, &opt).0,
                 (None, Some(g), _) => kernels::table(ev, &g.model, &opt),
@@ -88,15 +92,16 @@ impl App {
             _ => return,
         };
         if let Some(top) = k.top {
-            kernels::top_kernels(&mut k.rows, top);
+            kernels::top_kernels(&mut rows, top);
         }
-        k.short = if k.by_category {
+        k.rows = Arc::new(rows);
+        k.short = Arc::new(if k.by_category {
             k.rows.iter().map(|r| r.name.clone()).collect()
         } else {
             let names: Vec<&str> = k.rows.iter().map(|r| r.name.as_str()).collect();
             // Always with `…`: under ASCII the screen folds it to `~`.
             crate::gpu::short_names::distinct_short_names(&names, "…")
-        };
+        });
         k.cuts.clear();
         k.cursor = k.cursor.min(k.rows.len().saturating_sub(1));
         let sort = k.sort;
@@ -123,7 +128,7 @@ impl App {
                     && matches!(&*f.kind, "kernel" | "gpu_memcpy" | "gpu_memset")
             })
             .collect();
-        self.kernel_marks = Some(crate::transform::with_ancestors(cct, &hits));
+        self.kernel_marks = Some(Arc::new(crate::transform::with_ancestors(cct, &hits)));
     }
 
     /// The selected kernel instance: on the timeline, or the first instance of the

@@ -96,7 +96,8 @@ macro_rules! view_state {
             pub search: Option<Search>,
             /// Nodes the last filter matched (its kept ancestors are context), for
             /// `squash`.
-            pub matched: Option<Vec<bool>>,
+            /// Shared, like the tree's flags: an undo checkpoint clones the view.
+            pub matched: Option<std::sync::Arc<Vec<bool>>>,
             /// `derive` definitions, re-evaluated when the tree changes shape.
             pub derived: crate::app::derived::Derived,
             pub rules: Rules,
@@ -111,7 +112,7 @@ macro_rules! view_state {
             /// Sum of the primary inclusive metric over the roots (the 100 %).
             pub total: f64,
             /// Nodes of the current tree on the call paths of the selected kernel.
-            pub kernel_marks: Option<Vec<bool>>,
+            pub kernel_marks: Option<std::sync::Arc<Vec<bool>>>,
             /// The panel on screen.
             pub panel: PanelId,
             $(pub $m: $m::$state,)*

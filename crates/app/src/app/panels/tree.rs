@@ -22,15 +22,18 @@ impl Row {
     }
 }
 
-/// What the rows leave out, resolved to node ids of the current tree.
+/// What the rows leave out, resolved to node ids of the current tree. The arrays of a
+/// flag per node are shared (`Arc`) like the pre-order: an undo checkpoint clones the
+/// view before every view command (a timeline zoom too), and copying a byte per node
+/// made that step cost O(nodes), not O(screen) (issue 30).
 #[derive(Debug, Clone, Default)]
 pub struct RowRules {
     /// Subtrees elided by `hide`.
-    pub hidden: Vec<bool>,
+    pub hidden: Arc<Vec<bool>>,
     /// Nodes under the prune or limit threshold.
-    pub below: Option<Vec<bool>>,
+    pub below: Option<Arc<Vec<bool>>>,
     /// Parents whose pruned children are shown anyway (`unprune`).
-    pub unpruned: Vec<bool>,
+    pub unpruned: Arc<Vec<bool>>,
     pub focus: Option<u32>,
     /// Primary inclusive metric per node (aggregate totals): the metric table's own
     /// column, shared rather than copied each time the tree or the metric changes.
@@ -42,9 +45,11 @@ pub struct TreeState {
     /// Shared: undo checkpoints keep the view state of every step, and only sorting
     /// or reshaping makes a new pre-order.
     pub po: Arc<PreOrder>,
-    /// Open flag per node id (survives re-sorting).
-    pub open: Vec<bool>,
-    pub visible: Vec<Row>,
+    /// Open flag per node id (survives re-sorting). Shared, copied on the first fold
+    /// after a checkpoint took it (`Arc::make_mut`), not by every checkpoint.
+    pub open: Arc<Vec<bool>>,
+    /// Shared like `open`: only a fold, a rule or a new order replaces it.
+    pub visible: Arc<Vec<Row>>,
     pub cursor: usize,
     pub offset: usize,
     pub rules: RowRules,
@@ -53,7 +58,7 @@ pub struct TreeState {
 impl TreeState {
     pub fn new(cct: &Cct, po: PreOrder) -> TreeState {
         let mut t = TreeState {
-            open: vec![false; cct.len()],
+            open: Arc::new(vec![false; cct.len()]),
             po: Arc::new(po),
             ..Default::default()
         };
@@ -159,7 +164,7 @@ impl TreeState {
     /// Recomputes the visible rows: O(visible rows), closed subtrees are skipped whole.
     pub fn rebuild(&mut self) {
         let keep = self.selected();
-        self.visible = self.compute_rows();
+        self.visible = Arc::new(self.compute_rows());
         if let Some(node) = keep {
             self.settle_on(node);
         }
@@ -203,7 +208,7 @@ impl TreeState {
         let keep = self.selected();
         self.po = po;
         self.cursor = 0;
-        self.visible = self.compute_rows();
+        self.visible = Arc::new(self.compute_rows());
         if let Some(n) = keep {
             self.settle_on(n);
         }
@@ -241,13 +246,13 @@ impl TreeState {
         while p != NO_NODE {
             let n = self.po.node[p as usize];
             if !self.open[n as usize] {
-                self.open[n as usize] = true;
+                Arc::make_mut(&mut self.open)[n as usize] = true;
                 changed = true;
             }
             p = self.po.parent(p);
         }
         if changed {
-            self.visible = self.compute_rows();
+            self.visible = Arc::new(self.compute_rows());
         }
         match self.row_index(pos) {
             Ok(i) => self.cursor = i,
@@ -257,14 +262,18 @@ impl TreeState {
     }
 
     pub fn set_open(&mut self, node: u32, open: bool) {
-        self.open[node as usize] = open;
+        // Written only when it changes, so a fold that changes nothing copies nothing.
+        if self.open[node as usize] != open {
+            Arc::make_mut(&mut self.open)[node as usize] = open;
+        }
     }
 
     /// Opens or closes a node and all its descendants.
     pub fn set_subtree(&mut self, node: u32, open: bool) {
         let p = self.po.pos[node as usize] as usize;
+        let flags = Arc::make_mut(&mut self.open);
         for q in p..self.po.end[p] as usize {
-            self.open[self.po.node[q] as usize] = open;
+            flags[self.po.node[q] as usize] = open;
         }
     }
 

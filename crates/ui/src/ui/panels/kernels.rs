@@ -280,11 +280,12 @@ mod tests {
     /// the category is never cut.
     #[test]
     fn the_category_column_fits() {
-        let mut k = KernelsView::default();
-        for cat in ["gemm", "elementwise", "attention"] {
-            k.rows
-                .push(KernelRow::new("k".into(), cat.into(), 0, EventKind::Kernel));
-        }
+        let rows = ["gemm", "elementwise", "attention"]
+            .map(|cat| KernelRow::new("k".into(), cat.into(), 0, EventKind::Kernel));
+        let k = KernelsView {
+            rows: std::sync::Arc::new(rows.to_vec()),
+            ..Default::default()
+        };
         for width in [80usize, 100, 120, 200] {
             let (name_w, bar_w, cat_w) = columns(&k, width);
             assert_eq!(cat_w, "elementwise".len());

@@ -378,7 +378,7 @@ impl Draw<'_> {
         if name.starts_with("<unattributed>") {
             name_style = name_style.patch(theme.style("ui.unattributed"));
         }
-        let matches: Option<&Vec<u32>> = app.search.as_ref().map(|s| &s.matches);
+        let matches: Option<&Vec<u32>> = app.search.as_ref().map(|s| &*s.matches);
         if matches.is_some_and(|m| m.binary_search(&node).is_ok()) {
             name_style = name_style.patch(theme.style("ui.match"));
         }
