@@ -111,8 +111,8 @@ struct Parser {
     /// Launch flows in file order, handed to `out.flows` by `finish`: a list grows at
     /// the end, where a hash map growing a flow at a time rehashes and touches fresh
     /// memory again and again (flows are a third of a Kineto trace's events).
-    flow_starts: Vec<(i64, (u32, u32, i64))>,
-    flow_ends: Vec<((u32, u32, i64), i64)>,
+    flow_starts: Vec<(i64, flows::At)>,
+    flow_ends: Vec<(flows::At, i64)>,
 }
 
 fn int_of(text: &[u8]) -> Option<i64> {

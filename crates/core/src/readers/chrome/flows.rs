@@ -63,17 +63,6 @@ impl Flows {
     pub fn starts_listed(&self) -> usize {
         self.starts.len()
     }
-
-    /// Times moved by `by` (the trace's base time, applied once the parse is done).
-    pub fn shift(&mut self, by: i64) {
-        for (_, s) in &mut self.starts {
-            s.2 += by;
-        }
-        for (e, _) in &mut self.ends {
-            e.2 += by;
-        }
-        self.maps = OnceLock::new();
-    }
 }
 
 #[cfg(test)]
@@ -82,7 +71,7 @@ mod tests {
 
     #[test]
     fn the_last_listed_wins_and_ends_find_their_starts() {
-        let mut f = Flows::from_lists(
+        let f = Flows::from_lists(
             vec![(1, (1, 1, 10)), (2, (1, 1, 20)), (1, (1, 1, 30))],
             vec![((2, 2, 40), 1), ((2, 2, 50), 2), ((2, 2, 50), 9)],
         );
@@ -91,8 +80,6 @@ mod tests {
         assert_eq!(f.start_of((2, 2, 50)), None);
         assert_eq!(f.start_of((2, 2, 60)), None);
         assert_eq!(f.maps().0.len(), 2);
-        f.shift(5);
-        assert_eq!(f.start_of((2, 2, 45)), Some((1, 1, 35)));
         assert!(!f.is_empty());
         assert!(Flows::default().is_empty());
     }

@@ -46,6 +46,8 @@ impl GpuRows {
         for (k, &i) in self.rows.iter().enumerate() {
             made.push(self.lists.of(ev, i as usize));
             if self.lists.count() > 4096 && self.lists.count() > k / 8 {
+                // The room left for the rest is not kept (nor counted under a limit).
+                made.shrink_to_fit();
                 break;
             }
         }

@@ -128,3 +128,34 @@ fn lanes_by_codes_are_lanes_by_values() {
         assert_eq!(codes.0.len(), 3, "{codes:?}");
     }
 }
+
+/// Kernels whose attrs lists repeat, then more than 4096 that each make a new one (a
+/// `corr_id` arg, as rocprofv3 writes): the second core makes lists ahead until they
+/// stop repeating, the GPU pass the rest, and a node's attrs are still its first
+/// kernel's, as one core makes them.
+#[test]
+fn attrs_lists_made_ahead_give_the_one_core_tree() {
+    let mut ev = Vec::new();
+    for k in 0..6000i64 {
+        let t = k * 100;
+        ev.push(x(&format!("op{}", k % 3), "cpu_op", 1, t, 50));
+        ev.push(format!(
+            r#"{{"ph":"X","name":"cudaLaunchKernel","cat":"cuda_runtime","pid":1,"tid":1,"ts":{},"dur":5,"args":{{"correlation":{k}}}}}"#,
+            t + 1
+        ));
+        let config = if k < 500 {
+            r#""grid":[1,1,1]"#.to_string()
+        } else {
+            format!(r#""corr_id":{k}"#)
+        };
+        ev.push(format!(
+            r#"{{"ph":"X","name":"k{}","cat":"kernel","pid":0,"tid":7,"ts":{},"dur":5,"args":{{"correlation":{k},"device":0,"stream":7,{config}}}}}"#,
+            k % 2,
+            t + 10
+        ));
+    }
+    let json = format!("{{\"traceEvents\":[{}]}}", ev.join(",\n"));
+    let one = digest(&json, 1);
+    assert!(one.contains("grid"), "the first kernels' attrs");
+    assert_eq!(one, digest(&json, 2));
+}
